@@ -1,0 +1,31 @@
+# The README's commands. Each target creates or reuses .venv and installs what it needs.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test lint bench install clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/spades dev
+
+test: $(STAMP)
+	$(BIN)/python -m pytest tests --ignore=tests/bench
+
+lint: $(STAMP)
+	$(BIN)/ruff check engine schemas services tests
+	$(BIN)/mypy engine schemas services
+
+bench: $(STAMP)
+	$(BIN)/python -m tests.bench
+
+clean:
+	rm -rf $(VENV)

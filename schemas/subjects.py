@@ -1,0 +1,64 @@
+"""Every NATS subject, JetStream stream and durable consumer name of the platform.
+
+One module so that a publisher and its consumers can never disagree on a
+name. ``Names(prefix)`` puts every name under a prefix: test runs and
+side-by-side installs share one NATS without seeing each other.
+"""
+
+from __future__ import annotations
+
+# JetStream streams (transport only; Postgres is the source of truth).
+GAME_EVENTS = "GAME_EVENTS"
+
+# Services on the NATS services API: name, and the subject group of their endpoints.
+SERVICES = ("lobby", "game", "ratings", "tournaments")
+
+# Durable consumers of GAME_EVENTS.
+RATINGS_RESULTS = "ratings-results"
+TOURNAMENTS_RESULTS = "tournaments-results"
+
+# The event type whose arrival means a game is over.
+GAME_ENDED = "GameEnded"
+
+
+class Names:
+    """Names under one prefix (empty in production)."""
+
+    def __init__(self, prefix: str = "") -> None:
+        if prefix and not prefix.replace("_", "").replace("-", "").isalnum():
+            raise ValueError(f"subject prefix must be one alphanumeric token, not {prefix!r}")
+        self.prefix = prefix
+
+    def subject(self, name: str) -> str:
+        return f"{self.prefix}.{name}" if self.prefix else name
+
+    def stream(self, name: str) -> str:
+        return f"{self.prefix}_{name}" if self.prefix else name
+
+    @property
+    def game_events_stream(self) -> str:
+        return self.stream(GAME_EVENTS)
+
+    @property
+    def game_events_all(self) -> str:
+        """Subjects the GAME_EVENTS stream captures."""
+        return self.subject("game.evt.>")
+
+    def game_event(self, game_id: str, event_type: str) -> str:
+        """Subject of one event: consumers filter by game (token 3) or type (token 4)."""
+        return self.subject(f"game.evt.{_token(game_id)}.{event_type}")
+
+    def game_events_of_type(self, event_type: str) -> str:
+        return self.subject(f"game.evt.*.{event_type}")
+
+    def service_group(self, service: str) -> str:
+        """Subject group under which a service's request/reply endpoints live."""
+        return self.subject(f"svc.{service}")
+
+    def endpoint(self, service: str, endpoint: str) -> str:
+        return f"{self.service_group(service)}.{endpoint}"
+
+
+def _token(value: str) -> str:
+    """A stream name made safe as one subject token."""
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in value) or "_"

@@ -1,0 +1,34 @@
+"""The four services by name, and the Postgres schema and migrations each owns.
+
+Kept apart from the services themselves so `spades migrate` and the test
+session can migrate every schema without starting (or importing) any service.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from services.platform.migrations import MigrationSet
+
+HERE = Path(__file__).parent
+EVENTSTORE_SQL = HERE / "platform" / "sql" / "eventstore"
+CONSUMER_SQL = HERE / "platform" / "sql" / "consumer"
+
+SERVICES = ("lobby", "game", "ratings", "tournaments")
+
+MIGRATIONS: dict[str, MigrationSet] = {
+    "lobby": MigrationSet("lobby", (("lobby", HERE / "lobby" / "migrations"),)),
+    # The game service owns the event store: game streams live in its schema.
+    "game": MigrationSet("game", (("eventstore", EVENTSTORE_SQL),)),
+    "ratings": MigrationSet("ratings", (("consumer", CONSUMER_SQL),
+                                        ("ratings", HERE / "ratings" / "migrations"))),
+    "tournaments": MigrationSet("tournaments", (
+        ("consumer", CONSUMER_SQL), ("tournaments", HERE / "tournaments" / "migrations"))),
+}
+
+# Default HTTP port of each service under `spades dev` (health, metrics; API for lobby).
+DEV_HTTP_PORTS = {"lobby": 8000, "game": 8001, "ratings": 8002, "tournaments": 8003}
+
+
+def all_migrations() -> list[MigrationSet]:
+    return [MIGRATIONS[name] for name in SERVICES]

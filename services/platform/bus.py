@@ -1,0 +1,323 @@
+"""NATS: connecting, asserting JetStream's configuration, request/reply, consumers.
+
+JetStream is transport, not truth: it fsyncs lazily and has lost acknowledged
+writes under faults. So every consumer records what it has applied in its own
+Postgres tables, in the same transaction as the side effects, and the broker's
+settings that this relies on (file storage, explicit acks, bounded redelivery,
+a duplicate window) are checked at start-up rather than assumed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import asyncpg
+import msgspec
+import nats
+import nats.errors
+import nats.js.errors
+from nats.aio.client import Client
+from nats.aio.msg import Msg
+from nats.js import JetStreamContext
+from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy, StorageType, StreamConfig
+from nats.micro import add_service
+from nats.micro.request import Request, ServiceError
+from prometheus_client import Counter, Histogram
+
+from schemas.bus import EventEnvelope
+from services.platform import faults, logs
+
+T = TypeVar("T", bound=msgspec.Struct)
+
+CONSUMED = Counter("spades_consumer_messages_total", "JetStream messages by outcome",
+                   ["consumer", "outcome"])
+HANDLED = Histogram("spades_request_seconds", "Request handling time", ["endpoint"])
+
+_encoder = msgspec.msgpack.Encoder()
+_log = logs.get("bus")
+
+
+class BusUnavailable(RuntimeError):
+    pass
+
+
+class BusConfigError(RuntimeError):
+    """The broker's configuration differs from what the platform relies on."""
+
+
+class RemoteError(Exception):
+    """An error reply from a service: a stable code and a plain description."""
+
+    def __init__(self, code: str, description: str) -> None:
+        super().__init__(f"{code}: {description}")
+        self.code, self.description = code, description
+
+
+class BadRequest(ServiceError):
+    def __init__(self, description: str) -> None:
+        super().__init__("400", description)
+
+
+async def connect(url: str, name: str, *, timeout: float = 3.0) -> Client:
+    """Connect, failing fast at start-up but reconnecting forever once up."""
+    servers = [u.strip() for u in url.split(",") if u.strip()]
+    connected = False
+
+    async def on_error(exc: Exception) -> None:
+        if connected:
+            _log.warning("nats_error", error=str(exc))
+
+    try:
+        nc = await nats.connect(servers, name=name, connect_timeout=timeout,
+                                allow_reconnect=True, max_reconnect_attempts=-1,
+                                reconnect_time_wait=0.5, error_cb=on_error)
+    except (OSError, nats.errors.Error, TimeoutError) as exc:
+        raise BusUnavailable(f"cannot reach NATS at {url}: {exc or type(exc).__name__}") from None
+    connected = True
+    return nc
+
+
+async def connect_once(url: str, name: str, timeout: float = 3.0) -> Client:
+    """Like `connect`, but gives up after one round of servers: for CLI checks."""
+    servers = [u.strip() for u in url.split(",") if u.strip()]
+    try:
+        return await asyncio.wait_for(
+            nats.connect(servers, name=name, connect_timeout=timeout, allow_reconnect=False,
+                         max_reconnect_attempts=0), timeout * 2)
+    except (OSError, nats.errors.Error, TimeoutError) as exc:
+        raise BusUnavailable(f"cannot reach NATS at {url}: {exc or type(exc).__name__}") from None
+
+
+# --- JetStream streams and consumers, declared and checked --------------------------------
+
+
+@dataclass(frozen=True)
+class StreamSpec:
+    name: str
+    subjects: tuple[str, ...]
+    duplicate_window: float
+    replicas: int = 1
+    max_age: float = 7 * 24 * 3600.0
+
+
+async def ensure_stream(js: JetStreamContext, spec: StreamSpec) -> None:
+    config = StreamConfig(name=spec.name, subjects=list(spec.subjects), storage=StorageType.FILE,
+                          duplicate_window=spec.duplicate_window, num_replicas=spec.replicas,
+                          max_age=spec.max_age)
+    try:
+        await js.add_stream(config)
+    except nats.js.errors.BadRequestError:
+        await js.update_stream(config)
+    info = await js.stream_info(spec.name)
+    got = info.config
+    problems = []
+    if got.storage != StorageType.FILE:
+        problems.append(f"storage is {got.storage}, not file")
+    if (got.duplicate_window or 0) < spec.duplicate_window:
+        problems.append(f"duplicate window {got.duplicate_window}s < {spec.duplicate_window}s")
+    if set(got.subjects or ()) != set(spec.subjects):
+        problems.append(f"subjects {got.subjects} != {list(spec.subjects)}")
+    if problems:
+        raise BusConfigError(f"JetStream stream {spec.name}: " + "; ".join(problems))
+
+
+@dataclass(frozen=True)
+class ConsumerSpec:
+    stream: str
+    durable: str
+    filter_subject: str
+    ack_wait: float
+    max_deliver: int
+    max_ack_pending: int = 1000
+
+
+async def ensure_consumer(js: JetStreamContext, spec: ConsumerSpec) -> None:
+    config = ConsumerConfig(durable_name=spec.durable, ack_policy=AckPolicy.EXPLICIT,
+                            deliver_policy=DeliverPolicy.ALL, filter_subject=spec.filter_subject,
+                            ack_wait=spec.ack_wait, max_deliver=spec.max_deliver,
+                            max_ack_pending=spec.max_ack_pending)
+    await js.add_consumer(spec.stream, config)
+    got = (await js.consumer_info(spec.stream, spec.durable)).config
+    problems = []
+    if got.ack_policy != AckPolicy.EXPLICIT:
+        problems.append(f"ack policy is {got.ack_policy}, not explicit")
+    if got.max_deliver != spec.max_deliver:
+        problems.append(f"max deliver is {got.max_deliver}, not {spec.max_deliver}")
+    if abs((got.ack_wait or 0) - spec.ack_wait) > 0.001:
+        problems.append(f"ack wait is {got.ack_wait}s, not {spec.ack_wait}s")
+    if got.filter_subject != spec.filter_subject:
+        problems.append(f"filter is {got.filter_subject}, not {spec.filter_subject}")
+    if problems:
+        raise BusConfigError(f"JetStream consumer {spec.durable}: " + "; ".join(problems))
+
+
+# --- Request/reply on the NATS services API ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    name: str
+    request_type: type[msgspec.Struct]
+    handler: Callable[[Any], Awaitable[msgspec.Struct]]
+
+
+async def serve(nc: Client, *, service: str, version: str, group: str,
+                endpoints: list[Endpoint], instance: str = "") -> Any:
+    """Start a NATS micro service whose endpoints take and return msgspec Structs.
+
+    Decoding and error mapping live here, once: a handler receives a decoded
+    request and returns a reply Struct; a `ServiceError` it raises becomes an
+    error reply with its code; anything else becomes code 500 and is logged.
+    """
+    svc = await add_service(nc, name=service, version=version,
+                            metadata={"instance": instance} if instance else None)
+    grp = svc.add_group(name=group, queue_group=f"{group}.q")
+    for ep in endpoints:
+        await grp.add_endpoint(name=ep.name, handler=_wrap(ep))
+    return svc
+
+
+def _wrap(ep: Endpoint) -> Callable[[Request], Awaitable[None]]:
+    decoder = msgspec.msgpack.Decoder(ep.request_type)
+
+    async def handle(req: Request) -> None:
+        started = time.perf_counter()
+        try:
+            try:
+                body = decoder.decode(req.data)
+            except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+                _log.warning("bad_request", endpoint=ep.name, error=str(exc))
+                await req.respond_error("400", f"bad request: {exc}")
+                return
+            try:
+                reply = await ep.handler(body)
+            except ServiceError as exc:
+                await req.respond_error(exc.code, exc.description)
+                return
+            except Exception as exc:
+                _log.exception("handler_failed", endpoint=ep.name)
+                await req.respond_error("500", f"internal error: {type(exc).__name__}")
+                return
+            await req.respond(_encoder.encode(reply))
+        finally:
+            HANDLED.labels(ep.name).observe(time.perf_counter() - started)
+
+    return handle
+
+
+async def request(nc: Client, subject: str, body: msgspec.Struct, reply_type: type[T],
+                  timeout: float = 5.0) -> T:
+    msg = await nc.request(subject, _encoder.encode(body), timeout=timeout)
+    headers = msg.headers or {}
+    if "Nats-Service-Error-Code" in headers:
+        raise RemoteError(headers["Nats-Service-Error-Code"], headers.get("Nats-Service-Error", ""))
+    return msgspec.msgpack.decode(msg.data, type=reply_type)
+
+
+# --- JetStream consumers with their position in Postgres ---------------------------------
+
+Handler = Callable[[asyncpg.Connection, EventEnvelope], Awaitable[None]]
+
+
+class Consumer:
+    """A durable pull consumer that applies each event once, by (stream, version).
+
+    For every message, in one Postgres transaction: record (stream, version) in
+    ``consumer_processed`` (a conflict means it was applied before: just ack),
+    then run the handler's side effects. Commit, then ack. A crash between
+    commit and ack makes JetStream redeliver, and the record makes it a no-op.
+    A handler that fails is retried by redelivery until the last allowed
+    delivery, then the message goes to ``dead_letters``; a message that does not
+    decode goes there at once and is terminated, never crashing the loop.
+    """
+
+    def __init__(self, js: JetStreamContext, pool: asyncpg.Pool, spec: ConsumerSpec,
+                 handler: Handler, *, batch: int = 64, retry_delay: float = 0.2) -> None:
+        self.js, self.pool, self.spec, self.handler = js, pool, spec, handler
+        self.batch, self.retry_delay = batch, retry_delay
+        self._decoder = msgspec.msgpack.Decoder(EventEnvelope)
+        self._stopping = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        await ensure_consumer(self.js, self.spec)
+        self._sub = await self.js.pull_subscribe_bind(self.spec.durable, self.spec.stream)
+        self._task = asyncio.create_task(self._run(), name=f"consumer:{self.spec.durable}")
+
+    async def stop(self) -> None:
+        """Finish the message in hand, then stop fetching."""
+        self._stopping.set()
+        if self._task:
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        with contextlib.suppress(Exception):
+            await self._sub.unsubscribe()
+
+    @property
+    def running(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    async def _run(self) -> None:
+        while not self._stopping.is_set():
+            try:
+                msgs = await self._sub.fetch(self.batch, timeout=0.5)
+            except (nats.errors.TimeoutError, TimeoutError):
+                continue
+            except Exception as exc:  # connection trouble: the client reconnects
+                if self._stopping.is_set():
+                    return
+                _log.warning("fetch_failed", consumer=self.spec.durable, error=str(exc))
+                await asyncio.sleep(0.5)
+                continue
+            for msg in msgs:
+                await self.process(msg)
+
+    async def process(self, msg: Msg) -> str:
+        deliveries = msg.metadata.num_delivered or 1
+        try:
+            env = self._decoder.decode(msg.data)
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            _log.error("poison_message", consumer=self.spec.durable, subject=msg.subject,
+                       error=str(exc))
+            await self._dead_letter(msg, None, deliveries, f"undecodable: {exc}")
+            await msg.term()
+            return self._count("poison")
+        try:
+            async with self.pool.acquire() as conn, conn.transaction():
+                fresh = await conn.fetchval(
+                    "INSERT INTO consumer_processed (consumer, stream, version)"
+                    " VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING true",
+                    self.spec.durable, env.stream, env.version)
+                if fresh:
+                    await self.handler(conn, env)
+        except Exception as exc:
+            if deliveries >= self.spec.max_deliver:
+                _log.error("dead_letter", consumer=self.spec.durable, stream=env.stream,
+                           version=env.version, deliveries=deliveries, error=repr(exc))
+                await self._dead_letter(msg, env, deliveries, repr(exc))
+                await msg.term()
+                return self._count("dead_letter")
+            _log.warning("handler_failed", consumer=self.spec.durable, stream=env.stream,
+                         version=env.version, deliveries=deliveries, error=repr(exc))
+            await msg.nak(delay=self.retry_delay * deliveries)
+            return self._count("retry")
+        faults.hit(faults.CONSUMER_AFTER_COMMIT_BEFORE_ACK)
+        await msg.ack()
+        return self._count("applied" if fresh else "duplicate")
+
+    def _count(self, outcome: str) -> str:
+        CONSUMED.labels(self.spec.durable, outcome).inc()
+        return outcome
+
+    async def _dead_letter(self, msg: Msg, env: EventEnvelope | None, deliveries: int,
+                           reason: str) -> None:
+        await self.pool.execute(
+            "INSERT INTO dead_letters (consumer, subject, stream, version, deliveries, reason,"
+            " payload) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            self.spec.durable, msg.subject, env.stream if env else None,
+            env.version if env else None, deliveries, reason, msg.data)

@@ -1,0 +1,38 @@
+"""The asyncpg pool. Only store modules use it; services see store functions."""
+
+from __future__ import annotations
+
+import asyncpg
+
+
+class DatabaseUnavailable(RuntimeError):
+    pass
+
+
+async def create_pool(url: str, schema: str, *, min_size: int = 1, max_size: int = 10,
+                      timeout: float = 10.0) -> asyncpg.Pool:
+    """A pool whose connections see the service's own schema first.
+
+    The search path is the service's schema, so its SQL names its own tables
+    unqualified and can never reach another service's tables by accident.
+    """
+    try:
+        pool = await asyncpg.create_pool(
+            url, min_size=min_size, max_size=max_size, timeout=timeout,
+            server_settings={"search_path": f"{schema},public",
+                             "application_name": f"spades-{schema}"},
+        )
+    except (OSError, asyncpg.PostgresError, TimeoutError) as exc:
+        raise DatabaseUnavailable(f"cannot reach PostgreSQL at {_safe(url)}: {exc}") from None
+    assert pool is not None
+    return pool
+
+
+def _safe(url: str) -> str:
+    """The URL without its password, for error lines."""
+    if "@" not in url or "://" not in url:
+        return url
+    scheme, rest = url.split("://", 1)
+    creds, host = rest.rsplit("@", 1)
+    user = creds.split(":", 1)[0]
+    return f"{scheme}://{user}@{host}"

@@ -1,0 +1,90 @@
+"""Encoding stored events, and upcasting old shapes on the way back.
+
+The store is generic: it never imports the game's event module. It is handed
+a registry of tagged msgspec Struct classes, each with a class-level schema
+version, and a chain of upcasters for shapes that have changed since they were
+stored. A stored event is never rewritten; an old version is lifted one step at
+a time to the current class when read.
+"""
+
+from __future__ import annotations
+
+import typing
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+class UnknownEventType(LookupError):
+    pass
+
+
+class UpcastError(LookupError):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Encoded:
+    type: str
+    schema_version: int
+    body: bytes
+
+
+class EventRegistry:
+    """Tagged Struct classes by tag, with their current schema version and upcasters."""
+
+    def __init__(self, types: Iterable[type[msgspec.Struct]] | Any,
+                 version_attr: str = "VERSION") -> None:
+        classes = list(typing.get_args(types)) if typing.get_args(types) else list(types)
+        self._version_attr = version_attr
+        self._by_tag: dict[str, type[msgspec.Struct]] = {}
+        self._decoders: dict[str, msgspec.msgpack.Decoder[Any]] = {}
+        self._upcasters: dict[tuple[str, int], Upcaster] = {}
+        self._encoder = msgspec.msgpack.Encoder()
+        for cls in classes:
+            config = cls.__struct_config__
+            if not isinstance(config.tag, str):
+                raise TypeError(f"{cls.__name__} is not a tagged Struct with a string tag")
+            self._by_tag[config.tag] = cls
+            self._decoders[config.tag] = msgspec.msgpack.Decoder(cls)
+
+    def version_of(self, cls: type[msgspec.Struct]) -> int:
+        return int(getattr(cls, self._version_attr, 1))
+
+    def upcaster(self, type_name: str, from_version: int) -> Callable[[Upcaster], Upcaster]:
+        """Register the step from ``from_version`` to ``from_version + 1`` of one type."""
+
+        def register(fn: Upcaster) -> Upcaster:
+            self._upcasters[(type_name, from_version)] = fn
+            return fn
+
+        return register
+
+    def encode(self, event: msgspec.Struct) -> Encoded:
+        cls = type(event)
+        tag = cls.__struct_config__.tag
+        if not isinstance(tag, str) or tag not in self._by_tag:
+            raise UnknownEventType(f"{cls.__name__} is not registered")
+        return Encoded(tag, self.version_of(cls), self._encoder.encode(event))
+
+    def decode(self, type_name: str, schema_version: int, body: bytes) -> msgspec.Struct:
+        cls = self._by_tag.get(type_name)
+        if cls is None:
+            raise UnknownEventType(f"no event type {type_name!r}")
+        current = self.version_of(cls)
+        if schema_version == current:
+            return self._decoders[type_name].decode(body)  # type: ignore[no-any-return]
+        if schema_version > current:
+            raise UpcastError(f"{type_name} v{schema_version} is newer than this code (v{current})")
+        data = msgspec.msgpack.decode(body)
+        for version in range(schema_version, current):
+            step = self._upcasters.get((type_name, version))
+            if step is None:
+                raise UpcastError(f"no upcaster for {type_name} v{version} -> v{version + 1}")
+            data = step(data)
+        data[cls.__struct_config__.tag_field] = type_name
+        return msgspec.convert(data, cls)

@@ -1,0 +1,192 @@
+"""The event store on PostgreSQL: append with optimistic concurrency, read, global feed.
+
+An append is one transaction (one function call in the database, see
+``sql/eventstore``): it locks the stream, returns the first result again for a
+repeated command id, checks the writer's fencing epoch and the expected
+version, inserts the events and queues them in the outbox. Either all of it
+happens or none.
+
+The global feed orders events by (writing transaction id, position) and only
+returns events whose transaction id is below the oldest transaction still
+running. Positions come from a sequence and are handed out before commit, so a
+transaction that commits late would put an event *behind* a reader that
+follows positions alone; transaction ids below the snapshot's xmin can no longer
+commit, so nothing ever lands behind this feed's checkpoint.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import asyncpg
+import msgspec
+
+from services.platform import faults
+from services.platform.events import EventRegistry
+
+OUTBOX_CHANNEL = "spades_outbox"
+
+
+class StoreError(Exception):
+    pass
+
+
+class ConcurrencyError(StoreError):
+    """The stream moved on since the writer read it; nothing was written."""
+
+    def __init__(self, stream: str, expected: int, actual: int) -> None:
+        super().__init__(f"stream {stream} is at version {actual}, expected {expected}")
+        self.stream, self.expected, self.actual = stream, expected, actual
+
+
+class FencedError(StoreError):
+    """The writer's ownership epoch is stale: another worker adopted the stream."""
+
+
+@dataclass(frozen=True, slots=True)
+class AppendResult:
+    first_version: int
+    last_version: int
+    first_position: int | None
+    duplicate: bool
+
+
+@dataclass(frozen=True, slots=True)
+class FeedPosition:
+    """Checkpoint of the global feed: the last (transaction id, position) read."""
+
+    tx_id: int = 0
+    position: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedEvent:
+    position: int
+    stream: str
+    version: int
+    type: str
+    schema_version: int
+    event_id: uuid.UUID
+    occurred_at: dt.datetime
+    correlation_id: str | None
+    causation_id: str | None
+    command_id: str | None
+    body: bytes
+    event: msgspec.Struct
+    tx_id: int = 0
+
+
+_COLUMNS = ("position, stream, version, type, schema_version, event_id, occurred_at, "
+            "correlation_id, causation_id, command_id, body")
+
+
+def _utcnow() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+class EventStore:
+    def __init__(self, pool: asyncpg.Pool, registry: EventRegistry, *,
+                 clock: Callable[[], dt.datetime] = _utcnow,
+                 notify_channel: str | None = OUTBOX_CHANNEL) -> None:
+        self.pool = pool
+        self.registry = registry
+        self.clock = clock
+        self.notify_channel = notify_channel
+
+    async def append(self, stream: str, expected_version: int | None,
+                     events: Sequence[msgspec.Struct], command_id: str | None = None, *,
+                     epoch: int | None = None, correlation_id: str | None = None,
+                     causation_id: str | None = None,
+                     conn: asyncpg.Connection | None = None) -> AppendResult:
+        """Append ``events`` after ``expected_version`` (0 for a new stream).
+
+        ``expected_version=None`` appends at the end whatever the version is.
+        With ``conn`` the append joins the caller's open transaction instead of
+        committing on its own.
+        """
+        if not events:
+            raise ValueError("append needs at least one event")
+        encoded = [self.registry.encode(e) for e in events]
+        args = (stream, expected_version, command_id, epoch,
+                [e.type for e in encoded], [e.schema_version for e in encoded],
+                [uuid.uuid4() for _ in encoded], [e.body for e in encoded],
+                self.clock(), correlation_id, causation_id or command_id, self.notify_channel)
+        if conn is not None:
+            return await self._call(conn, args)
+        async with self.pool.acquire() as own, own.transaction():
+            result = await self._call(own, args)
+            faults.hit(faults.BEFORE_COMMIT)
+        return result
+
+    async def _call(self, conn: asyncpg.Connection, args: tuple[Any, ...]) -> AppendResult:
+        try:
+            row = await conn.fetchrow(
+                "SELECT * FROM append_events($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+                *args)
+        except asyncpg.PostgresError as exc:
+            code = getattr(exc, "sqlstate", None)
+            if code == "SPC01":
+                raise ConcurrencyError(args[0], args[1], int(exc.detail or -1)) from None  # type: ignore[attr-defined]
+            if code == "SPF01":
+                raise FencedError(str(exc)) from None
+            raise
+        assert row is not None
+        return AppendResult(row["first_version"], row["last_version"], row["first_position"],
+                            row["duplicate"])
+
+    async def version(self, stream: str) -> int:
+        value = await self.pool.fetchval("SELECT version FROM streams WHERE stream = $1", stream)
+        return int(value or 0)
+
+    async def read(self, stream: str, from_version: int = 1,
+                   to_version: int | None = None) -> list[RecordedEvent]:
+        rows = await self.pool.fetch(
+            f"SELECT {_COLUMNS} FROM events WHERE stream = $1 AND version >= $2"
+            " AND ($3::bigint IS NULL OR version <= $3) ORDER BY version",
+            stream, from_version, to_version)
+        return [self._recorded(r) for r in rows]
+
+    async def read_feed(self, after: FeedPosition = FeedPosition(),
+                        limit: int = 500) -> tuple[list[RecordedEvent], FeedPosition]:
+        """Events committed after the checkpoint, in feed order, and the new checkpoint."""
+        rows = await self.pool.fetch(
+            f"SELECT {_COLUMNS}, tx_id::text::bigint AS tx FROM events"
+            " WHERE (tx_id, position) > ($1::text::xid8, $2)"
+            "   AND tx_id < pg_snapshot_xmin(pg_current_snapshot())"
+            " ORDER BY tx_id, position LIMIT $3",
+            str(after.tx_id), after.position, limit)
+        if not rows:
+            return [], after
+        last = rows[-1]
+        return [self._recorded(r) for r in rows], FeedPosition(last["tx"], last["position"])
+
+    def _recorded(self, row: asyncpg.Record) -> RecordedEvent:
+        return RecordedEvent(
+            position=row["position"], stream=row["stream"], version=row["version"],
+            type=row["type"], schema_version=row["schema_version"], event_id=row["event_id"],
+            occurred_at=row["occurred_at"], correlation_id=row["correlation_id"],
+            causation_id=row["causation_id"], command_id=row["command_id"], body=row["body"],
+            event=self.registry.decode(row["type"], row["schema_version"], row["body"]),
+            tx_id=row.get("tx", 0) if "tx" in row else 0)
+
+    async def claim(self, stream: str, owner: str, lease_seconds: float) -> int:
+        """Take or renew the lease on a stream; returns the epoch to append with.
+
+        Taking over from another owner (only once its lease ran out) bumps the
+        epoch, so the previous owner's next append is refused.
+        """
+        row = await self.pool.fetchrow(
+            "INSERT INTO stream_owner AS o (stream, owner, epoch, lease_until)"
+            " VALUES ($1, $2, 1, now() + make_interval(secs => $3))"
+            " ON CONFLICT (stream) DO UPDATE SET"
+            "   epoch = CASE WHEN o.owner = EXCLUDED.owner THEN o.epoch ELSE o.epoch + 1 END,"
+            "   owner = EXCLUDED.owner, lease_until = EXCLUDED.lease_until"
+            " WHERE o.owner = EXCLUDED.owner OR o.lease_until < now()"
+            " RETURNING epoch", stream, owner, lease_seconds)
+        if row is None:
+            raise FencedError(f"stream {stream} is leased by another owner")
+        return int(row["epoch"])

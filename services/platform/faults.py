@@ -1,0 +1,27 @@
+"""Named crash points on the write path, for tests that kill the process on purpose.
+
+A test sets ``SPADES_FAULT`` to one name in a child process; the process exits
+right there with ``os._exit`` (no cleanup, no flush), which is what a power cut
+or OOM kill looks like to Postgres and NATS.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+BEFORE_COMMIT = "before_commit"
+AFTER_COMMIT_BEFORE_REPLY = "after_commit_before_reply"
+AFTER_PUBLISH_BEFORE_MARK = "after_publish_before_mark"
+CONSUMER_AFTER_COMMIT_BEFORE_ACK = "consumer_after_commit_before_ack"
+ALL = frozenset({BEFORE_COMMIT, AFTER_COMMIT_BEFORE_REPLY, AFTER_PUBLISH_BEFORE_MARK,
+                 CONSUMER_AFTER_COMMIT_BEFORE_ACK})
+EXIT_CODE = 86
+
+
+def hit(name: str) -> None:
+    assert name in ALL, name
+    if os.environ.get("SPADES_FAULT") == name:
+        sys.stderr.write(f"fault point {name} reached; exiting\n")
+        sys.stderr.flush()
+        os._exit(EXIT_CODE)

@@ -1,0 +1,123 @@
+"""The outbox relay: committed events onto JetStream, at least once.
+
+The append queues each event in ``outbox`` in its own transaction, so a
+committed event is never forgotten even if the process dies right after the
+commit. The relay publishes queued rows with ``Nats-Msg-Id = stream:version``
+(JetStream drops a republished duplicate inside its window), waits for
+JetStream's acknowledgement, and only then deletes the rows. Rows are claimed
+with ``FOR UPDATE SKIP LOCKED``, so several relays can run side by side.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+
+import asyncpg
+import msgspec
+from nats.js import JetStreamContext
+from prometheus_client import Counter, Gauge
+
+from schemas.bus import EventEnvelope
+from services.platform import faults, logs
+from services.platform.eventstore import OUTBOX_CHANNEL
+
+PUBLISHED = Counter("spades_outbox_published_total", "Events published by the outbox relay")
+BACKLOG = Gauge("spades_outbox_backlog", "Events committed and not yet on JetStream")
+
+_log = logs.get("outbox")
+_encoder = msgspec.msgpack.Encoder()
+
+SubjectFor = Callable[[str, str], str]
+
+
+def msg_id(stream: str, version: int) -> str:
+    return f"{stream}:{version}"
+
+
+class OutboxRelay:
+    def __init__(self, pool: asyncpg.Pool, js: JetStreamContext, subject_for: SubjectFor, *,
+                 batch: int = 256, poll_seconds: float = 1.0,
+                 ack_timeout: float = 10.0) -> None:
+        self.pool, self.js, self.subject_for = pool, js, subject_for
+        self.batch, self.poll_seconds, self.ack_timeout = batch, poll_seconds, ack_timeout
+        self._wake = asyncio.Event()
+        self._stopping = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._listener: asyncpg.Connection | None = None
+
+    async def publish_pending(self) -> int:
+        """Publish one batch of queued events; returns how many went out."""
+        async with self.pool.acquire() as conn, conn.transaction():
+            rows = await conn.fetch(
+                "SELECT e.position, e.stream, e.version, e.type, e.schema_version, e.event_id,"
+                " e.occurred_at, e.correlation_id, e.causation_id, e.body"
+                " FROM outbox o JOIN events e USING (position)"
+                " ORDER BY o.position LIMIT $1 FOR UPDATE OF o SKIP LOCKED", self.batch)
+            if not rows:
+                return 0
+            acks = []
+            for r in rows:
+                env = EventEnvelope(
+                    stream=r["stream"], version=r["version"], position=r["position"],
+                    type=r["type"], schema_version=r["schema_version"],
+                    event_id=str(r["event_id"]),
+                    occurred_at_ms=int(r["occurred_at"].timestamp() * 1000),
+                    correlation_id=r["correlation_id"], causation_id=r["causation_id"],
+                    body=r["body"])
+                acks.append(await self.js.publish_async(
+                    self.subject_for(r["stream"], r["type"]), _encoder.encode(env),
+                    headers={"Nats-Msg-Id": msg_id(r["stream"], r["version"])}))
+            # Raises (and keeps the rows queued) unless JetStream stored every one.
+            await asyncio.wait_for(asyncio.gather(*acks), self.ack_timeout)
+            faults.hit(faults.AFTER_PUBLISH_BEFORE_MARK)
+            await conn.execute("DELETE FROM outbox WHERE position = ANY($1::bigint[])",
+                               [r["position"] for r in rows])
+        PUBLISHED.inc(len(rows))
+        return len(rows)
+
+    async def drain(self) -> int:
+        total = 0
+        while n := await self.publish_pending():
+            total += n
+        return total
+
+    async def start(self) -> None:
+        self._listener = await self.pool.acquire()
+        await self._listener.add_listener(OUTBOX_CHANNEL, self._on_notify)
+        self._task = asyncio.create_task(self._run(), name="outbox-relay")
+
+    def _on_notify(self, *_: object) -> None:
+        self._wake.set()
+
+    async def _run(self) -> None:
+        while not self._stopping.is_set():
+            self._wake.clear()
+            try:
+                await self.drain()
+                BACKLOG.set(await self.pool.fetchval("SELECT count(*) FROM outbox"))
+            except Exception as exc:  # NATS or Postgres away: rows stay queued, retry
+                if self._stopping.is_set():
+                    return
+                _log.warning("relay_failed", error=repr(exc))
+                await asyncio.sleep(self.poll_seconds)
+                continue
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), self.poll_seconds)
+
+    async def stop(self) -> None:
+        self._stopping.set()
+        self._wake.set()
+        if self._task:
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        if self._listener is not None:
+            with contextlib.suppress(Exception):
+                await self._listener.remove_listener(OUTBOX_CHANNEL, self._on_notify)
+            await self.pool.release(self._listener)
+            self._listener = None
+
+    @property
+    def running(self) -> bool:
+        return self._task is not None and not self._task.done()

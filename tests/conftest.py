@@ -1,0 +1,145 @@
+"""Real PostgreSQL and NATS for the whole test session.
+
+Where they come from, in order: ``DATABASE_URL`` / ``NATS_URL`` when set; else
+testcontainers when a Docker engine answers; else the embedded binaries from
+the pinned pip packages, started once for the session under a temp folder.
+Each run gets its own database, cloned from a migrated template, and its own
+JetStream names (a per-run prefix), so concurrent runs never see each other.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import tempfile
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import asyncpg
+import pytest
+
+from services import catalog
+from services.platform import dbadmin, servers
+from services.platform.migrations import MigrationSet
+
+# A schema with the shared tables only, for contract tests of the store and the bus.
+CONTRACT = MigrationSet("contract", (("eventstore", catalog.EVENTSTORE_SQL),
+                                     ("consumer", catalog.CONSUMER_SQL)))
+
+
+@dataclass(frozen=True)
+class Servers:
+    admin_url: str  # a database to issue CREATE DATABASE from
+    nats_url: str
+    source: str
+
+
+def _from_env() -> Servers | None:
+    db, nats_url = os.environ.get("DATABASE_URL"), os.environ.get("NATS_URL")
+    if db and nats_url:
+        return Servers(db, nats_url, "environment")
+    return None
+
+
+@contextlib.contextmanager
+def _from_containers() -> Iterator[Servers]:
+    from testcontainers.core.container import DockerContainer
+    from testcontainers.core.waiting_utils import wait_for_logs
+    from testcontainers.postgres import PostgresContainer
+
+    with PostgresContainer("postgres:18", driver=None) as pg, \
+            DockerContainer("nats:2.12").with_command("-js").with_exposed_ports(4222) as nc:
+        wait_for_logs(nc, "Server is ready")
+        url = f"nats://{nc.get_container_host_ip()}:{nc.get_exposed_port(4222)}"
+        yield Servers(pg.get_connection_url(), url, "testcontainers")
+
+
+@contextlib.contextmanager
+def _embedded() -> Iterator[Servers]:
+    root = Path(tempfile.mkdtemp(prefix="spades-test-"))
+    os.environ.setdefault("SPADES_EPHEMERAL_PG", "1")
+    both = servers.embedded(root)
+    both.start()
+    try:
+        yield Servers(both.postgres.url, both.nats.url, "embedded")
+    finally:
+        both.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def test_servers() -> Iterator[Servers]:
+    found = _from_env()
+    if found:
+        yield found
+        return
+    if servers.docker_answers():
+        with _from_containers() as got:
+            yield got
+        return
+    with _embedded() as got:
+        yield got
+
+
+@pytest.fixture(scope="session")
+def run_id() -> str:
+    return uuid.uuid4().hex[:10]
+
+
+@pytest.fixture(scope="session")
+def nats_prefix(run_id: str) -> str:
+    return f"t{run_id}"
+
+
+@pytest.fixture(scope="session")
+def nats_url(test_servers: Servers) -> str:
+    return test_servers.nats_url
+
+
+@pytest.fixture(scope="session")
+async def template_db(test_servers: Servers) -> str:
+    return await dbadmin.ensure_template(test_servers.admin_url,
+                                         [*catalog.all_migrations(), CONTRACT])
+
+
+@pytest.fixture(scope="session")
+async def make_database(test_servers: Servers, template_db: str,
+                        run_id: str) -> AsyncIterator[Callable[[], Awaitable[str]]]:
+    """Clone a fresh migrated database; all of them are dropped when the run ends."""
+    made: list[str] = []
+
+    async def make() -> str:
+        name = f"spades_run_{run_id}_{len(made)}"
+        made.append(name)
+        return await dbadmin.clone(test_servers.admin_url, template_db, name)
+
+    yield make
+    for name in made:
+        await dbadmin.drop(test_servers.admin_url, name)
+
+
+@pytest.fixture(scope="session")
+async def database_url(make_database: Callable[[], Awaitable[str]]) -> str:
+    """This run's own database."""
+    return await make_database()
+
+
+@pytest.fixture(scope="session")
+async def contract_pool(database_url: str) -> AsyncIterator[asyncpg.Pool]:
+    pool = await asyncpg.create_pool(database_url, min_size=2, max_size=40,
+                                     server_settings={"search_path": "contract,public"})
+    assert pool is not None
+    yield pool
+    await pool.close()
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    return f"servers: {'environment' if _from_env() else 'docker or embedded binaries'}"
+
+
+# Event loop policy: the session loop from pytest-asyncio is shared by all fixtures above.
+__all__ = ["Servers", "asyncio"]
