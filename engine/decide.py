@@ -1,0 +1,417 @@
+"""``decide(state, command) -> events``: the rules of Spades, one function per command.
+
+``step`` is the same decision returning the state after the events too, which
+is what a game worker needs: the events are evolved as they are produced, so
+a trick, the hand's score and the next deal come out of one card in order.
+Rule violations raise ``RuleError`` before anything is produced.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from msgspec.structs import replace
+
+from engine import shuffle
+from engine.cards import TRUMP, bits, card_id, codes
+from engine.errors import RuleError
+from engine.evolve import blind_nil_offered, evolve, passers
+from engine.play import deck_of, legal_mask, trick_winner, why_illegal
+from engine.scoring import match_outcome, score_hand
+from engine.state import BIDDING, DEALING, NEW, OVER, PASSING, PLAY, GameState
+from schemas import commands as cmd
+from schemas import events as ev
+
+SUIT_NAMES = ("spades", "hearts", "diamonds", "clubs")
+
+
+class _Tx:
+    """The events of one command, evolved as they are emitted."""
+
+    __slots__ = ("at", "events", "state")
+
+    def __init__(self, state: GameState, at: int) -> None:
+        self.state = state
+        self.at = at
+        self.events: list[ev.Event] = []
+
+    def emit(self, e: Any, turn: bool = False) -> GameState:
+        """Append ``e``; with ``turn`` it starts a turn and gets the turn's deadline."""
+        s = evolve(self.state, e)
+        if turn and s.waiting:
+            deadline = self.at + _clock_ms(s)
+            e = replace(e, deadline=deadline)
+            s = replace(s, deadlines=tuple(
+                deadline if s.waiting >> i & 1 else s.deadlines[i] for i in range(4)))
+        self.events.append(e)
+        self.state = s
+        return s
+
+
+def _clock_ms(s: GameState) -> int:
+    assert s.rules is not None
+    c = s.rules.turn_clocks
+    if s.phase != PLAY:
+        return c.bid_ms
+    seat = s.waiting.bit_length() - 1
+    legal = legal_mask(deck_of(s.rules), s.hands[seat], s.trick, s.broken)
+    return c.single_card_ms if legal & (legal - 1) == 0 else c.play_ms
+
+
+def _check_seat(seat: int) -> None:
+    if not isinstance(seat, int) or not 0 <= seat <= 3:
+        raise RuleError("not_a_seat", f"seat {seat!r} is not a seat; seats are 0 to 3")
+
+
+def _parse_card(s: GameState, code: str) -> int:
+    try:
+        c = card_id(code)
+    except (KeyError, AttributeError):
+        raise RuleError("unknown_card", f"{code!r} is not a card") from None
+    assert s.rules is not None
+    if not deck_of(s.rules).mask >> c & 1:
+        raise RuleError("card_not_in_deck", f"{code} is not in the {s.rules.deck} deck")
+    return c
+
+
+def _in_game(s: GameState, *phases: str) -> None:
+    if s.phase == NEW:
+        raise RuleError("game_not_started", "no game has started")
+    if s.phase == OVER:
+        raise RuleError("game_over", "the match is over")
+    if s.phase not in phases:
+        raise RuleError("wrong_phase", f"not possible during {s.phase}")
+
+
+# --- starting and dealing ---------------------------------------------------------
+
+def _start(tx: _Tx, c: cmd.StartGame) -> None:
+    if tx.state.phase != NEW:
+        raise RuleError("game_already_started", "the game has already started")
+    seed_hash = ""
+    if c.seed:
+        try:
+            seed = bytes.fromhex(c.seed)
+        except ValueError:
+            raise RuleError("bad_seed", "the seed must be hex") from None
+        if len(seed) < 16:
+            raise RuleError("bad_seed", "the seed must be at least 16 bytes")
+        seed_hash = shuffle.commitment(seed)
+    s = tx.emit(ev.GameStarted(rules=c.rules, players=c.players, seed=c.seed,
+                               seed_hash=seed_hash, scores=c.scores, bags=c.bags, at=c.at))
+    if c.seed:
+        _deal_from_seed(tx, shuffle.first_dealer(bytes.fromhex(s.seed)))
+
+
+def _deal_from_seed(tx: _Tx, dealer: int) -> None:
+    s = tx.state
+    assert s.rules is not None
+    seed = bytes.fromhex(s.seed)
+    hand_no = s.hand_no + 1
+    hands = shuffle.deal(seed, hand_no, dealer, deck_of(s.rules).cards)
+    tx.emit(ev.HandDealt(hand_no=hand_no, dealer=dealer,
+                         hands=tuple(codes(bits(h)) for h in hands),
+                         seed_hash=shuffle.commitment(shuffle.hand_seed(seed, hand_no)),
+                         at=tx.at), turn=True)
+
+
+def _deal(tx: _Tx, c: cmd.DealHand) -> None:
+    s = tx.state
+    if s.phase == OVER:
+        raise RuleError("match_over", "the match is over; no more hands are dealt")
+    _in_game(s, DEALING)
+    if s.seed:
+        raise RuleError("wrong_phase", "this game deals its own hands from its seed")
+    _check_seat(c.dealer)
+    if s.hand_no and c.dealer != (s.dealer + 1) % 4:
+        raise RuleError("wrong_dealer",
+                        f"seat {(s.dealer + 1) % 4} deals this hand, not seat {c.dealer}")
+    if len(c.hands) != 4 or any(len(h) != 13 for h in c.hands):
+        raise RuleError("bad_deal", "a deal is four hands of 13 cards")
+    seen = 0
+    for h in c.hands:
+        for code in h:
+            card = _parse_card(s, code)
+            if seen >> card & 1:
+                raise RuleError("bad_deal", f"{code.upper()} is dealt twice")
+            seen |= 1 << card
+    tx.emit(ev.HandDealt(hand_no=s.hand_no + 1, dealer=c.dealer,
+                         hands=tuple(tuple(x.upper() for x in h) for h in c.hands), at=tx.at),
+            turn=True)
+
+
+# --- bidding ------------------------------------------------------------------------
+
+def _look(tx: _Tx, c: cmd.LookAtCards) -> None:
+    s = tx.state
+    _check_seat(c.seat)
+    _in_game(s, BIDDING, PASSING, PLAY)
+    if not s.looked >> c.seat & 1:
+        tx.emit(ev.CardsLooked(seat=c.seat, at=tx.at))
+
+
+def _bid_checks(s: GameState, seat: int) -> None:
+    _check_seat(seat)
+    _in_game(s, BIDDING)
+    if s.bids[seat] >= 0:
+        raise RuleError("already_bid", f"seat {seat} has already bid")
+    if not s.waiting >> seat & 1:
+        raise RuleError("not_your_turn", f"it is seat {s.waiting.bit_length() - 1}'s turn to bid")
+
+
+def _place_bid(tx: _Tx, c: cmd.PlaceBid) -> None:
+    s = tx.state
+    _bid_checks(s, c.seat)
+    assert s.rules is not None
+    if isinstance(c.bid, bool) or not isinstance(c.bid, int) or not 0 <= c.bid <= 13:
+        raise RuleError("bid_out_of_range", f"{c.bid!r} is not a bid; bids are 0 (nil) to 13")
+    if c.bid == 0 and not s.rules.nil:
+        raise RuleError("nil_not_allowed", "these rules have no nil; bid 1 to 13")
+    _record_bid(tx, c.seat, c.bid, blind=False, auto=False)
+
+
+def _blind_nil(tx: _Tx, c: cmd.BidBlindNil) -> None:
+    s = tx.state
+    _bid_checks(s, c.seat)
+    if not blind_nil_offered(s, c.seat):
+        raise RuleError("blind_nil_not_offered", _why_no_blind_nil(s, c.seat))
+    _record_bid(tx, c.seat, 0, blind=True, auto=False)
+
+
+def _why_no_blind_nil(s: GameState, seat: int) -> str:
+    assert s.rules is not None
+    if not s.rules.blind_nil:
+        return "these rules have no blind nil"
+    if s.looked >> seat & 1:
+        return f"seat {seat} has looked at its cards"
+    return f"blind nil needs the team to trail by {s.rules.blind_nil_margin} or more"
+
+
+def _record_bid(tx: _Tx, seat: int, bid: int, blind: bool, auto: bool) -> None:
+    s = tx.state
+    assert s.rules is not None
+    sequential = s.rules.bidding == "sequential"
+    s = tx.emit(ev.BidPlaced(seat=seat, bid=bid, blind=blind, auto=auto, at=tx.at),
+                turn=sequential)
+    if -1 not in s.bids:
+        blind_flags = tuple(bool(s.blind >> i & 1) for i in range(4))
+        tx.emit(ev.BidsRevealed(bids=s.bids, blind=blind_flags, at=tx.at),  # type: ignore[arg-type]
+                turn=True)
+        _premoves(tx)
+
+
+# --- the blind-nil exchange ---------------------------------------------------------
+
+def _pass_cards(tx: _Tx, c: cmd.PassCards) -> None:
+    s = tx.state
+    _check_seat(c.seat)
+    _in_game(s, PASSING)
+    if not passers(s) >> c.seat & 1:
+        raise RuleError("not_your_turn", f"seat {c.seat} takes no part in the exchange")
+    if not s.waiting >> c.seat & 1:
+        raise RuleError("already_passed", f"seat {c.seat} has already passed")
+    assert s.rules is not None
+    n = s.rules.blind_nil_pass
+    cards = [_parse_card(s, x) for x in c.cards]
+    if len(cards) != n or len(set(cards)) != n:
+        raise RuleError("wrong_pass_count", f"pass exactly {n} different card(s)")
+    for card in cards:
+        if not s.hands[c.seat] >> card & 1:
+            raise RuleError("card_not_in_hand", f"seat {c.seat} does not hold that card")
+    _record_pass(tx, c.seat, bits(cards), auto=False)
+
+
+def _record_pass(tx: _Tx, seat: int, mask: int, auto: bool) -> None:
+    s = tx.emit(ev.CardsPassed(seat=seat, cards=codes(mask), auto=auto, at=tx.at))
+    if not s.waiting:
+        tx.emit(ev.CardsExchanged(at=tx.at), turn=True)
+        _premoves(tx)
+
+
+# --- trick play ---------------------------------------------------------------------
+
+def _play(tx: _Tx, c: cmd.PlayCard) -> None:
+    s = tx.state
+    _check_seat(c.seat)
+    _in_game(s, PLAY)
+    if not s.waiting >> c.seat & 1:
+        raise RuleError("not_your_turn", f"it is seat {s.waiting.bit_length() - 1}'s turn to play")
+    card = _parse_card(s, c.card)
+    _play_checked(tx, c.seat, card)
+
+
+def _play_checked(tx: _Tx, seat: int, card: int, auto: bool = False,
+                  premove: bool = False) -> None:
+    s = tx.state
+    assert s.rules is not None
+    hand = s.hands[seat]
+    if not hand >> card & 1:
+        raise RuleError("card_not_in_hand", f"seat {seat} does not hold {codes(1 << card)[0]}")
+    d = deck_of(s.rules)
+    problem = why_illegal(d, hand, s.trick, s.broken, card)
+    if problem:
+        raise RuleError(problem, _illegal_message(problem, seat, d, s.trick))
+    _record_play(tx, seat, card, auto, premove)
+    _premoves(tx)
+
+
+def _illegal_message(code: str, seat: int, d: Any, trick: tuple[int, ...]) -> str:
+    if code == "must_follow_suit":
+        suit = SUIT_NAMES[d.suit_of[trick[0]]]
+        what = "a trump" if d.suit_of[trick[0]] == TRUMP else f"a card of {suit}"
+        return f"seat {seat} holds {what} and must follow {suit}"
+    return f"seat {seat} cannot lead a trump before trumps are broken"
+
+
+def _record_play(tx: _Tx, seat: int, card: int, auto: bool, premove: bool) -> None:
+    s = tx.state
+    assert s.rules is not None
+    s = tx.emit(ev.CardPlayed(seat=seat, card=codes(1 << card)[0], auto=auto, premove=premove,
+                              at=tx.at), turn=True)
+    if len(s.trick) < 4:
+        return
+    d = deck_of(s.rules)
+    winner = trick_winner(d, s.trick, s.leader)
+    by_seat = [""] * 4
+    for i, played in enumerate(s.trick):
+        by_seat[(s.leader + i) % 4] = codes(1 << played)[0]
+    s = tx.emit(ev.TrickWon(trick_no=len(s.trick_winners) + 1, seat=winner,
+                            cards=tuple(by_seat), at=tx.at), turn=True)  # type: ignore[arg-type]
+    if len(s.trick_winners) == 13:
+        _score(tx)
+
+
+def _score(tx: _Tx) -> None:
+    s = tx.state
+    r = s.rules
+    assert r is not None
+    teams = score_hand(r, s.bids, s.blind, s.tricks, s.scores, s.bags)
+    s = tx.emit(ev.HandScored(hand_no=s.hand_no, tricks=s.tricks, teams=teams,  # type: ignore[arg-type]
+                              at=tx.at))
+    boston = next((t for t in (0, 1) if teams[t].boston), None)
+    over, winner, reason = match_outcome(r, s.scores, s.hands_played, boston)
+    if over:
+        _end(tx, winner, reason)
+    elif s.seed:
+        _deal_from_seed(tx, (s.dealer + 1) % 4)
+
+
+def _end(tx: _Tx, winner: int | None, reason: str, forfeited_by: int | None = None) -> None:
+    s = tx.state
+    tx.emit(ev.GameEnded(winner=winner, reason=reason, scores=s.scores, bags=s.bags,
+                         hands_played=s.hands_played, players=s.players,  # type: ignore[arg-type]
+                         forfeited_by=forfeited_by, seed=s.seed, at=tx.at))
+
+
+# --- pre-moves ----------------------------------------------------------------------
+
+def _set_premove(tx: _Tx, c: cmd.SetPremove) -> None:
+    s = tx.state
+    _check_seat(c.seat)
+    _in_game(s, PLAY, PASSING, BIDDING)
+    card = _parse_card(s, c.card)
+    if not s.hands[c.seat] >> card & 1:
+        raise RuleError("card_not_in_hand", f"seat {c.seat} does not hold {c.card.upper()}")
+    if s.phase == PLAY and s.waiting >> c.seat & 1:
+        _play_checked(tx, c.seat, card)
+        return
+    tx.emit(ev.PremoveSet(seat=c.seat, card=codes(1 << card)[0], at=tx.at))
+
+
+def _cancel_premove(tx: _Tx, c: cmd.CancelPremove) -> None:
+    _check_seat(c.seat)
+    if tx.state.premoves[c.seat] >= 0:
+        tx.emit(ev.PremoveCancelled(seat=c.seat, at=tx.at))
+
+
+def _premoves(tx: _Tx) -> None:
+    """Play the locked card of the seat whose turn just came, if it is legal now."""
+    while True:
+        s = tx.state
+        if s.phase != PLAY:
+            return
+        seat = s.waiting.bit_length() - 1
+        card = s.premoves[seat]
+        if card < 0:
+            return
+        assert s.rules is not None
+        hand = s.hands[seat]
+        problem = ("card_not_in_hand" if not hand >> card & 1
+                   else why_illegal(deck_of(s.rules), hand, s.trick, s.broken, card))
+        if problem:
+            tx.emit(ev.PremoveDropped(seat=seat, card=codes(1 << card)[0], reason=problem,
+                                      at=tx.at))
+            return
+        _record_play(tx, seat, card, auto=False, premove=True)
+
+
+# --- clocks, leaving and coming back ------------------------------------------------
+
+def _clock_expired(tx: _Tx, c: cmd.ClockExpired) -> None:
+    s = tx.state
+    _check_seat(c.seat)
+    if s.phase not in (BIDDING, PASSING, PLAY) or not s.waiting >> c.seat & 1:
+        raise RuleError("stale_clock", f"it is no longer seat {c.seat}'s turn")
+    if c.at < s.deadlines[c.seat]:
+        raise RuleError("stale_clock", f"seat {c.seat}'s deadline is {s.deadlines[c.seat]}")
+    r = s.rules
+    assert r is not None
+    if s.bank[c.seat] > 0:
+        tx.emit(ev.TimeBankUsed(seat=c.seat, blocks_left=s.bank[c.seat] - 1,
+                                deadline=s.deadlines[c.seat] + r.turn_clocks.bank_block_ms,
+                                at=tx.at))
+        return
+    if r.abandon == "forfeit" and not s.bots >> c.seat & 1:
+        _end(tx, 1 - (c.seat & 1), "forfeit", forfeited_by=c.seat)
+        return
+    from engine import bots  # bots read the engine; the engine asks them only here
+
+    if s.phase == BIDDING:
+        _record_bid(tx, c.seat, bots.auto_bid(s, c.seat), blind=False, auto=True)
+    elif s.phase == PASSING:
+        _record_pass(tx, c.seat, bots.auto_pass(s, c.seat), auto=True)
+    else:
+        _record_play(tx, c.seat, bots.auto_play(s, c.seat), auto=True, premove=False)
+        _premoves(tx)
+
+
+def _leave(tx: _Tx, c: cmd.LeaveSeat) -> None:
+    s = tx.state
+    _check_seat(c.seat)
+    _in_game(s, DEALING, BIDDING, PASSING, PLAY)
+    assert s.rules is not None
+    if s.rules.abandon == "forfeit":
+        _end(tx, 1 - (c.seat & 1), "forfeit", forfeited_by=c.seat)
+    elif s.bots >> c.seat & 1:
+        raise RuleError("seat_is_bot", f"a bot already plays seat {c.seat}")
+    else:
+        tx.emit(ev.SeatTakenByBot(seat=c.seat, reason="left", at=tx.at))
+
+
+def _return(tx: _Tx, c: cmd.ReturnToSeat) -> None:
+    s = tx.state
+    _check_seat(c.seat)
+    _in_game(s, DEALING, BIDDING, PASSING, PLAY)
+    if not s.bots >> c.seat & 1:
+        raise RuleError("not_a_bot_seat", f"seat {c.seat} is not played by a bot")
+    tx.emit(ev.SeatReclaimed(seat=c.seat, at=tx.at))
+
+
+_DECIDE: dict[type, Callable[[_Tx, Any], None]] = {
+    cmd.StartGame: _start, cmd.DealHand: _deal, cmd.LookAtCards: _look,
+    cmd.PlaceBid: _place_bid, cmd.BidBlindNil: _blind_nil, cmd.PassCards: _pass_cards,
+    cmd.PlayCard: _play, cmd.SetPremove: _set_premove, cmd.CancelPremove: _cancel_premove,
+    cmd.ClockExpired: _clock_expired, cmd.LeaveSeat: _leave, cmd.ReturnToSeat: _return,
+}
+
+
+def step(state: GameState, command: cmd.Command) -> tuple[GameState, list[ev.Event]]:
+    """Decide ``command`` and return the state after its events, and the events."""
+    tx = _Tx(state, command.at)
+    _DECIDE[type(command)](tx, command)
+    return tx.state, tx.events
+
+
+def decide(state: GameState, command: cmd.Command) -> list[ev.Event]:
+    return step(state, command)[1]

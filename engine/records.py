@@ -1,0 +1,261 @@
+"""Game records (``shared/formats/game-record.md``): replay and judge each line.
+
+A record is replayed through ``decide`` like any game: a hand record starts a
+game at its ``prior`` scores without a seed and deals its hands with
+``DealHand``; a match record deals hand after hand. The first rule broken is
+the verdict. A line that is not a record gets an error naming the field.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Iterator
+from typing import IO, Any
+
+import msgspec
+
+from engine.cards import card_id
+from engine.decide import step
+from engine.errors import RuleError
+from engine.presets import RulesError, resolve
+from engine.play import deck_of
+from engine.state import OVER, GameState
+from schemas import commands as cmd
+from schemas.rules import Rules
+
+_decoder = msgspec.json.Decoder()
+_encoder = msgspec.json.Encoder()
+
+
+class RecordError(Exception):
+    """The line is not a valid record: ``code`` names the problem, ``field`` where."""
+
+    def __init__(self, code: str, field: str, message: str) -> None:
+        super().__init__(message)
+        self.code, self.field, self.message = code, field, message
+
+
+class Violation(Exception):
+    """A rule broken while replaying: the verdict for the record."""
+
+    def __init__(self, err: RuleError, play_index: int | None, seat: int | None,
+                 card: str | None, hand_index: int | None) -> None:
+        super().__init__(err.message)
+        self.error: dict[str, Any] = {"code": err.code, "play_index": play_index}
+        if hand_index is not None:
+            self.error["hand_index"] = hand_index
+        if seat is not None:
+            self.error["seat"] = seat
+        if card is not None:
+            self.error["card"] = card
+        self.error["message"] = err.message
+
+
+def _need(obj: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
+    if key not in obj:
+        raise RecordError("missing_field", where + key, f"the record has no {where + key}")
+    value = obj[key]
+    if isinstance(value, bool) and kind is not bool or not isinstance(value, kind):
+        raise RecordError("bad_field", where + key, f"{where + key} has the wrong type")
+    return value
+
+
+def _card(value: Any, field: str) -> str:
+    if not isinstance(value, str):
+        raise RecordError("unknown_card", field, f"{field} is not a card")
+    try:
+        card_id(value)
+    except KeyError:
+        raise RecordError("unknown_card", field, f"{field}: {value!r} is not a card") from None
+    return value.upper()
+
+
+def _hand_fields(h: dict[str, Any], rules: Rules, where: str) -> tuple[int, list[tuple[str, ...]],
+                                                                      list[int], list[bool],
+                                                                      list[str]]:
+    dealer = _need(h, "dealer", int, where)
+    if not 0 <= dealer <= 3:
+        raise RecordError("bad_field", where + "dealer", "dealer must be a seat 0-3")
+    hands = _need(h, "hands", list, where)
+    if len(hands) != 4:
+        raise RecordError("bad_field", where + "hands", "hands must hold four seats")
+    parsed: list[tuple[str, ...]] = []
+    seen: set[str] = set()
+    for s, hand in enumerate(hands):
+        if not isinstance(hand, list):
+            raise RecordError("bad_field", f"{where}hands[{s}]", "a hand is a list of cards")
+        cards = tuple(_card(c, f"{where}hands[{s}][{i}]") for i, c in enumerate(hand))
+        for i, c in enumerate(cards):
+            cid = card_id(c)
+            if not deck_of(rules).mask >> cid & 1:
+                raise RecordError("card_not_in_deck", f"{where}hands[{s}][{i}]",
+                                  f"{c} is not in the {rules.deck} deck")
+            if c in seen:
+                raise RecordError("duplicate_card", f"{where}hands[{s}][{i}]",
+                                  f"{c} is dealt twice")
+            seen.add(c)
+        if len(cards) != 13:
+            raise RecordError("wrong_hand_size", f"{where}hands[{s}]",
+                              f"seat {s} holds {len(cards)} cards, not 13")
+        parsed.append(cards)
+    bids = _need(h, "bids", list, where)
+    if len(bids) != 4:
+        raise RecordError("bad_field", where + "bids", "bids must hold four seats")
+    for i, b in enumerate(bids):
+        if isinstance(b, bool) or not isinstance(b, int):
+            raise RecordError("bad_field", f"{where}bids[{i}]", "a bid is an integer")
+    blind = h.get("blind_nil")
+    if blind is None:
+        blind = [False] * 4
+    if not isinstance(blind, list) or len(blind) != 4 or not all(
+            isinstance(b, bool) for b in blind):
+        raise RecordError("bad_field", where + "blind_nil", "blind_nil is four booleans")
+    for i in range(4):
+        if blind[i] and bids[i] != 0:
+            raise RecordError("bad_field", f"{where}blind_nil[{i}]",
+                              f"seat {i} is marked blind nil but bid {bids[i]}")
+    plays = _need(h, "plays", list, where)
+    cards_played = [_card(c, f"{where}plays[{i}]") for i, c in enumerate(plays)]
+    return dealer, parsed, bids, blind, cards_played
+
+
+def _replay_hand(state: GameState, dealer: int, hands: list[tuple[str, ...]], bids: list[int],
+                 blind: list[bool], plays: list[str],
+                 hand_index: int | None) -> tuple[GameState, dict[str, Any]]:
+    def run(c: cmd.Command, play_index: int | None = None, seat: int | None = None,
+            card: str | None = None) -> GameState:
+        try:
+            return step(state, c)[0]
+        except RuleError as e:
+            raise Violation(e, play_index, seat, card, hand_index) from None
+
+    state = run(cmd.DealHand(dealer=dealer, hands=tuple(hands)))
+    for k in range(4):
+        seat = (dealer + 1 + k) % 4
+        c: cmd.Command = (cmd.BidBlindNil(seat=seat) if blind[seat]
+                          else cmd.PlaceBid(seat=seat, bid=bids[seat]))
+        state = run(c, seat=seat)
+    for i, card in enumerate(plays):
+        if state.phase != "play":
+            raise Violation(RuleError("hand_over", "all 13 tricks have been played"), i, None,
+                            card, hand_index)
+        seat = state.waiting.bit_length() - 1
+        state = run(cmd.PlayCard(seat=seat, card=card), i, seat, card)
+    result: dict[str, Any] = {"trick_winners": list(state.trick_winners),
+                              "tricks_taken": list(state.tricks)}
+    if len(state.trick_winners) == 13:
+        teams = state.sheet[-1].teams
+        result["score_delta"] = [t.delta for t in teams]
+        result["bags_after"] = [t.bags_after for t in teams]
+        result["scores_after"] = [t.score_after for t in teams]
+    return state, result
+
+
+def _start(rules: Rules, prior: Any) -> GameState:
+    scores, bags = (0, 0), (0, 0)
+    if prior is not None:
+        if not isinstance(prior, dict):
+            raise RecordError("bad_field", "prior", "prior is an object")
+        scores = _pair(prior.get("scores", [0, 0]), "prior.scores")
+        bags = _pair(prior.get("bags", [0, 0]), "prior.bags")
+    return step(GameState(), cmd.StartGame(rules=rules, scores=scores, bags=bags))[0]
+
+
+def _pair(v: Any, field: str) -> tuple[int, int]:
+    if (not isinstance(v, list) or len(v) != 2
+            or not all(isinstance(x, int) and not isinstance(x, bool) for x in v)):
+        raise RecordError("bad_field", field, f"{field} is two integers")
+    return v[0], v[1]
+
+
+def _rules(rec: dict[str, Any]) -> Rules:
+    if "rules" not in rec:
+        raise RecordError("missing_field", "rules", "the record has no rules")
+    try:
+        return resolve(rec["rules"])
+    except RulesError as e:
+        raise RecordError("bad_rules", "rules", str(e)) from None
+
+
+def judge(rec: Any) -> dict[str, Any]:
+    """The result for one decoded record."""
+    rid = rec.get("id") if isinstance(rec, dict) else None
+    out: dict[str, Any] = {"id": rid if isinstance(rid, str) else None}
+    try:
+        if not isinstance(rec, dict):
+            raise RecordError("bad_record", "", "a record is a JSON object")
+        rules = _rules(rec)
+        if rules.blind_nil_pass:
+            raise RecordError("bad_rules", "rules",
+                              "records do not carry the blind-nil card exchange")
+        if rec.get("kind") == "match":
+            out.update(_judge_match(rec, rules))
+        elif "kind" in rec:
+            raise RecordError("bad_field", "kind", "kind is 'match' or absent")
+        else:
+            out.update(_judge_hand(rec, rules))
+    except RecordError as e:
+        out.update(ok=False, error={"code": e.code, "field": e.field, "play_index": None,
+                                    "message": e.message})
+    except Violation as v:
+        out.update(ok=False, error=v.error)
+    return out
+
+
+def _judge_hand(rec: dict[str, Any], rules: Rules) -> dict[str, Any]:
+    dealer, hands, bids, blind, plays = _hand_fields(rec, rules, "")
+    state = _start(rules, rec.get("prior"))
+    state, result = _replay_hand(state, dealer, hands, bids, blind, plays, None)
+    return {"ok": True, **result}
+
+
+def _judge_match(rec: dict[str, Any], rules: Rules) -> dict[str, Any]:
+    hands = _need(rec, "hands", list, "")
+    state = _start(rules, None)
+    results = []
+    for k, h in enumerate(hands):
+        where = f"hands[{k}]."
+        if not isinstance(h, dict):
+            raise RecordError("bad_field", f"hands[{k}]", "a hand is an object")
+        dealer, dealt, bids, blind, plays = _hand_fields(h, rules, where)
+        if state.phase == OVER:
+            raise Violation(RuleError("match_over", "the match was already over"), None, None,
+                            None, k)
+        state, result = _replay_hand(state, dealer, dealt, bids, blind, plays, k)
+        results.append(result)
+        if len(plays) < 52 and k < len(hands) - 1:
+            raise RecordError("bad_field", f"hands[{k}].plays",
+                              "only the last hand of a match may be partial")
+    over = state.phase == OVER
+    return {"ok": True, "kind": "match", "hands": results, "scores": list(state.scores),
+            "bags": list(state.bags), "over": over,
+            "winner": ("draw" if state.winner is None else state.winner) if over else None}
+
+
+def judge_line(line: bytes | str) -> dict[str, Any]:
+    try:
+        rec = _decoder.decode(line)
+    except msgspec.DecodeError as e:
+        return {"id": None, "ok": False,
+                "error": {"code": "bad_json", "field": "", "play_index": None,
+                          "message": f"not JSON: {e}"}}
+    return judge(rec)
+
+
+def verify_lines(lines: Iterable[bytes]) -> Iterator[bytes]:
+    for line in lines:
+        if line.strip():
+            yield _encoder.encode(judge_line(line)) + b"\n"
+
+
+def verify_file(path: str, out: IO[bytes] | None = None) -> int:
+    """``spades record verify``: one result line per record; 0 once every line is judged."""
+    out = out or sys.stdout.buffer
+    src = sys.stdin.buffer if path == "-" else open(path, "rb")  # noqa: SIM115
+    try:
+        out.writelines(verify_lines(src))
+    finally:
+        if src is not sys.stdin.buffer:
+            src.close()
+    out.flush()
+    return 0

@@ -1,0 +1,64 @@
+"""The state of one game: an immutable value, the fold of the game's events.
+
+Cards are bit sets (see ``engine.cards``); seats waiting to act are a 4-bit
+mask, so simultaneous bidding and the blind-nil exchange need no special case.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from schemas.events import HandScored
+from schemas.rules import Rules
+
+NEW, DEALING, BIDDING, PASSING, PLAY, OVER = "new", "dealing", "bidding", "passing", "play", "over"
+NO_SEATS = (-1, -1, -1, -1)
+ZERO4 = (0, 0, 0, 0)
+
+
+class GameState(msgspec.Struct, frozen=True, gc=False):
+    rules: Rules | None = None
+    phase: str = NEW
+    version: int = 0  # events folded so far
+    players: tuple[str, ...] = ("", "", "", "")
+    seed: str = ""  # secret until the game ends
+    seed_hash: str = ""
+    hand_no: int = 0  # the current (or last) hand, from 1
+    hands_played: int = 0  # hands scored
+    dealer: int = -1
+    hand_seed_hash: str = ""
+    dealt: tuple[int, ...] = ZERO4  # each seat's cards as dealt this hand (bit sets)
+    hands: tuple[int, ...] = ZERO4  # each seat's cards now
+    looked: int = 0  # seats that have seen their cards
+    bids: tuple[int, ...] = NO_SEATS  # -1: not yet bid
+    blind: int = 0  # seats that bid blind nil
+    revealed: bool = False
+    passes: tuple[int, ...] = ZERO4  # cards chosen for the blind-nil exchange
+    waiting: int = 0  # seats whose turn it is
+    deadlines: tuple[int, ...] = ZERO4
+    bank: tuple[int, ...] = ZERO4  # time-bank blocks left this hand
+    trick: tuple[int, ...] = ()  # cards of the trick in progress, in play order
+    leader: int = -1
+    broken: bool = False
+    tricks: tuple[int, ...] = ZERO4  # tricks won this hand, per seat
+    trick_winners: tuple[int, ...] = ()
+    last_trick: tuple[int, ...] = ()  # the previous trick's cards in seat order
+    premoves: tuple[int, ...] = NO_SEATS
+    bots: int = 0  # seats a bot plays because their player left
+    scores: tuple[int, int] = (0, 0)
+    bags: tuple[int, int] = (0, 0)
+    sheet: tuple[HandScored, ...] = ()
+    winner: int | None = None
+    end_reason: str = ""
+
+
+def seat_bit(seat: int) -> int:
+    return 1 << seat
+
+
+def team_of(seat: int) -> int:
+    return seat & 1
+
+
+def seats_in(mask: int) -> list[int]:
+    return [s for s in range(4) if mask >> s & 1]

@@ -1,0 +1,111 @@
+"""The rules profile: every house-rule choice of a game, as one frozen value.
+
+A profile is stored in a game's first event, so a game is always replayed
+under the rules it was played with. Contradictory profiles are refused when
+the profile is built or decoded (``msgspec.ValidationError``), never later in
+the middle of a hand.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+Deck = Literal["standard", "jokers_deuces", "jokers", "deuces", "deuce_ace"]
+DeuceOrder = Literal["diamond_high", "spade_high"]
+Bidding = Literal["sequential", "simultaneous"]
+FailedNil = Literal["bags_scored", "bags_unscored", "nothing", "help_partner"]
+Boston = Literal["off", "bonus", "win"]
+Tie = Literal["play_on", "draw"]
+Abandon = Literal["bot", "forfeit"]
+
+
+class Clocks(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Turn clocks in milliseconds; the time bank is spent block by block."""
+
+    bid_ms: int = 30_000
+    play_ms: int = 15_000
+    single_card_ms: int = 5_000  # when the seat has exactly one legal card
+    bank_blocks: int = 2  # extra blocks per seat per hand
+    bank_block_ms: int = 15_000
+
+
+BLITZ_CLOCKS = Clocks(bid_ms=15_000, play_ms=7_000, single_card_ms=3_000, bank_blocks=1,
+                      bank_block_ms=10_000)
+
+
+class Rules(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """One rules profile. The defaults are plain Spades; presets override them."""
+
+    preset: str = "custom"
+    # Deck and trump ladder.
+    deck: Deck = "standard"
+    deuce_order: DeuceOrder = "diamond_high"
+    # Bidding.
+    bidding: Bidding = "sequential"
+    nil: bool = True
+    nil_value: int = 100
+    board: int = 0
+    blind_nil: bool = False
+    blind_nil_value: int = 200
+    blind_nil_margin: int = 100
+    blind_nil_pass: int = 0
+    failed_nil: FailedNil = "bags_scored"
+    # Scoring.
+    bag_limit: int = 10
+    bag_penalty: int = 100
+    boston: Boston = "off"
+    boston_bonus: int = 200
+    boston_needs_bid: bool = False
+    ten_for_200: bool = False
+    # End of the match.
+    target: int | None = 500
+    max_hands: int | None = None
+    tie: Tie = "play_on"
+    floor: int | None = None
+    # Seats that leave or run out of time.
+    abandon: Abandon = "bot"
+    clocks: Clocks = Clocks()
+    blitz: bool = False
+
+    def __post_init__(self) -> None:
+        problems = list(_contradictions(self))
+        if problems:
+            raise ValueError("; ".join(problems))
+
+    @property
+    def turn_clocks(self) -> Clocks:
+        return BLITZ_CLOCKS if self.blitz else self.clocks
+
+
+def _contradictions(r: Rules):  # noqa: C901 - one flat list of checks reads best
+    if r.deuce_order == "spade_high" and r.deck not in ("jokers_deuces", "deuces"):
+        yield "deuce_order only applies to decks with both deuces (jokers_deuces, deuces)"
+    if r.blind_nil and not r.nil:
+        yield "blind_nil needs nil"
+    if r.blind_nil_pass not in (0, 1, 2):
+        yield "blind_nil_pass must be 0, 1 or 2"
+    if r.blind_nil_pass and not r.blind_nil:
+        yield "blind_nil_pass needs blind_nil"
+    if not 0 <= r.board <= 13:
+        yield "board must be between 0 and 13"
+    if r.bag_limit < 1:
+        yield "bag_limit must be at least 1"
+    for name in ("nil_value", "blind_nil_value", "blind_nil_margin", "bag_penalty",
+                 "boston_bonus"):
+        if getattr(r, name) < 0:
+            yield f"{name} must not be negative"
+    if r.boston_needs_bid and r.boston == "off":
+        yield "boston_needs_bid needs boston (bonus or win)"
+    if r.target is None and r.max_hands is None:
+        yield "a match needs a target or a number of hands, or it never ends"
+    if r.target is not None and r.target <= 0:
+        yield "target must be positive"
+    if r.max_hands is not None and r.max_hands < 1:
+        yield "max_hands must be at least 1"
+    if r.floor is not None and r.floor >= 0:
+        yield "floor must be negative"
+    c = r.clocks
+    if min(c.bid_ms, c.play_ms, c.single_card_ms) <= 0 or c.bank_blocks < 0 or c.bank_block_ms < 0:
+        yield "clocks must be positive"
