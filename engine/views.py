@@ -1,0 +1,101 @@
+"""Views: what each seat may see, and each event as a seat may receive it.
+
+The platform's one gate for hidden information (DESIGN rule 6): a seat sees its
+own cards once it has looked, the public table, and its legal moves; a
+spectator sees the table without any hand; secret bids stay secret until the
+reveal and the shuffle seed until the game ends.
+"""
+
+from __future__ import annotations
+
+from msgspec.structs import replace
+
+from engine.cards import codes
+from engine.evolve import blind_nil_offered, passers
+from engine.play import legal_cards
+from engine.state import OVER, PASSING, GameState
+from schemas import events as ev
+from schemas.views import OperatorView, SeatView, TrickCard
+
+
+def _bid_visible(state: GameState, viewer: int | None, seat: int) -> bool:
+    if state.bids[seat] < 0:
+        return False
+    if state.revealed or seat == viewer:
+        return True
+    return state.rules is not None and state.rules.bidding == "sequential"
+
+
+def _legal_bids(state: GameState, seat: int) -> tuple[int, ...]:
+    r = state.rules
+    if r is None or state.phase != "bidding" or not state.waiting >> seat & 1:
+        return ()
+    return tuple(range(0 if r.nil else 1, 14))
+
+
+def view(state: GameState, seat: int | None) -> SeatView:
+    """The seat's view; ``seat=None`` is a spectator's."""
+    sees_hand = seat is not None and bool(state.looked >> seat & 1)
+    bids = tuple(state.bids[s] if _bid_visible(state, seat, s) else None for s in range(4))
+    waiting = tuple(s for s in range(4) if state.waiting >> s & 1)
+    r = state.rules
+    seated = seat is not None
+    return SeatView(
+        version=state.version, phase=state.phase, seat=seat, rules=r, players=state.players,
+        hand_no=state.hand_no, dealer=state.dealer,
+        hand=codes(state.hands[seat]) if seated and sees_hand else None,  # type: ignore[index]
+        looked=sees_hand, cards_left=tuple(h.bit_count() for h in state.hands),
+        bids=bids, has_bid=tuple(b >= 0 for b in state.bids),
+        blind=tuple(bool(state.blind >> s & 1) and bids[s] is not None for s in range(4)),
+        revealed=state.revealed, waiting=waiting,
+        deadlines=tuple(state.deadlines[s] if s in waiting else 0 for s in range(4)),
+        bank=state.bank,
+        trick=tuple(TrickCard((state.leader + i) % 4, codes(1 << c)[0])
+                    for i, c in enumerate(state.trick)),
+        leader=state.leader, last_trick=tuple(codes(1 << c)[0] for c in state.last_trick),
+        broken=state.broken, tricks=state.tricks, scores=state.scores, bags=state.bags,
+        sheet=state.sheet,
+        legal_cards=codes(legal_cards(state, seat)) if seated else (),  # type: ignore[arg-type]
+        legal_bids=_legal_bids(state, seat) if seated else (),  # type: ignore[arg-type]
+        blind_nil_offered=seated and blind_nil_offered(state, seat),  # type: ignore[arg-type]
+        pass_count=(r.blind_nil_pass if seated and r is not None and state.phase == PASSING
+                    and state.waiting >> seat & 1 else 0),  # type: ignore[operator]
+        passed=codes(state.passes[seat]) if seated else (),  # type: ignore[index]
+        premove=(codes(1 << state.premoves[seat])[0]  # type: ignore[index]
+                 if seated and state.premoves[seat] >= 0 else None),  # type: ignore[index]
+        bots=tuple(bool(state.bots >> s & 1) for s in range(4)),
+        seed_hash=state.seed_hash, hand_seed_hash=state.hand_seed_hash,
+        seed=state.seed if state.phase == OVER and state.seed else None,
+        winner=state.winner, end_reason=state.end_reason)
+
+
+def operator_view(state: GameState) -> OperatorView:
+    """Every hand face up: for operators only, never for a seat or a spectator."""
+    return OperatorView(
+        table=view(state, None), hands=tuple(codes(h) for h in state.hands),
+        dealt=tuple(codes(h) for h in state.dealt), bids=state.bids,
+        premoves=tuple(codes(1 << c)[0] if c >= 0 else None for c in state.premoves),
+        seed=state.seed)
+
+
+def redact(event: ev.Event, after: GameState, seat: int | None) -> ev.Event | None:
+    """``event`` as ``seat`` may receive it (None: not at all); ``after`` is the
+    state once the event is applied."""
+    if isinstance(event, ev.GameStarted):
+        return replace(event, seed="")
+    if isinstance(event, ev.HandDealt):
+        own = seat is not None and bool(after.looked >> seat & 1)
+        return replace(event, hands=tuple(
+            h if own and s == seat else () for s, h in enumerate(event.hands)))
+    if isinstance(event, ev.BidPlaced):
+        if event.seat == seat or _bid_visible(after, seat, event.seat):
+            return event
+        return replace(event, bid=-1, blind=False)
+    if isinstance(event, ev.CardsPassed):
+        return event if event.seat == seat else replace(event, cards=())
+    if isinstance(event, ev.PremoveSet | ev.PremoveCancelled | ev.PremoveDropped):
+        return event if event.seat == seat else None
+    return event
+
+
+__all__ = ["operator_view", "passers", "redact", "view"]
