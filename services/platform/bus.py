@@ -112,7 +112,12 @@ async def ensure_stream(js: JetStreamContext, spec: StreamSpec) -> None:
     try:
         await js.add_stream(config)
     except nats.js.errors.BadRequestError:
-        await js.update_stream(config)
+        try:
+            await js.update_stream(config)
+        except nats.js.errors.APIError as exc:
+            raise BusConfigError(f"JetStream stream {spec.name} exists with another "
+                                 f"configuration that cannot be changed: {exc.description}"
+                                 ) from None
     info = await js.stream_info(spec.name)
     got = info.config
     problems = []

@@ -120,6 +120,7 @@ class EventStore:
         async with self.pool.acquire() as own, own.transaction():
             result = await self._call(own, args)
             faults.hit(faults.BEFORE_COMMIT)
+        faults.hit(faults.AFTER_COMMIT_BEFORE_REPLY)
         return result
 
     async def _call(self, conn: asyncpg.Connection, args: tuple[Any, ...]) -> AppendResult:

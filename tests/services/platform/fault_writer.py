@@ -1,0 +1,63 @@
+"""A writer or consumer process for crash tests: run with SPADES_FAULT set, it dies there.
+
+Configured by environment: DATABASE_URL, NATS_URL, MODE (append, relay or
+consume), STREAM, COMMAND_ID, SUBJECT_BASE, JS_STREAM, DURABLE. Prints one JSON
+line when it gets to the end alive.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+
+import asyncpg
+
+from services.platform import bus
+from services.platform.events import EventRegistry
+from services.platform.eventstore import EventStore
+from services.platform.outbox import OutboxRelay
+from tests.services.platform.sample_events import Counted, Sample
+
+
+async def tally(conn: asyncpg.Connection, env: object) -> None:
+    await conn.execute("INSERT INTO tally (stream, version) VALUES ($1, $2)",
+                       env.stream, env.version)  # type: ignore[attr-defined]
+
+
+async def main() -> None:
+    env = os.environ
+    pool = await asyncpg.create_pool(env["DATABASE_URL"], min_size=1, max_size=4,
+                                     server_settings={"search_path": "contract,public"})
+    assert pool is not None
+    out: dict[str, object] = {}
+    mode = env["MODE"]
+    if mode == "append":
+        store = EventStore(pool, EventRegistry(Sample))
+        result = await store.append(env["STREAM"], 0, [Counted(n=1), Counted(n=2)],
+                                    env["COMMAND_ID"])
+        out = {"first": result.first_version, "last": result.last_version,
+               "duplicate": result.duplicate}
+    else:
+        nc = await bus.connect(env["NATS_URL"], "fault-writer")
+        js = nc.jetstream()
+        if mode == "relay":
+            base = env["SUBJECT_BASE"]
+            relay = OutboxRelay(pool, js, lambda stream, kind: f"{base}.{stream}.{kind}")
+            out = {"published": await relay.drain()}
+        elif mode == "consume":
+            ours = f"{env['SUBJECT_BASE']}.{env['STREAM']}.>"
+            spec = bus.ConsumerSpec(env["JS_STREAM"], env["DURABLE"], ours, ack_wait=1.0,
+                                    max_deliver=5)
+            consumer = bus.Consumer(js, pool, spec, tally)
+            await bus.ensure_consumer(js, spec)
+            sub = await js.pull_subscribe_bind(spec.durable, spec.stream)
+            outcomes = [await consumer.process(m) for m in await sub.fetch(10, timeout=2)]
+            out = {"outcomes": outcomes}
+        await nc.drain()
+    await pool.close()
+    print(json.dumps(out), flush=True)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,129 @@
+"""Crash the write path at each named point; nothing is lost and nothing is doubled."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import asyncpg
+import nats
+import pytest
+from nats.js import JetStreamContext
+
+from services.platform import bus, faults
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+@pytest.fixture
+async def js(nats_url: str) -> AsyncIterator[JetStreamContext]:
+    nc = await nats.connect(nats_url)
+    yield nc.jetstream()
+    await nc.close()
+
+
+@pytest.fixture
+async def lane(js: JetStreamContext, nats_prefix: str) -> dict[str, str]:
+    """A JetStream stream and subject space of this test's own."""
+    tag = uuid.uuid4().hex[:8]
+    base = f"{nats_prefix}.fault{tag}"
+    name = f"{nats_prefix}_FAULT{tag}"
+    await bus.ensure_stream(js, bus.StreamSpec(name, (f"{base}.>",), duplicate_window=120))
+    return {"SUBJECT_BASE": base, "JS_STREAM": name, "STREAM": f"s{tag}",
+            "COMMAND_ID": f"c{tag}", "DURABLE": f"d{tag}"}
+
+
+async def run(mode: str, fault: str | None, database_url: str, nats_url: str,
+              lane: dict[str, str]) -> tuple[int, dict[str, object] | None]:
+    env = {**os.environ, **lane, "DATABASE_URL": database_url, "NATS_URL": nats_url,
+           "MODE": mode, "PYTHONPATH": str(ROOT)}
+    env.pop("SPADES_FAULT", None)
+    if fault:
+        env["SPADES_FAULT"] = fault
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tests.services.platform.fault_writer", env=env, cwd=ROOT,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    out, err = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode is not None
+    if proc.returncode not in (0, faults.EXIT_CODE):
+        raise AssertionError(err.decode())
+    return proc.returncode, json.loads(out) if proc.returncode == 0 else None
+
+
+async def stored(database_url: str, stream: str) -> tuple[int, int]:
+    conn = await asyncpg.connect(database_url, server_settings={"search_path": "contract"})
+    try:
+        events = await conn.fetchval("SELECT count(*) FROM events WHERE stream = $1", stream)
+        queued = await conn.fetchval(
+            "SELECT count(*) FROM outbox JOIN events USING (position) WHERE stream = $1", stream)
+        return events, queued
+    finally:
+        await conn.close()
+
+
+async def on_jetstream(js: JetStreamContext, lane: dict[str, str]) -> int:
+    """Messages of this test's event stream (the relay also carries other tests' rows)."""
+    ours = f"{lane['SUBJECT_BASE']}.{lane['STREAM']}.>"
+    info = await js.stream_info(lane["JS_STREAM"], subjects_filter=ours)
+    return sum((info.state.subjects or {}).values())
+
+
+async def test_crash_before_commit_leaves_nothing_and_the_retry_writes_once(
+        database_url: str, nats_url: str, lane: dict[str, str], js: JetStreamContext) -> None:
+    code, _ = await run("append", faults.BEFORE_COMMIT, database_url, nats_url, lane)
+    assert code == faults.EXIT_CODE
+    assert await stored(database_url, lane["STREAM"]) == (0, 0)
+    _, out = await run("append", None, database_url, nats_url, lane)
+    assert out == {"first": 1, "last": 2, "duplicate": False}
+    await run("relay", None, database_url, nats_url, lane)
+    assert await on_jetstream(js, lane) == 2
+
+
+async def test_crash_after_commit_before_reply_keeps_the_events_and_the_retry_is_a_no_op(
+        database_url: str, nats_url: str, lane: dict[str, str], js: JetStreamContext) -> None:
+    code, _ = await run("append", faults.AFTER_COMMIT_BEFORE_REPLY, database_url, nats_url, lane)
+    assert code == faults.EXIT_CODE
+    assert await stored(database_url, lane["STREAM"]) == (2, 2)
+    _, out = await run("append", None, database_url, nats_url, lane)
+    assert out == {"first": 1, "last": 2, "duplicate": True}
+    _, relayed = await run("relay", None, database_url, nats_url, lane)
+    assert relayed is not None and int(relayed["published"]) >= 2  # type: ignore[call-overload]
+    assert await on_jetstream(js, lane) == 2
+    assert await stored(database_url, lane["STREAM"]) == (2, 0)
+
+
+async def test_crash_after_publish_before_mark_republishes_and_jetstream_drops_the_copy(
+        database_url: str, nats_url: str, lane: dict[str, str], js: JetStreamContext) -> None:
+    await run("append", None, database_url, nats_url, lane)
+    code, _ = await run("relay", faults.AFTER_PUBLISH_BEFORE_MARK, database_url, nats_url, lane)
+    assert code == faults.EXIT_CODE
+    assert await on_jetstream(js, lane) == 2
+    assert await stored(database_url, lane["STREAM"]) == (2, 2)
+    _, relayed = await run("relay", None, database_url, nats_url, lane)
+    assert relayed is not None and int(relayed["published"]) >= 2  # type: ignore[call-overload]
+    assert await on_jetstream(js, lane) == 2
+    assert await stored(database_url, lane["STREAM"]) == (2, 0)
+
+
+async def test_crash_after_consumer_commit_before_ack_applies_once(
+        database_url: str, nats_url: str, lane: dict[str, str]) -> None:
+    conn = await asyncpg.connect(database_url, server_settings={"search_path": "contract"})
+    await conn.execute("CREATE TABLE IF NOT EXISTS tally (stream text, version bigint)")
+    await run("append", None, database_url, nats_url, lane)
+    await run("relay", None, database_url, nats_url, lane)
+    code, _ = await run("consume", faults.CONSUMER_AFTER_COMMIT_BEFORE_ACK, database_url,
+                        nats_url, lane)
+    assert code == faults.EXIT_CODE
+    await asyncio.sleep(1.2)  # the consumer's ack wait: JetStream redelivers after it
+    _, out = await run("consume", None, database_url, nats_url, lane)
+    assert out is not None
+    assert out["outcomes"][:2] == ["duplicate", "applied"]
+    rows = await conn.fetch("SELECT version FROM tally WHERE stream = $1 ORDER BY version",
+                            lane["STREAM"])
+    await conn.close()
+    assert [r["version"] for r in rows] == [1, 2]
