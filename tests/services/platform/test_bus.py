@@ -1,0 +1,183 @@
+"""Contract of the bus: request/reply with typed errors, consumers applying each event once."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+import asyncpg
+import msgspec
+import nats
+import pytest
+from nats.aio.client import Client
+from nats.js.api import StorageType, StreamConfig
+from nats.micro.request import ServiceError
+
+from schemas.bus import EventEnvelope, StatusReply, StatusRequest
+from services.platform import bus
+
+
+@pytest.fixture
+async def nc(nats_url: str) -> AsyncIterator[Client]:
+    client = await bus.connect(nats_url, "bus-test")
+    yield client
+    await client.drain()
+
+
+def envelope(stream: str, version: int) -> bytes:
+    return msgspec.msgpack.encode(EventEnvelope(
+        stream=stream, version=version, position=version, type="Counted", schema_version=1,
+        event_id=str(uuid.uuid4()), occurred_at_ms=0, correlation_id=None, causation_id=None,
+        body=b""))
+
+
+async def test_request_reply_round_trip_and_error_codes(nc: Client, nats_prefix: str) -> None:
+    async def status(req: StatusRequest) -> StatusReply:
+        if req.echo == "boom":
+            raise ServiceError("409", "seat already taken")
+        if req.echo == "crash":
+            raise RuntimeError("bug")
+        return StatusReply(service="t", instance="i", version="1", echo=req.echo)
+
+    group = f"{nats_prefix}.rr{uuid.uuid4().hex[:6]}"
+    svc = await bus.serve(nc, service="t", version="0.1.0", group=group,
+                          endpoints=[bus.Endpoint("status", StatusRequest, status)])
+    try:
+        reply = await bus.request(nc, f"{group}.status", StatusRequest(echo="hi"), StatusReply)
+        assert reply.echo == "hi"
+        with pytest.raises(bus.RemoteError) as err:
+            await bus.request(nc, f"{group}.status", StatusRequest(echo="boom"), StatusReply)
+        assert (err.value.code, err.value.description) == ("409", "seat already taken")
+        with pytest.raises(bus.RemoteError) as err:
+            await bus.request(nc, f"{group}.status", StatusRequest(echo="crash"), StatusReply)
+        assert err.value.code == "500"
+        msg = await nc.request(f"{group}.status", b"\xc1not msgpack", timeout=2)
+        assert (msg.headers or {}).get("Nats-Service-Error-Code") == "400"
+    finally:
+        await svc.stop()
+
+
+async def test_declaring_a_stream_twice_is_idempotent(nc: Client, nats_prefix: str) -> None:
+    js = nc.jetstream()
+    spec = bus.StreamSpec(f"{nats_prefix}_IDEM", (f"{nats_prefix}.idem.>",), duplicate_window=60)
+    await bus.ensure_stream(js, spec)
+    await bus.ensure_stream(js, spec)
+    info = await js.stream_info(spec.name)
+    assert info.config.storage == StorageType.FILE
+    assert info.config.duplicate_window == 60
+
+
+async def test_a_stream_with_memory_storage_is_refused(nc: Client, nats_prefix: str) -> None:
+    js = nc.jetstream()
+    name = f"{nats_prefix}_MEM"
+    await js.add_stream(StreamConfig(name=name, subjects=[f"{nats_prefix}.mem.>"],
+                                     storage=StorageType.MEMORY))
+    with pytest.raises(bus.BusConfigError, match=name):
+        await bus.ensure_stream(js, bus.StreamSpec(name, (f"{nats_prefix}.mem.>",), 60))
+
+
+class Lane:
+    def __init__(self, nc: Client, pool: asyncpg.Pool, prefix: str) -> None:
+        tag = uuid.uuid4().hex[:8]
+        self.js = nc.jetstream()
+        self.pool = pool
+        self.base = f"{prefix}.bus{tag}"
+        self.spec = bus.ConsumerSpec(f"{prefix}_BUS{tag}", f"d{tag}", f"{self.base}.>",
+                                     ack_wait=2.0, max_deliver=3)
+        self.applied: list[tuple[str, int]] = []
+        self.failures: dict[int, int] = {}
+
+    async def setup(self) -> None:
+        await bus.ensure_stream(self.js, bus.StreamSpec(self.spec.stream, (f"{self.base}.>",),
+                                                        duplicate_window=60))
+
+    async def handler(self, conn: asyncpg.Connection, env: EventEnvelope) -> None:
+        if self.failures.get(env.version, 0) > 0:
+            self.failures[env.version] -= 1
+            raise RuntimeError(f"transient failure at {env.version}")
+        self.applied.append((env.stream, env.version))
+
+    async def run_until(self, condition: Callable[[], Awaitable[bool]],
+                        timeout: float = 10.0) -> None:
+        consumer = bus.Consumer(self.js, self.pool, self.spec, self.handler, retry_delay=0.05)
+        await consumer.start()
+        try:
+            async with asyncio.timeout(timeout):
+                while not await condition():
+                    await asyncio.sleep(0.02)
+        finally:
+            await consumer.stop()
+
+    async def has_applied(self, n: int) -> bool:
+        return len(self.applied) >= n
+
+    async def has_dead_letters(self, n: int) -> bool:
+        return len(await self.dead_letters()) >= n
+
+    async def dead_letters(self) -> list[asyncpg.Record]:
+        return await self.pool.fetch(
+            "SELECT version, deliveries, reason FROM dead_letters WHERE consumer = $1"
+            " ORDER BY id", self.spec.durable)
+
+
+@pytest.fixture
+async def lane(nc: Client, contract_pool: asyncpg.Pool, nats_prefix: str) -> Lane:
+    made = Lane(nc, contract_pool, nats_prefix)
+    await made.setup()
+    return made
+
+
+async def test_a_duplicate_delivery_is_applied_once(lane: Lane) -> None:
+    for _ in range(3):  # no Nats-Msg-Id: JetStream keeps all three copies
+        await lane.js.publish(f"{lane.base}.g1", envelope("g1", 1))
+    await lane.js.publish(f"{lane.base}.g1", envelope("g1", 2))
+    await lane.run_until(lambda: lane.has_applied(2))
+    await asyncio.sleep(0.1)
+    assert lane.applied == [("g1", 1), ("g1", 2)]
+
+
+async def test_a_failing_handler_is_retried_by_redelivery(lane: Lane) -> None:
+    lane.failures[1] = 2
+    await lane.js.publish(f"{lane.base}.g1", envelope("g1", 1))
+    await lane.run_until(lambda: lane.has_applied(1))
+    assert lane.applied == [("g1", 1)]
+    assert await lane.dead_letters() == []
+
+
+async def test_a_message_failing_every_delivery_goes_to_the_dead_letter_table(
+        lane: Lane) -> None:
+    lane.failures[1] = 99
+    await lane.js.publish(f"{lane.base}.g1", envelope("g1", 1))
+    await lane.js.publish(f"{lane.base}.g1", envelope("g1", 2))
+    await lane.run_until(lambda: lane.has_dead_letters(1))
+    letters = await lane.dead_letters()
+    assert [(r["version"], r["deliveries"]) for r in letters] == [(1, 3)]
+    assert "transient failure" in letters[0]["reason"]
+    assert lane.applied == [("g1", 2)]
+
+
+async def test_a_poison_message_is_dead_lettered_and_the_consumer_goes_on(lane: Lane) -> None:
+    await lane.js.publish(f"{lane.base}.junk", b"\xc1 not an envelope")
+    await lane.js.publish(f"{lane.base}.g1", envelope("g1", 1))
+    await lane.run_until(lambda: lane.has_applied(1))
+    letters = await lane.dead_letters()
+    assert len(letters) == 1 and letters[0]["reason"].startswith("undecodable")
+    assert lane.applied == [("g1", 1)]
+
+
+async def test_consumer_config_is_asserted(nc: Client, lane: Lane) -> None:
+    await bus.ensure_consumer(lane.js, lane.spec)
+    info = await lane.js.consumer_info(lane.spec.stream, lane.spec.durable)
+    assert info.config.max_deliver == 3 and info.config.ack_wait == 2.0
+
+
+async def test_unreachable_nats_is_one_clear_error() -> None:
+    with pytest.raises(bus.BusUnavailable, match="cannot reach NATS at nats://127.0.0.1:1"):
+        await bus.connect_once("nats://127.0.0.1:1", "probe", timeout=0.5)
+
+
+async def test_nats_client_is_real(nats_url: str) -> None:
+    client = await nats.connect(nats_url)
+    assert client.is_connected
+    await client.close()
