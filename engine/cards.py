@@ -16,8 +16,9 @@ RANKS = "23456789TJQKA"
 BJ, LJ = 52, 53
 TRUMP = 0  # effective suit index of every trump card (spades, jokers, elevated deuces)
 
-CODES: tuple[str, ...] = tuple(r + s for s in SUITS for r in RANKS) + ("BJ", "LJ")
-_BY_CODE: dict[str, int] = {c: i for i, c in enumerate(CODES)}
+CODES: tuple[str, ...] = (*(r + s for s in SUITS for r in RANKS), "BJ", "LJ")
+CARD_IDS: dict[str, int] = {c: i for i, c in enumerate(CODES)}  # canonical codes only
+_BY_CODE: dict[str, int] = dict(CARD_IDS)
 _BY_CODE.update({"10" + s: SUITS.index(s) * 13 + 8 for s in SUITS})
 
 

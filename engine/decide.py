@@ -11,15 +11,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from msgspec.structs import replace
-
 from engine import shuffle
-from engine.cards import TRUMP, bits, card_id, codes
+from engine.cards import CODES, TRUMP, bits, card_id, codes
 from engine.errors import RuleError
 from engine.evolve import blind_nil_offered, evolve, passers
 from engine.play import deck_of, legal_mask, trick_winner, why_illegal
 from engine.scoring import match_outcome, score_hand
 from engine.state import BIDDING, DEALING, NEW, OVER, PASSING, PLAY, GameState
+from engine.state import NO_SEATS as NO_PREMOVES
 from schemas import commands as cmd
 from schemas import events as ev
 
@@ -36,27 +35,22 @@ class _Tx:
         self.at = at
         self.events: list[ev.Event] = []
 
-    def emit(self, e: Any, turn: bool = False) -> GameState:
-        """Append ``e``; with ``turn`` it starts a turn and gets the turn's deadline."""
-        s = evolve(self.state, e)
-        if turn and s.waiting:
-            deadline = self.at + _clock_ms(s)
-            e = replace(e, deadline=deadline)
-            s = replace(s, deadlines=tuple(
-                deadline if s.waiting >> i & 1 else s.deadlines[i] for i in range(4)))
+    def emit(self, e: Any) -> GameState:
+        self.state = s = evolve(self.state, e)
         self.events.append(e)
-        self.state = s
         return s
 
+    def bid_deadline(self) -> int:
+        assert self.state.rules is not None
+        return self.at + self.state.rules.turn_clocks.bid_ms
 
-def _clock_ms(s: GameState) -> int:
-    assert s.rules is not None
-    c = s.rules.turn_clocks
-    if s.phase != PLAY:
-        return c.bid_ms
-    seat = s.waiting.bit_length() - 1
-    legal = legal_mask(deck_of(s.rules), s.hands[seat], s.trick, s.broken)
-    return c.single_card_ms if legal & (legal - 1) == 0 else c.play_ms
+    def play_deadline(self, hand: int, trick: tuple[int, ...], broken: bool) -> int:
+        """The deadline of a seat about to play: shorter with a single legal card."""
+        r = self.state.rules
+        assert r is not None
+        legal = legal_mask(self.state.deck, hand, trick, broken)
+        c = r.turn_clocks
+        return self.at + (c.single_card_ms if legal & (legal - 1) == 0 else c.play_ms)
 
 
 def _check_seat(seat: int) -> None:
@@ -70,7 +64,7 @@ def _parse_card(s: GameState, code: str) -> int:
     except (KeyError, AttributeError):
         raise RuleError("unknown_card", f"{code!r} is not a card") from None
     assert s.rules is not None
-    if not deck_of(s.rules).mask >> c & 1:
+    if not s.deck.mask >> c & 1:
         raise RuleError("card_not_in_deck", f"{code} is not in the {s.rules.deck} deck")
     return c
 
@@ -113,7 +107,7 @@ def _deal_from_seed(tx: _Tx, dealer: int) -> None:
     tx.emit(ev.HandDealt(hand_no=hand_no, dealer=dealer,
                          hands=tuple(codes(bits(h)) for h in hands),
                          seed_hash=shuffle.commitment(shuffle.hand_seed(seed, hand_no)),
-                         at=tx.at), turn=True)
+                         deadline=tx.bid_deadline(), at=tx.at))
 
 
 def _deal(tx: _Tx, c: cmd.DealHand) -> None:
@@ -137,8 +131,8 @@ def _deal(tx: _Tx, c: cmd.DealHand) -> None:
                 raise RuleError("bad_deal", f"{code.upper()} is dealt twice")
             seen |= 1 << card
     tx.emit(ev.HandDealt(hand_no=s.hand_no + 1, dealer=c.dealer,
-                         hands=tuple(tuple(x.upper() for x in h) for h in c.hands), at=tx.at),
-            turn=True)
+                         hands=tuple(tuple(x.upper() for x in h) for h in c.hands),
+                         deadline=tx.bid_deadline(), at=tx.at))
 
 
 # --- bidding ------------------------------------------------------------------------
@@ -191,13 +185,19 @@ def _why_no_blind_nil(s: GameState, seat: int) -> str:
 def _record_bid(tx: _Tx, seat: int, bid: int, blind: bool, auto: bool) -> None:
     s = tx.state
     assert s.rules is not None
-    sequential = s.rules.bidding == "sequential"
-    s = tx.emit(ev.BidPlaced(seat=seat, bid=bid, blind=blind, auto=auto, at=tx.at),
-                turn=sequential)
-    if -1 not in s.bids:
+    last = s.bids.count(-1) == 1
+    deadline = tx.bid_deadline() if s.rules.bidding == "sequential" and not last else 0
+    s = tx.emit(ev.BidPlaced(seat=seat, bid=bid, blind=blind, auto=auto, deadline=deadline,
+                             at=tx.at))
+    if last:
         blind_flags = tuple(bool(s.blind >> i & 1) for i in range(4))
-        tx.emit(ev.BidsRevealed(bids=s.bids, blind=blind_flags, at=tx.at),  # type: ignore[arg-type]
-                turn=True)
+        if passers(s):
+            deadline = tx.bid_deadline()
+        else:
+            leader = (s.dealer + 1) % 4
+            deadline = tx.play_deadline(s.hands[leader], (), False)
+        tx.emit(ev.BidsRevealed(bids=s.bids, blind=blind_flags,  # type: ignore[arg-type]
+                                deadline=deadline, at=tx.at))
         _premoves(tx)
 
 
@@ -225,7 +225,10 @@ def _pass_cards(tx: _Tx, c: cmd.PassCards) -> None:
 def _record_pass(tx: _Tx, seat: int, mask: int, auto: bool) -> None:
     s = tx.emit(ev.CardsPassed(seat=seat, cards=codes(mask), auto=auto, at=tx.at))
     if not s.waiting:
-        tx.emit(ev.CardsExchanged(at=tx.at), turn=True)
+        s = evolve(s, ev.CardsExchanged(at=tx.at))  # the leader's hand after the exchange
+        leader = (s.dealer + 1) % 4
+        tx.emit(ev.CardsExchanged(deadline=tx.play_deadline(s.hands[leader], (), False),
+                                  at=tx.at))
         _premoves(tx)
 
 
@@ -233,9 +236,11 @@ def _record_pass(tx: _Tx, seat: int, mask: int, auto: bool) -> None:
 
 def _play(tx: _Tx, c: cmd.PlayCard) -> None:
     s = tx.state
-    _check_seat(c.seat)
-    _in_game(s, PLAY)
-    if not s.waiting >> c.seat & 1:
+    if s.phase != PLAY:
+        _check_seat(c.seat)
+        _in_game(s, PLAY)
+    if not (s.waiting >> c.seat & 1 and c.seat in (0, 1, 2, 3)):
+        _check_seat(c.seat)
         raise RuleError("not_your_turn", f"it is seat {s.waiting.bit_length() - 1}'s turn to play")
     card = _parse_card(s, c.card)
     _play_checked(tx, c.seat, card)
@@ -247,8 +252,8 @@ def _play_checked(tx: _Tx, seat: int, card: int, auto: bool = False,
     assert s.rules is not None
     hand = s.hands[seat]
     if not hand >> card & 1:
-        raise RuleError("card_not_in_hand", f"seat {seat} does not hold {codes(1 << card)[0]}")
-    d = deck_of(s.rules)
+        raise RuleError("card_not_in_hand", f"seat {seat} does not hold {CODES[card]}")
+    d = s.deck
     problem = why_illegal(d, hand, s.trick, s.broken, card)
     if problem:
         raise RuleError(problem, _illegal_message(problem, seat, d, s.trick))
@@ -267,18 +272,23 @@ def _illegal_message(code: str, seat: int, d: Any, trick: tuple[int, ...]) -> st
 def _record_play(tx: _Tx, seat: int, card: int, auto: bool, premove: bool) -> None:
     s = tx.state
     assert s.rules is not None
-    s = tx.emit(ev.CardPlayed(seat=seat, card=codes(1 << card)[0], auto=auto, premove=premove,
-                              at=tx.at), turn=True)
-    if len(s.trick) < 4:
+    trick = (*s.trick, card)
+    deadline = 0
+    if len(trick) < 4:
+        deadline = tx.play_deadline(s.hands[(seat + 1) % 4], trick, s.broken)
+    s = tx.emit(ev.CardPlayed(seat=seat, card=CODES[card], auto=auto, premove=premove,
+                              deadline=deadline, at=tx.at))
+    if len(trick) < 4:
         return
-    d = deck_of(s.rules)
-    winner = trick_winner(d, s.trick, s.leader)
+    winner = trick_winner(s.deck, trick, s.leader)
     by_seat = [""] * 4
-    for i, played in enumerate(s.trick):
-        by_seat[(s.leader + i) % 4] = codes(1 << played)[0]
-    s = tx.emit(ev.TrickWon(trick_no=len(s.trick_winners) + 1, seat=winner,
-                            cards=tuple(by_seat), at=tx.at), turn=True)  # type: ignore[arg-type]
-    if len(s.trick_winners) == 13:
+    for i, played in enumerate(trick):
+        by_seat[(s.leader + i) % 4] = CODES[played]
+    trick_no = len(s.trick_winners) + 1
+    deadline = tx.play_deadline(s.hands[winner], (), s.broken) if trick_no < 13 else 0
+    s = tx.emit(ev.TrickWon(trick_no=trick_no, seat=winner, cards=tuple(by_seat),  # type: ignore[arg-type]
+                            deadline=deadline, at=tx.at))
+    if trick_no == 13:
         _score(tx)
 
 
@@ -316,7 +326,7 @@ def _set_premove(tx: _Tx, c: cmd.SetPremove) -> None:
     if s.phase == PLAY and s.waiting >> c.seat & 1:
         _play_checked(tx, c.seat, card)
         return
-    tx.emit(ev.PremoveSet(seat=c.seat, card=codes(1 << card)[0], at=tx.at))
+    tx.emit(ev.PremoveSet(seat=c.seat, card=CODES[card], at=tx.at))
 
 
 def _cancel_premove(tx: _Tx, c: cmd.CancelPremove) -> None:
@@ -329,7 +339,7 @@ def _premoves(tx: _Tx) -> None:
     """Play the locked card of the seat whose turn just came, if it is legal now."""
     while True:
         s = tx.state
-        if s.phase != PLAY:
+        if s.premoves == NO_PREMOVES or s.phase != PLAY:
             return
         seat = s.waiting.bit_length() - 1
         card = s.premoves[seat]
@@ -338,9 +348,9 @@ def _premoves(tx: _Tx) -> None:
         assert s.rules is not None
         hand = s.hands[seat]
         problem = ("card_not_in_hand" if not hand >> card & 1
-                   else why_illegal(deck_of(s.rules), hand, s.trick, s.broken, card))
+                   else why_illegal(s.deck, hand, s.trick, s.broken, card))
         if problem:
-            tx.emit(ev.PremoveDropped(seat=seat, card=codes(1 << card)[0], reason=problem,
+            tx.emit(ev.PremoveDropped(seat=seat, card=CODES[card], reason=problem,
                                       at=tx.at))
             return
         _record_play(tx, seat, card, auto=False, premove=True)

@@ -33,7 +33,7 @@ CODES = {
     "card_not_in_deck": "the card is not in this deck variant",
     "card_not_in_hand": "the seat does not hold that card",
     "must_follow_suit": "the seat holds the led suit and must follow it",
-    "spades_not_broken": "trumps cannot be led before they are broken, unless the hand holds only trumps",
+    "spades_not_broken": "trumps cannot be led until broken, unless the hand holds only trumps",
     "wrong_dealer": "the deal passes to the left; another seat deals this hand",
     "bad_deal": "a deal is four hands of 13 distinct cards making up the deck",
     "wrong_pass_count": "the seat must pass exactly the number of cards the rules say",

@@ -11,20 +11,22 @@ from typing import Any
 
 from msgspec.structs import replace
 
-from engine.cards import bits, card_id
+from engine.cards import CARD_IDS, bits, card_id
 from engine.play import deck_of
 from engine.state import BIDDING, DEALING, OVER, PASSING, PLAY, GameState
 from schemas import events as ev
 
 
 def _set_deadlines(deadlines: tuple[int, ...], waiting: int, deadline: int) -> tuple[int, ...]:
-    if not deadline:
+    if not deadline or not waiting:
         return deadlines
+    if waiting & (waiting - 1) == 0:
+        return _put(deadlines, waiting.bit_length() - 1, deadline)
     return tuple(deadline if waiting >> s & 1 else deadlines[s] for s in range(4))
 
 
 def _put(t: tuple[int, ...], i: int, value: int) -> tuple[int, ...]:
-    return t[:i] + (value,) + t[i + 1:]
+    return (*t[:i], value, *t[i + 1:])
 
 
 def blind_nil_offered(state: GameState, seat: int) -> bool:
@@ -36,39 +38,40 @@ def blind_nil_offered(state: GameState, seat: int) -> bool:
     return state.scores[1 - team] - state.scores[team] >= r.blind_nil_margin
 
 
-def _started(s: GameState, e: ev.GameStarted) -> GameState:
-    return replace(s, rules=e.rules, players=e.players, seed=e.seed, seed_hash=e.seed_hash,
-                   scores=e.scores, bags=e.bags, phase=DEALING)
+def _started(s: GameState, e: ev.GameStarted, v: int) -> GameState:
+    return replace(s, version=v, rules=e.rules, deck=deck_of(e.rules), players=e.players,
+                   seed=e.seed, seed_hash=e.seed_hash, scores=e.scores, bags=e.bags,
+                   phase=DEALING)
 
 
-def _dealt(s: GameState, e: ev.HandDealt) -> GameState:
+def _dealt(s: GameState, e: ev.HandDealt, v: int) -> GameState:
     r = s.rules
     assert r is not None
     masks = tuple(bits(card_id(c) for c in h) for h in e.hands)
     waiting = 0b1111 if r.bidding == "simultaneous" else 1 << (e.dealer + 1) % 4
     s = replace(
-        s, phase=BIDDING, hand_no=e.hand_no, dealer=e.dealer, dealt=masks, hands=masks,
+        s, version=v, phase=BIDDING, hand_no=e.hand_no, dealer=e.dealer, dealt=masks, hands=masks,
         hand_seed_hash=e.seed_hash, looked=0, bids=(-1, -1, -1, -1), blind=0, revealed=False,
         passes=(0, 0, 0, 0), waiting=waiting,
         deadlines=_set_deadlines((0, 0, 0, 0), waiting, e.deadline),
         bank=(r.turn_clocks.bank_blocks,) * 4, trick=(), leader=-1, broken=False,
         tricks=(0, 0, 0, 0), trick_winners=(), last_trick=(), premoves=(-1, -1, -1, -1))
     looked = sum(1 << seat for seat in range(4) if not blind_nil_offered(s, seat))
-    return replace(s, looked=looked)
+    return replace(s, version=v, looked=looked)
 
 
-def _looked(s: GameState, e: ev.CardsLooked) -> GameState:
-    return replace(s, looked=s.looked | 1 << e.seat)
+def _looked(s: GameState, e: ev.CardsLooked, v: int) -> GameState:
+    return replace(s, version=v, looked=s.looked | 1 << e.seat)
 
 
-def _bid(s: GameState, e: ev.BidPlaced) -> GameState:
+def _bid(s: GameState, e: ev.BidPlaced, v: int) -> GameState:
     bit = 1 << e.seat
     bids = _put(s.bids, e.seat, e.bid)
     if s.rules is not None and s.rules.bidding == "simultaneous":
         waiting = s.waiting & ~bit
     else:
         waiting = 0 if -1 not in bids else 1 << (e.seat + 1) % 4
-    return replace(s, bids=bids, blind=s.blind | bit if e.blind else s.blind,
+    return replace(s, version=v, bids=bids, blind=s.blind | bit if e.blind else s.blind,
                    looked=s.looked | bit, waiting=waiting,
                    deadlines=_set_deadlines(s.deadlines, waiting, e.deadline))
 
@@ -80,23 +83,23 @@ def passers(state: GameState) -> int:
     return state.blind | ((state.blind << 2) | (state.blind >> 2)) & 0b1111
 
 
-def _revealed(s: GameState, e: ev.BidsRevealed) -> GameState:
+def _revealed(s: GameState, e: ev.BidsRevealed, v: int) -> GameState:
     passing = passers(s)
     if passing:
         phase, waiting, leader = PASSING, passing, -1
     else:
         phase, leader = PLAY, (s.dealer + 1) % 4
         waiting = 1 << leader
-    return replace(s, revealed=True, phase=phase, waiting=waiting, leader=leader,
+    return replace(s, version=v, revealed=True, phase=phase, waiting=waiting, leader=leader,
                    deadlines=_set_deadlines(s.deadlines, waiting, e.deadline))
 
 
-def _passed(s: GameState, e: ev.CardsPassed) -> GameState:
-    return replace(s, passes=_put(s.passes, e.seat, bits(card_id(c) for c in e.cards)),
+def _passed(s: GameState, e: ev.CardsPassed, v: int) -> GameState:
+    return replace(s, version=v, passes=_put(s.passes, e.seat, bits(card_id(c) for c in e.cards)),
                    waiting=s.waiting & ~(1 << e.seat))
 
 
-def _exchanged(s: GameState, e: ev.CardsExchanged) -> GameState:
+def _exchanged(s: GameState, e: ev.CardsExchanged, v: int) -> GameState:
     hands = list(s.hands)
     for seat in range(4):
         given = s.passes[seat]
@@ -105,67 +108,76 @@ def _exchanged(s: GameState, e: ev.CardsExchanged) -> GameState:
             hands[(seat + 2) % 4] |= given
     leader = (s.dealer + 1) % 4
     waiting = 1 << leader
-    return replace(s, hands=tuple(hands), phase=PLAY, leader=leader, waiting=waiting,
+    return replace(s, version=v, hands=tuple(hands), phase=PLAY, leader=leader, waiting=waiting,
                    deadlines=_set_deadlines(s.deadlines, waiting, e.deadline))
 
 
-def _played(s: GameState, e: ev.CardPlayed) -> GameState:
-    c = card_id(e.card)
+def _played(s: GameState, e: ev.CardPlayed, v: int) -> GameState:
+    # The hottest path of the engine: kept flat on purpose.
+    c = CARD_IDS[e.card]
+    seat = e.seat
     trick = (*s.trick, c)
-    r = s.rules
-    assert r is not None
-    waiting = 1 << (e.seat + 1) % 4 if len(trick) < 4 else 0
-    broken = s.broken or deck_of(r).suit_of[c] == 0
+    deadlines = s.deadlines
+    if len(trick) < 4:
+        nxt = (seat + 1) % 4
+        waiting = 1 << nxt
+        if e.deadline:
+            deadlines = _put(deadlines, nxt, e.deadline)
+    else:
+        waiting = 0
+    premoves = s.premoves
+    if premoves[seat] >= 0:
+        premoves = _put(premoves, seat, -1)
     return replace(
-        s, hands=_put(s.hands, e.seat, s.hands[e.seat] & ~(1 << c)), trick=trick,
-        leader=e.seat if len(trick) == 1 else s.leader, broken=broken, waiting=waiting,
-        premoves=_put(s.premoves, e.seat, -1) if s.premoves[e.seat] >= 0 else s.premoves,
-        deadlines=_set_deadlines(s.deadlines, waiting, e.deadline))
+        s, version=v, hands=_put(s.hands, seat, s.hands[seat] & ~(1 << c)), trick=trick,
+        leader=seat if len(trick) == 1 else s.leader,
+        broken=s.broken or s.deck.suit_of[c] == 0, waiting=waiting, premoves=premoves,
+        deadlines=deadlines)
 
 
-def _trick(s: GameState, e: ev.TrickWon) -> GameState:
+def _trick(s: GameState, e: ev.TrickWon, v: int) -> GameState:
     waiting = 1 << e.seat if e.trick_no < 13 else 0
     return replace(
-        s, tricks=_put(s.tricks, e.seat, s.tricks[e.seat] + 1),
+        s, version=v, tricks=_put(s.tricks, e.seat, s.tricks[e.seat] + 1),
         trick_winners=(*s.trick_winners, e.seat),
         last_trick=tuple(card_id(c) for c in e.cards), trick=(), leader=e.seat,
         waiting=waiting, deadlines=_set_deadlines(s.deadlines, waiting, e.deadline))
 
 
-def _scored(s: GameState, e: ev.HandScored) -> GameState:
+def _scored(s: GameState, e: ev.HandScored, v: int) -> GameState:
     a, b = e.teams
-    return replace(s, scores=(a.score_after, b.score_after), bags=(a.bags_after, b.bags_after),
-                   hands_played=s.hands_played + 1, sheet=(*s.sheet, e), phase=DEALING,
-                   waiting=0)
+    return replace(s, version=v, scores=(a.score_after, b.score_after),
+                   bags=(a.bags_after, b.bags_after), hands_played=s.hands_played + 1,
+                   sheet=(*s.sheet, e), phase=DEALING, waiting=0)
 
 
-def _bank(s: GameState, e: ev.TimeBankUsed) -> GameState:
-    return replace(s, bank=_put(s.bank, e.seat, e.blocks_left),
+def _bank(s: GameState, e: ev.TimeBankUsed, v: int) -> GameState:
+    return replace(s, version=v, bank=_put(s.bank, e.seat, e.blocks_left),
                    deadlines=_put(s.deadlines, e.seat, e.deadline))
 
 
-def _premove(s: GameState, e: ev.PremoveSet) -> GameState:
-    return replace(s, premoves=_put(s.premoves, e.seat, card_id(e.card)))
+def _premove(s: GameState, e: ev.PremoveSet, v: int) -> GameState:
+    return replace(s, version=v, premoves=_put(s.premoves, e.seat, card_id(e.card)))
 
 
-def _premove_gone(s: GameState, e: ev.PremoveCancelled | ev.PremoveDropped) -> GameState:
-    return replace(s, premoves=_put(s.premoves, e.seat, -1))
+def _premove_gone(s: GameState, e: ev.PremoveCancelled | ev.PremoveDropped, v: int) -> GameState:
+    return replace(s, version=v, premoves=_put(s.premoves, e.seat, -1))
 
 
-def _bot(s: GameState, e: ev.SeatTakenByBot) -> GameState:
-    return replace(s, bots=s.bots | 1 << e.seat)
+def _bot(s: GameState, e: ev.SeatTakenByBot, v: int) -> GameState:
+    return replace(s, version=v, bots=s.bots | 1 << e.seat)
 
 
-def _reclaimed(s: GameState, e: ev.SeatReclaimed) -> GameState:
-    return replace(s, bots=s.bots & ~(1 << e.seat))
+def _reclaimed(s: GameState, e: ev.SeatReclaimed, v: int) -> GameState:
+    return replace(s, version=v, bots=s.bots & ~(1 << e.seat))
 
 
-def _ended(s: GameState, e: ev.GameEnded) -> GameState:
-    return replace(s, phase=OVER, winner=e.winner, end_reason=e.reason, waiting=0,
+def _ended(s: GameState, e: ev.GameEnded, v: int) -> GameState:
+    return replace(s, version=v, phase=OVER, winner=e.winner, end_reason=e.reason, waiting=0,
                    seed=e.seed or s.seed)
 
 
-_EVOLVE: dict[type, Callable[[GameState, Any], GameState]] = {
+_EVOLVE: dict[type, Callable[[GameState, Any, int], GameState]] = {
     ev.GameStarted: _started, ev.HandDealt: _dealt, ev.CardsLooked: _looked,
     ev.BidPlaced: _bid, ev.BidsRevealed: _revealed, ev.CardsPassed: _passed,
     ev.CardsExchanged: _exchanged, ev.CardPlayed: _played, ev.TrickWon: _trick,
@@ -176,8 +188,7 @@ _EVOLVE: dict[type, Callable[[GameState, Any], GameState]] = {
 
 
 def evolve(state: GameState, event: ev.Event) -> GameState:
-    s = _EVOLVE[type(event)](state, event)
-    return replace(s, version=state.version + 1)
+    return _EVOLVE[type(event)](state, event, state.version + 1)
 
 
 def fold(events: Iterable[ev.Event], state: GameState | None = None) -> GameState:

@@ -31,7 +31,7 @@ def legal_cards(state: GameState, seat: int) -> int:
     """The legal cards for ``seat`` now (0 when it is not the seat's turn to play)."""
     if state.rules is None or not state.waiting >> seat & 1 or state.phase != "play":
         return 0
-    return legal_mask(deck_of(state.rules), state.hands[seat], state.trick, state.broken)
+    return legal_mask(state.deck, state.hands[seat], state.trick, state.broken)
 
 
 def why_illegal(d: Deck, hand: int, trick: tuple[int, ...], broken: bool, card: int) -> str:

@@ -17,8 +17,8 @@ import msgspec
 from engine.cards import card_id
 from engine.decide import step
 from engine.errors import RuleError
-from engine.presets import RulesError, resolve
 from engine.play import deck_of
+from engine.presets import RulesError, resolve
 from engine.state import OVER, GameState
 from schemas import commands as cmd
 from schemas.rules import Rules
@@ -55,7 +55,7 @@ def _need(obj: dict[str, Any], key: str, kind: type | tuple[type, ...], where: s
     if key not in obj:
         raise RecordError("missing_field", where + key, f"the record has no {where + key}")
     value = obj[key]
-    if isinstance(value, bool) and kind is not bool or not isinstance(value, kind):
+    if (isinstance(value, bool) and kind is not bool) or not isinstance(value, kind):
         raise RecordError("bad_field", where + key, f"{where + key} has the wrong type")
     return value
 

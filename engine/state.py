@@ -6,6 +6,8 @@ mask, so simultaneous bidding and the blind-nil exchange need no special case.
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgspec
 
 from schemas.events import HandScored
@@ -18,6 +20,7 @@ ZERO4 = (0, 0, 0, 0)
 
 class GameState(msgspec.Struct, frozen=True, gc=False):
     rules: Rules | None = None
+    deck: Any = None  # the rules' engine.cards.Deck table, kept at hand for speed
     phase: str = NEW
     version: int = 0  # events folded so far
     players: tuple[str, ...] = ("", "", "", "")

@@ -79,7 +79,7 @@ class Rules(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=Tru
         return BLITZ_CLOCKS if self.blitz else self.clocks
 
 
-def _contradictions(r: Rules):  # noqa: C901 - one flat list of checks reads best
+def _contradictions(r: Rules):
     if r.deuce_order == "spade_high" and r.deck not in ("jokers_deuces", "deuces"):
         yield "deuce_order only applies to decks with both deuces (jokers_deuces, deuces)"
     if r.blind_nil and not r.nil:
