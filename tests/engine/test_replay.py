@@ -1,0 +1,72 @@
+"""Replaying a log re-runs every command and finds the first place it diverges."""
+
+from __future__ import annotations
+
+import msgspec
+import pytest
+
+from engine import bots
+from engine.cards import CODES
+from engine.decide import step
+from engine.presets import PRESETS
+from engine.replay import groups, verify
+from engine.state import GameState
+from schemas import commands as cmd
+from schemas import events as ev
+
+
+def _bot_game(preset: str, seed: str) -> list[ev.Event]:
+    s, log = step(GameState(), cmd.StartGame(rules=PRESETS[preset], seed=seed, at=0))
+    t = 0
+    while s.phase != "over":
+        t += 100
+        if s.phase == "bidding":
+            seat = s.waiting.bit_length() - 1
+            s, out = step(s, cmd.PlaceBid(seat=seat, bid=bots.auto_bid(s, seat), at=t))
+        elif t % 700 == 0:
+            s, out = step(s, cmd.ClockExpired(seat=s.waiting.bit_length() - 1, at=s.deadlines[
+                s.waiting.bit_length() - 1]))
+        else:
+            seat = s.waiting.bit_length() - 1
+            s, out = step(s, cmd.PlayCard(seat=seat, card=CODES[bots.auto_play(s, seat)], at=t))
+        log += out
+    return log
+
+
+@pytest.mark.parametrize("preset", ["house", "classic", "club", "quick", "beginner"])
+def test_a_whole_game_verifies(preset: str) -> None:
+    log = _bot_game(preset, "5a" * 32)
+    clocks_ran_out = any(isinstance(e, ev.TimeBankUsed) for e in log) or log[-1].reason == "forfeit"
+    assert clocks_ran_out
+    assert verify(log) is None
+
+
+def test_a_tampered_score_is_the_first_divergence() -> None:
+    log = _bot_game("house", "01" * 32)
+    i = next(i for i, e in enumerate(log) if isinstance(e, ev.HandScored))
+    team = log[i].teams[0]
+    log[i] = msgspec.structs.replace(
+        log[i], teams=(msgspec.structs.replace(team, delta=team.delta + 1), log[i].teams[1]))
+    d = verify(log)
+    assert d is not None
+    assert d.index < i <= d.index + len(d.stored)
+    assert d.reason == "the engine produces other events"
+
+
+def test_a_card_the_seat_did_not_hold_is_refused_on_replay() -> None:
+    log = _bot_game("classic", "02" * 32)
+    i = next(i for i, e in enumerate(log) if isinstance(e, ev.CardPlayed))
+    seat = log[i].seat
+    dealt = next(e for e in log if isinstance(e, ev.HandDealt))
+    foreign = dealt.hands[(seat + 1) % 4][0]
+    log[i] = msgspec.structs.replace(log[i], card=foreign)
+    d = verify(log)
+    assert d is not None and d.index == i
+    assert d.error is not None and d.error.startswith("card_not_in_hand")
+
+
+def test_groups_end_at_the_final_state() -> None:
+    log = _bot_game("quick", "03" * 32)
+    *_, (index, _, after, divergence) = groups(log)
+    assert divergence is None
+    assert after.phase == "over" and after.version == len(log)
