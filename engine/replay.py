@@ -108,7 +108,10 @@ def invariant_problems(state: GameState) -> list[str]:
     return problems
 
 
-def groups(events: Sequence[ev.Event]) -> Iterator[tuple[int, GameState, GameState, Divergence | None]]:
+Step = tuple[int, GameState, GameState, "Divergence | None"]
+
+
+def groups(events: Sequence[ev.Event]) -> Iterator[Step]:
     """Walk the log command by command: ``(index, state_before, state_after, divergence)``."""
     state = GameState()
     i = 0

@@ -67,6 +67,6 @@ def test_a_card_the_seat_did_not_hold_is_refused_on_replay() -> None:
 
 def test_groups_end_at_the_final_state() -> None:
     log = _bot_game("quick", "03" * 32)
-    *_, (index, _, after, divergence) = groups(log)
+    *_, (_index, _, after, divergence) = groups(log)
     assert divergence is None
     assert after.phase == "over" and after.version == len(log)
