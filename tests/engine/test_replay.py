@@ -70,3 +70,26 @@ def test_groups_end_at_the_final_state() -> None:
     *_, (_index, _, after, divergence) = groups(log)
     assert divergence is None
     assert after.phase == "over" and after.version == len(log)
+
+
+def test_timeline_shows_deals_tricks_clocks_and_the_score_breakdown() -> None:
+    from engine.timeline import timeline
+
+    log = _bot_game("house", "5a" * 32)
+    text = "\n".join(timeline(log))
+    dealt = next(e for e in log if isinstance(e, ev.HandDealt))
+    assert " ".join(dealt.hands[2]) in text
+    assert "time bank block spent" in text
+    assert "trick 13:" in text and "-> won by S" in text
+    assert "contract" in text and "total" in text
+    assert text.splitlines()[-1].split()[0] == str(len(log) - 1)
+    assert "game over" in text
+
+
+def test_timeline_stops_after_the_asked_event() -> None:
+    from engine.timeline import timeline
+
+    log = _bot_game("classic", "5b" * 32)
+    lines = list(timeline(log, until=10))
+    assert lines[-1].split()[0] == "10" or lines[-1].startswith(" ")
+    assert not any(line.split()[0] == "11" for line in lines if not line.startswith("      "))
