@@ -320,6 +320,8 @@ def _set_premove(tx: _Tx, c: cmd.SetPremove) -> None:
     s = tx.state
     _check_seat(c.seat)
     _in_game(s, PLAY, PASSING, BIDDING)
+    if not s.looked >> c.seat & 1:
+        raise RuleError("cards_not_seen", f"seat {c.seat} has not looked at its cards")
     card = _parse_card(s, c.card)
     if not s.hands[c.seat] >> card & 1:
         raise RuleError("card_not_in_hand", f"seat {c.seat} does not hold {c.card.upper()}")
