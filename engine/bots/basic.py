@@ -1,68 +1,452 @@
-"""The ``basic`` bot: counts tricks to bid, plays to make the contract cheaply."""
+"""The ``basic`` bot: counts tricks to bid, then plays by the rules of thumb of a fair club player.
+
+It decides from what its seat can see and nothing else: its own hand, the
+cards played so far, the bids once they are public, the tricks taken, and the
+voids a seat showed by not following suit. The play policy is written over the
+playout encoding (``engine.bots.playout``) so that the ``expert`` search can
+use the very same policy, at full speed, for its rollouts.
+"""
 
 from __future__ import annotations
 
-from engine.cards import TRUMP, ids
-from engine.play import deck_of, legal_cards, trick_winner
+from collections.abc import Sequence
+
+from engine.bots.playout import WIDTH, Fast, fast_of
+from engine.cards import card_id
+from engine.evolve import blind_nil_offered
 from engine.state import GameState
 
+_HIGH_SIDE = 10  # power of a queen: side cards from here up are what sinks a nil
 
-def _estimate(state: GameState, seat: int) -> float:
+
+# --- what a seat can see ---------------------------------------------------------------
+
+class Seen:
+    """One seat's knowledge of the hand in play, in playout bits."""
+
+    __slots__ = ("bids", "blind", "broken", "f", "hand", "known", "leader", "me", "played",
+                 "sizes", "trick", "tricks", "voids")
+
+    def __init__(self, state: GameState, seat: int,
+                 history: Sequence[Sequence[str]] | None = None) -> None:
+        r = state.rules
+        assert r is not None
+        f = fast_of(r)
+        self.f = f
+        self.me = seat
+        self.hand = f.to_bits(state.hands[seat])
+        held = state.hands[0] | state.hands[1] | state.hands[2] | state.hands[3]
+        # Every card no longer in a hand was played face up: public, whoever held it.
+        self.played = f.all & ~f.to_bits(held)
+        self.sizes = tuple(h.bit_count() for h in state.hands)  # public: 13 less cards played
+        self.trick = [f.bit[c] for c in state.trick]
+        self.leader = state.leader
+        self.bids = visible_bids(state, seat)
+        self.blind = state.blind
+        self.tricks = list(state.tricks)
+        self.broken = state.broken
+        self.voids = _voids(state, f, history)
+        # Cards this seat gave its partner in a blind-nil exchange are known to be there.
+        known = [0, 0, 0, 0]
+        given = state.passes[seat]
+        if given:
+            known[seat ^ 2] = f.to_bits(given) & ~self.played
+        self.known = known
+
+
+def visible_bids(state: GameState, seat: int) -> tuple[int, ...]:
+    """The bids ``seat`` may know: its own, and the others' once public.
+
+    Secret simultaneous bids are public only after the reveal; in sequential
+    bidding each bid is announced as it is made.
+    """
+    r = state.rules
+    if state.revealed or (r is not None and r.bidding == "sequential"):
+        return state.bids
+    return tuple(b if s == seat else -1 for s, b in enumerate(state.bids))
+
+
+def _voids(state: GameState, f: Fast, history: Sequence[Sequence[str]] | None) -> list[int]:
+    """Cards each seat is known not to hold, from the suits it failed to follow.
+
+    A state keeps only the trick in progress and the last one; ``history``
+    (every finished trick of this hand, cards by seat, as in ``TrickWon``)
+    lets the bot remember the whole hand.
+    """
+    voids = [0, 0, 0, 0]
+    first = (state.dealer + 1) % 4
+    winners = state.trick_winners
+    tricks: list[tuple[int, list[int]]] = []
+    if history is not None:
+        for k, by_seat in enumerate(history):
+            lead = first if k == 0 else winners[k - 1]
+            tricks.append((lead, [f.bit[card_id(by_seat[(lead + i) % 4])] for i in range(4)]))
+    elif state.last_trick and winners:
+        lead = first if len(winners) == 1 else winners[-2]
+        tricks.append((lead, [f.bit[state.last_trick[(lead + i) % 4]] for i in range(4)]))
+    if state.trick:
+        tricks.append((state.leader, [f.bit[c] for c in state.trick]))
+    suit_at = f.suit_at
+    for lead, cards in tricks:
+        suit = suit_at[cards[0].bit_length()]
+        for i in range(1, len(cards)):
+            if not cards[i] & suit:
+                voids[(lead + i) % 4] |= suit
+    return voids
+
+
+# --- small helpers over playout bits ---------------------------------------------------
+
+def _power(b: int) -> int:
+    return (b.bit_length() - 1) % WIDTH
+
+
+def _high(m: int) -> int:
+    return 1 << (m.bit_length() - 1)
+
+
+def _above(b: int) -> int:
+    """Bits strictly above the card ``b`` (only meaningful within its suit)."""
+    return ~((b << 1) - 1)
+
+
+def _side_by_power(f: Fast, m: int, highest: bool) -> int:
+    """The side card of ``m`` with the highest (or lowest) rank, whatever its suit."""
+    best = 0
+    best_p = -1 if highest else 99
+    for s in f.suit[:3]:
+        x = m & s
+        if x:
+            c = _high(x) if highest else x & -x
+            p = _power(c)
+            if (p > best_p) if highest else (p < best_p):
+                best, best_p = c, p
+    return best
+
+
+def _shortest_suit_low(f: Fast, m: int) -> int:
+    """The lowest card of the shortest side suit in ``m`` (shortening a suit makes a ruff)."""
+    best = 0
+    best_n = 99
+    for s in f.suit[:3]:
+        x = m & s
+        if x:
+            n = x.bit_count()
+            if n < best_n:
+                best, best_n = x & -x, n
+    return best
+
+
+def contract(board: int, bid_a: int, bid_b: int) -> int:
+    if bid_a == 0 and bid_b == 0:
+        return 0
+    return max(bid_a + bid_b, board)
+
+
+def contracts_of(board: int, bids: Sequence[int]) -> tuple[int, int]:
+    return contract(board, bids[0], bids[2]), contract(board, bids[1], bids[3])
+
+
+# The opponents still to play after ``me`` when ``n`` cards of the trick are down.
+_LATER_OPPS = tuple(tuple(tuple((me + k) & 3 for k in range(1, 4 - n) if k & 1)
+                          for n in range(4)) for me in range(4))
+
+
+# --- play --------------------------------------------------------------------------------
+
+def policy(f: Fast, me: int, hand: int, trick: list[int], leader: int, played: int,
+           bids: Sequence[int], tricks: Sequence[int], broken: bool, voids: Sequence[int],
+           contracts: Sequence[int]) -> int:
+    """The card (a playout bit) ``me`` plays; every argument is public or its own.
+
+    ``contracts`` is each team's contract (``contract`` of its two bids), which
+    a rollout computes once rather than at every card.
+    """
+    n = len(trick)
+    trump = f.trump
+    if n:
+        lead_suit = f.suit_at[trick[0].bit_length()]
+        legal = hand & lead_suit or hand
+    else:
+        lead_suit = 0
+        legal = hand if broken else (hand & f.side or hand)
+    if not legal & (legal - 1):
+        return legal
+    out = f.all & ~played & ~hand  # cards someone else still holds
+    partner = me ^ 2
+    my_bid = bids[me]
+    p_bid = bids[partner]
+
+    best = 0
+    best_seat = -1
+    winners = 0
+    if n:
+        win_mask = lead_suit | trump
+        for i, c in enumerate(trick):
+            if c & win_mask and c > best:
+                best, best_seat = c, (leader + i) & 3
+        winners = legal & win_mask & _above(best)
+    later_opps = _LATER_OPPS[me][n]
+
+    if my_bid == 0:
+        return _duck(f, legal, winners, n, lead_suit)
+
+    if p_bid == 0 and tricks[partner] == 0:
+        partner_after = n <= 1
+        if n == 0:
+            side = legal & f.side
+            return _side_by_power(f, side, True) if side else _high(legal)
+        if partner_after:
+            if winners & lead_suit:
+                return _high(winners & lead_suit)
+            if winners:
+                return winners & -winners
+            return _dump(f, legal, lead_suit, keep_high=True)
+        if best_seat == partner:
+            if winners:
+                for c in _cards(winners):
+                    if _sure(f, c, lead_suit, out, voids, later_opps):
+                        return c
+                return _high(winners)
+            return _dump(f, legal, lead_suit, keep_high=True)
+
+    taken = (tricks[me] if my_bid else 0) + (tricks[partner] if p_bid else 0)
+    need = contracts[me & 1] - taken
+    o1, o2 = me ^ 1, me ^ 3
+    opp_contract = contracts[1 - (me & 1)]
+    opp_taken = (tricks[o1] if bids[o1] else 0) + (tricks[o2] if bids[o2] else 0)
+    opp_need = opp_contract - opp_taken
+    left = 13 - (tricks[0] + tricks[1] + tricks[2] + tricks[3])
+    # Setting the opponents is worth chasing only when a trick or two will do it.
+    set_them = opp_contract > 0 and opp_need > 0 and left - opp_need <= 1
+    want = need > 0 or set_them
+
+    if not want:
+        return _duck(f, legal, winners, n, lead_suit)
+
+    if n == 0:
+        return _lead(f, hand, legal, out, voids, me, broken)
+    if best_seat == partner:
+        if not later_opps or _sure(f, best, lead_suit, out, voids, later_opps):
+            return _dump(f, legal, lead_suit, keep_high=True)
+        # Overtake a partner only within the suit, never by trumping over them.
+        mine = winners & lead_suit
+        for c in _cards(mine):
+            if _sure(f, c, lead_suit, out, voids, later_opps):
+                return c
+        return _dump(f, legal, lead_suit, keep_high=True)
+    if winners:
+        if not later_opps:
+            x = winners & lead_suit
+            return x & -x if x else winners & -winners
+        for c in _cards(winners):
+            if _sure(f, c, lead_suit, out, voids, later_opps):
+                return c
+        if n == 2:  # third hand high
+            x = winners & lead_suit
+            return _high(x) if x else winners & -winners
+        if not winners & lead_suit:  # second hand void: ruff low rather than let it go
+            return winners & -winners
+    return _dump(f, legal, lead_suit, keep_high=True)
+
+
+def _cards(m: int) -> list[int]:
+    out = []
+    while m:
+        low = m & -m
+        out.append(low)
+        m ^= low
+    return out
+
+
+def _sure(f: Fast, c: int, lead_suit: int, out: int, voids: Sequence[int],
+          opps: list[int]) -> bool:
+    """Whether the card ``c`` wins against what the opponents still to play may hold."""
+    if not opps:
+        return True
+    trump = f.trump
+    suit = trump if c & trump else lead_suit
+    higher = out & suit & _above(c)
+    lead_left = (out & lead_suit).bit_count()
+    for o in opps:
+        could = ~voids[o]
+        if higher & could:
+            return False
+        if not c & trump and lead_suit != trump and out & trump & could and (
+                voids[o] & lead_suit or lead_left < 3):
+            return False
+    return True
+
+
+def _dump(f: Fast, legal: int, lead_suit: int, keep_high: bool) -> int:
+    """A card given away: low in the led suit, else a low discard that shortens a side suit."""
+    x = legal & lead_suit
+    if x:
+        return x & -x
+    side = legal & f.side
+    if side:
+        return _shortest_suit_low(f, side) if keep_high else _side_by_power(f, side, True)
+    return legal & -legal
+
+
+def _duck(f: Fast, legal: int, winners: int, n: int, lead_suit: int) -> int:
+    """Lose the trick, throwing the most dangerous card that still loses."""
+    if n == 0:
+        side = legal & f.side
+        return _side_by_power(f, side, False) if side else legal & -legal
+    losers = legal & ~winners
+    if losers:
+        x = losers & lead_suit
+        if x:
+            return _high(x)
+        side = losers & f.side
+        if side:
+            return _side_by_power(f, side, True)
+        return _high(losers)
+    # Every card wins: the last seat takes it with its highest, others hope to be overtaken.
+    return _high(legal) if n == 3 else legal & -legal
+
+
+def _lead(f: Fast, hand: int, legal: int, out: int, voids: Sequence[int], me: int,
+          broken: bool) -> int:
+    trump = f.trump
+    opps = [me ^ 1, me ^ 3]
+    side = legal & f.side
+    best = 0
+    best_p = -1
+    for s in f.suit[:3]:
+        x = side & s
+        if x:
+            top = _high(x)
+            if _sure(f, top, s, out, voids, opps) and _power(top) > best_p:
+                best, best_p = top, _power(top)
+    if best:
+        return best
+    my_trumps = legal & trump
+    if my_trumps and (broken or not side):
+        top = _high(my_trumps)
+        if not out & trump & _above(top) and my_trumps.bit_count() >= (out & trump).bit_count():
+            return top
+    if side:
+        if hand & trump:
+            return _shortest_suit_low(f, side)
+        return _side_by_power(f, side, False)
+    return legal & -legal
+
+
+def choose_card(state: GameState, seat: int, history: Sequence[Sequence[str]] | None = None) -> int:
+    """The card id ``seat`` plays now."""
     assert state.rules is not None
-    d = deck_of(state.rules)
-    hand = state.hands[seat]
-    tricks = 0.0
-    for suit in range(4):
-        cards = sorted((d.power[c] for c in ids(hand & d.suit_mask[suit])), reverse=True)
-        top = max((d.power[c] for c in ids(d.suit_mask[suit])), default=0)
-        if suit == TRUMP:
-            for i, p in enumerate(cards):
-                if p >= top - i or i >= 3:
-                    tricks += 1
-            continue
-        n = len(cards)
-        if n and cards[0] == top and n <= 6:
-            tricks += 1
-        if n >= 2 and top - 1 in cards and n <= 5:
-            tricks += 0.6
-        if n <= 1 and len(ids(hand & d.trump_mask)) >= 3:
-            tricks += 0.5
+    k = Seen(state, seat, history)
+    b = policy(k.f, seat, k.hand, k.trick, k.leader, k.played, k.bids, k.tricks, k.broken,
+               k.voids, contracts_of(state.rules.board, k.bids))
+    return k.f.card[b]
+
+
+# --- bidding -----------------------------------------------------------------------------
+
+def estimate(f: Fast, hand: int) -> float:
+    """Likely tricks of a hand: top cards, protected honours, trump length and ruffs."""
+    trumps = hand & f.trump
+    n_trumps = trumps.bit_count()
+    honours = 0
+    below = n_trumps
+    for c in reversed(_cards(trumps)):
+        below -= 1
+        higher_out = (f.trump & ~hand & _above(c)).bit_count()
+        if higher_out <= below:
+            honours += 1
+    trump_tricks = honours + max(0, n_trumps - honours - 3)
+    tricks = float(trump_tricks)
+    spare = n_trumps - trump_tricks
+    for s in f.suit[:3]:
+        x = hand & s
+        length = x.bit_count()
+        below = length
+        for i, c in enumerate(reversed(_cards(x))):
+            below -= 1
+            if i >= 2:
+                break
+            higher_out = (s & ~hand & _above(c)).bit_count()
+            if higher_out == 0:
+                tricks += 1.0 if length <= 5 else 0.6
+            elif higher_out == 1 and below >= 1:
+                tricks += 0.7 if length <= 5 else 0.4
+            elif higher_out == 2 and below >= 2 and length <= 4:
+                tricks += 0.3
+        if spare > 0 and length <= 2:
+            ruffs = min(spare, 2 - length if length else 2)
+            if ruffs > 0:
+                tricks += 0.8 * ruffs
+                spare -= ruffs
     return tricks
 
 
+def nil_safe(f: Fast, hand: int) -> bool:
+    """A hand made for nil: few and low trumps, and no side honour without low cards under it."""
+    trumps = hand & f.trump
+    n = trumps.bit_count()
+    if n >= 4:
+        return False
+    if trumps:
+        top_above = (f.trump & _above(_high(trumps))).bit_count()
+        if top_above < (4, 4, 5, 7)[n]:
+            return False
+    for s in f.suit[:3]:
+        x = hand & s
+        for below, c in enumerate(_cards(x)):
+            p = _power(c)
+            if p >= 12 or (p >= 9 and below < p - 8):
+                return False
+    return True
+
+
 def choose_bid(state: GameState, seat: int) -> int:
-    assert state.rules is not None
-    est = _estimate(state, seat)
-    if state.rules.nil and est < 0.8:
+    """The number of tricks ``seat`` bids (0 is nil)."""
+    r = state.rules
+    assert r is not None
+    f = fast_of(r)
+    hand = f.to_bits(state.hands[seat])
+    est = estimate(f, hand)
+    bids = visible_bids(state, seat)
+    partner_bid = bids[seat ^ 2]
+    if r.nil and est < 2.0 and partner_bid != 0 and nil_safe(f, hand):
         return 0
-    return max(1, min(13, round(est)))
+    bid = round(est)
+    if partner_bid > 0:
+        bid = min(bid, 13 - partner_bid)
+    return max(1, min(13, bid))
+
+
+def wants_blind_nil(state: GameState, seat: int) -> bool:
+    """A comeback gamble: only when blind nil is offered and the team is far behind."""
+    r = state.rules
+    if r is None or not blind_nil_offered(state, seat):
+        return False
+    team = seat & 1
+    behind = state.scores[1 - team] - state.scores[team]
+    bids = visible_bids(state, seat)
+    return behind >= max(r.blind_nil_margin, 200) and bids[seat ^ 2] != 0
 
 
 def choose_pass(state: GameState, seat: int) -> int:
-    assert state.rules is not None
-    d = deck_of(state.rules)
-    n = state.rules.blind_nil_pass
-    order = sorted(ids(state.hands[seat]), key=lambda c: (d.suit_of[c] == TRUMP, d.power[c]))
-    chosen = order[-n:] if state.blind >> seat & 1 else order[:n]
-    mask = 0
-    for c in chosen:
-        mask |= 1 << c
-    return mask
-
-
-def choose_card(state: GameState, seat: int) -> int:
-    assert state.rules is not None
-    d = deck_of(state.rules)
-    legal = ids(legal_cards(state, seat))
-    key = lambda c: (d.suit_of[c] == TRUMP, d.power[c])  # noqa: E731
-    legal.sort(key=key)
-    if not state.trick:
-        return legal[-1] if state.bids[seat] != 0 else legal[0]
-    winners = [c for c in legal
-               if trick_winner(d, (*state.trick, c), state.leader) == seat]
-    if state.bids[seat] == 0:
-        losers = [c for c in legal if c not in winners]
-        return losers[-1] if losers else legal[0]
-    if winners:
-        return winners[0]
-    return legal[0]
+    """Cards for the blind-nil exchange: the nil sheds its highest, the partner its lowest."""
+    r = state.rules
+    assert r is not None
+    f = fast_of(r)
+    hand = f.to_bits(state.hands[seat])
+    n = r.blind_nil_pass
+    chosen = 0
+    if state.blind >> seat & 1:
+        for _ in range(n):
+            trumps = hand & f.trump
+            c = _high(trumps) if trumps else _side_by_power(f, hand, True)
+            chosen |= c
+            hand ^= c
+    else:
+        for _ in range(n):
+            side = hand & f.side
+            c = _side_by_power(f, side, False) if side else hand & -hand
+            chosen |= c
+            hand ^= c
+    return f.to_ids(chosen)

@@ -1,0 +1,219 @@
+"""The ``expert`` bot: determinized search over the cards it cannot see.
+
+For each sampled deal of the unseen cards (consistent with the cards played,
+the voids each seat has shown, the cards it passed, and a nil bidder's
+reluctance to hold high cards), every distinct candidate card is played out to
+the end of the hand by the ``basic`` policy for all four seats, and scored with
+the hand's real scoring. The card with the best total wins. All candidates see
+the same sampled deals, so the comparison is between cards, not between luck.
+Strength grows with ``budget``, the number of sampled deals.
+
+Bids and the blind-nil exchange are the ``basic`` bot's: the search plays cards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from random import Random
+
+from engine.bots.basic import Seen, _above, _power, contracts_of, policy
+from engine.bots.playout import Fast, Scorer, split
+from engine.state import GameState
+
+DEFAULT_BUDGET = 24
+_NIL_HIGH_WEIGHT = 0.2  # how much less likely a live nil is to hold a high card
+_CONFIDENCE = 1.0
+
+
+def _candidates(f: Fast, legal: int, out: int) -> list[int]:
+    """One card per group of equivalent cards: neighbours in a suit with no outstanding
+    card between them win and lose the same tricks, so only one needs searching."""
+    picks = []
+    for s in f.suit:
+        x = legal & s
+        prev = 0
+        while x:
+            c = x & -x
+            x ^= c
+            if prev and not out & _above(prev) & (c - 1):
+                continue
+            picks.append(c)
+            prev = c
+    return picks
+
+
+class _Sampler:
+    """Deals the unseen cards to the other seats, most constrained cards first."""
+
+    def __init__(self, k: Seen, rng: Random) -> None:
+        f = k.f
+        self.rnd = rng.random
+        me = k.me
+        unseen = f.all & ~k.played & ~k.hand
+        known = list(k.known)
+        known[me] = k.hand
+        self.known = known
+        free = unseen & ~(known[0] | known[1] | known[2] | known[3])
+        others = [s for s in range(4) if s != me]
+        self.cap = [0 if s == me else k.sizes[s] - known[s].bit_count() for s in range(4)]
+        self.others = others
+        live_nil = [k.bids[s] == 0 and k.tricks[s] == 0 for s in range(4)]
+        entries = []
+        for c in split(free):
+            allowed = [s for s in others if not k.voids[s] & c]
+            high = _power(c) >= (11 if c & f.trump else 10)
+            weights = [_NIL_HIGH_WEIGHT if high and live_nil[s] else 1.0 for s in allowed]
+            entries.append((len(allowed), c, allowed, weights))
+        entries.sort(key=lambda e: e[0])
+        self.entries = [(c, a, w) for _, c, a, w in entries]
+        self.free = [c for c, _, _ in self.entries]
+
+    def sample(self) -> list[int]:
+        rnd = self.rnd
+        for _ in range(8):
+            cap = self.cap[:]
+            hands = self.known[:]
+            for c, allowed, weights in self.entries:
+                total = 0.0
+                for s, w in zip(allowed, weights, strict=True):
+                    total += cap[s] * w
+                if not total:
+                    break
+                x = rnd() * total
+                seat = -1
+                for s, w in zip(allowed, weights, strict=True):
+                    if cap[s]:
+                        seat = s
+                        x -= cap[s] * w
+                        if x < 0:
+                            break
+                hands[seat] |= c
+                cap[seat] -= 1
+            else:
+                return hands
+        # The constraints could not be met by chance: deal ignoring voids.
+        cap = self.cap[:]
+        hands = self.known[:]
+        cards = self.free[:]
+        Random(int(rnd() * 2**32)).shuffle(cards)
+        i = 0
+        for s in self.others:
+            for c in cards[i:i + cap[s]]:
+                hands[s] |= c
+            i += cap[s]
+        return hands
+
+
+def rollout(f: Fast, me: int, first: int, hands: list[int], trick: list[int], leader: int,
+            played: int, bids: Sequence[int], tricks: list[int], broken: bool,
+            voids: list[int], contracts: Sequence[int]) -> list[int]:
+    """Play ``first`` for ``me``, then the ``basic`` policy for every seat to the end.
+
+    ``hands``, ``tricks`` and ``voids`` are consumed; returns the tricks per seat.
+    """
+    trump = f.trump
+    suit_at = f.suit_at
+    p = me
+    c = first
+    trick = list(trick)
+    while True:
+        if trick:
+            lead_suit = suit_at[trick[0].bit_length()]
+            if not c & lead_suit:
+                voids[p] |= lead_suit
+        else:
+            leader = p
+        hands[p] ^= c
+        trick.append(c)
+        played |= c
+        if c & trump:
+            broken = True
+        if len(trick) == 4:
+            win_mask = suit_at[trick[0].bit_length()] | trump
+            best = 0
+            for i in range(4):
+                x = trick[i]
+                if x & win_mask and x > best:
+                    best, p = x, (leader + i) & 3
+            tricks[p] += 1
+            trick = []
+            leader = p
+            if not hands[p]:
+                return tricks
+        else:
+            p = (p + 1) & 3
+        c = policy(f, p, hands[p], trick, leader, played, bids, tricks, broken, voids, contracts)
+
+
+def choose_card(state: GameState, seat: int, seed: int = 0,
+                history: Sequence[Sequence[str]] | None = None,
+                budget: int | None = None) -> int:
+    """The card id ``seat`` plays.
+
+    The search leaves the ``basic`` card only for one that did better on the
+    same sampled deals by more than the noise of so few samples (a paired
+    comparison, ``_CONFIDENCE`` standard errors): a small budget then costs
+    little, and a larger one finds more.
+    """
+    r = state.rules
+    assert r is not None
+    k = Seen(state, seat, history)
+    f = k.f
+    hand = k.hand
+    if k.trick:
+        legal = hand & f.suit_at[k.trick[0].bit_length()] or hand
+    else:
+        legal = hand if k.broken else (hand & f.side or hand)
+    out = f.all & ~k.played & ~hand
+    cands = _candidates(f, legal, out)
+    if len(cands) == 1:
+        return f.card[cands[0]]
+    contracts = contracts_of(r.board, k.bids)
+    plain = policy(f, seat, hand, k.trick, k.leader, k.played, k.bids, k.tricks, k.broken,
+                   k.voids, contracts)
+    for i, c in enumerate(cands):
+        if c == plain or (c < plain and c & _suit(f, plain)
+                          and not out & _above(c) & (plain - 1)):
+            cands.insert(0, cands.pop(i))
+            break
+    rng = Random(seed * 1_000_003 + state.version * 4 + seat)
+    sampler = _Sampler(k, rng)
+    scorer = Scorer(r)
+    team = seat & 1
+    bids = k.bids
+    blind = [bool(state.blind >> s & 1) for s in range(4)]
+    bag_weight = 0.5 * r.bag_penalty / r.bag_limit if r.bag_penalty else 0.0
+    m = len(cands)
+    diff = [0.0] * m  # sum of (value of candidate - value of the basic card)
+    diff2 = [0.0] * m
+    n = budget or DEFAULT_BUDGET
+    values = [0.0] * m
+    for _ in range(n):
+        hands = sampler.sample()
+        for i in range(m):
+            t = rollout(f, seat, cands[i], hands[:], k.trick, k.leader, k.played, bids,
+                        k.tricks[:], k.broken, k.voids[:], contracts)
+            mine, bags_mine = scorer.team(bids[team], bids[team + 2], blind[team],
+                                          blind[team + 2], t[team], t[team + 2],
+                                          state.bags[team])
+            theirs, bags_theirs = scorer.team(bids[1 - team], bids[3 - team], blind[1 - team],
+                                              blind[3 - team], t[1 - team], t[3 - team],
+                                              state.bags[1 - team])
+            values[i] = mine - theirs - bag_weight * (bags_mine - bags_theirs)
+        base = values[0]
+        for i in range(1, m):
+            d = values[i] - base
+            diff[i] += d
+            diff2[i] += d * d
+    best, best_lower = 0, 0.0
+    for i in range(1, m):
+        mean = diff[i] / n
+        var = max(diff2[i] / n - mean * mean, 0.0)
+        lower = mean - _CONFIDENCE * (var / n) ** 0.5
+        if lower > best_lower:
+            best, best_lower = i, lower
+    return f.card[cands[best]]
+
+
+def _suit(f: Fast, c: int) -> int:
+    return f.suit_at[c.bit_length()]

@@ -1,0 +1,193 @@
+"""Whole games: bots only send commands the engine accepts, under every preset,
+and decide from what their seat can see and nothing else."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from msgspec.structs import replace
+
+from engine.bots import LEVELS, NothingToDo, choose
+from engine.bots.basic import Seen
+from engine.bots.expert import _Sampler
+from engine.decide import step
+from engine.presets import PRESETS, resolve
+from engine.state import BIDDING, OVER, PASSING, PLAY, GameState
+from schemas import commands as cmd
+from schemas import events as ev
+from schemas.rules import Rules
+
+
+def _seat(s: GameState) -> int:
+    return next(i for i in range(4) if s.waiting >> i & 1)
+
+
+def play_game(rules: Rules, seed: int, levels: tuple[str, str], max_hands: int,
+              scores: tuple[int, int] = (0, 0), visit=None) -> GameState:
+    """A seeded game of bots through ``step``; a refused command fails the test."""
+    s = step(GameState(), cmd.StartGame(rules=rules, seed=f"{seed:064x}", scores=scores))[0]
+    history: list[tuple[str, ...]] = []
+    while s.phase != OVER and s.hands_played < max_hands:
+        seat = _seat(s)
+        if visit:
+            visit(s, seat, history)
+        c = choose(s, seat, levels[seat & 1], seed=seed, history=history, budget=3)
+        s, events = step(s, c)
+        for e in events:
+            if isinstance(e, ev.TrickWon):
+                history.append(e.cards)
+            elif isinstance(e, ev.HandDealt):
+                history = []
+    return s
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_basic_bots_play_whole_matches_with_legal_commands(preset: str) -> None:
+    for seed in range(2):
+        s = play_game(PRESETS[preset], seed, ("basic", "basic"), max_hands=40)
+        assert s.phase == OVER
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_expert_bots_play_legal_cards(preset: str) -> None:
+    s = play_game(PRESETS[preset], 11, ("expert", "basic"), max_hands=2)
+    assert s.hands_played >= 1
+
+
+@pytest.mark.parametrize("deck", ["jokers", "deuces", "deuce_ace"])
+def test_bots_play_every_deck(deck: str) -> None:
+    rules = resolve({"preset": "classic", "deck": deck})
+    s = play_game(rules, 4, ("basic", "expert"), max_hands=2)
+    assert s.hands_played == 2
+
+
+def test_a_team_far_behind_bids_blind_nil_and_exchanges_cards() -> None:
+    rules = resolve({"preset": "house", "blind_nil_pass": 2})
+    phases: set[str] = set()
+    blind: set[int] = set()
+
+    def visit(s: GameState, seat: int, history) -> None:
+        phases.add(s.phase)
+        blind.add(s.blind)
+
+    play_game(rules, 3, ("basic", "expert"), max_hands=1, scores=(0, 300), visit=visit)
+    assert PASSING in phases
+    assert any(b & 0b0101 for b in blind)
+
+
+def test_a_seat_that_has_not_looked_looks_before_bidding() -> None:
+    s = step(GameState(), cmd.StartGame(rules=PRESETS["house"], seed="00" * 32,
+                                        scores=(0, 120)))[0]
+    assert choose(s, 0) == cmd.LookAtCards(seat=0)  # 120 behind: blind nil offered, not taken
+    s = step(s, cmd.LookAtCards(seat=0))[0]
+    assert isinstance(choose(s, 0), cmd.PlaceBid)
+
+
+def test_a_clock_running_out_plays_the_basic_choice() -> None:
+    s = step(GameState(), cmd.StartGame(rules=PRESETS["classic"], seed="11" * 32))[0]
+    auto = 0
+    while s.phase in (BIDDING, PLAY) and s.hands_played == 0:
+        seat = _seat(s)
+        s, events = step(s, cmd.ClockExpired(seat=seat, at=s.deadlines[seat]))
+        auto += sum(1 for e in events if getattr(e, "auto", False))
+    assert s.hands_played == 1 and auto >= 4 + 52
+
+
+def test_a_seat_with_nothing_to_do_is_told_so() -> None:
+    s = step(GameState(), cmd.StartGame(rules=PRESETS["classic"], seed="22" * 32))[0]
+    idle = next(i for i in range(4) if not s.waiting >> i & 1)
+    with pytest.raises(NothingToDo):
+        choose(s, idle)
+    with pytest.raises(ValueError, match="level"):
+        choose(s, _seat(s), "grandmaster")
+
+
+def _redeal_hidden(s: GameState, seat: int, rng: random.Random) -> GameState:
+    """The same position as ``seat`` sees it, with the other seats' cards shuffled among them."""
+    others = [i for i in range(4) if i != seat]
+    pool = [c for i in others for c in range(54) if s.hands[i] >> c & 1]
+    rng.shuffle(pool)
+    hands = list(s.hands)
+    for i in others:
+        n = s.hands[i].bit_count()
+        hands[i] = sum(1 << c for c in pool[:n])
+        pool = pool[n:]
+    dealt = tuple(hands) if s.phase == BIDDING else s.dealt
+    return replace(s, hands=tuple(hands), dealt=dealt)
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_hidden_cards_do_not_change_a_bot_choice(level: str) -> None:
+    rng = random.Random(1)
+    checked = 0
+
+    def visit(s: GameState, seat: int, history) -> None:
+        nonlocal checked
+        if s.phase not in (BIDDING, PLAY) or not s.looked >> seat & 1:
+            return
+        mine = choose(s, seat, level, seed=7, history=history, budget=4)
+        for _ in range(2):
+            other = _redeal_hidden(s, seat, rng)
+            assert choose(other, seat, level, seed=7, history=history, budget=4) == mine
+        checked += 1
+
+    for preset in ("house", "classic"):
+        play_game(PRESETS[preset], 5, ("basic", "basic"), max_hands=1, visit=visit)
+    assert checked > 100
+
+
+def test_secret_bids_are_not_read_before_the_reveal() -> None:
+    rules = PRESETS["house"]
+    for seed in range(20):
+        s = step(GameState(), cmd.StartGame(rules=rules, seed=f"{seed:064x}"))[0]
+        s = step(s, cmd.PlaceBid(seat=1, bid=1))[0]
+        s = step(s, cmd.PlaceBid(seat=2, bid=0))[0]
+        want = choose(s, 0)
+        for bids in ((-1, 13, 13, -1), (-1, 0, 5, -1), (-1, 4, 1, -1)):
+            assert choose(replace(s, bids=bids), 0) == want
+
+
+def test_the_expert_is_repeatable_for_a_seed() -> None:
+    picks = []
+
+    def visit(s: GameState, seat: int, history) -> None:
+        if s.phase == PLAY:
+            picks.append(choose(s, seat, "expert", seed=3, history=history, budget=6))
+
+    play_game(PRESETS["house"], 8, ("basic", "basic"), max_hands=1, visit=visit)
+    again: list = []
+
+    def visit2(s: GameState, seat: int, history) -> None:
+        if s.phase == PLAY:
+            again.append(choose(s, seat, "expert", seed=3, history=history, budget=6))
+
+    play_game(PRESETS["house"], 8, ("basic", "basic"), max_hands=1, visit=visit2)
+    assert picks == again and len(picks) == 52
+
+
+def test_sampled_deals_agree_with_everything_the_seat_saw() -> None:
+    rules = PRESETS["house"]
+    seen_voids = 0
+
+    def visit(s: GameState, seat: int, history) -> None:
+        nonlocal seen_voids
+        if s.phase != PLAY:
+            return
+        k = Seen(s, seat, history)
+        f = k.f
+        sampler = _Sampler(k, random.Random(len(history)))
+        unseen = f.all & ~k.played & ~k.hand
+        for _ in range(5):
+            hands = sampler.sample()
+            assert hands[seat] == k.hand
+            assert hands[0] | hands[1] | hands[2] | hands[3] == unseen | k.hand
+            assert sum(h.bit_count() for h in hands) == (unseen | k.hand).bit_count()
+            for i in range(4):
+                assert hands[i].bit_count() == s.hands[i].bit_count()
+                assert not hands[i] & k.voids[i] or i == seat
+        seen_voids += any(k.voids)
+
+    for seed in range(3):
+        play_game(rules, seed, ("basic", "basic"), max_hands=1, visit=visit)
+    assert seen_voids

@@ -1,0 +1,102 @@
+"""The fast path agrees with the engine: card order, legal cards, tricks, scores."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engine.bots.arena import bot, deal, play_hand
+from engine.bots.basic import Seen, contracts_of, policy
+from engine.bots.expert import rollout
+from engine.bots.playout import Scorer, fast, random_playout, split
+from engine.cards import deck, ids
+from engine.play import legal_mask, trick_winner
+from engine.presets import PRESETS, resolve
+from engine.scoring import score_team
+
+DECKS = [("standard", "diamond_high"), ("jokers_deuces", "diamond_high"),
+         ("jokers_deuces", "spade_high"), ("jokers", "diamond_high"),
+         ("deuces", "diamond_high"), ("deuces", "spade_high"), ("deuce_ace", "diamond_high")]
+
+
+@pytest.mark.parametrize(("name", "order"), DECKS)
+def test_trick_winner_and_legal_cards_match_the_engine(name: str, order: str) -> None:
+    d = deck(name, order)
+    f = fast(name, order)
+    rng = random.Random(name + order)
+    for _ in range(300):
+        cards = list(d.cards)
+        rng.shuffle(cards)
+        hands = [sum(1 << c for c in cards[i::4]) for i in range(4)]
+        broken = rng.random() < 0.5
+        leader = rng.randrange(4)
+        trick: list[int] = []
+        for k in range(4):
+            seat = (leader + k) % 4
+            legal = legal_mask(d, hands[seat], tuple(trick), broken)
+            bits = f.to_bits(hands[seat])
+            if trick:
+                fast_legal = bits & f.suit_at[f.bit[trick[0]].bit_length()] or bits
+            else:
+                fast_legal = bits if broken else (bits & f.side or bits)
+            assert f.to_ids(fast_legal) == legal
+            trick.append(rng.choice(ids(legal)))
+        win_mask = f.suit_at[f.bit[trick[0]].bit_length()] | f.trump
+        best = max(f.bit[c] for c in trick if f.bit[c] & win_mask)
+        assert (leader + [f.bit[c] for c in trick].index(best)) % 4 == trick_winner(
+            d, tuple(trick), leader)
+
+
+@pytest.mark.parametrize(("name", "order"), DECKS)
+def test_a_random_playout_plays_thirteen_tricks(name: str, order: str) -> None:
+    f = fast(name, order)
+    rng = random.Random(3)
+    for _ in range(200):
+        cards = split(f.all)
+        rng.shuffle(cards)
+        hands = [sum(cards[i::4]) for i in range(4)]
+        tricks = random_playout(f, hands, [], rng.randrange(4), False, [0] * 4, rng.random)
+        assert sum(tricks) == 13 and hands == [0, 0, 0, 0]
+
+
+@pytest.mark.parametrize("spec", [
+    "house", "classic", "beginner", "club",
+    {"preset": "classic", "failed_nil": "help_partner"},
+    {"preset": "classic", "failed_nil": "nothing", "ten_for_200": True, "board": 4},
+    {"preset": "house", "boston_needs_bid": True, "bag_penalty": 0},
+])
+def test_the_fast_scorer_matches_the_engine(spec) -> None:
+    rules = resolve(spec)
+    scorer = Scorer(rules)
+    rng = random.Random(str(spec))
+    for _ in range(2000):
+        bids = (rng.choice((0, 0, 1, 3, 5, 13)), rng.choice((0, 1, 2, 4, 6, 13)))
+        blind = (rng.random() < 0.2, rng.random() < 0.2)
+        a = rng.randint(0, 13)
+        took = (a, rng.randint(0, 13 - a))
+        bags = rng.randint(0, 9)
+        want = score_team(rules, bids, blind, took, 0, bags)
+        assert scorer.team(*bids, *blind, *took, bags) == (want.delta, want.bags_gained)
+
+
+@pytest.mark.parametrize("preset", ["house", "classic"])
+def test_a_basic_rollout_with_the_true_hands_replays_the_game(preset: str) -> None:
+    """The search's rollouts are the ``basic`` bot, card for card."""
+    rules = PRESETS[preset]
+    rng = random.Random(9)
+    for i in range(15):
+        hands = deal(rng, rules)
+        final, _ = play_hand(rules, i % 4, hands, [bot("basic")] * 4)
+        from tests.engine.bots.situations import position
+
+        s = position(hands, bids=final.bids, rules=rules, dealer=i % 4)
+        seat = s.waiting.bit_length() - 1
+        k = Seen(s, seat, [])
+        contracts = contracts_of(rules.board, k.bids)
+        first = policy(k.f, seat, k.hand, [], k.leader, k.played, k.bids, k.tricks, False,
+                       k.voids, contracts)
+        bits = [k.f.to_bits(h) for h in s.hands]
+        tricks = rollout(k.f, seat, first, bits, [], k.leader, k.played, k.bids, [0] * 4,
+                         False, [0] * 4, contracts)
+        assert tuple(tricks) == final.tricks
