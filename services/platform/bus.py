@@ -68,16 +68,27 @@ async def connect(url: str, name: str, *, timeout: float = 3.0) -> Client:
     servers = [u.strip() for u in url.split(",") if u.strip()]
     connected = False
 
+    errors: list[Exception] = []
+
     async def on_error(exc: Exception) -> None:
         if connected:
             _log.warning("nats_error", error=str(exc))
+        else:
+            errors.append(exc)
 
     try:
+        # At start-up, try each server a couple of times, then say which URL failed.
         nc = await nats.connect(servers, name=name, connect_timeout=timeout,
-                                allow_reconnect=True, max_reconnect_attempts=-1,
-                                reconnect_time_wait=0.5, error_cb=on_error)
+                                allow_reconnect=True, max_reconnect_attempts=2,
+                                reconnect_time_wait=0.3, error_cb=on_error)
     except (OSError, nats.errors.Error, TimeoutError) as exc:
-        raise BusUnavailable(f"cannot reach NATS at {url}: {exc or type(exc).__name__}") from None
+        cause = errors[-1] if errors else exc
+        reason = getattr(cause, "strerror", None) or str(cause) or type(cause).__name__
+        raise BusUnavailable(f"cannot reach NATS at {url}: {reason}") from None
+    # Up: from now on ride out broker restarts instead of dying.
+    nc.options["allow_reconnect"] = True
+    nc.options["max_reconnect_attempts"] = -1
+    nc.options["reconnect_time_wait"] = 0.5
     connected = True
     return nc
 
@@ -85,12 +96,19 @@ async def connect(url: str, name: str, *, timeout: float = 3.0) -> Client:
 async def connect_once(url: str, name: str, timeout: float = 3.0) -> Client:
     """Like `connect`, but gives up after one round of servers: for CLI checks."""
     servers = [u.strip() for u in url.split(",") if u.strip()]
+    errors: list[Exception] = []
+
+    async def on_error(exc: Exception) -> None:
+        errors.append(exc)
+
     try:
         return await asyncio.wait_for(
             nats.connect(servers, name=name, connect_timeout=timeout, allow_reconnect=False,
-                         max_reconnect_attempts=0), timeout * 2)
+                         max_reconnect_attempts=0, error_cb=on_error), timeout * 2)
     except (OSError, nats.errors.Error, TimeoutError) as exc:
-        raise BusUnavailable(f"cannot reach NATS at {url}: {exc or type(exc).__name__}") from None
+        cause = errors[-1] if errors else exc
+        reason = getattr(cause, "strerror", None) or str(cause) or type(cause).__name__
+        raise BusUnavailable(f"cannot reach NATS at {url}: {reason}") from None
 
 
 # --- JetStream streams and consumers, declared and checked --------------------------------

@@ -21,6 +21,7 @@ import subprocess
 import sys
 import sysconfig
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -95,6 +96,27 @@ def _popen_user_kwargs(ids: tuple[int, int] | None) -> dict[str, object]:
     return {"user": ids[0], "group": ids[1], "extra_groups": []}
 
 
+def die_with_parent(sig: int) -> Callable[[], None] | None:
+    """A pre-exec hook asking Linux to signal the child when its parent dies.
+
+    The servers run in their own session (a terminal's Ctrl-C must not reach
+    them before the services have drained), so this is what keeps them from
+    outliving a parent that was killed outright.
+    """
+    if not sys.platform.startswith("linux"):
+        return None
+
+    import ctypes
+    import ctypes.util
+
+    prctl = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True).prctl
+
+    def hook() -> None:
+        prctl(1, sig)  # PR_SET_PDEATHSIG
+
+    return hook
+
+
 @dataclass
 class PostgresServer:
     """One postgres process on a TCP port, data kept in `data_dir`."""
@@ -143,7 +165,7 @@ class PostgresServer:
              "-c", "synchronous_commit=off" if _fast() else "synchronous_commit=on",
              "-c", "full_page_writes=off" if _fast() else "full_page_writes=on"],
             stdout=log, stderr=log, env=env, start_new_session=True,
-            **_popen_user_kwargs(ids),  # type: ignore[call-overload]
+            preexec_fn=die_with_parent(signal.SIGINT), **_popen_user_kwargs(ids),  # type: ignore[call-overload]
         )
         log.close()
         deadline = time.monotonic() + timeout
@@ -187,7 +209,8 @@ class NatsServer:
         if self.monitor_port:
             args += ["-m", str(self.monitor_port)]
         log = open(self.data_dir / "nats.log", "ab")  # noqa: SIM115
-        self.process = subprocess.Popen(args, stdout=log, stderr=log, start_new_session=True)
+        self.process = subprocess.Popen(args, stdout=log, stderr=log, start_new_session=True,
+                                        preexec_fn=die_with_parent(signal.SIGTERM))
         log.close()
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

@@ -1,0 +1,227 @@
+"""`spades dev | serve SERVICE | migrate | settings`.
+
+Every failure an operator can cause (a port in use, a server that does not
+answer, a bad setting, a second `spades dev`) ends in one line on stderr and a
+non-zero exit, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import fcntl
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+from services import catalog, registry
+from services.platform import bus, db, dbadmin, migrations, servers
+from services.platform.runtime import StartupError
+from services.platform.settings import SettingsError, env_names, load
+
+DEV_DATABASE = "spades"
+DEV_PG_PORT = 15432
+DEV_NATS_PORT = 14222
+DEV_NATS_MONITOR_PORT = 18222
+
+
+class CliError(Exception):
+    """One line for the operator; exit 1."""
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="spades", description="Spades platform")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("dev", help="start Postgres, NATS and the four services on this machine")
+    serve = sub.add_parser("serve", help="run one service (for deployment)")
+    serve.add_argument("service", choices=catalog.SERVICES)
+    sub.add_parser("migrate", help="apply every service's migrations to DATABASE_URL")
+    show = sub.add_parser("settings", help="list a service's settings and what they mean")
+    show.add_argument("service", choices=catalog.SERVICES)
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "dev":
+            code = dev()
+        elif args.command == "serve":
+            code = serve_one(args.service)
+        elif args.command == "migrate":
+            code = migrate_cmd()
+        else:
+            for name, text in env_names(registry.spec(args.service).settings).items():
+                print(f"{name}\t{text}")
+            code = 0
+    except (CliError, SettingsError, StartupError, servers.ServerError, db.DatabaseUnavailable,
+            bus.BusUnavailable, migrations.MigrationError) as exc:
+        print(f"spades: {exc}", file=sys.stderr)
+        code = 1
+    except KeyboardInterrupt:
+        code = 130
+    sys.exit(code)
+
+
+def serve_one(name: str) -> int:
+    from services.platform import runtime
+
+    spec = registry.spec(name)
+    settings = load(spec.settings)
+    asyncio.run(runtime.run(name, settings, spec.setup))
+    return 0
+
+
+def migrate_cmd() -> int:
+    url = os.environ.get("DATABASE_URL")
+    if not url:
+        raise CliError("setting DATABASE_URL is required")
+    applied = asyncio.run(_migrate(url))
+    print(f"applied {len(applied)} migration(s)" + (": " + ", ".join(applied) if applied else ""))
+    return 0
+
+
+async def _migrate(url: str) -> list[str]:
+    import asyncpg
+
+    try:
+        conn = await asyncpg.connect(url, timeout=5)
+    except (OSError, asyncpg.PostgresError, TimeoutError) as exc:
+        raise CliError(f"cannot reach PostgreSQL at {db._safe(url)}: {exc}") from None
+    try:
+        return await migrations.apply(conn, catalog.all_migrations())
+    finally:
+        await conn.close()
+
+
+# --- spades dev ------------------------------------------------------------------------
+
+
+def _lock(root: Path) -> int:
+    root.mkdir(parents=True, exist_ok=True)
+    fd = os.open(root / "dev.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        pid = os.read(fd, 32).decode().strip() or "?"
+        os.close(fd)
+        raise CliError(f"spades dev is already running (pid {pid}); stop it first") from None
+    os.ftruncate(fd, 0)
+    os.write(fd, str(os.getpid()).encode())
+    return fd
+
+
+def _port(name: str, default: int) -> int:
+    raw = os.environ.get(name, str(default))
+    if not raw.isdigit() or not 0 < int(raw) < 65536:
+        raise CliError(f"setting {name} is invalid: {raw!r} is not a port")
+    return int(raw)
+
+
+def dev() -> int:
+    root = Path(os.environ.get("SPADES_DATA_DIR", ".data")).resolve()
+    lock = _lock(root)
+    stop = {"signal": 0}
+
+    def on_signal(signum: int, _frame: object) -> None:
+        stop["signal"] = signum
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+    http_ports = {name: _port(f"SPADES_DEV_{name.upper()}_PORT", port)
+                  for name, port in catalog.DEV_HTTP_PORTS.items()}
+    for name, port in http_ports.items():
+        if servers.port_in_use(port):
+            raise CliError(f"port {port} ({name} HTTP) is in use")
+    database_url = os.environ.get("DATABASE_URL")
+    nats_url = os.environ.get("NATS_URL")
+    started: list[servers.PostgresServer | servers.NatsServer] = []
+    children: dict[str, subprocess.Popen[bytes]] = {}
+    try:
+        if not database_url:
+            pg = servers.PostgresServer(root / "postgres", _port("SPADES_DEV_PG_PORT", DEV_PG_PORT))
+            pg.start()
+            started.append(pg)
+            database_url = asyncio.run(dbadmin.ensure_database(pg.url, DEV_DATABASE))
+        if not nats_url:
+            nats = servers.NatsServer(root / "nats", _port("SPADES_DEV_NATS_PORT", DEV_NATS_PORT),
+                                      _port("SPADES_DEV_NATS_MONITOR_PORT",
+                                            DEV_NATS_MONITOR_PORT))
+            nats.start()
+            started.append(nats)
+            nats_url = nats.url
+        else:
+            asyncio.run(_probe_nats(nats_url))
+        applied = asyncio.run(_migrate(database_url))
+        print(f"spades dev: database ready ({len(applied)} migration(s) applied)", flush=True)
+        for name in catalog.SERVICES:
+            env = {**os.environ, "DATABASE_URL": database_url, "NATS_URL": nats_url,
+                   "SPADES_HTTP_PORT": str(http_ports[name]), "SPADES_MIGRATE_ON_START": "false",
+                   "SPADES_INSTANCE_ID": f"dev-{name}"}
+            children[name] = subprocess.Popen(
+                [sys.executable, "-m", "services.cli", "serve", name], env=env,
+                start_new_session=True, preexec_fn=servers.die_with_parent(signal.SIGTERM))
+        _wait_ready(children, http_ports, stop)
+        lobby = f"http://127.0.0.1:{http_ports['lobby']}"
+        print("\nspades dev is up; Ctrl-C stops everything.", flush=True)
+        print(f"  API          {lobby}/api/v1/platform")
+        print(f"  API docs     {lobby}/schema")
+        for name, port in http_ports.items():
+            print(f"  {name:<12} http://127.0.0.1:{port}/metrics  /healthz  /readyz")
+        print(f"  PostgreSQL   {database_url}")
+        print(f"  NATS         {nats_url}", flush=True)
+        while not stop["signal"]:
+            for name, child in children.items():
+                if child.poll() is not None:
+                    raise CliError(f"service {name} exited with code {child.returncode}")
+            time.sleep(0.2)
+        print("\nspades dev: stopping", flush=True)
+        return 0
+    finally:
+        _stop_children(children)
+        for server in reversed(started):
+            server.stop()
+        os.close(lock)
+
+
+async def _probe_nats(url: str) -> None:
+    nc = await bus.connect_once(url, "spades-dev-probe")
+    await nc.close()
+
+
+def _wait_ready(children: dict[str, subprocess.Popen[bytes]], ports: dict[str, int],
+                stop: dict[str, int], timeout: float = 60.0) -> None:
+    pending = dict(ports)
+    deadline = time.monotonic() + timeout
+    while pending:
+        if stop["signal"]:
+            raise CliError("interrupted while starting")
+        if time.monotonic() > deadline:
+            raise CliError(f"services not ready after {timeout:.0f}s: {', '.join(pending)}")
+        for name in list(pending):
+            if children[name].poll() is not None:
+                raise CliError(f"service {name} exited with code {children[name].returncode}")
+            url = f"http://127.0.0.1:{pending[name]}/readyz"
+            with contextlib.suppress(OSError), urllib.request.urlopen(url, timeout=1) as answer:
+                if answer.status == 200:
+                    del pending[name]
+        time.sleep(0.1)
+
+
+def _stop_children(children: dict[str, subprocess.Popen[bytes]], grace: float = 15.0) -> None:
+    for child in children.values():
+        if child.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                child.send_signal(signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    for child in children.values():
+        try:
+            child.wait(max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+
+
+if __name__ == "__main__":
+    main()

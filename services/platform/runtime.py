@@ -1,0 +1,171 @@
+"""One service process from start to SIGTERM.
+
+Start-up order: logs, Postgres pool, migrations (under the advisory lock),
+NATS, JetStream streams asserted, the service's own parts, the status endpoint
+on the NATS services API, then HTTP. Shutdown reverses it: stop taking HTTP
+requests, stop NATS endpoints, let consumers and the relay finish the message
+in hand, drain NATS, close the pool.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import asyncpg
+import uvicorn
+from litestar.types import ControllerRouterHandler
+from nats.aio.client import Client
+from nats.js import JetStreamContext
+
+from schemas import subjects
+from schemas.bus import StatusReply, StatusRequest
+from services import catalog
+from services.platform import bus, db, logs, migrations
+from services.platform.http import create_app
+from services.platform.settings import Settings
+
+VERSION = "0.1.0"
+
+
+class StartupError(RuntimeError):
+    """Start-up cannot go on; the message is the one line the operator sees."""
+
+
+class Worker(Protocol):
+    async def stop(self) -> None: ...
+
+    @property
+    def running(self) -> bool: ...
+
+
+@dataclass
+class Runtime:
+    """What a running service holds; handed to the service's own set-up."""
+
+    service: str
+    settings: Settings
+    pool: asyncpg.Pool
+    nc: Client
+    js: JetStreamContext
+    names: subjects.Names
+    workers: list[Worker] = field(default_factory=list)
+    routes: list[ControllerRouterHandler] = field(default_factory=list)
+    endpoints: list[bus.Endpoint] = field(default_factory=list)
+    exception_handlers: dict[Any, Any] = field(default_factory=dict)
+    public_api: bool = False
+
+    def game_events(self) -> bus.StreamSpec:
+        return bus.StreamSpec(self.names.game_events_stream, (self.names.game_events_all,),
+                              duplicate_window=self.settings.js_duplicate_window_seconds)
+
+    def consumer(self, durable: str, filter_subject: str) -> bus.ConsumerSpec:
+        return bus.ConsumerSpec(self.names.game_events_stream, durable, filter_subject,
+                                ack_wait=self.settings.js_ack_wait_seconds,
+                                max_deliver=self.settings.js_max_deliver)
+
+
+Setup = Callable[[Runtime], Awaitable[None]]
+
+
+def bind(host: str, port: int) -> socket.socket:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise StartupError(f"HTTP port {port} on {host} is not available: {exc.strerror}"
+                           ) from None
+    sock.listen(128)
+    sock.set_inheritable(True)
+    return sock
+
+
+async def run(service: str, settings: Settings, setup: Setup,
+              ready: asyncio.Event | None = None) -> None:
+    logs.configure(service, settings.instance_id, settings.log_level)
+    log = logs.get(service)
+    sock = bind(settings.http_host, settings.http_port)
+    try:
+        pool = await db.create_pool(settings.database_url, service,
+                                    min_size=settings.db_pool_min, max_size=settings.db_pool_max)
+    except db.DatabaseUnavailable as exc:
+        sock.close()
+        raise StartupError(str(exc)) from None
+    try:
+        if settings.migrate_on_start:
+            async with pool.acquire() as conn:
+                applied = await migrations.apply(conn, [catalog.MIGRATIONS[service]])
+            if applied:
+                log.info("migrated", applied=applied)
+        nc = await bus.connect(settings.nats_url, f"spades-{service}-{settings.instance_id}")
+    except (migrations.MigrationError, bus.BusUnavailable) as exc:
+        await pool.close()
+        sock.close()
+        raise StartupError(str(exc)) from None
+    names = subjects.Names(settings.nats_prefix)
+    rt = Runtime(service, settings, pool, nc, nc.jetstream(), names)
+    micro: Any = None
+    try:
+        await bus.ensure_stream(rt.js, rt.game_events())
+        await setup(rt)
+
+        async def status(req: StatusRequest) -> StatusReply:
+            return StatusReply(service=service, instance=settings.instance_id, version=VERSION,
+                               echo=req.echo)
+
+        micro = await bus.serve(nc, service=service, version=VERSION,
+                                group=names.service_group(service), instance=settings.instance_id,
+                                endpoints=[bus.Endpoint("status", StatusRequest, status),
+                                           *rt.endpoints])
+        app = create_app(service, VERSION, _checks(rt), rt.routes, public_api=rt.public_api,
+                         exception_handlers=rt.exception_handlers)
+        config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on",
+                                timeout_graceful_shutdown=int(settings.shutdown_grace_seconds))
+        server = uvicorn.Server(config)
+        log.info("started", http=f"http://{settings.http_host}:{settings.http_port}")
+        if ready is not None:
+            server_task = asyncio.create_task(server.serve(sockets=[sock]))
+            while not server.started and not server_task.done():
+                await asyncio.sleep(0.01)
+            ready.set()
+            await server_task
+        else:
+            await server.serve(sockets=[sock])  # returns after SIGTERM or SIGINT
+        log.info("stopping")
+    except bus.BusConfigError as exc:
+        raise StartupError(str(exc)) from None
+    finally:
+        await _shutdown(rt, micro, settings.shutdown_grace_seconds)
+        sock.close()
+        log.info("stopped")
+
+
+async def _shutdown(rt: Runtime, micro: Any, grace: float) -> None:
+    if micro is not None:
+        with contextlib.suppress(Exception):
+            await micro.stop()
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(asyncio.gather(*(w.stop() for w in reversed(rt.workers))), grace)
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(rt.nc.drain(), grace)
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(rt.pool.close(), grace)
+
+
+def _checks(rt: Runtime) -> dict[str, Callable[[], Awaitable[bool]]]:
+    async def postgres() -> bool:
+        return bool(await rt.pool.fetchval("SELECT true"))
+
+    async def nats() -> bool:
+        return bool(rt.nc.is_connected)
+
+    async def workers() -> bool:
+        return all(w.running for w in rt.workers)
+
+    return {"postgres": postgres, "nats": nats, "workers": workers}

@@ -1,0 +1,27 @@
+"""Each service's settings struct and set-up function, by name, imported on demand."""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+
+from services.catalog import SERVICES
+from services.platform.runtime import Setup
+from services.platform.settings import Settings
+
+_SETTINGS = {"lobby": "LobbySettings", "game": "GameSettings", "ratings": "RatingsSettings",
+             "tournaments": "TournamentsSettings"}
+
+
+@dataclass(frozen=True)
+class ServiceSpec:
+    name: str
+    settings: type[Settings]
+    setup: Setup
+
+
+def spec(name: str) -> ServiceSpec:
+    if name not in SERVICES:
+        raise KeyError(f"no service {name!r}; one of {', '.join(SERVICES)}")
+    module = importlib.import_module(f"services.{name}.service")
+    return ServiceSpec(name, getattr(module, _SETTINGS[name]), module.setup)

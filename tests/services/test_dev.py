@@ -1,0 +1,190 @@
+"""`spades dev` end to end: four service processes, the public API, events to ratings."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import asyncpg
+import pytest
+
+from schemas.events import GameEnded, GameEvent
+from services.platform import servers
+from services.platform.events import EventRegistry
+from services.platform.eventstore import EventStore
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def http(method: str, url: str, body: object = None) -> tuple[int, object]:
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(url, data=data, method=method,
+                                 headers={"content-type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=5) as answer:
+            raw = answer.read()
+            kind = answer.headers.get("content-type", "")
+            return answer.status, json.loads(raw) if "json" in kind else raw.decode()
+    except urllib.error.HTTPError as err:
+        return err.code, json.loads(err.read() or b"null")
+
+
+def dev_env(tmp_path: Path, ports: dict[str, int], **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("DATABASE_URL", "NATS_URL", "SPADES_FAULT")}
+    env.update({f"SPADES_DEV_{name.upper()}_PORT": str(port) for name, port in ports.items()})
+    env.update({"SPADES_DATA_DIR": str(tmp_path / "data"), "PYTHONPATH": str(ROOT), **extra})
+    return env
+
+
+def spades(*args: str, env: dict[str, str]) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", "services.cli", *args], env=env, cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def spades_logged(log: Path, *args: str, env: dict[str, str]) -> subprocess.Popen[str]:
+    """Output to a file: the services inherit it, so a pipe would stay open after exit."""
+    with open(log, "w") as out:
+        return subprocess.Popen([sys.executable, "-m", "services.cli", *args], env=env,
+                                cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, text=True)
+
+
+def wait_for_line(proc: subprocess.Popen[str], log: Path, text: str,
+                  timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if text in log.read_text():
+            return
+        if proc.poll() is not None:
+            break
+        time.sleep(0.1)
+    raise AssertionError(f"never printed {text!r}:\n{log.read_text()[-3000:]}")
+
+
+@pytest.fixture
+def ports() -> dict[str, int]:
+    return {name: servers.free_port() for name in ("lobby", "game", "ratings", "tournaments")}
+
+
+@pytest.fixture
+def platform(tmp_path: Path, ports: dict[str, int], database_url: str, nats_url: str,
+             nats_prefix: str) -> Iterator[tuple[subprocess.Popen[str], dict[str, str]]]:
+    env = dev_env(tmp_path, ports, DATABASE_URL=database_url, NATS_URL=nats_url,
+                  SPADES_NATS_PREFIX=f"{nats_prefix}dev", SPADES_JS_ACK_WAIT_SECONDS="2")
+    log = tmp_path / "dev.log"
+    proc = spades_logged(log, "dev", env=env)
+    wait_for_line(proc, log, "spades dev is up")
+    yield proc, env
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+
+
+async def test_dev_serves_the_api_and_carries_a_finished_game_to_ratings(
+        platform: tuple[subprocess.Popen[str], dict[str, str]], ports: dict[str, int],
+        database_url: str) -> None:
+    proc, env = platform
+    lobby = f"http://127.0.0.1:{ports['lobby']}"
+    for port in ports.values():
+        assert http("GET", f"http://127.0.0.1:{port}/healthz")[0] == 200
+        assert http("GET", f"http://127.0.0.1:{port}/readyz")[0] == 200
+        status, metrics = http("GET", f"http://127.0.0.1:{port}/metrics")
+        assert status == 200 and "python_info" in str(metrics)
+    status, schema = http("GET", f"{lobby}/schema/openapi.json")
+    assert status == 200 and "/api/v1/players" in schema["paths"]  # type: ignore[index]
+    status, player = http("POST", f"{lobby}/api/v1/players", {"name": "Ada"})
+    assert status == 201
+    assert http("GET", f"{lobby}/api/v1/players/{player['player_id']}") == (200, player)  # type: ignore[index]
+    status, error = http("POST", f"{lobby}/api/v1/players", {"name": "Ada"})
+    assert (status, error["code"]) == (409, "name_taken")  # type: ignore[index]
+    status, plat = http("GET", f"{lobby}/api/v1/platform")
+    assert status == 200
+    assert all(s["reachable"] for s in plat["services"])  # type: ignore[index]
+
+    # The test plays the game worker: it appends a finished game to the game's store.
+    pool = await asyncpg.create_pool(database_url, server_settings={"search_path": "game"})
+    assert pool is not None
+    store = EventStore(pool, EventRegistry(GameEvent))
+    ended = GameEnded(winner=0, reason="target", scores=(500, 200), bags=(0, 0),
+                      hands_played=7, players=("a1", "b1", "a2", "b2"))
+    await store.append("dev-game-1", 0, [ended], "end-1")
+    await pool.close()
+    conn = await asyncpg.connect(database_url)
+    try:
+        for _ in range(100):
+            rows = await conn.fetch("SELECT player_id, rating FROM ratings.ratings"
+                                    " WHERE player_id = ANY($1::text[]) ORDER BY player_id",
+                                    ["a1", "a2", "b1", "b2"])
+            finished = await conn.fetchval(
+                "SELECT count(*) FROM tournaments.finished_games WHERE game_stream = $1",
+                "dev-game-1")
+            if len(rows) == 4 and finished == 1:
+                break
+            await asyncio.sleep(0.1)
+        assert [(r["player_id"], r["rating"]) for r in rows] == [
+            ("a1", 1516), ("a2", 1516), ("b1", 1484), ("b2", 1484)]
+    finally:
+        await conn.close()
+
+    second = spades("dev", env=env)
+    _, err = second.communicate(timeout=30)
+    assert second.returncode == 1
+    assert err.strip().splitlines() == [err.strip()]
+    assert "already running" in err
+
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(30) == 0
+    for port in ports.values():
+        with socket.socket() as sock:
+            assert sock.connect_ex(("127.0.0.1", port)) != 0, "a service outlived spades dev"
+
+
+def test_dev_names_a_port_in_use_in_one_line(tmp_path: Path, ports: dict[str, int]) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        ports["lobby"] = busy.getsockname()[1]
+        proc = spades("dev", env=dev_env(tmp_path, ports))
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 1
+    assert err.strip() == f"spades: port {ports['lobby']} (lobby HTTP) is in use"
+
+
+def test_dev_names_an_unreachable_nats_in_one_line(tmp_path: Path, ports: dict[str, int],
+                                                   database_url: str) -> None:
+    env = dev_env(tmp_path, ports, DATABASE_URL=database_url, NATS_URL="nats://127.0.0.1:1")
+    proc = spades("dev", env=env)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 1
+    assert err.strip().startswith("spades: cannot reach NATS at nats://127.0.0.1:1")
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_serve_names_a_bad_setting_in_one_line(database_url: str, nats_url: str) -> None:
+    env = {**os.environ, "DATABASE_URL": database_url, "NATS_URL": nats_url,
+           "SPADES_HTTP_PORT": "eighty", "PYTHONPATH": str(ROOT)}
+    proc = spades("serve", "ratings", env=env)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 1
+    assert err.strip() == "spades: setting SPADES_HTTP_PORT is invalid: Expected `int`, got `str`"
+
+
+def test_serve_names_an_unreachable_database_in_one_line(nats_url: str) -> None:
+    env = {**os.environ, "DATABASE_URL": "postgresql://u:secret@127.0.0.1:1/x",
+           "NATS_URL": nats_url, "SPADES_HTTP_PORT": str(servers.free_port()),
+           "PYTHONPATH": str(ROOT)}
+    proc = spades("serve", "lobby", env=env)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 1
+    assert err.startswith("spades: cannot reach PostgreSQL at postgresql://u@127.0.0.1:1/x")
+    assert "secret" not in err and len(err.strip().splitlines()) == 1
