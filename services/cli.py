@@ -186,7 +186,7 @@ def dev() -> int:
 
 
 async def _probe_nats(url: str) -> None:
-    nc = await bus.connect_once(url, "spades-dev-probe")
+    nc = await bus.connect_once(url, "spades-dev-probe", timeout=1.0)
     await nc.close()
 
 
