@@ -93,7 +93,8 @@ def _start(tx: _Tx, c: cmd.StartGame) -> None:
             raise RuleError("bad_seed", "the seed must be at least 16 bytes")
         seed_hash = shuffle.commitment(seed)
     s = tx.emit(ev.GameStarted(rules=c.rules, players=c.players, seed=c.seed,
-                               seed_hash=seed_hash, scores=c.scores, bags=c.bags, at=c.at))
+                               seed_hash=seed_hash, scores=c.scores, bags=c.bags,
+                               rated=c.rated, at=c.at))
     if c.seed:
         _deal_from_seed(tx, shuffle.first_dealer(bytes.fromhex(s.seed)))
 
@@ -311,7 +312,8 @@ def _end(tx: _Tx, winner: int | None, reason: str, forfeited_by: int | None = No
     s = tx.state
     tx.emit(ev.GameEnded(winner=winner, reason=reason, scores=s.scores, bags=s.bags,
                          hands_played=s.hands_played, players=s.players,  # type: ignore[arg-type]
-                         forfeited_by=forfeited_by, seed=s.seed, at=tx.at))
+                         forfeited_by=forfeited_by, seed=s.seed, rules=s.rules,
+                         rated=s.rated, at=tx.at))
 
 
 # --- pre-moves ----------------------------------------------------------------------

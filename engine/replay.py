@@ -37,7 +37,7 @@ def candidate_commands(state: GameState, e: ev.Event) -> list[cmd.Command]:
     at = e.at
     if isinstance(e, ev.GameStarted):
         return [cmd.StartGame(rules=e.rules, players=e.players, seed=e.seed, scores=e.scores,
-                              bags=e.bags, at=at)]
+                              bags=e.bags, rated=e.rated, at=at)]
     if isinstance(e, ev.HandDealt):
         return [cmd.DealHand(dealer=e.dealer, hands=e.hands, at=at)]
     if isinstance(e, ev.CardsLooked):

@@ -24,6 +24,7 @@ class GameState(msgspec.Struct, frozen=True, gc=False):
     phase: str = NEW
     version: int = 0  # events folded so far
     players: tuple[str, ...] = ("", "", "", "")
+    rated: bool = False
     seed: str = ""  # secret until the game ends
     seed_hash: str = ""
     hand_no: int = 0  # the current (or last) hand, from 1

@@ -25,6 +25,7 @@ class StartGame(Command, frozen=True):
     seed: str = ""
     scores: tuple[int, int] = (0, 0)
     bags: tuple[int, int] = (0, 0)
+    rated: bool = False
 
 
 class DealHand(Command, frozen=True):

@@ -34,6 +34,7 @@ class GameStarted(Event, frozen=True):
     seed_hash: str = ""  # public commitment: sha256 of the seed bytes
     scores: tuple[int, int] = (0, 0)
     bags: tuple[int, int] = (0, 0)
+    rated: bool = False  # whether the result moves ratings
 
 
 class HandDealt(Event, frozen=True):
@@ -160,6 +161,8 @@ class GameEnded(Event, frozen=True):
     players: tuple[str, str, str, str] = ("", "", "", "")
     forfeited_by: int | None = None  # the seat whose leaving or clock forfeited the match
     seed: str = ""  # the revealed shuffle seed
+    rules: Rules | None = None
+    rated: bool = False
 
 
 GameEvent = (
