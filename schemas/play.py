@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import msgspec
 
+from schemas.bus import EventEnvelope
 from schemas.commands import GameCommand
 from schemas.rules import Rules
 
@@ -40,6 +41,7 @@ class CreateGame(msgspec.Struct, frozen=True, kw_only=True):
     bot_levels: tuple[str, str, str, str] = ("", "", "", "")  # "" for a person
     rated: bool = False
     table_id: str = ""
+    banter: bool = True  # the table's switch: False means bots say nothing at this table
 
 
 class ChatLine(msgspec.Struct, frozen=True, kw_only=True):
@@ -51,3 +53,34 @@ class ChatLine(msgspec.Struct, frozen=True, kw_only=True):
     text: str
     bot: bool = False
     at: int = 0
+
+
+class EventsSince(msgspec.Struct, frozen=True, kw_only=True):
+    """A gateway missing events of a game (a gap on JetStream, or JetStream lost them)
+    asks the worker for the stored events after ``version``, straight from the store."""
+
+    game_id: str
+    version: int = 0  # answer the events with a greater version
+    limit: int = 1000
+
+
+class EventsReply(msgspec.Struct, frozen=True, kw_only=True):
+    events: list[EventEnvelope]  # in version order, as the outbox publishes them
+    version: int = 0  # the stream's version now (0: no such game)
+
+
+class TableChanged(msgspec.Struct, frozen=True, kw_only=True):
+    """A lobby changed a table (seats, rules, start): every gateway refreshes its
+    table-list watchers and the table's own subscribers."""
+
+    table_id: str
+    game_id: str = ""
+
+
+class SeatPresent(msgspec.Struct, frozen=True, kw_only=True):
+    """A seated player subscribed on some gateway: every gateway cancels the seat's
+    disconnect grace timer, so a player who comes back elsewhere is not made to leave."""
+
+    game_id: str
+    seat: int
+    player_id: str

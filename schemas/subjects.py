@@ -51,6 +51,40 @@ class Names:
     def game_events_of_type(self, event_type: str) -> str:
         return self.subject(f"game.evt.*.{event_type}")
 
+    # Requests to the game workers (NATS request/reply, msgpack Structs of schemas.play).
+
+    def game_command(self, game_id: str) -> str:
+        """``GameRequest`` -> ``GameReply`` for one game, answered by the game's owner."""
+        return self.subject(f"game.cmd.{_token(game_id)}")
+
+    @property
+    def game_create(self) -> str:
+        """``CreateGame`` -> ``GameReply``: a table starts a game."""
+        return self.subject("game.create")
+
+    def game_events_since(self, game_id: str) -> str:
+        """``EventsSince`` -> ``EventsReply``: stored events of a game from the store."""
+        return self.subject(f"game.since.{_token(game_id)}")
+
+    # Plain NATS publications (not stored): table talk and gateway-to-gateway notes.
+
+    def game_chat(self, game_id: str) -> str:
+        """``ChatLine`` of a game, from a gateway (people) or a worker (bots)."""
+        return self.subject(f"game.chat.{_token(game_id)}")
+
+    @property
+    def game_chat_all(self) -> str:
+        return self.subject("game.chat.*")
+
+    @property
+    def lobby_tables(self) -> str:
+        """``TableChanged``: a table's seats, rules or state changed."""
+        return self.subject("lobby.tables")
+
+    def lobby_presence(self, game_id: str) -> str:
+        """``SeatPresent``: a seated player is back on some gateway."""
+        return self.subject(f"lobby.presence.{_token(game_id)}")
+
     def service_group(self, service: str) -> str:
         """Subject group under which a service's request/reply endpoints live."""
         return self.subject(f"svc.{service}")
