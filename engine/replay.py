@@ -145,10 +145,13 @@ def groups(events: Sequence[ev.Event]) -> Iterator[Step]:
             reason = ("the engine refuses the command" if error and not tried
                       else "the engine produces other events" if tried
                       else "no command produces this event first")
-            n = max(len(tried), 1)
-            yield i, state, state, Divergence(
-                index=i, reason=reason, stored=list(events[i:i + n]),  # type: ignore[arg-type]
-                produced=tried, error=error)  # type: ignore[arg-type]
+            k = 0  # the first event of the group that differs
+            while k < len(tried) - 1 and i + k < len(events) and events[i + k] == tried[k]:
+                k += 1
+            yield i + k, state, state, Divergence(
+                index=i + k, reason=reason,
+                stored=list(events[i + k:i + max(len(tried), 1)]),  # type: ignore[arg-type]
+                produced=tried[k:], error=error)  # type: ignore[arg-type]
             return
 
 

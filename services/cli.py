@@ -43,6 +43,24 @@ def main(argv: list[str] | None = None) -> None:
     sub.add_parser("migrate", help="apply every service's migrations to DATABASE_URL")
     show = sub.add_parser("settings", help="list a service's settings and what they mean")
     show.add_argument("service", choices=catalog.SERVICES)
+    record = sub.add_parser("record", help="game records: check them, or export a game's hands")
+    record_sub = record.add_subparsers(dest="record_command", required=True)
+    verify_p = record_sub.add_parser("verify", help="judge JSON Lines game records")
+    verify_p.add_argument("file", help="a JSON Lines file, or - for standard input")
+    record_export = record_sub.add_parser("export", help="a stored game's hands as records")
+    record_export.add_argument("game_id")
+    replay_p = sub.add_parser("replay", help="replay and verify a game's event log")
+    replay_p.add_argument("game_id", nargs="?", help="a stored game (needs DATABASE_URL)")
+    replay_p.add_argument("--file", help="an exported log (JSON Lines); no database needed")
+    replay_p.add_argument("--at", type=int, help="stop after event N and show the state there")
+    replay_p.add_argument("--seat", type=int, choices=range(4), help="show what seat S saw")
+    replay_p.add_argument("--json", action="store_true", help="machine-readable output")
+    replay_p.add_argument("--verify-all", action="store_true",
+                          help="verify every stored game and summarize")
+    events_p = sub.add_parser("events", help="a stored game's event log")
+    events_sub = events_p.add_subparsers(dest="events_command", required=True)
+    events_export = events_sub.add_parser("export", help="write the log as JSON Lines")
+    events_export.add_argument("game_id")
     args = parser.parse_args(argv)
     try:
         if args.command == "dev":
@@ -51,6 +69,10 @@ def main(argv: list[str] | None = None) -> None:
             code = serve_one(args.service)
         elif args.command == "migrate":
             code = migrate_cmd()
+        elif args.command in ("record", "replay", "events"):
+            from services import operator_cli
+
+            code = operator_cli.run(args)
         else:
             for name, text in env_names(registry.spec(args.service).settings).items():
                 print(f"{name}\t{text}")

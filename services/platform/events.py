@@ -80,7 +80,17 @@ class EventRegistry:
             return self._decoders[type_name].decode(body)  # type: ignore[no-any-return]
         if schema_version > current:
             raise UpcastError(f"{type_name} v{schema_version} is newer than this code (v{current})")
-        data = msgspec.msgpack.decode(body)
+        return self.from_builtins(type_name, schema_version, msgspec.msgpack.decode(body))
+
+    def from_builtins(self, type_name: str, schema_version: int,
+                      data: dict[str, Any]) -> msgspec.Struct:
+        """An event from plain data (an exported JSON line, say), upcast to today's shape."""
+        cls = self._by_tag.get(type_name)
+        if cls is None:
+            raise UnknownEventType(f"no event type {type_name!r}")
+        current = self.version_of(cls)
+        if schema_version > current:
+            raise UpcastError(f"{type_name} v{schema_version} is newer than this code (v{current})")
         for version in range(schema_version, current):
             step = self._upcasters.get((type_name, version))
             if step is None:

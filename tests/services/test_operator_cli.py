@@ -1,0 +1,104 @@
+"""`spades record verify` and `spades replay --file`, run the way an operator runs them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import msgspec
+
+from schemas import events as ev
+from services.replay import encode_log_line, hand_records, read_log
+from tests.engine.test_replay import _bot_game
+
+DATA = Path(__file__).resolve().parents[1] / "engine" / "data"
+
+
+def spades(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([sys.executable, "-c", "from services.cli import main; main()", *args],
+                          input=stdin, capture_output=True, timeout=60)
+
+
+def _log_file(tmp_path: Path, events: list[ev.Event]) -> Path:
+    path = tmp_path / "game.jsonl"
+    path.write_bytes(b"".join(encode_log_line(i, e) for i, e in enumerate(events, 1)))
+    return path
+
+
+def test_record_verify_writes_one_result_per_record() -> None:
+    done = spades("record", "verify", str(DATA / "sample-records.jsonl"))
+    assert done.returncode == 0, done.stderr
+    got = [json.loads(x) for x in done.stdout.splitlines()]
+    want = [json.loads(x) for x in (DATA / "sample-results.jsonl").read_text().splitlines()]
+    assert [g["id"] for g in got] == [w["id"] for w in want]
+    assert [g["ok"] for g in got] == [w["ok"] for w in want]
+
+
+def test_record_verify_reads_stdin_and_judges_bad_lines_without_a_traceback() -> None:
+    lines = b'not json\n{"id": "x", "rules": "classic", "dealer": 0}\n[1, 2]\n'
+    done = spades("record", "verify", "-", stdin=lines)
+    assert done.returncode == 0
+    assert b"Traceback" not in done.stdout + done.stderr
+    codes = [json.loads(x)["error"]["code"] for x in done.stdout.splitlines()]
+    assert codes == ["bad_json", "missing_field", "bad_record"]
+
+
+def test_replay_file_prints_the_timeline_and_verifies(tmp_path: Path) -> None:
+    events = _bot_game("house", "7c" * 32)
+    done = spades("replay", "--file", str(_log_file(tmp_path, events)))
+    assert done.returncode == 0, done.stderr
+    text = done.stdout.decode()
+    assert "hand 1: seat" in text and "trick 13:" in text
+    assert text.strip().splitlines()[-1].startswith(f"verified: {len(events)} events")
+
+
+def test_replay_reports_the_first_divergence_with_exit_status_2(tmp_path: Path) -> None:
+    events = _bot_game("classic", "7d" * 32)
+    i = next(i for i, e in enumerate(events) if isinstance(e, ev.BidPlaced))
+    events[i] = msgspec.structs.replace(events[i], bid=(events[i].bid + 1) % 14)
+    revealed = next(k for k, e in enumerate(events) if isinstance(e, ev.BidsRevealed))
+    done = spades("replay", "--file", str(_log_file(tmp_path, events)))
+    assert done.returncode == 2
+    assert f"DIVERGES at event {revealed}: the engine produces other events" in (
+        done.stdout.decode())
+
+
+def test_replay_at_event_shows_what_a_seat_saw(tmp_path: Path) -> None:
+    events = _bot_game("house", "7e" * 32)
+    done = spades("replay", "--file", str(_log_file(tmp_path, events)), "--at", "12",
+                  "--seat", "1", "--json")
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["verified"] is True and out["at"] == 12
+    assert out["state"]["seat"] == 1
+    dealt = next(e for e in events if isinstance(e, ev.HandDealt))
+    others = {c for s in (0, 2, 3) for c in dealt.hands[s]}
+    assert not others & set(out["state"]["hand"] or [])
+
+
+def test_a_bad_log_is_one_clear_line(tmp_path: Path) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"version": 1, "event": {"type": "Nope"}}\n')
+    done = spades("replay", "--file", str(path))
+    assert done.returncode == 1
+    assert done.stderr.decode().count("\n") == 1 and b"line 1" in done.stderr
+
+
+def test_exported_hands_are_records_the_checker_accepts(tmp_path: Path) -> None:
+    from engine.records import judge
+
+    events = _bot_game("house", "7f" * 32)
+    records = list(hand_records(events, "g1"))
+    scored = [e for e in events if isinstance(e, ev.HandScored)]
+    assert len(records) == len(scored)
+    for record, hand in zip(records, scored, strict=True):
+        result = judge(json.loads(json.dumps(record)))
+        assert result["ok"] is True, result
+        assert result["score_delta"] == [t.delta for t in hand.teams]
+
+
+def test_a_log_round_trips_through_its_export(tmp_path: Path) -> None:
+    events = _bot_game("quick", "80" * 32)
+    assert read_log(_log_file(tmp_path, events).read_bytes().splitlines()) == events
