@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -34,3 +34,106 @@ class ServiceStatus(msgspec.Struct, frozen=True):
 
 class PlatformStatus(msgspec.Struct, frozen=True):
     services: list[ServiceStatus]
+
+
+# --- Sign-in -------------------------------------------------------------------------------
+
+Password = Annotated[str, msgspec.Meta(min_length=8, max_length=128)]
+
+
+class GuestSignIn(msgspec.Struct, frozen=True):
+    name: PlayerName
+
+
+class Register(msgspec.Struct, frozen=True):
+    name: PlayerName
+    password: Password
+
+
+class Login(msgspec.Struct, frozen=True):
+    name: PlayerName
+    password: Annotated[str, msgspec.Meta(max_length=128)]
+
+
+class Session(msgspec.Struct, frozen=True):
+    """A signed bearer token (``Authorization: Bearer ...`` and ``/v1/ws?token=...``)."""
+
+    token: str
+    player_id: str
+    name: str = ""
+    expires_at: int = 0  # seconds since the epoch
+
+
+# --- Tables --------------------------------------------------------------------------------
+
+BotLevel = Literal["basic", "expert"]
+RulesSpec = str | dict[str, Any]  # a preset name, or {"preset": NAME, **overrides}
+
+
+class CreateTable(msgspec.Struct, frozen=True, kw_only=True):
+    rules: RulesSpec = "house"
+    private: bool = False
+    banter: bool = True  # bots say a line now and then; the host's switch
+    seat: Annotated[int, msgspec.Meta(ge=0, le=3)] | None = 0  # where the host sits; None: not
+
+
+class JoinTable(msgspec.Struct, frozen=True, kw_only=True):
+    seat: Annotated[int, msgspec.Meta(ge=0, le=3)] | None = None  # None: the first free seat
+
+
+class JoinByCode(msgspec.Struct, frozen=True, kw_only=True):
+    code: Annotated[str, msgspec.Meta(min_length=4, max_length=12)]
+    seat: Annotated[int, msgspec.Meta(ge=0, le=3)] | None = None
+
+
+class SetBots(msgspec.Struct, frozen=True, kw_only=True):
+    """Host: put a bot on one seat (``seat``), or on every free seat (no ``seat``)."""
+
+    seat: Annotated[int, msgspec.Meta(ge=0, le=3)] | None = None
+    level: BotLevel = "basic"
+    remove: bool = False  # take the bot off ``seat`` instead
+
+
+class SetTableOptions(msgspec.Struct, frozen=True, kw_only=True):
+    banter: bool
+
+
+class SeatInfo(msgspec.Struct, frozen=True, kw_only=True):
+    seat: int
+    player_id: str | None = None
+    name: str | None = None
+    bot: BotLevel | None = None
+
+
+class Table(msgspec.Struct, frozen=True, kw_only=True):
+    table_id: str
+    host: str
+    private: bool
+    code: str | None  # the room code, shown to a private table's host and players only
+    rules: dict[str, Any]
+    preset: str
+    seats: list[SeatInfo]
+    free_seats: list[int]
+    state: Literal["open", "playing", "over"]
+    game_id: str | None = None
+    banter: bool = True
+
+
+class TableList(msgspec.Struct, frozen=True):
+    tables: list[Table]
+
+
+class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
+    """What anyone may know of a game: the public (spectator) view's headline."""
+
+    game_id: str
+    table_id: str
+    players: list[SeatInfo]
+    rules: dict[str, Any]
+    state: str  # the game's phase: new, bidding, passing, play, over
+    version: int
+    hand_no: int
+    scores: tuple[int, int]
+    bags: tuple[int, int]
+    winner: int | None = None
+    end_reason: str = ""

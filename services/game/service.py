@@ -26,8 +26,8 @@ class GameSettings(Settings, frozen=True, kw_only=True):
     outbox_batch: Annotated[int, msgspec.Meta(
         ge=1, description="Events the outbox relay publishes per transaction.")] = 256
     outbox_poll_seconds: Annotated[float, msgspec.Meta(
-        gt=0, description="Longest pause of the outbox relay between checks when no commit "
-                          "notification arrives.")] = 1.0
+        gt=0, description="Longest pause of the outbox relay between checks for events "
+                          "committed by other processes.")] = 0.2
 
 
 def registry() -> EventRegistry:

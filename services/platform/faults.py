@@ -19,6 +19,10 @@ ALL = frozenset({BEFORE_COMMIT, AFTER_COMMIT_BEFORE_REPLY, AFTER_PUBLISH_BEFORE_
 EXIT_CODE = 86
 
 
+def armed(name: str) -> bool:
+    return os.environ.get("SPADES_FAULT") == name
+
+
 def hit(name: str) -> None:
     assert name in ALL, name
     if os.environ.get("SPADES_FAULT") == name:

@@ -38,7 +38,7 @@ def msg_id(stream: str, version: int) -> str:
 
 class OutboxRelay:
     def __init__(self, pool: asyncpg.Pool, js: JetStreamContext, subject_for: SubjectFor, *,
-                 batch: int = 256, poll_seconds: float = 1.0,
+                 batch: int = 256, poll_seconds: float = 0.2,
                  ack_timeout: float = 10.0) -> None:
         self.pool, self.js, self.subject_for = pool, js, subject_for
         self.batch, self.poll_seconds, self.ack_timeout = batch, poll_seconds, ack_timeout
@@ -89,6 +89,10 @@ class OutboxRelay:
         self._task = asyncio.create_task(self._run(), name="outbox-relay")
 
     def _on_notify(self, *_: object) -> None:
+        self._wake.set()
+
+    def wake(self) -> None:
+        """Publish now rather than at the next poll: called by a store in this process."""
         self._wake.set()
 
     async def _run(self) -> None:

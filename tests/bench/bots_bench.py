@@ -1,0 +1,144 @@
+"""Bot speed on one core, and bot strength measured duplicate style.
+
+Speed: random playouts on the fast path (with and without dealing), ``basic``
+rollouts, and whole bot hands through ``decide`` for each level. Rates are per
+second of this process's CPU time, so a busy machine does not distort them;
+wall time is printed beside.
+
+Strength: every deal is played twice with the pairs swapping seats, so the
+cards cancel and what is left is bidding and play. ``basic`` pairs against
+uniformly random players: a match is one deal played both ways, won by the
+higher total (a tie counts half). ``expert`` pairs against ``basic`` pairs: the
+mean difference of the pairs' totals per deal, with its 95% interval. Each
+deal is a fresh hand from 0-0 under the house rules. Deals, random players and
+the search are all seeded: the same seed prints the same strength figures.
+
+    python -m tests.bench.bots_bench [--deals N] [--seed S] [--budget B] [--workers W]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from random import Random
+
+from engine.bots.arena import bot, deal, duplicate, play_hand, random_player
+from engine.bots.basic import contracts_of, policy
+from engine.bots.expert import rollout
+from engine.bots.playout import Scorer, deal_random, fast_of, random_playout
+from engine.presets import PRESETS
+
+RULES = PRESETS["house"]
+BENCH_BUDGET = 16  # sampled deals per expert decision: keeps 2,000 deals within minutes
+
+
+class _Clock:
+    def __enter__(self) -> _Clock:
+        self.cpu, self.wall = time.process_time(), time.perf_counter()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.cpu = time.process_time() - self.cpu
+        self.wall = time.perf_counter() - self.wall
+
+
+def bench_playouts(n: int = 40_000) -> None:
+    f = fast_of(RULES)
+    scorer = Scorer(RULES)
+    rng = Random(1)
+    rnd = rng.random
+    with _Clock() as c:
+        for _ in range(n):
+            hands = deal_random(f, rng)
+            t = random_playout(f, hands, [], 0, False, [0, 0, 0, 0], rnd)
+            scorer.team(3, 3, False, False, t[0], t[2], 0)
+            scorer.team(3, 3, False, False, t[1], t[3], 0)
+    print(f"playout: random hands, deal+play+score {n / c.cpu:10.0f} hands/s  "
+          f"(wall {n / c.wall:.0f})")
+    fixed = deal_random(f, rng)
+    with _Clock() as c:
+        for _ in range(n):
+            random_playout(f, fixed[:], [], 0, False, [0, 0, 0, 0], rnd)
+    print(f"playout: random hands from a deal      {n / c.cpu:10.0f} hands/s  "
+          f"(wall {n / c.wall:.0f})")
+    bids = (3, 3, 3, 3)
+    contracts = contracts_of(RULES.board, bids)
+    m = n // 10
+    with _Clock() as c:
+        for _ in range(m):
+            hands = deal_random(f, rng)
+            first = policy(f, 0, hands[0], [], 0, 0, bids, [0] * 4, False, [0] * 4, contracts)
+            rollout(f, 0, first, hands, [], 0, 0, bids, [0] * 4, False, [0] * 4, contracts)
+    print(f"playout: basic-policy rollouts         {m / c.cpu:10.0f} hands/s  "
+          f"(wall {m / c.wall:.0f})")
+
+
+def bench_bot_hands(level: str, hands: int, budget: int) -> None:
+    rng = Random(5)
+    players = [bot(level, seed=i, budget=budget) for i in range(4)]
+    with _Clock() as c:
+        for i in range(hands):
+            play_hand(RULES, i % 4, deal(rng, RULES), players)
+    extra = f", budget {budget}" if level == "expert" else ""
+    print(f"bots: {level:6} hands, four seats{extra:11} {hands / c.cpu:10.2f} hands/s  "
+          f"(wall {hands / c.wall:.2f})")
+
+
+def _deal(seed: int, i: int) -> tuple[tuple[str, ...], ...]:
+    return deal(Random(f"{seed}:deal:{i}"), RULES)
+
+
+def _basic_vs_random(args: tuple[int, int]) -> tuple[int, int]:
+    seed, i = args
+    rnd = random_player(Random(f"{seed}:random:{i}"))
+    return duplicate(RULES, i % 4, _deal(seed, i), (bot("basic"),) * 2, (rnd, rnd))
+
+
+def _expert_vs_basic(args: tuple[int, int, int]) -> tuple[int, int]:
+    seed, i, budget = args
+    ex = bot("expert", seed=seed * 100_003 + i, budget=budget)
+    return duplicate(RULES, i % 4, _deal(seed, i), (ex, ex), (bot("basic"),) * 2)
+
+
+def bench_strength(deals: int, seed: int, budget: int, workers: int) -> None:
+    with _Clock() as c, ProcessPoolExecutor(workers) as pool:
+        res = list(pool.map(_basic_vs_random, [(seed, i) for i in range(deals)], chunksize=16))
+    won = sum(1.0 if a > b else 0.5 if a == b else 0.0 for a, b in res)
+    print(f"strength: basic vs random, {deals} deals x2: basic wins {won / deals:.1%} of matches"
+          f"  (mean totals per deal {statistics.fmean(a for a, _ in res):+.1f} vs "
+          f"{statistics.fmean(b for _, b in res):+.1f}; {c.wall:.0f} s)")
+    sys.stdout.flush()
+    with _Clock() as c, ProcessPoolExecutor(workers) as pool:
+        res = list(pool.map(_expert_vs_basic, [(seed, i, budget) for i in range(deals)],
+                            chunksize=4))
+    diffs = [a - b for a, b in res]
+    mean = statistics.fmean(diffs)
+    half = 1.96 * statistics.stdev(diffs) / len(diffs) ** 0.5
+    won = sum(1.0 if d > 0 else 0.5 if d == 0 else 0.0 for d in diffs)
+    print(f"strength: expert (budget {budget}) vs basic, {deals} deals x2: mean difference "
+          f"{mean:+.1f} points per deal, 95% CI [{mean - half:+.1f}, {mean + half:+.1f}]; "
+          f"expert wins {won / deals:.1%} of deal pairs  ({c.wall:.0f} s, {workers} workers)")
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(prog="bots_bench", description=__doc__.splitlines()[0])
+    ap.add_argument("--deals", type=int, default=2000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--budget", type=int, default=BENCH_BUDGET)
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    # Run from the shared bench entry point the argv is that runner's: take what is ours.
+    args, _ = ap.parse_known_args(sys.argv[1:] if argv is None else argv)
+    bench_playouts()
+    bench_bot_hands("basic", 200, args.budget)
+    bench_bot_hands("expert", 4, args.budget)
+    sys.stdout.flush()
+    bench_strength(args.deals, args.seed, args.budget, args.workers)
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
