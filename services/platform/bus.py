@@ -143,6 +143,8 @@ async def ensure_stream(js: JetStreamContext, spec: StreamSpec) -> None:
         problems.append(f"storage is {got.storage}, not file")
     if (got.duplicate_window or 0) < spec.duplicate_window:
         problems.append(f"duplicate window {got.duplicate_window}s < {spec.duplicate_window}s")
+    if (got.num_replicas or 1) < spec.replicas:
+        problems.append(f"{got.num_replicas} replica(s) < {spec.replicas}")
     if set(got.subjects or ()) != set(spec.subjects):
         problems.append(f"subjects {got.subjects} != {list(spec.subjects)}")
     if problems:

@@ -61,7 +61,8 @@ class Runtime:
 
     def game_events(self) -> bus.StreamSpec:
         return bus.StreamSpec(self.names.game_events_stream, (self.names.game_events_all,),
-                              duplicate_window=self.settings.js_duplicate_window_seconds)
+                              duplicate_window=self.settings.js_duplicate_window_seconds,
+                              replicas=self.settings.js_replicas)
 
     def consumer(self, durable: str, filter_subject: str) -> bus.ConsumerSpec:
         return bus.ConsumerSpec(self.names.game_events_stream, durable, filter_subject,

@@ -58,6 +58,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     js_max_deliver: Annotated[int, msgspec.Meta(
         ge=2, description="Deliveries of one message before it goes to the dead-letter "
                           "table.")] = 5
+    js_replicas: Annotated[int, msgspec.Meta(
+        ge=1, le=5, description="Replicas of each JetStream stream; 3 on a NATS cluster.")] = 1
     js_duplicate_window_seconds: Annotated[float, msgspec.Meta(
         gt=0, description="JetStream de-duplication window; longer than the outbox's "
                           "retry horizon.")] = 600.0

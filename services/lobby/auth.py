@@ -1,0 +1,95 @@
+"""Sign-in: guests and registered accounts, and the signed tokens that prove who calls.
+
+Tokens are JWTs signed with HS256 and verified with that algorithm only (a
+token cannot choose its own algorithm, "none" included); they carry an expiry
+that every check enforces. Nothing about a token is stored: any gateway that
+shares the secret can check it, which is what lets several gateways run side
+by side. Passwords are kept as argon2id hashes (memory-hard), never in clear.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from dataclasses import dataclass
+
+import argon2
+import jwt
+
+from schemas.api import Session
+from services.lobby import store
+from services.lobby.errors import LobbyError
+
+ALGORITHM = "HS256"
+_hasher = argon2.PasswordHasher()
+
+
+@dataclass(frozen=True)
+class Claims:
+    player_id: str
+    name: str
+    guest: bool
+    expires_at: int
+
+
+class Tokens:
+    def __init__(self, secret: str, ttl_seconds: int) -> None:
+        self._secret, self.ttl = secret, ttl_seconds
+
+    def issue(self, player_id: str, name: str, guest: bool) -> Session:
+        now = int(time.time())
+        exp = now + self.ttl
+        token = jwt.encode({"sub": player_id, "name": name, "guest": guest, "iat": now,
+                            "exp": exp}, self._secret, algorithm=ALGORITHM)
+        return Session(token=token, player_id=player_id, name=name, expires_at=exp)
+
+    def check(self, token: str | None) -> Claims:
+        """The caller's claims, or ``LobbyError(401)`` for a missing, forged or expired token."""
+        if not token:
+            raise LobbyError(401, "unauthenticated", "a bearer token is required")
+        try:
+            data = jwt.decode(token, self._secret, algorithms=[ALGORITHM],
+                              options={"require": ["sub", "exp", "iat"]})
+        except jwt.ExpiredSignatureError:
+            raise LobbyError(401, "token_expired", "the token has expired; sign in again"
+                             ) from None
+        except jwt.PyJWTError:
+            raise LobbyError(401, "bad_token", "the token is not valid") from None
+        return Claims(str(data["sub"]), str(data.get("name", "")), bool(data.get("guest")),
+                      int(data["exp"]))
+
+    def from_header(self, authorization: str | None) -> Claims:
+        if not authorization or not authorization.lower().startswith("bearer "):
+            raise LobbyError(401, "unauthenticated", "send Authorization: Bearer <token>")
+        return self.check(authorization[7:].strip())
+
+
+async def guest(pool: store.Pool, tokens: Tokens, name: str) -> Session:
+    player_id = str(uuid.uuid4())
+    await store.create_account(pool, player_id, name, None)
+    return tokens.issue(player_id, name, guest=True)
+
+
+async def register(pool: store.Pool, tokens: Tokens, name: str, password: str) -> Session:
+    # Hashing is deliberately slow; keep it off the event loop.
+    hashed = await asyncio.to_thread(_hasher.hash, password)
+    player_id = str(uuid.uuid4())
+    try:
+        await store.create_account(pool, player_id, name, hashed)
+    except store.NameTaken:
+        raise LobbyError(409, "name_taken", f"the name {name!r} is registered") from None
+    return tokens.issue(player_id, name, guest=False)
+
+
+async def login(pool: store.Pool, tokens: Tokens, name: str, password: str) -> Session:
+    found = await store.registered_account(pool, name)
+    wrong = LobbyError(401, "bad_credentials", "unknown name or wrong password")
+    if found is None:
+        raise wrong
+    player_id, real_name, hashed = found
+    try:
+        await asyncio.to_thread(_hasher.verify, hashed, password)
+    except argon2.exceptions.VerificationError:
+        raise wrong from None
+    return tokens.issue(player_id, real_name, guest=False)
