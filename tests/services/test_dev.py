@@ -116,7 +116,10 @@ async def test_dev_serves_the_api_and_carries_a_finished_game_to_ratings(
     assert pool is not None
     store = EventStore(pool, EventRegistry(GameEvent))
     ended = GameEnded(winner=0, reason="target", scores=(500, 200), bags=(0, 0),
-                      hands_played=7, players=("a1", "b1", "a2", "b2"))
+                      hands_played=7, players=("a1", "b1", "a2", "b2"), rated=True)
+    casual = GameEnded(winner=1, reason="target", scores=(100, 500), bags=(0, 0),
+                       hands_played=7, players=("a1", "b1", "a2", "c9"), rated=False)
+    await store.append("dev-game-0", 0, [casual], "end-0")
     await store.append("dev-game-1", 0, [ended], "end-1")
     await pool.close()
     conn = await asyncpg.connect(database_url)
@@ -133,6 +136,10 @@ async def test_dev_serves_the_api_and_carries_a_finished_game_to_ratings(
             await asyncio.sleep(0.1)
         assert [(r["player_id"], r["rating"]) for r in rows] == [
             ("a1", 1516), ("a2", 1516), ("b1", 1484), ("b2", 1484)]
+        assert await conn.fetchval("SELECT count(*) FROM ratings.ratings"
+                                   " WHERE player_id = 'c9'") == 0
+        assert await conn.fetchval("SELECT count(*) FROM tournaments.finished_games"
+                                   " WHERE game_stream = 'dev-game-0'") == 1
     finally:
         await conn.close()
 
