@@ -1,0 +1,162 @@
+"""What each seat may see: its own hand, the public table, never another's secrets.
+
+"You never see your partner's cards", secret bids "flip over together once all
+four are in", a blind-nil seat's "cards are still face down", and the shuffle
+seed is revealed only when the game ends.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from engine.cards import codes
+from engine.decide import step
+from engine.errors import RuleError
+from engine.state import GameState
+from engine.views import operator_view, redact, view
+from schemas import commands as cmd
+from schemas import events as ev
+
+from .helpers import CLASSIC, HOUSE, bid, deal, fill, legal, play
+from .randomgame import play_game
+
+
+def _json(x) -> str:
+    return msgspec.json.encode(x).decode()
+
+
+def test_secret_bids_hidden_until_reveal() -> None:
+    """House bids are "secret, simultaneous": until all four are in, only the bidder
+    sees its bid - in the view and in the event as delivered to each seat."""
+    s = deal(HOUSE, fill(HOUSE))
+    s, events = step(s, cmd.PlaceBid(seat=1, bid=4))
+    placed = events[0]
+    assert view(s, 1).bids[1] == 4
+    for other in (0, 2, 3, None):
+        assert view(s, other).bids[1] is None
+        assert view(s, other).has_bid[1]
+        assert redact(placed, s, other).bid == -1
+    assert redact(placed, s, 1).bid == 4
+    for seat, b in ((0, 2), (2, 3), (3, 1)):
+        s = step(s, cmd.PlaceBid(seat=seat, bid=b))[0]
+    assert s.revealed
+    for viewer in (0, 1, 2, 3, None):
+        assert view(s, viewer).bids == (2, 4, 3, 1)
+
+
+def test_secret_blind_nil_hidden_until_reveal() -> None:
+    """A secret blind nil is a secret bid too: nobody else learns it was blind."""
+    s = deal(HOUSE, fill(HOUSE), scores=(0, 200))
+    s, events = step(s, cmd.BidBlindNil(seat=2))
+    for other in (0, 1, 3, None):
+        assert view(s, other).blind[2] is False and view(s, other).bids[2] is None
+        got = redact(events[0], s, other)
+        assert got.bid == -1 and got.blind is False
+    assert view(s, 2).blind[2] is True
+
+
+def test_sequential_bids_are_public_as_they_are_made() -> None:
+    """Classic: "Later bidders get to hear the earlier bids and adjust"."""
+    s = deal(CLASSIC, fill(CLASSIC), dealer=3)
+    s = step(s, cmd.PlaceBid(seat=0, bid=5))[0]
+    for viewer in (1, 2, 3, None):
+        assert view(s, viewer).bids[0] == 5
+
+
+def test_seat_sees_its_own_hand_and_not_the_others() -> None:
+    """"You never see your partner's cards"."""
+    hands = fill(CLASSIC)
+    s = deal(CLASSIC, hands)
+    for seat in range(4):
+        v = view(s, seat)
+        assert sorted(v.hand) == sorted(hands[seat])
+        dealt = redact(ev.HandDealt(hand_no=1, dealer=3, hands=hands), s, seat)
+        assert [bool(h) for h in dealt.hands] == [x == seat for x in range(4)]
+
+
+def test_spectator_view_has_no_hand() -> None:
+    """A spectator sees the table and no cards but those played."""
+    hands = fill(CLASSIC)
+    s = bid(deal(CLASSIC, hands), [3, 3, 3, 3])
+    s = play(s, sorted(legal(s))[0])
+    v = view(s, None)
+    assert v.hand is None and v.legal_cards == () and v.legal_bids == ()
+    text = _json(v)
+    held = {c for h in s.hands for c in codes(h)}
+    assert not any(f'"{c}"' in text for c in held)
+    assert redact(ev.HandDealt(hand_no=1, dealer=3, hands=hands), s, None).hands == ((),) * 4
+
+
+def test_blind_nil_seat_sees_no_cards_until_it_looks() -> None:
+    """The blind nil "offer appears at the deal while your cards are still face
+    down": the seat's own view shows no cards until it looks (or bids)."""
+    hands = fill(HOUSE)
+    s = deal(HOUSE, hands, scores=(0, 100))
+    v = view(s, 0)
+    assert v.hand is None and not v.looked and v.blind_nil_offered
+    assert view(s, 1).hand is not None  # its team leads: no offer, cards face up
+    assert redact(ev.HandDealt(hand_no=1, dealer=3, hands=hands), s, 0).hands == ((),) * 4
+    s = step(s, cmd.LookAtCards(seat=0))[0]
+    assert sorted(view(s, 0).hand) == sorted(hands[0])
+    assert not view(s, 0).blind_nil_offered
+    s = step(s, cmd.PlaceBid(seat=2, bid=3))[0]
+    assert sorted(view(s, 2).hand) == sorted(hands[2])
+
+
+def test_seed_hidden_until_game_ends() -> None:
+    """"the seed itself is revealed when the game ends": its hash is public from the
+    first event, the seed in no view or delivered event before the end."""
+    steps = play_game(3, CLASSIC)
+    seed = steps[0][1][0].seed
+    assert seed
+    for state, events in steps[:-1]:
+        for viewer in (0, 1, 2, 3, None):
+            assert seed not in _json(view(state, viewer))
+            for e in events:
+                if not isinstance(e, ev.GameEnded):
+                    assert seed not in _json(redact(e, state, viewer))
+    final = steps[-1][0]
+    assert final.phase == "over"
+    assert view(final, None).seed == seed and view(final, 2).seed == seed
+    assert view(steps[0][0], 0).seed_hash == steps[0][1][0].seed_hash
+
+
+def test_operator_view_shows_every_hand() -> None:
+    """Operators debug games by replaying them: their view has every hand face up."""
+    hands = fill(HOUSE)
+    s = deal(HOUSE, hands)
+    ov = operator_view(s)
+    assert [sorted(h) for h in ov.hands] == [sorted(h) for h in hands]
+    assert ov.table.hand is None
+
+
+def test_error_messages_name_no_other_seats_cards() -> None:
+    """No error message ever contains another seat's cards."""
+    hands = fill(CLASSIC)
+    s = bid(deal(CLASSIC, hands), [3, 3, 3, 3])
+    for seat in range(4):
+        others = {c for x in range(4) if x != seat for c in codes(s.hands[x])}
+        for c in [*hands[seat], "AS", "2H"]:
+            for command in (cmd.PlayCard(seat=seat, card=c), cmd.SetPremove(seat=seat, card=c)):
+                try:
+                    step(s, command)
+                except RuleError as e:
+                    assert not any(o in e.message for o in others - {c}), e.message
+
+
+def test_premoves_are_seen_only_by_their_seat() -> None:
+    """A locked card is the seat's own secret until it is played."""
+    s = bid(deal(CLASSIC, fill(CLASSIC)), [3, 3, 3, 3])
+    card = codes(s.hands[2])[0]
+    s, events = step(s, cmd.SetPremove(seat=2, card=card))
+    assert redact(events[0], s, 2) == events[0]
+    for other in (0, 1, 3, None):
+        assert redact(events[0], s, other) is None
+        assert view(s, other).premove is None
+    assert view(s, 2).premove == card
+
+
+def test_views_of_a_new_game_are_empty() -> None:
+    """Before the start there is nothing to see, for seats and spectators alike."""
+    v = view(GameState(), None)
+    assert v.phase == "new" and v.hand is None
