@@ -96,5 +96,5 @@ class EventRegistry:
             if step is None:
                 raise UpcastError(f"no upcaster for {type_name} v{version} -> v{version + 1}")
             data = step(data)
-        data[cls.__struct_config__.tag_field] = type_name
+        data[cls.__struct_config__.tag_field or "type"] = type_name
         return msgspec.convert(data, cls)

@@ -15,6 +15,7 @@ import uuid
 import asyncpg
 import msgspec
 import nats
+from nats.aio.msg import Msg
 
 from schemas.bus import StatusReply, StatusRequest
 from services import catalog
@@ -44,7 +45,7 @@ async def round_trips(db_url: str, nats_url: str) -> None:
     svc = await bus.serve(nc, service="bench", version="0.1.0", group=f"{prefix}.svc",
                           endpoints=[bus.Endpoint("status", StatusRequest, status)])
 
-    async def echo(msg: nats.aio.msg.Msg) -> None:
+    async def echo(msg: Msg) -> None:
         await msg.respond(msg.data)
 
     await nc.subscribe(f"{prefix}.bare", cb=echo)

@@ -36,8 +36,11 @@ def random_hand(state: GameState, rng: random.Random) -> tuple[GameState, int]:
         steps += 1
     while state.phase == "play":
         seat = state.waiting.bit_length() - 1
-        legal = ids(legal_cards(state, seat))
-        state = step(state, cmd.PlayCard(seat=seat, card=CODES[rng.choice(legal)]))[0]
+        legal = legal_cards(state, seat)
+        for _ in range(rng.randrange(legal.bit_count())):
+            legal &= legal - 1
+        card = (legal & -legal).bit_length() - 1
+        state = step(state, cmd.PlayCard(seat=seat, card=CODES[card]))[0]
         steps += 1
     return state, steps
 
@@ -54,6 +57,35 @@ def bench_hands(seconds: float = 3.0) -> None:
     dt = time.perf_counter() - t0
     print(f"engine: full random hands (classic)    {n / dt:10.0f} hands/s  "
           f"{dt / n * 1e6:8.1f} us/hand  {steps / dt:10.0f} steps/s")
+
+
+def bench_engine_only(count: int = 300, rounds: int = 10) -> None:
+    """The engine alone: pre-chosen commands of random hands through ``step``."""
+    rng = random.Random(5)
+    start = step(GameState(), cmd.StartGame(rules=PRESETS["classic"]))[0]
+    hands = []
+    for i in range(count):
+        r = _record(rng, i)
+        cmds: list[cmd.Command] = [cmd.DealHand(dealer=r["dealer"], hands=tuple(
+            map(tuple, r["hands"])))]
+        s = step(start, cmds[0])[0]
+        while s.phase == "bidding":
+            seat = s.waiting.bit_length() - 1
+            cmds.append(cmd.PlaceBid(seat=seat, bid=r["bids"][seat]))
+            s = step(s, cmds[-1])[0]
+        for card in r["plays"]:
+            cmds.append(cmd.PlayCard(seat=s.waiting.bit_length() - 1, card=card))
+            s = step(s, cmds[-1])[0]
+        hands.append(cmds)
+    t0 = time.perf_counter()
+    for _ in range(rounds):
+        for cmds in hands:
+            s = start
+            for c in cmds:
+                s = step(s, c)[0]
+    dt = (time.perf_counter() - t0) / (rounds * count)
+    print(f"engine: a hand through decide+evolve    {1 / dt:10.0f} hands/s  "
+          f"{dt * 1e6:8.1f} us/hand  (commands chosen beforehand)")
 
 
 def bench_legal(seconds: float = 2.0) -> None:
@@ -117,6 +149,7 @@ def _record(rng: random.Random, i: int) -> dict:
 
 def main() -> None:
     bench_hands()
+    bench_engine_only()
     bench_legal()
     bench_records()
     sys.stdout.flush()
