@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from engine import shuffle
-from engine.cards import CODES, TRUMP, bits, card_id, codes
+from engine.cards import CARD_IDS, CODES, TRUMP, bits, card_id, codes
 from engine.errors import RuleError
 from engine.evolve import blind_nil_offered, evolve, passers
 from engine.play import deck_of, legal_mask, trick_winner, why_illegal
@@ -59,10 +59,12 @@ def _check_seat(seat: int) -> None:
 
 
 def _parse_card(s: GameState, code: str) -> int:
-    try:
-        c = card_id(code)
-    except (KeyError, AttributeError):
-        raise RuleError("unknown_card", f"{code!r} is not a card") from None
+    c = CARD_IDS.get(code) if isinstance(code, str) else None
+    if c is None:
+        try:
+            c = card_id(code)
+        except (KeyError, AttributeError):
+            raise RuleError("unknown_card", f"{code!r} is not a card") from None
     assert s.rules is not None
     if not s.deck.mask >> c & 1:
         raise RuleError("card_not_in_deck", f"{code} is not in the {s.rules.deck} deck")
@@ -125,14 +127,15 @@ def _deal(tx: _Tx, c: cmd.DealHand) -> None:
     if len(c.hands) != 4 or any(len(h) != 13 for h in c.hands):
         raise RuleError("bad_deal", "a deal is four hands of 13 cards")
     seen = 0
+    hands = []
     for h in c.hands:
-        for code in h:
-            card = _parse_card(s, code)
+        cards = [_parse_card(s, code) for code in h]
+        for card in cards:
             if seen >> card & 1:
-                raise RuleError("bad_deal", f"{code.upper()} is dealt twice")
+                raise RuleError("bad_deal", f"{CODES[card]} is dealt twice")
             seen |= 1 << card
-    tx.emit(ev.HandDealt(hand_no=s.hand_no + 1, dealer=c.dealer,
-                         hands=tuple(tuple(x.upper() for x in h) for h in c.hands),
+        hands.append(tuple(CODES[card] for card in cards))
+    tx.emit(ev.HandDealt(hand_no=s.hand_no + 1, dealer=c.dealer, hands=tuple(hands),
                          deadline=tx.bid_deadline(), at=tx.at))
 
 

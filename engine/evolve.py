@@ -47,17 +47,19 @@ def _started(s: GameState, e: ev.GameStarted, v: int) -> GameState:
 def _dealt(s: GameState, e: ev.HandDealt, v: int) -> GameState:
     r = s.rules
     assert r is not None
-    masks = tuple(bits(card_id(c) for c in h) for h in e.hands)
+    masks = tuple(sum(1 << CARD_IDS[c] for c in h) for h in e.hands)
     waiting = 0b1111 if r.bidding == "simultaneous" else 1 << (e.dealer + 1) % 4
-    s = replace(
+    looked = 0b1111
+    if r.blind_nil:  # a seat offered blind nil has not seen its cards yet
+        trailing = [s.scores[1 - t] - s.scores[t] >= r.blind_nil_margin for t in (0, 1)]
+        looked = sum(1 << seat for seat in range(4) if not trailing[seat & 1])
+    return replace(
         s, version=v, phase=BIDDING, hand_no=e.hand_no, dealer=e.dealer, dealt=masks, hands=masks,
-        hand_seed_hash=e.seed_hash, looked=0, bids=(-1, -1, -1, -1), blind=0, revealed=False,
-        passes=(0, 0, 0, 0), waiting=waiting,
+        hand_seed_hash=e.seed_hash, looked=looked, bids=(-1, -1, -1, -1), blind=0,
+        revealed=False, passes=(0, 0, 0, 0), waiting=waiting,
         deadlines=_set_deadlines((0, 0, 0, 0), waiting, e.deadline),
         bank=(r.turn_clocks.bank_blocks,) * 4, trick=(), leader=-1, broken=False,
         tricks=(0, 0, 0, 0), trick_winners=(), last_trick=(), premoves=(-1, -1, -1, -1))
-    looked = sum(1 << seat for seat in range(4) if not blind_nil_offered(s, seat))
-    return replace(s, version=v, looked=looked)
 
 
 def _looked(s: GameState, e: ev.CardsLooked, v: int) -> GameState:
@@ -140,7 +142,7 @@ def _trick(s: GameState, e: ev.TrickWon, v: int) -> GameState:
     return replace(
         s, version=v, tricks=_put(s.tricks, e.seat, s.tricks[e.seat] + 1),
         trick_winners=(*s.trick_winners, e.seat),
-        last_trick=tuple(card_id(c) for c in e.cards), trick=(), leader=e.seat,
+        last_trick=tuple(CARD_IDS[c] for c in e.cards), trick=(), leader=e.seat,
         waiting=waiting, deadlines=_set_deadlines(s.deadlines, waiting, e.deadline))
 
 
