@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import signal
 import socket
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -73,6 +74,18 @@ class Runtime:
 Setup = Callable[[Runtime], Awaitable[None]]
 
 
+class _Server(uvicorn.Server):
+    """Uvicorn, minus its habit of re-raising SIGTERM once it has stopped serving.
+
+    That re-raise would kill the process before consumers finish the message
+    in hand, NATS drains and the pool closes; `run` owns the signals instead.
+    """
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
 def bind(host: str, port: int) -> socket.socket:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -128,7 +141,10 @@ async def run(service: str, settings: Settings, setup: Setup,
                          exception_handlers=rt.exception_handlers)
         config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on",
                                 timeout_graceful_shutdown=int(settings.shutdown_grace_seconds))
-        server = uvicorn.Server(config)
+        server = _Server(config)
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, server.handle_exit, sig, None)
         log.info("started", http=f"http://{settings.http_host}:{settings.http_port}")
         if ready is not None:
             server_task = asyncio.create_task(server.serve(sockets=[sock]))

@@ -1,0 +1,55 @@
+"""The relay as a running worker: woken by a store in its process, polling for others."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+
+import asyncpg
+import msgspec
+import nats
+import pytest
+from nats.js import JetStreamContext
+
+from schemas.bus import EventEnvelope
+from services.platform import bus
+from services.platform.events import EventRegistry
+from services.platform.eventstore import EventStore
+from services.platform.outbox import OutboxRelay
+from tests.services.platform.sample_events import Counted, Opened, Sample
+
+
+@pytest.fixture
+async def js(nats_url: str) -> AsyncIterator[JetStreamContext]:
+    nc = await nats.connect(nats_url)
+    yield nc.jetstream()
+    await nc.close()
+
+
+async def test_a_running_relay_carries_appends_to_jetstream_in_order(
+        contract_pool: asyncpg.Pool, js: JetStreamContext, nats_prefix: str) -> None:
+    tag = uuid.uuid4().hex[:8]
+    base, name = f"{nats_prefix}.relay{tag}", f"{nats_prefix}_RELAY{tag}"
+    await bus.ensure_stream(js, bus.StreamSpec(name, (f"{base}.>",), duplicate_window=60))
+    relay = OutboxRelay(contract_pool, js, lambda s, t: f"{base}.{s}.{t}", poll_seconds=5.0)
+    store = EventStore(contract_pool, EventRegistry(Sample), on_commit=relay.wake)
+    stream = f"r{tag}"
+    sub = await js.subscribe(f"{base}.{stream}.>", ordered_consumer=True)
+    await relay.start()
+    try:
+        await store.append(stream, 0, [Opened(name="x")], correlation_id="corr-1")
+        await store.append(stream, 1, [Counted(n=1), Counted(n=2)])
+        got = []
+        async with asyncio.timeout(3):  # far below the 5 s poll: the wake-up did it
+            while len(got) < 3:
+                msg = await sub.next_msg(timeout=3)
+                got.append((msg, msgspec.msgpack.decode(msg.data, type=EventEnvelope)))
+    finally:
+        await relay.stop()
+    assert [(e.stream, e.version, e.type) for _, e in got] == [
+        (stream, 1, "Opened"), (stream, 2, "Counted"), (stream, 3, "Counted")]
+    assert [m.headers["Nats-Msg-Id"] for m, _ in got] == [  # type: ignore[index]
+        f"{stream}:1", f"{stream}:2", f"{stream}:3"]
+    assert got[0][1].correlation_id == "corr-1"
+    assert EventRegistry(Sample).decode("Counted", 1, got[2][1].body) == Counted(n=2)
