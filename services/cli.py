@@ -41,6 +41,11 @@ def main(argv: list[str] | None = None) -> None:
     serve = sub.add_parser("serve", help="run one service (for deployment)")
     serve.add_argument("service", choices=catalog.SERVICES)
     sub.add_parser("migrate", help="apply every service's migrations to DATABASE_URL")
+    resync = sub.add_parser("resync", help="publish stored game events to JetStream again "
+                                           "(after JetStream lost or purged them)")
+    resync.add_argument("--from-position", type=int, default=0,
+                        help="first global position to republish (default: all)")
+    resync.add_argument("--stream", help="only this game's stream")
     show = sub.add_parser("settings", help="list a service's settings and what they mean")
     show.add_argument("service", choices=catalog.SERVICES)
     record = sub.add_parser("record", help="game records: check them, or export a game's hands")
@@ -69,6 +74,8 @@ def main(argv: list[str] | None = None) -> None:
             code = serve_one(args.service)
         elif args.command == "migrate":
             code = migrate_cmd()
+        elif args.command == "resync":
+            code = resync_cmd(args.from_position, args.stream)
         elif args.command in ("record", "replay", "events"):
             from services import operator_cli
 
@@ -115,6 +122,27 @@ async def _migrate(url: str) -> list[str]:
         return await migrations.apply(conn, catalog.all_migrations())
     finally:
         await conn.close()
+
+
+def resync_cmd(from_position: int, stream: str | None) -> int:
+    url = os.environ.get("DATABASE_URL")
+    if not url:
+        raise CliError("setting DATABASE_URL is required")
+    queued = asyncio.run(_requeue(url, from_position, stream))
+    print(f"queued {queued} event(s); the game service's outbox relay publishes them, "
+          "and consumers skip what they already applied")
+    return 0
+
+
+async def _requeue(url: str, from_position: int, stream: str | None) -> int:
+    from services.platform.events import EventRegistry
+    from services.platform.eventstore import EventStore
+
+    pool = await db.create_pool(url, "game", min_size=1, max_size=1)
+    try:
+        return await EventStore(pool, EventRegistry([])).requeue(from_position, stream)
+    finally:
+        await pool.close()
 
 
 # --- spades dev ------------------------------------------------------------------------
