@@ -91,7 +91,7 @@ def test_classic_positive_bids_add_with_no_board() -> None:
 
 
 def test_classic_set_scores_minus_ten_per_book_with_no_trick_credit() -> None:
-    """"failure scores -10 × bid, with no trick credit"."""
+    """"failure scores -10 x bid, with no trick credit"."""
     t = score_team(CLASSIC, (4, 4), NO, (3, 4), 0, 5)
     assert (t.delta, t.bags_after) == (-80, 5)
 
