@@ -53,6 +53,7 @@ class ChatLine(msgspec.Struct, frozen=True, kw_only=True):
     text: str
     bot: bool = False
     at: int = 0
+    name: str = ""  # the speaker's display name (a bot's name for a bot)
 
 
 class EventsSince(msgspec.Struct, frozen=True, kw_only=True):

@@ -1,0 +1,216 @@
+"""The WebSocket protocol of ``/v1/ws``: every frame, both ways, as a tagged Struct.
+
+Frames are JSON text objects tagged by ``type``. A client opens one socket with
+``/v1/ws?token=<token>`` and then speaks these frames; ``docs/protocol.md``
+shows an example of each. Game commands carry a client-chosen ``command_id``:
+sending the same id twice has the effect of once and gets the same answer.
+Commands name the seat they act for; the gateway checks the player holds it.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import msgspec
+
+from schemas.api import Table
+from schemas.events import GameEvent
+from schemas.views import SeatView
+
+CommandId = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+Id = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+Seat = Annotated[int, msgspec.Meta(ge=0, le=3)]
+
+
+class ClientFrame(msgspec.Struct, frozen=True, tag=True, tag_field="type", kw_only=True,
+                  forbid_unknown_fields=True):
+    pass
+
+
+class Subscribe(ClientFrame, frozen=True, tag="subscribe"):
+    """Follow a game (or the game of a table) as its seated player, or as a spectator.
+
+    ``since``: the last version the client holds, to resume after a reconnect:
+    the answer is exactly the events after it, or a snapshot when that is shorter.
+    """
+
+    game_id: Id | None = None
+    table_id: Id | None = None
+    spectate: bool = False
+    since: Annotated[int, msgspec.Meta(ge=0)] | None = None
+
+
+class Unsubscribe(ClientFrame, frozen=True, tag="unsubscribe"):
+    game_id: Id
+
+
+class WatchTables(ClientFrame, frozen=True, tag="watch_tables"):
+    """Receive ``table_list`` frames whenever the open tables change (``on=false`` stops)."""
+
+    on: bool = True
+
+
+class SnapshotRequest(ClientFrame, frozen=True, tag="snapshot"):
+    game_id: Id
+
+
+class Ping(ClientFrame, frozen=True, tag="ping"):
+    nonce: Annotated[str, msgspec.Meta(max_length=64)] = ""
+
+
+class GameCommandFrame(ClientFrame, frozen=True):
+    command_id: CommandId
+    game_id: Id
+    seat: Seat
+
+
+class Bid(GameCommandFrame, frozen=True, tag="bid"):
+    bid: Annotated[int, msgspec.Meta(ge=0, le=13)]
+
+
+class BlindNil(GameCommandFrame, frozen=True, tag="blind_nil"):
+    pass
+
+
+class Look(GameCommandFrame, frozen=True, tag="look"):
+    pass
+
+
+class Play(GameCommandFrame, frozen=True, tag="play"):
+    card: Annotated[str, msgspec.Meta(min_length=2, max_length=3)]
+
+
+class Premove(GameCommandFrame, frozen=True, tag="premove"):
+    card: Annotated[str, msgspec.Meta(min_length=2, max_length=3)]
+
+
+class CancelPremove(GameCommandFrame, frozen=True, tag="cancel_premove"):
+    pass
+
+
+class Pass(GameCommandFrame, frozen=True, tag="pass"):
+    """The blind-nil exchange: the cards this seat gives its partner."""
+
+    cards: Annotated[list[Annotated[str, msgspec.Meta(min_length=2, max_length=3)]],
+                     msgspec.Meta(max_length=4)]
+
+
+class Leave(GameCommandFrame, frozen=True, tag="leave"):
+    """Give up the seat now (the rules decide: a bot plays it, or the pair forfeits)."""
+
+
+class Chat(ClientFrame, frozen=True, tag="chat"):
+    game_id: Id
+    text: Annotated[str, msgspec.Meta(min_length=1, max_length=1000)]
+
+
+class MuteBots(ClientFrame, frozen=True, tag="mute_bots"):
+    """Stop (or resume) bot table talk for this player only."""
+
+    game_id: Id
+    muted: bool = True
+
+
+ClientMessage = (
+    Subscribe | Unsubscribe | WatchTables | SnapshotRequest | Ping | Bid | BlindNil | Look | Play
+    | Premove | CancelPremove | Pass | Leave | Chat | MuteBots
+)
+
+# --- Server -> client ----------------------------------------------------------------------
+
+
+class ServerFrame(msgspec.Struct, frozen=True, tag=True, tag_field="type", kw_only=True):
+    pass
+
+
+class Welcome(ServerFrame, frozen=True, tag="welcome"):
+    player_id: str
+    name: str
+    expires_at: int  # the token's expiry; the socket closes then
+
+
+class Snapshot(ServerFrame, frozen=True, tag="snapshot"):
+    """The seat's whole view at ``version`` (``view.seat`` is None for a spectator)."""
+
+    game_id: str
+    table_id: str
+    version: int
+    view: SeatView
+
+
+class Subscribed(ServerFrame, frozen=True, tag="subscribed"):
+    """Ends the answer to ``subscribe``: what followed (a snapshot, or the missed events
+    from ``since``) brings the client to ``version``; live events follow."""
+
+    game_id: str
+    table_id: str
+    seat: int | None  # None: watching as a spectator
+    version: int
+    resumed: bool  # True: missed events were sent instead of a snapshot
+
+
+class Turn(msgspec.Struct, frozen=True, kw_only=True):
+    """After an event: who must act, their clocks, and this seat's legal moves."""
+
+    waiting: tuple[int, ...]
+    deadlines: tuple[int, ...]
+    bank: tuple[int, ...]
+    legal_cards: tuple[str, ...] = ()
+    legal_bids: tuple[int, ...] = ()
+    blind_nil_offered: bool = False
+    pass_count: int = 0
+
+
+class EventFrame(ServerFrame, frozen=True, tag="event"):
+    """One event as this seat may receive it. Versions increase by one, except past
+    events the seat may not see at all (another seat's pre-move)."""
+
+    game_id: str
+    version: int
+    event: GameEvent
+    turn: Turn
+
+
+class Ack(ServerFrame, frozen=True, tag="ack"):
+    command_id: str
+    version: int  # the game's version once the command is applied
+    duplicate: bool = False  # the same command id came before: this is its first answer
+
+
+class Error(ServerFrame, frozen=True, tag="error"):
+    """A typed error: an engine rule code, or one of the gateway's codes (docs/protocol.md)."""
+
+    code: str
+    message: str
+    command_id: str = ""
+
+
+class Pong(ServerFrame, frozen=True, tag="pong"):
+    nonce: str = ""
+    at: int = 0  # server time, ms
+
+
+class TableListFrame(ServerFrame, frozen=True, tag="table_list"):
+    tables: list[Table]
+
+
+class TableFrame(ServerFrame, frozen=True, tag="table"):
+    """A table one follows changed (seats, rules, the game started)."""
+
+    table: Table
+
+
+class ChatFrame(ServerFrame, frozen=True, tag="chat"):
+    game_id: str
+    seat: int | None
+    player_id: str
+    name: str
+    text: str
+    bot: bool = False
+    at: int = 0
+
+
+ServerMessage = (
+    Welcome | Snapshot | Subscribed | EventFrame | Ack | Error | Pong | TableListFrame
+    | TableFrame | ChatFrame
+)

@@ -1,0 +1,89 @@
+"""The lobby's side of the bus to the game workers, in the lobby's own terms.
+
+Services call these methods with and get back ``schemas`` Structs only; NATS
+errors (no worker answers, a timeout) become ``GameUnavailable`` and a
+worker's error reply becomes a not-ok ``GameReply``, here and nowhere else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import msgspec
+import nats.errors
+from nats.aio.client import Client
+
+from schemas.play import (
+    ChatLine,
+    CreateGame,
+    EventsReply,
+    EventsSince,
+    GameReply,
+    GameRequest,
+    SeatPresent,
+    TableChanged,
+)
+from schemas.subjects import Names
+from services.platform import bus
+
+T = TypeVar("T", bound=msgspec.Struct)
+_encoder = msgspec.msgpack.Encoder()
+
+
+class GameUnavailable(Exception):
+    """No game worker answered in time."""
+
+
+class GameBus:
+    def __init__(self, nc: Client, names: Names, timeout: float) -> None:
+        self.nc, self.names, self.timeout = nc, names, timeout
+
+    async def _ask(self, subject: str, body: msgspec.Struct, reply: type[T]) -> T:
+        try:
+            return await bus.request(self.nc, subject, body, reply, timeout=self.timeout)
+        except (nats.errors.NoRespondersError, nats.errors.TimeoutError, TimeoutError):
+            raise GameUnavailable(subject) from None
+
+    async def create(self, c: CreateGame) -> GameReply:
+        try:
+            return await self._ask(self.names.game_create, c, GameReply)
+        except bus.RemoteError as exc:
+            return GameReply(ok=False, code=exc.code, message=exc.description)
+
+    async def command(self, r: GameRequest) -> GameReply:
+        try:
+            return await self._ask(self.names.game_command(r.game_id), r, GameReply)
+        except bus.RemoteError as exc:
+            return GameReply(ok=False, code=exc.code, message=exc.description)
+
+    async def events_since(self, game_id: str, version: int) -> EventsReply:
+        try:
+            return await self._ask(self.names.game_events_since(game_id),
+                                   EventsSince(game_id=game_id, version=version), EventsReply)
+        except bus.RemoteError:
+            raise GameUnavailable(game_id) from None
+
+    async def chat(self, line: ChatLine) -> None:
+        await self.nc.publish(self.names.game_chat(line.game_id), _encoder.encode(line))
+
+    async def table_changed(self, table_id: str, game_id: str = "") -> None:
+        await self.nc.publish(self.names.lobby_tables,
+                              _encoder.encode(TableChanged(table_id=table_id, game_id=game_id)))
+
+    async def seat_present(self, p: SeatPresent) -> None:
+        await self.nc.publish(self.names.lobby_presence(p.game_id), _encoder.encode(p))
+
+    async def listen(self, subject: str, kind: type[T],
+                     handler: Callable[[T], Awaitable[None]]) -> Any:
+        """Subscribe to plain publications of one type; undecodable ones are dropped."""
+        decoder = msgspec.msgpack.Decoder(kind)
+
+        async def on_msg(msg: Any) -> None:
+            try:
+                body = decoder.decode(msg.data)
+            except (msgspec.DecodeError, msgspec.ValidationError):
+                return
+            await handler(body)
+
+        return await self.nc.subscribe(subject, cb=on_msg)

@@ -1,0 +1,257 @@
+"""Tables: rules, seats, room codes, bots, and starting the game.
+
+Each change is a pure decision over the table row (``_decide_*``), applied by
+the store under a row lock, then announced on the bus so every gateway can
+refresh the table list and the table's followers.
+"""
+
+from __future__ import annotations
+
+import secrets
+import uuid
+from typing import Any
+
+import msgspec
+
+from engine.presets import PRESETS, RulesError, resolve
+from schemas.api import GameSummary, SeatInfo, Table
+from schemas.commands import LeaveSeat
+from schemas.play import CreateGame, GameRequest
+from services.lobby import store
+from services.lobby.auth import Claims
+from services.lobby.errors import LobbyError
+from services.lobby.gamebus import GameBus, GameUnavailable
+
+CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read aloud and typed
+CODE_LENGTH = 6
+
+
+def _rules_of(spec: str | dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    try:
+        rules = resolve(spec)
+    except RulesError as exc:
+        raise LobbyError(400, "bad_rules", str(exc)) from None
+    return rules.preset, msgspec.to_builtins(rules)
+
+
+def to_api(t: store.TableRow, viewer: str | None) -> Table:
+    """The table as ``viewer`` may see it: the room code only for those at the table."""
+    at_table = viewer is not None and (viewer == t.host
+                                       or any(s.player_id == viewer for s in t.seats))
+    return Table(
+        table_id=t.table_id, host=t.host, private=t.private,
+        code=t.code if at_table else None, rules=t.rules, preset=t.preset,
+        seats=[SeatInfo(seat=i, player_id=s.player_id, name=s.name, bot=s.bot)  # type: ignore[arg-type]
+               for i, s in enumerate(t.seats)],
+        free_seats=[i for i, s in enumerate(t.seats) if s.free], state=t.state,  # type: ignore[arg-type]
+        game_id=t.game_id, banter=t.banter)
+
+
+def seat_of(t: store.TableRow, player_id: str) -> int | None:
+    return next((i for i, s in enumerate(t.seats) if s.player_id == player_id), None)
+
+
+class Tables:
+    def __init__(self, pool: store.Pool, games: GameBus) -> None:
+        self.pool, self.games = pool, games
+
+    async def _get(self, table_id: str) -> store.TableRow:
+        t = await store.get_table(self.pool, table_id)
+        if t is None:
+            raise LobbyError(404, "table_not_found", f"no table {table_id}")
+        return t
+
+    async def _change(self, table_id: str, change: Any) -> store.TableRow:
+        try:
+            before, after = await store.change_table(self.pool, table_id, change)
+        except store.NotFound:
+            raise LobbyError(404, "table_not_found", f"no table {table_id}") from None
+        if after != before:
+            await self.games.table_changed(after.table_id, after.game_id or "")
+        return after
+
+    async def create(self, me: Claims, spec: str | dict[str, Any], private: bool,
+                     banter: bool, seat: int | None) -> Table:
+        if not private and not (isinstance(spec, str) or set(spec) <= {"preset"}):
+            raise LobbyError(400, "public_rules_fixed",
+                             "a public table plays a preset as it is; open a private table "
+                             "to change rules")
+        preset, rules = _rules_of(spec)
+        seats = [store.Seat()] * 4
+        if seat is not None:
+            seats[seat] = store.Seat(player_id=me.player_id, name=me.name)
+        for _ in range(10):
+            row = store.TableRow(
+                table_id=str(uuid.uuid4()), host=me.player_id, private=private,
+                code="".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+                if private else None, rules=rules, preset=preset, seats=tuple(seats),
+                banter=banter)
+            try:
+                await store.insert_table(self.pool, row)
+                break
+            except store.CodeTaken:
+                continue
+        else:  # pragma: no cover - 32**6 codes
+            raise LobbyError(503, "no_room_code", "no free room code; try again")
+        await self.games.table_changed(row.table_id)
+        return to_api(row, me.player_id)
+
+    async def get(self, me: Claims, table_id: str) -> Table:
+        return to_api(await self._get(table_id), me.player_id)
+
+    async def list_open(self) -> list[Table]:
+        return [to_api(t, None) for t in await store.open_public_tables(self.pool)]
+
+    async def join(self, me: Claims, table_id: str, seat: int | None) -> Table:
+        def sit(t: store.TableRow) -> store.TableRow:
+            held = seat_of(t, me.player_id)
+            if t.state != "open":
+                if held is not None:
+                    return t
+                raise LobbyError(409, "table_started",
+                                 "the game has started; watch it as a spectator")
+            if held is not None and (seat is None or seat == held):
+                return t
+            want = seat if seat is not None else next(
+                (i for i, s in enumerate(t.seats) if s.free), None)
+            if want is None:
+                raise LobbyError(409, "table_full", "every seat is taken")
+            if not t.seats[want].free:
+                raise LobbyError(409, "seat_taken", f"seat {want} is taken")
+            seats = list(t.seats)
+            if held is not None:
+                seats[held] = store.Seat()
+            seats[want] = store.Seat(player_id=me.player_id, name=me.name)
+            return t.with_(seats=tuple(seats))
+
+        return to_api(await self._change(table_id, sit), me.player_id)
+
+    async def join_by_code(self, me: Claims, code: str, seat: int | None) -> Table:
+        t = await store.table_by_code(self.pool, code.strip().upper())
+        if t is None:
+            raise LobbyError(404, "table_not_found", "no table has that room code")
+        return await self.join(me, t.table_id, seat)
+
+    async def leave(self, me: Claims, table_id: str) -> Table:
+        def stand(t: store.TableRow) -> store.TableRow:
+            held = seat_of(t, me.player_id)
+            if held is None:
+                raise LobbyError(409, "not_seated", "you hold no seat at this table")
+            if t.state != "open":
+                return t  # the game decides what happens to a seat in play
+            seats = list(t.seats)
+            seats[held] = store.Seat()
+            people = [s.player_id for s in seats if s.player_id]
+            host = t.host if t.host != me.player_id else (people[0] if people else t.host)
+            return t.with_(seats=tuple(seats), host=host,
+                           state="over" if not people and host == me.player_id else t.state)
+
+        t = await self._change(table_id, stand)
+        held = seat_of(t, me.player_id)
+        if t.state == "playing" and t.game_id and held is not None:
+            await self._send_leave(t.game_id, held, me.player_id)
+        return to_api(t, me.player_id)
+
+    async def _send_leave(self, game_id: str, seat: int, player_id: str) -> None:
+        try:
+            reply = await self.games.command(GameRequest(
+                game_id=game_id, command_id=f"{player_id}:leave:{uuid.uuid4().hex}",
+                command=LeaveSeat(seat=seat), player_id=player_id))
+        except GameUnavailable:
+            raise LobbyError(503, "game_unavailable", "no game worker answered") from None
+        if not reply.ok:
+            raise LobbyError(409, reply.code or "rejected", reply.message)
+
+    async def set_bots(self, me: Claims, table_id: str, seat: int | None, level: str,
+                       remove: bool) -> Table:
+        def bots(t: store.TableRow) -> store.TableRow:
+            self._host_of_open(t, me)
+            seats = list(t.seats)
+            targets = [seat] if seat is not None else [i for i, s in enumerate(seats) if s.free]
+            for i in targets:
+                if seats[i].player_id is not None:
+                    raise LobbyError(409, "seat_taken", f"a player sits at seat {i}")
+                seats[i] = store.Seat() if remove else store.Seat(bot=level, name=f"Bot {i + 1}")
+            return t.with_(seats=tuple(seats))
+
+        return to_api(await self._change(table_id, bots), me.player_id)
+
+    @staticmethod
+    def _host_of_open(t: store.TableRow, me: Claims) -> None:
+        if t.host != me.player_id:
+            raise LobbyError(403, "not_host", "only the table's host may do that")
+        if t.state != "open":
+            raise LobbyError(409, "table_started", "the game has already started")
+
+    async def change_rules(self, me: Claims, table_id: str, overrides: dict[str, Any]) -> Table:
+        def rules(t: store.TableRow) -> store.TableRow:
+            self._host_of_open(t, me)
+            if not t.private:
+                raise LobbyError(409, "public_rules_fixed", "a public table keeps its preset")
+            if "preset" in overrides:
+                raise LobbyError(400, "bad_rules", "change options, or reset to the preset")
+            merged = {**t.rules, **overrides, "preset": t.preset}
+            return t.with_(rules=_rules_of(merged)[1])
+
+        return to_api(await self._change(table_id, rules), me.player_id)
+
+    async def reset_rules(self, me: Claims, table_id: str) -> Table:
+        def reset(t: store.TableRow) -> store.TableRow:
+            self._host_of_open(t, me)
+            return t.with_(rules=msgspec.to_builtins(PRESETS[t.preset]))
+
+        return to_api(await self._change(table_id, reset), me.player_id)
+
+    async def set_banter(self, me: Claims, table_id: str, banter: bool) -> Table:
+        def switch(t: store.TableRow) -> store.TableRow:
+            if t.host != me.player_id:
+                raise LobbyError(403, "not_host", "only the table's host may do that")
+            return t.with_(banter=banter)
+
+        return to_api(await self._change(table_id, switch), me.player_id)
+
+    async def start(self, me: Claims, table_id: str) -> Table:
+        game_id = uuid.uuid4().hex
+
+        def begin(t: store.TableRow) -> store.TableRow:
+            self._host_of_open(t, me)
+            seats = tuple(s if not s.free else store.Seat(bot="basic", name=f"Bot {i + 1}")
+                          for i, s in enumerate(t.seats))
+            return t.with_(seats=seats, state="playing", game_id=game_id)
+
+        t = await self._change(table_id, begin)
+        players = tuple(s.player_id or f"bot:{s.bot}" for s in t.seats)
+        create = CreateGame(
+            game_id=game_id, command_id=f"start:{t.table_id}", rules=resolve(t.rules),
+            players=players, bot_levels=tuple(s.bot or "" for s in t.seats),  # type: ignore[arg-type]
+            rated=False, table_id=t.table_id, banter=t.banter)
+        try:
+            reply = await self.games.create(create)
+        except GameUnavailable:
+            reply = None
+        if reply is None or not reply.ok:
+            await self._change(table_id, lambda r: r.with_(state="open", game_id=None))
+            if reply is None:
+                raise LobbyError(503, "game_unavailable", "no game worker answered; try again")
+            raise LobbyError(409, reply.code or "rejected", reply.message)
+        return to_api(t, me.player_id)
+
+    async def finish(self, table_id: str) -> None:
+        """The table's game ended: it leaves the list of open and playing tables."""
+        await self._change(table_id, lambda t: t.with_(state="over"))
+
+    async def summary_base(self, game_id: str) -> store.TableRow:
+        t = await store.table_by_game(self.pool, game_id)
+        if t is None:
+            raise LobbyError(404, "game_not_found", f"no game {game_id}")
+        return t
+
+
+def summary(t: store.TableRow, view: Any) -> GameSummary:
+    """The public headline of a game from its table and the spectator's view."""
+    return GameSummary(
+        game_id=t.game_id or "", table_id=t.table_id,
+        players=[SeatInfo(seat=i, player_id=s.player_id, name=s.name, bot=s.bot)  # type: ignore[arg-type]
+                 for i, s in enumerate(t.seats)],
+        rules=t.rules, state=view.phase, version=view.version, hand_no=view.hand_no,
+        scores=view.scores, bags=view.bags, winner=view.winner, end_reason=view.end_reason)

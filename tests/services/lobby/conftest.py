@@ -1,0 +1,33 @@
+"""One real lobby process (and a game service process) for the lobby's tests."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.services.lobby.harness import Service, lobby_env, start
+
+
+@pytest.fixture(scope="package")
+def lobby_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("lobby-logs")
+
+
+@pytest.fixture(scope="package")
+def lobby_prefix(nats_prefix: str) -> str:
+    return f"{nats_prefix}lb"
+
+
+@pytest.fixture(scope="package")
+def lobby(lobby_logs: Path, database_url: str, nats_url: str,
+          lobby_prefix: str) -> Iterator[Service]:
+    svc = start("lobby", lobby_logs / "lobby-a.log",
+                **lobby_env(database_url, nats_url, lobby_prefix,
+                            SPADES_WS_ALLOWED_ORIGINS="https://spades.example",
+                            SPADES_WS_FRAMES_PER_SECOND="5", SPADES_WS_FRAME_BURST="10",
+                            SPADES_WS_SOCKETS_PER_PLAYER="2", SPADES_TOKEN_TTL_SECONDS="3600",
+                            SPADES_DISCONNECT_GRACE_SECONDS="1"))
+    yield svc
+    svc.stop()

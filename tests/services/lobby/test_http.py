@@ -1,0 +1,172 @@
+"""The lobby's HTTP API against a real lobby process, Postgres and NATS."""
+
+from __future__ import annotations
+
+import time
+import uuid
+
+import httpx
+import jwt
+import pytest
+
+from tests.services.lobby.harness import SECRET, Player, Service
+
+
+@pytest.fixture
+async def host(lobby: Service) -> Player:
+    p = await Player.guest(lobby.url, "Host")
+    yield p  # type: ignore[misc]
+    await p.aclose()
+
+
+async def test_a_guest_gets_a_token_that_opens_the_api(lobby: Service) -> None:
+    p = await Player.guest(lobby.url, "Ada")
+    uuid.UUID(p.player_id)
+    status, _ = await p.call("GET", "/v1/tables")
+    assert status == 200
+    await p.aclose()
+
+
+async def test_calls_without_a_valid_token_are_refused(lobby: Service) -> None:
+    async with httpx.AsyncClient(base_url=lobby.url) as http:
+        r = await http.get("/v1/tables")
+        assert (r.status_code, r.json()["code"]) == (401, "unauthenticated")
+        forged = jwt.encode({"sub": "x", "iat": 0, "exp": int(time.time()) + 60},
+                            "a-wrong-secret-that-is-long-enough-0123456789", algorithm="HS256")
+        r = await http.get("/v1/tables", headers={"authorization": f"Bearer {forged}"})
+        assert (r.status_code, r.json()["code"]) == (401, "bad_token")
+        expired = jwt.encode({"sub": "x", "iat": 0, "exp": int(time.time()) - 5}, SECRET,
+                             algorithm="HS256")
+        r = await http.get("/v1/tables", headers={"authorization": f"Bearer {expired}"})
+        assert (r.status_code, r.json()["code"]) == (401, "token_expired")
+        unsigned = jwt.encode({"sub": "x", "iat": 0, "exp": int(time.time()) + 60}, None,
+                              algorithm="none")
+        r = await http.get("/v1/tables", headers={"authorization": f"Bearer {unsigned}"})
+        assert (r.status_code, r.json()["code"]) == (401, "bad_token")
+
+
+async def test_register_then_login_with_the_password_only(lobby: Service) -> None:
+    name = f"reg{uuid.uuid4().hex[:8]}"
+    async with httpx.AsyncClient(base_url=lobby.url) as http:
+        r = await http.post("/v1/auth/register", json={"name": name, "password": "hunter2hunter2"})
+        assert r.status_code == 201
+        player_id = r.json()["player_id"]
+        r = await http.post("/v1/auth/register", json={"name": name, "password": "another-one"})
+        assert (r.status_code, r.json()["code"]) == (409, "name_taken")
+        r = await http.post("/v1/auth/login", json={"name": name, "password": "hunter2hunter2"})
+        assert r.status_code == 200 and r.json()["player_id"] == player_id
+        r = await http.post("/v1/auth/login", json={"name": name, "password": "wrong-password"})
+        assert (r.status_code, r.json()["code"]) == (401, "bad_credentials")
+        r = await http.post("/v1/auth/register", json={"name": name + "x", "password": "short"})
+        assert (r.status_code, r.json()["code"]) == (400, "bad_request")
+
+
+async def test_a_public_table_is_listed_with_its_free_seats(host: Player) -> None:
+    t = await host.ok("POST", "/v1/tables", {"rules": "classic"})
+    assert t["code"] is None and t["preset"] == "classic" and t["free_seats"] == [1, 2, 3]
+    listed = (await host.ok("GET", "/v1/tables"))["tables"]
+    mine = next(x for x in listed if x["table_id"] == t["table_id"])
+    assert mine["rules"]["target"] == 500 and mine["seats"][0]["player_id"] == host.player_id
+
+
+async def test_a_public_table_keeps_its_preset(host: Player) -> None:
+    status, err = await host.call("POST", "/v1/tables",
+                                  {"rules": {"preset": "house", "target": 250}})
+    assert (status, err["code"]) == (400, "public_rules_fixed")
+    t = await host.ok("POST", "/v1/tables", {"rules": "house"})
+    status, err = await host.call("PATCH", f"/v1/tables/{t['table_id']}/rules", {"target": 250})
+    assert (status, err["code"]) == (409, "public_rules_fixed")
+
+
+async def test_a_private_table_has_a_room_code_and_is_not_listed(host: Player,
+                                                                 lobby: Service) -> None:
+    t = await host.ok("POST", "/v1/tables", {"rules": "house", "private": True})
+    assert len(t["code"]) == 6
+    listed = (await host.ok("GET", "/v1/tables"))["tables"]
+    assert t["table_id"] not in {x["table_id"] for x in listed}
+    friend = await Player.guest(lobby.url, "Friend")
+    seen = await friend.ok("GET", f"/v1/tables/{t['table_id']}")
+    assert seen["code"] is None  # only those at the table see the code
+    joined = await friend.ok("POST", "/v1/tables/join", {"code": t["code"].lower()})
+    assert joined["seats"][1]["player_id"] == friend.player_id and joined["code"] == t["code"]
+    await friend.aclose()
+
+
+async def test_the_private_host_changes_rules_and_resets_them_in_one_step(host: Player) -> None:
+    t = await host.ok("POST", "/v1/tables", {"rules": {"preset": "house", "target": 300},
+                                             "private": True})
+    assert t["rules"]["target"] == 300
+    tid = t["table_id"]
+    t = await host.ok("PATCH", f"/v1/tables/{tid}/rules", {"board": 0, "boston": "off"})
+    assert (t["rules"]["board"], t["rules"]["boston"], t["rules"]["target"]) == (0, "off", 300)
+    status, err = await host.call("PATCH", f"/v1/tables/{tid}/rules", {"deck": "tarot"})
+    assert (status, err["code"]) == (400, "bad_rules")
+    status, err = await host.call("PATCH", f"/v1/tables/{tid}/rules", {"no_such_rule": 1})
+    assert (status, err["code"]) == (400, "bad_rules")
+    t = await host.ok("POST", f"/v1/tables/{tid}/rules/reset")
+    assert (t["rules"]["board"], t["rules"]["target"], t["rules"]["boston"]) == (4, 500, "bonus")
+
+
+async def test_only_the_host_changes_a_table(host: Player, lobby: Service) -> None:
+    t = await host.ok("POST", "/v1/tables", {"rules": "house", "private": True})
+    other = await Player.guest(lobby.url, "Other")
+    for method, path, body in [("PATCH", "/rules", {"target": 200}), ("POST", "/rules/reset", None),
+                               ("POST", "/bots", {}), ("POST", "/start", None)]:
+        status, err = await other.call(method, f"/v1/tables/{t['table_id']}{path}", body)
+        assert (status, err["code"]) == (403, "not_host"), path
+    await other.aclose()
+
+
+async def test_seats_join_leave_and_bots(host: Player, lobby: Service) -> None:
+    t = await host.ok("POST", "/v1/tables", {"rules": "classic"})
+    tid = t["table_id"]
+    b = await Player.guest(lobby.url, "B")
+    c = await Player.guest(lobby.url, "C")
+    t = await b.ok("POST", f"/v1/tables/{tid}/join", {"seat": 2})
+    assert t["seats"][2]["player_id"] == b.player_id
+    status, err = await c.call("POST", f"/v1/tables/{tid}/join", {"seat": 2})
+    assert (status, err["code"]) == (409, "seat_taken")
+    t = await b.ok("POST", f"/v1/tables/{tid}/join", {"seat": 3})  # moves: one seat per player
+    assert t["seats"][2]["player_id"] is None and t["seats"][3]["player_id"] == b.player_id
+    t = await host.ok("POST", f"/v1/tables/{tid}/bots", {"seat": 1, "level": "expert"})
+    assert t["seats"][1]["bot"] == "expert" and t["free_seats"] == [2]
+    t = await host.ok("POST", f"/v1/tables/{tid}/bots", {})
+    assert t["free_seats"] == [] and t["seats"][2]["bot"] == "basic"
+    status, err = await c.call("POST", f"/v1/tables/{tid}/join")
+    assert (status, err["code"]) == (409, "table_full")
+    status, err = await host.call("POST", f"/v1/tables/{tid}/bots", {"seat": 3})
+    assert (status, err["code"]) == (409, "seat_taken")
+    t = await host.ok("POST", f"/v1/tables/{tid}/bots", {"seat": 2, "remove": True})
+    assert t["free_seats"] == [2]
+    t = await b.ok("POST", f"/v1/tables/{tid}/leave")
+    assert t["free_seats"] == [2, 3]
+    status, err = await b.call("POST", f"/v1/tables/{tid}/leave")
+    assert (status, err["code"]) == (409, "not_seated")
+    await b.aclose()
+    await c.aclose()
+
+
+async def test_bad_bodies_and_unknown_tables_are_typed_errors(host: Player) -> None:
+    status, err = await host.call("POST", "/v1/tables", {"rules": "poker"})
+    assert (status, err["code"]) == (400, "bad_rules")
+    status, err = await host.call("POST", "/v1/tables", {"rules": "house", "private": "yes"})
+    assert (status, err["code"]) == (400, "bad_request")
+    status, err = await host.call("POST", f"/v1/tables/{uuid.uuid4()}/join")
+    assert (status, err["code"]) == (404, "table_not_found")
+    status, err = await host.call("POST", "/v1/tables/not-a-uuid/join")
+    assert (status, err["code"]) == (404, "table_not_found")
+    status, err = await host.call("POST", "/v1/tables/join", {"code": "ZZZZZZ"})
+    assert (status, err["code"]) == (404, "table_not_found")
+    status, err = await host.call("GET", f"/v1/games/{uuid.uuid4().hex}")
+    assert (status, err["code"]) == (404, "game_not_found")
+
+
+async def test_the_api_is_documented_at_schema(lobby: Service) -> None:
+    async with httpx.AsyncClient(base_url=lobby.url) as http:
+        paths = (await http.get("/schema/openapi.json")).json()["paths"]
+    for path in ("/v1/auth/guest", "/v1/auth/register", "/v1/auth/login", "/v1/tables",
+                 "/v1/tables/join", "/v1/tables/{table_id}/join", "/v1/tables/{table_id}/leave",
+                 "/v1/tables/{table_id}/bots", "/v1/tables/{table_id}/rules",
+                 "/v1/tables/{table_id}/rules/reset", "/v1/tables/{table_id}/start",
+                 "/v1/games/{game_id}"):
+        assert path in paths, path
