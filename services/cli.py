@@ -193,7 +193,7 @@ def dev() -> int:
             pg = servers.PostgresServer(root / "postgres", _port("SPADES_DEV_PG_PORT", DEV_PG_PORT))
             pg.start()
             started.append(pg)
-            database_url = asyncio.run(dbadmin.ensure_database(pg.url, DEV_DATABASE))
+            database_url = asyncio.run(_ensure_database(pg.url))
         if not nats_url:
             nats = servers.NatsServer(root / "nats", _port("SPADES_DEV_NATS_PORT", DEV_NATS_PORT),
                                       _port("SPADES_DEV_NATS_MONITOR_PORT",
@@ -233,6 +233,15 @@ def dev() -> int:
         for server in reversed(started):
             server.stop()
         os.close(lock)
+
+
+async def _ensure_database(admin_url: str) -> str:
+    import asyncpg
+
+    try:
+        return await dbadmin.ensure_database(admin_url, DEV_DATABASE)
+    except (OSError, asyncpg.PostgresError) as exc:
+        raise CliError(f"cannot use PostgreSQL at {admin_url}: {exc}") from None
 
 
 async def _probe_nats(url: str) -> None:

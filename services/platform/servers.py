@@ -174,7 +174,7 @@ class PostgresServer:
                 tail = (self.data_dir / "postgres.log").read_text(errors="replace")
                 last = tail.strip().splitlines()[-1] if tail.strip() else "no log"
                 raise ServerError(f"postgres exited at start: {last}")
-            if _ready(self.host, self.port):
+            if _postmaster_ready(pgdata) and _ready(self.host, self.port):
                 return
             time.sleep(0.05)
         self.stop()
@@ -242,6 +242,19 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+def _postmaster_ready(pgdata: Path) -> bool:
+    """Postgres writes "ready" as the last line of postmaster.pid once it takes sessions.
+
+    Before that (crash recovery after an unclean stop, say) the port already
+    answers, but every connection is refused with "starting up".
+    """
+    try:
+        lines = (pgdata / "postmaster.pid").read_text().splitlines()
+    except OSError:
+        return False
+    return len(lines) >= 8 and lines[7].strip() == "ready"
 
 
 def _ready(host: str, port: int) -> bool:

@@ -83,11 +83,17 @@ def platform(tmp_path: Path, ports: dict[str, int], database_url: str, nats_url:
                   SPADES_NATS_PREFIX=f"{nats_prefix}dev", SPADES_JS_ACK_WAIT_SECONDS="2")
     log = tmp_path / "dev.log"
     proc = spades_logged(log, "dev", env=env)
-    wait_for_line(proc, log, "spades dev is up")
-    yield proc, env
-    if proc.poll() is None:
-        proc.kill()
-        proc.wait()
+    try:
+        wait_for_line(proc, log, "spades dev is up")
+        yield proc, env
+    finally:
+        if proc.poll() is None:  # SIGTERM, not SIGKILL: it stops its services on the way out
+            proc.terminate()
+            try:
+                proc.wait(30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
 
 
 async def test_dev_serves_the_api_and_carries_a_finished_game_to_ratings(
