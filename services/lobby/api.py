@@ -123,13 +123,8 @@ def routes(pool: Any, tokens: Tokens, tables: Tables, gateway: Gateway) -> list[
         return File(STATIC / "app.js", content_disposition_type="inline",
                     media_type="text/javascript")
 
-    @get("/app.css", include_in_schema=False)
-    async def style() -> File:
-        return File(STATIC / "app.css", content_disposition_type="inline",
-                    media_type="text/css")
-
     return [guest, register, login, create_table, list_tables, read_table, join_by_code, join,
-            leave, bots, change_rules, reset_rules, options, start, game, index, script, style]
+            leave, bots, change_rules, reset_rules, options, start, game, index, script]
 
 
 __all__ = ["Response", "routes"]

@@ -1,0 +1,47 @@
+"""The whole platform for end-to-end tests: two lobby gateways and two game workers,
+each in its own process, on the session's real Postgres and NATS."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.services.lobby.harness import Service, lobby_env, start
+
+
+@dataclass
+class Platform:
+    gateways: list[Service]
+    workers: list[Service]
+    logs: Path
+
+    @property
+    def a(self) -> Service:
+        return self.gateways[0]
+
+    @property
+    def b(self) -> Service:
+        return self.gateways[1]
+
+
+@pytest.fixture(scope="package")
+def platform(tmp_path_factory: pytest.TempPathFactory, database_url: str, nats_url: str,
+             nats_prefix: str) -> Iterator[Platform]:
+    logs = tmp_path_factory.mktemp("e2e-logs")
+    env = lobby_env(database_url, nats_url, f"{nats_prefix}e2e", SPADES_LOG_LEVEL="debug")
+    started: list[Service] = []
+    try:
+        workers = [start("game", logs / f"game-{i}.log", SPADES_BOT_THINK_MS="0", **env)
+                   for i in range(2)]
+        started += workers
+        gateways = [start("lobby", logs / f"lobby-{i}.log", SPADES_DISCONNECT_GRACE_SECONDS="1",
+                          SPADES_WS_FRAMES_PER_SECOND="200", SPADES_WS_FRAME_BURST="400",
+                          **env) for i in range(2)]
+        started += gateways
+        yield Platform(gateways, workers, logs)
+    finally:
+        for svc in reversed(started):
+            svc.stop()
