@@ -12,6 +12,7 @@ import msgspec
 from engine.cards import codes
 from engine.decide import step
 from engine.errors import RuleError
+from engine.evolve import blind_nil_offered
 from engine.state import GameState
 from engine.views import operator_view, redact, view
 from schemas import commands as cmd
@@ -160,3 +161,25 @@ def test_views_of_a_new_game_are_empty() -> None:
     """Before the start there is nothing to see, for seats and spectators alike."""
     v = view(GameState(), None)
     assert v.phase == "new" and v.hand is None
+
+
+def _answer(state: GameState, command: cmd.SetPremove):
+    """What a seat learns from a command: the refusal code, or that it was accepted and
+    whether blind nil is still open to it."""
+    try:
+        after, _ = step(state, command)
+    except RuleError as e:
+        return ("refused", e.code)
+    return ("accepted", blind_nil_offered(after, command.seat))
+
+
+def test_seat_that_has_not_looked_cannot_probe_its_cards_with_a_premove() -> None:
+    """A seat whose cards are still face down (blind nil open) learns nothing about
+    them from locking a pre-move: the answer is the same for a card it holds and one
+    it does not."""
+    hands = fill(HOUSE)
+    s = deal(HOUSE, hands, scores=(0, 100))
+    assert view(s, 0).blind_nil_offered
+    held = _answer(s, cmd.SetPremove(seat=0, card=hands[0][0]))
+    not_held = _answer(s, cmd.SetPremove(seat=0, card=hands[1][0]))
+    assert held == not_held
