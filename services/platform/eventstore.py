@@ -146,6 +146,10 @@ class EventStore:
             row = await conn.fetchrow(
                 "SELECT * FROM append_events($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
                 *args)
+        except asyncpg.UniqueViolationError:
+            # Only reachable under snapshot isolation chosen by a caller's transaction:
+            # another writer took these versions after this transaction's snapshot.
+            raise ConcurrencyError(args[0], args[1], -1) from None
         except asyncpg.PostgresError as exc:
             code = getattr(exc, "sqlstate", None)
             if code == "SPC01":
@@ -158,7 +162,8 @@ class EventStore:
                             row["duplicate"])
 
     async def version(self, stream: str) -> int:
-        value = await self.pool.fetchval("SELECT version FROM streams WHERE stream = $1", stream)
+        value = await self.pool.fetchval("SELECT max(version) FROM events WHERE stream = $1",
+                                         stream)
         return int(value or 0)
 
     async def read(self, stream: str, from_version: int = 1,
