@@ -18,7 +18,7 @@ from engine.views import operator_view, redact, view
 from schemas import commands as cmd
 from schemas import events as ev
 
-from .helpers import CLASSIC, HOUSE, bid, deal, fill, legal, play
+from .helpers import CLASSIC, HOUSE, bid, deal, fill, legal, play, rules
 from .randomgame import play_game
 
 
@@ -107,7 +107,7 @@ def test_blind_nil_seat_sees_no_cards_until_it_looks() -> None:
 def test_seed_hidden_until_game_ends() -> None:
     """"the seed itself is revealed when the game ends": its hash is public from the
     first event, the seed in no view or delivered event before the end."""
-    steps = play_game(3, CLASSIC)
+    steps = play_game(3, rules("classic", target=150))
     seed = steps[0][1][0].seed
     assert seed
     for state, events in steps[:-1]:
