@@ -49,7 +49,11 @@ def _from_env() -> Servers | None:
 def _from_containers() -> Iterator[Servers]:
     from testcontainers.core.container import DockerContainer
     from testcontainers.core.waiting_utils import wait_for_logs
-    from testcontainers.postgres import PostgresContainer
+
+    try:
+        from testcontainers.community.postgres import PostgresContainer
+    except ImportError:
+        from testcontainers.postgres import PostgresContainer
 
     with PostgresContainer("postgres:18", driver=None) as pg, \
             DockerContainer("nats:2.12").with_command("-js").with_exposed_ports(4222) as nc:

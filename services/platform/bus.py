@@ -21,6 +21,7 @@ import msgspec
 import nats
 import nats.errors
 import nats.js.errors
+import structlog
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
@@ -212,6 +213,11 @@ def _wrap(ep: Endpoint) -> Callable[[Request], Awaitable[None]]:
 
     async def handle(req: Request) -> None:
         started = time.perf_counter()
+        with structlog.contextvars.bound_contextvars(
+                endpoint=ep.name, correlation_id=(req.headers or {}).get("Correlation-Id")):
+            await answer(req, started)
+
+    async def answer(req: Request, started: float) -> None:
         try:
             try:
                 body = decoder.decode(req.data)
@@ -312,6 +318,12 @@ class Consumer:
             await self._dead_letter(msg, None, deliveries, f"undecodable: {exc}")
             await msg.term()
             return self._count("poison")
+        with structlog.contextvars.bound_contextvars(
+                consumer=self.spec.durable, stream=env.stream, version=env.version,
+                correlation_id=env.correlation_id):
+            return await self._apply(msg, env, deliveries)
+
+    async def _apply(self, msg: Msg, env: EventEnvelope, deliveries: int) -> str:
         try:
             async with self.pool.acquire() as conn, conn.transaction():
                 fresh = await conn.fetchval(
