@@ -66,6 +66,17 @@ class Names:
         """``EventsSince`` -> ``EventsReply``: stored events of a game from the store."""
         return self.subject(f"game.since.{_token(game_id)}")
 
+    @property
+    def game_events_since_all(self) -> str:
+        """Where every game worker answers ``EventsSince``, whichever game it names."""
+        return self.subject("game.since.*")
+
+    @property
+    def game_handover(self) -> str:
+        """A game worker let go of its games (shutting down): the others adopt them now
+        instead of waiting for the leases to run out. The body is the leaving worker's id."""
+        return self.subject("game.handover")
+
     # Plain NATS publications (not stored): table talk and gateway-to-gateway notes.
 
     def game_chat(self, game_id: str) -> str:

@@ -19,7 +19,8 @@ SERVICES = ("lobby", "game", "ratings", "tournaments")
 MIGRATIONS: dict[str, MigrationSet] = {
     "lobby": MigrationSet("lobby", (("lobby", HERE / "lobby" / "migrations"),)),
     # The game service owns the event store: game streams live in its schema.
-    "game": MigrationSet("game", (("eventstore", EVENTSTORE_SQL),)),
+    "game": MigrationSet("game", (("eventstore", EVENTSTORE_SQL),
+                                  ("game", HERE / "game" / "migrations"))),
     "ratings": MigrationSet("ratings", (("consumer", CONSUMER_SQL),
                                         ("ratings", HERE / "ratings" / "migrations"))),
     "tournaments": MigrationSet("tournaments", (

@@ -1,0 +1,347 @@
+"""One live game in a worker: the only writer of its stream (DESIGN rule 9).
+
+Everything that can change a game passes through one asyncio task, one item at
+a time: a person's command from the gateway, a bot seat's move, a clock that
+ran out. That is what makes a move sent at the instant its clock expires end
+one way only: whichever the task takes first is stored, and the other is
+decided against the state after it (``not_your_turn`` or ``stale_clock``).
+
+The inbox is bounded and refuses (``busy``) rather than queueing without end:
+a flooded game must not hold memory or delay everyone's answers. The state is
+kept in memory; every append names the version it was decided on and the
+ownership epoch, so a worker that lost the game (paused past its lease, cut
+off) is refused by the store and stops at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import time
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import structlog
+from msgspec.structs import replace
+
+from engine import bots
+from engine.decide import step
+from engine.errors import RuleError
+from engine.state import OVER, GameState, seats_in
+from schemas import commands as cmd
+from schemas import events as ev
+from schemas.play import ChatLine, GameReply
+from services.game import banter, metrics
+from services.game.store import Refusal
+from services.platform import logs
+from services.platform.eventstore import ConcurrencyError, FencedError
+
+if TYPE_CHECKING:
+    from services.game.worker import GameWorker
+
+_log = logs.get("game")
+
+# Commands only the platform itself sends: a gateway may not start a game through
+# GameRequest (CreateGame does, with a fresh secret seed), deal cards into a seeded
+# game, or say a clock ran out.
+PLATFORM_ONLY = (cmd.StartGame, cmd.DealHand, cmd.ClockExpired)
+
+# Platform reply codes. Retryable ones (busy, not_owner, conflict, unavailable) may be
+# sent again with the same command id: nothing was applied.
+BUSY, NOT_OWNER, CONFLICT, UNAVAILABLE = "busy", "not_owner", "conflict", "unavailable"
+NOT_ALLOWED = "not_allowed"
+
+
+class Lost(Exception):
+    """Another worker owns the game now: the store refused this one's epoch."""
+
+
+@dataclass(slots=True)
+class Item:
+    command: cmd.Command
+    command_id: str
+    player_id: str
+    future: asyncio.Future[GameReply]
+    arrived: float = field(default_factory=time.perf_counter)
+
+
+def bot_seats(players: Sequence[str]) -> tuple[int, dict[int, str]]:
+    """Seats a bot plays from the start (``bot:<level>``) and their levels."""
+    mask, levels = 0, {}
+    for seat, player in enumerate(players):
+        if player.startswith("bot:"):
+            mask |= 1 << seat
+            levels[seat] = player[4:] or "basic"
+    return mask, levels
+
+
+def history_of(events: Sequence[ev.Event]) -> list[tuple[str, ...]]:
+    """The finished tricks of the hand in progress, as the bots want them."""
+    history: list[tuple[str, ...]] = []
+    for e in events:
+        if isinstance(e, ev.HandDealt):
+            history = []
+        elif isinstance(e, ev.TrickWon):
+            history.append(e.cards)
+    return history
+
+
+class GameActor:
+    def __init__(self, worker: GameWorker, game_id: str, epoch: int, state: GameState,
+                 history: list[tuple[str, ...]], banter_on: bool,
+                 refused: dict[str, Refusal]) -> None:
+        self.worker = worker
+        self.game_id = game_id
+        self.epoch = epoch
+        self.state = state
+        self.history = history
+        self.banter_on = banter_on
+        self.refused = refused
+        self.born_bots, self.levels = bot_seats(state.players)
+        self.inbox: collections.deque[Item] = collections.deque()
+        self.answers: collections.OrderedDict[str, GameReply] = collections.OrderedDict()
+        self.wake = asyncio.Event()
+        self.changed_ms = worker.clock.now_ms()
+        self.blocked_version = -1  # internal moves failed at this version: wait for a change
+        self.closing = False
+        self.lost = False
+        self.ended_at: float | None = time.monotonic() if state.phase == OVER else None
+        self.task: asyncio.Task[None] | None = None
+
+    # --- the outside ---------------------------------------------------------------
+
+    def start(self) -> None:
+        self.task = asyncio.create_task(self._run(), name=f"game:{self.game_id}")
+
+    def submit(self, item: Item) -> bool:
+        """Queue a command; False when the inbox is full (the caller answers ``busy``)."""
+        if self.closing or len(self.inbox) >= self.worker.config.inbox_size:
+            return False
+        self.inbox.append(item)
+        self.wake.set()
+        return True
+
+    def close(self) -> None:
+        """Finish the item in hand, answer the queued ones ``not_owner``, stop."""
+        self.closing = True
+        self.wake.set()
+
+    @property
+    def bot_mask(self) -> int:
+        return self.born_bots | self.state.bots
+
+    # --- the task ------------------------------------------------------------------
+
+    async def _run(self) -> None:
+        structlog.contextvars.bind_contextvars(game_id=self.game_id)
+        try:
+            while not self.closing:
+                if self.inbox:
+                    await self._handle(self.inbox.popleft())
+                    continue
+                now = self.worker.clock.now_ms()
+                due = self._due()
+                if due is not None and due <= now:
+                    await self._internal(now)
+                    continue
+                if self.ended_at is not None:
+                    left = self.ended_at + self.worker.config.linger_seconds - time.monotonic()
+                    if left <= 0:
+                        break
+                    timeout: float | None = left
+                else:
+                    timeout = self.worker.clock.timeout(due)
+                self.wake.clear()
+                if self.inbox or self.closing:
+                    continue
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.wake.wait(), timeout)
+        except Lost:
+            self.lost = True
+        except Exception:
+            _log.exception("game_task_failed")
+        finally:
+            self.closing = True
+            while self.inbox:
+                item = self.inbox.popleft()
+                self._answer(item, GameReply(ok=False, code=NOT_OWNER,
+                                             message="this worker no longer runs the game; "
+                                                     "send it again"), "not_owner")
+            self.worker.actor_done(self)
+
+    def _due(self) -> int | None:
+        """When the next move is due that nobody sends: a bot's, or a clock's expiry."""
+        s = self.state
+        if s.phase == OVER or not s.waiting or self.blocked_version == s.version:
+            return None
+        due = None
+        if s.waiting & self.bot_mask:
+            due = self.changed_ms + self.worker.config.think_ms
+        for seat in seats_in(s.waiting):
+            d = s.deadlines[seat]
+            if d and (due is None or d < due):
+                due = d
+        return due
+
+    async def _internal(self, now: int) -> None:
+        s = self.state
+        started = time.perf_counter()
+        waiting_bots = s.waiting & self.bot_mask
+        if waiting_bots and now >= self.changed_ms + self.worker.config.think_ms:
+            seat = (waiting_bots & -waiting_bots).bit_length() - 1
+            origin = "bot"
+            try:
+                command = bots.choose(s, seat, self.levels.get(seat, "basic"),
+                                      seed=zlib.crc32(f"{self.game_id}:{s.version}".encode()),
+                                      at=now, history=self.history)
+            except (bots.NothingToDo, ValueError) as exc:
+                _log.warning("bot_has_no_move", seat=seat, error=str(exc))
+                self.blocked_version = s.version
+                return
+        else:
+            expired = [seat for seat in seats_in(s.waiting)
+                       if s.deadlines[seat] and s.deadlines[seat] <= now]
+            if not expired:
+                return
+            origin, seat = "clock", expired[0]
+            command = cmd.ClockExpired(seat=seat, at=now)
+        reply = await self._apply(command, None, origin=f"{origin}:{seat}")
+        self._count(origin, reply, started)
+        if not reply.ok:
+            # The engine refused the platform's own move: never spin on it.
+            _log.warning("internal_move_refused", origin=origin, seat=seat, code=reply.code)
+            self.blocked_version = s.version
+
+    async def _handle(self, item: Item) -> None:
+        with structlog.contextvars.bound_contextvars(command_id=item.command_id,
+                                                     player_id=item.player_id):
+            first = self.answers.get(item.command_id)
+            if first is not None:
+                self._answer(item, replace(first, duplicate=True), "duplicate")
+                return
+            refused = self.refused.get(item.command_id)
+            if refused is not None:
+                self._answer(item, GameReply(ok=False, code=refused.code,
+                                             message=refused.message, duplicate=True),
+                             "duplicate")
+                return
+            if isinstance(item.command, PLATFORM_ONLY):
+                self._answer(item, GameReply(ok=False, code=NOT_ALLOWED, message=(
+                    f"{type(item.command).__name__} is sent by the platform only")), "refused")
+                return
+            command = replace(item.command, at=self.worker.clock.now_ms())
+            try:
+                reply = await self._apply(command, item.command_id, origin="player")
+            except Lost:
+                self._answer(item, GameReply(ok=False, code=NOT_OWNER, message=(
+                    "another worker runs this game now; send it again")), "not_owner")
+                raise
+            except Exception as exc:
+                _log.exception("command_failed")
+                reply = GameReply(ok=False, code=UNAVAILABLE,
+                                  message=f"could not apply the command: {type(exc).__name__}")
+            self._remember(item.command_id, reply)
+            self._answer(item, reply, _result(reply))
+
+    def _remember(self, command_id: str, reply: GameReply) -> None:
+        if reply.ok or reply.code not in (BUSY, NOT_OWNER, CONFLICT, UNAVAILABLE):
+            self.answers[command_id] = reply
+            if len(self.answers) > self.worker.config.answers_kept:
+                self.answers.popitem(last=False)
+
+    def _answer(self, item: Item, reply: GameReply, result: str) -> None:
+        metrics.COMMANDS.labels("player", result).inc()
+        metrics.LATENCY.labels("player").observe(time.perf_counter() - item.arrived)
+        if reply.ok:
+            _log.debug("command_applied", version=reply.version, duplicate=reply.duplicate)
+        else:
+            _log.info("command_refused", code=reply.code, duplicate=reply.duplicate)
+        if not item.future.done():
+            item.future.set_result(reply)
+
+    def _count(self, origin: str, reply: GameReply, started: float) -> None:
+        metrics.COMMANDS.labels(origin, _result(reply)).inc()
+        metrics.LATENCY.labels(origin).observe(time.perf_counter() - started)
+
+    # --- deciding and storing ------------------------------------------------------
+
+    async def _apply(self, command: cmd.Command, command_id: str | None,
+                     origin: str) -> GameReply:
+        before = self.state
+        try:
+            after, events = step(before, command)
+        except RuleError as exc:
+            return await self._refuse(command_id, exc)
+        if not events:
+            return GameReply(ok=True, version=before.version)
+        store = self.worker.store
+        try:
+            result = await store.events.append(self.game_id, before.version, events, command_id,
+                                               epoch=self.epoch, causation_id=origin)
+        except FencedError:
+            _log.warning("fenced", epoch=self.epoch, version=before.version)
+            metrics.LOST.labels("fenced").inc()
+            raise Lost(self.game_id) from None
+        except ConcurrencyError as exc:
+            # Only a writer outside the worker protocol can cause this: read the truth again.
+            _log.error("version_conflict", expected=exc.expected, actual=exc.actual)
+            await self._reload()
+            return GameReply(ok=False, code=CONFLICT,
+                             message="the game moved on; send the command again")
+        if result.duplicate:
+            return GameReply(ok=True, version=result.last_version,
+                             first_version=result.first_version, duplicate=True)
+        self.state = after
+        self.changed_ms = self.worker.clock.now_ms()
+        await self._after(before, events, result.first_version)
+        return GameReply(ok=True, version=result.last_version, first_version=result.first_version)
+
+    async def _refuse(self, command_id: str | None, exc: RuleError) -> GameReply:
+        if command_id:
+            first = await self.worker.store.command_result(self.game_id, command_id)
+            if first is not None:  # accepted before this worker had the game
+                return GameReply(ok=True, version=first.last_version,
+                                 first_version=first.first_version, duplicate=True)
+            refusal = await self.worker.store.refuse(self.game_id, command_id, exc.code,
+                                                     exc.message)
+            self.refused[command_id] = refusal
+            return GameReply(ok=False, code=refusal.code, message=refusal.message)
+        return GameReply(ok=False, code=exc.code, message=exc.message)
+
+    async def _reload(self) -> None:
+        state, history = await self.worker.rebuild(self.game_id)
+        self.state, self.history = state, history
+
+    async def _after(self, before: GameState, events: list[ev.Event], first_version: int) -> None:
+        for e in events:
+            if isinstance(e, ev.HandDealt):
+                self.history = []
+            elif isinstance(e, ev.TrickWon):
+                self.history.append(e.cards)
+        if self.banter_on and self.bot_mask:
+            found = banter.moments(before, events)
+            if found:
+                for line in banter.lines(self.game_id, first_version, found, self.bot_mask):
+                    await self.worker.say(ChatLine(
+                        game_id=self.game_id, seat=line.seat, player_id=self._player(line.seat),
+                        text=line.text, bot=True, at=self.worker.clock.now_ms()))
+        if self.state.phase == OVER and self.ended_at is None:
+            self.ended_at = time.monotonic()
+            await self.worker.store.mark_ended(self.game_id)
+            _log.info("game_ended", version=self.state.version, winner=self.state.winner,
+                      reason=self.state.end_reason, hands=self.state.hands_played)
+
+    def _player(self, seat: int) -> str:
+        player = self.state.players[seat]
+        return player if player.startswith("bot:") else f"bot:{self.levels.get(seat, 'basic')}"
+
+
+def _result(reply: GameReply) -> str:
+    if reply.duplicate:
+        return "duplicate"
+    if reply.ok:
+        return "ok"
+    return reply.code if reply.code in (BUSY, NOT_OWNER, CONFLICT, UNAVAILABLE) else "refused"

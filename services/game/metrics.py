@@ -1,0 +1,19 @@
+"""Prometheus metrics of the game workers, served on the service's ``/metrics``."""
+
+from __future__ import annotations
+
+from prometheus_client import Counter, Gauge, Histogram
+
+COMMANDS = Counter(
+    "spades_game_commands_total", "Game commands handled, by who sent them and the outcome",
+    ["origin", "result"])
+LATENCY = Histogram(
+    "spades_game_command_seconds", "Time from a command's arrival at its game to its answer",
+    ["origin"],
+    buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5))
+LIVE_GAMES = Gauge("spades_game_live_games", "Games this worker runs now")
+ADOPTIONS = Counter("spades_game_adoptions_total",
+                    "Games this worker took over from another (dead, paused or leaving)")
+LOST = Counter("spades_game_lost_total",
+               "Games this worker gave up because another adopted them", ["how"])
+BOT_LINES = Counter("spades_game_bot_lines_total", "Lines of table talk said by bots")

@@ -1,0 +1,178 @@
+"""The game workers' Postgres side: games, leases on their streams, refused commands.
+
+The event store keeps the facts and checks the fencing epoch on every append;
+this module keeps what a worker needs around them. Ownership of a game is the
+event store's ``stream_owner`` row of the game's stream (same schema, same
+service): an owner renews the leases of all its games in one statement, an
+adopter claims games whose lease ran out in one statement (bumping the epoch,
+which fences the previous owner's next append), and a worker that shuts down
+lets its leases lapse at once so another adopts its games without waiting.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import asyncpg
+import msgspec
+
+from services.platform.eventstore import AppendResult, EventStore, RecordedEvent
+
+
+class GameExists(Exception):
+    """The game id is taken by a game that another command created."""
+
+
+class LeaseHeld(Exception):
+    """Another live worker holds the game's lease."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameRow:
+    game_id: str
+    banter: bool
+    ended: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Claimed:
+    game_id: str
+    epoch: int
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    code: str
+    message: str
+
+
+_CLAIM = (
+    "INSERT INTO stream_owner AS o (stream, owner, epoch, lease_until)"
+    " VALUES ($1, $2, 1, now() + make_interval(secs => $3))"
+    " ON CONFLICT (stream) DO UPDATE SET"
+    "   epoch = CASE WHEN o.owner = EXCLUDED.owner THEN o.epoch ELSE o.epoch + 1 END,"
+    "   owner = EXCLUDED.owner, lease_until = EXCLUDED.lease_until"
+    " WHERE o.owner = EXCLUDED.owner OR o.lease_until < now()"
+    " RETURNING epoch")
+
+
+class GameStore:
+    def __init__(self, pool: asyncpg.Pool, events: EventStore) -> None:
+        self.pool = pool
+        self.events = events
+
+    # --- creating a game -----------------------------------------------------------
+
+    async def create(self, game_id: str, table_id: str, banter: bool, owner: str,
+                     lease_seconds: float, events: Sequence[msgspec.Struct],
+                     command_id: str) -> tuple[AppendResult, int]:
+        """Record the game, take its lease and append its first events, all or nothing.
+
+        A repeated create (same command id) returns the first result; another
+        command creating the same game id raises ``GameExists``.
+        """
+        async with self.pool.acquire() as conn, conn.transaction():
+            fresh = await conn.fetchval(
+                "INSERT INTO games (game_id, table_id, banter) VALUES ($1, $2, $3)"
+                " ON CONFLICT DO NOTHING RETURNING true", game_id, table_id, banter)
+            if not fresh:
+                first = await self._command(conn, game_id, command_id)
+                if first is None:
+                    raise GameExists(game_id)
+                return first, 0
+            epoch = await conn.fetchval(_CLAIM, game_id, owner, lease_seconds)
+            if epoch is None:
+                raise LeaseHeld(game_id)
+            result = await self.events.append(game_id, 0, events, command_id, epoch=epoch,
+                                              conn=conn)
+        if self.events.on_commit is not None:
+            self.events.on_commit()
+        return result, int(epoch)
+
+    async def game(self, game_id: str) -> GameRow | None:
+        row = await self.pool.fetchrow(
+            "SELECT game_id, banter, ended_at IS NOT NULL AS ended FROM games WHERE game_id = $1",
+            game_id)
+        return None if row is None else GameRow(row["game_id"], row["banter"], row["ended"])
+
+    async def mark_ended(self, game_id: str) -> None:
+        await self.pool.execute(
+            "UPDATE games SET ended_at = now() WHERE game_id = $1 AND ended_at IS NULL", game_id)
+
+    # --- leases --------------------------------------------------------------------
+
+    async def renew(self, owner: str, game_ids: Sequence[str], lease_seconds: float) -> set[str]:
+        """Extend the leases this owner still holds; the games missing from the answer
+        were adopted by another worker (this one was paused or cut off too long)."""
+        if not game_ids:
+            return set()
+        rows = await self.pool.fetch(
+            "UPDATE stream_owner SET lease_until = now() + make_interval(secs => $3)"
+            " WHERE owner = $1 AND stream = ANY($2::text[]) RETURNING stream",
+            owner, list(game_ids), lease_seconds)
+        return {r["stream"] for r in rows}
+
+    async def claim_orphans(self, owner: str, lease_seconds: float,
+                            limit: int) -> list[Claimed]:
+        """Take live games whose lease ran out; each claim bumps the epoch unless the
+        lease was this owner's own. ``SKIP LOCKED`` lets several adopters share the work."""
+        rows = await self.pool.fetch(
+            "WITH orphans AS ("
+            "  SELECT o.stream FROM games g JOIN stream_owner o ON o.stream = g.game_id"
+            "  WHERE g.ended_at IS NULL AND o.lease_until < now()"
+            "  ORDER BY o.lease_until LIMIT $3 FOR UPDATE OF o SKIP LOCKED)"
+            " UPDATE stream_owner o SET"
+            "   epoch = CASE WHEN o.owner = $1 THEN o.epoch ELSE o.epoch + 1 END,"
+            "   owner = $1, lease_until = now() + make_interval(secs => $2)"
+            " FROM orphans WHERE o.stream = orphans.stream RETURNING o.stream, o.epoch",
+            owner, lease_seconds, limit)
+        return [Claimed(r["stream"], int(r["epoch"])) for r in rows]
+
+    async def release(self, owner: str, game_ids: Sequence[str]) -> None:
+        """Let this owner's leases lapse now: another worker may adopt at once."""
+        if game_ids:
+            await self.pool.execute(
+                "UPDATE stream_owner SET lease_until = now() - interval '1 millisecond'"
+                " WHERE owner = $1 AND stream = ANY($2::text[])", owner, list(game_ids))
+
+    # --- the facts -----------------------------------------------------------------
+
+    async def read(self, game_id: str, from_version: int = 1,
+                   limit: int | None = None) -> list[RecordedEvent]:
+        to = None if limit is None else from_version + limit - 1
+        return await self.events.read(game_id, from_version, to)
+
+    async def command_result(self, game_id: str, command_id: str) -> AppendResult | None:
+        """The first result of a command this stream accepted, if it did."""
+        async with self.pool.acquire() as conn:
+            return await self._command(conn, game_id, command_id)
+
+    @staticmethod
+    async def _command(conn: asyncpg.Connection, game_id: str,
+                       command_id: str) -> AppendResult | None:
+        row = await conn.fetchrow(
+            "SELECT first_version, last_version, first_position FROM commands"
+            " WHERE stream = $1 AND command_id = $2", game_id, command_id)
+        if row is None:
+            return None
+        return AppendResult(row["first_version"], row["last_version"], row["first_position"],
+                            True)
+
+    # --- refused commands ----------------------------------------------------------
+
+    async def refusals(self, game_id: str) -> dict[str, Refusal]:
+        rows = await self.pool.fetch(
+            "SELECT command_id, code, message FROM refused_commands WHERE game_id = $1",
+            game_id)
+        return {r["command_id"]: Refusal(r["code"], r["message"]) for r in rows}
+
+    async def refuse(self, game_id: str, command_id: str, code: str, message: str) -> Refusal:
+        """Remember a refusal; if the same command was refused before, the first stands."""
+        row = await self.pool.fetchrow(
+            "INSERT INTO refused_commands AS r (game_id, command_id, code, message)"
+            " VALUES ($1, $2, $3, $4)"
+            " ON CONFLICT (game_id, command_id) DO UPDATE SET code = r.code"
+            " RETURNING code, message", game_id, command_id, code, message)
+        assert row is not None
+        return Refusal(row["code"], row["message"])

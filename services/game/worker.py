@@ -1,0 +1,294 @@
+"""The game workers' service layer: create games, route commands to their game's task,
+keep the leases, adopt the games of workers that died, hand games over on shutdown.
+
+Games are spread over workers by lease, one game at a time. Whichever worker
+takes a ``CreateGame`` (any of them: they share a queue group) writes the first
+events and owns the game; only the owner listens on the game's command
+subject. Every worker renews the leases of its games in one statement per
+heartbeat and claims, in another, live games whose lease ran out: a worker
+killed with SIGKILL loses its games to the others within a lease and a
+heartbeat. Claiming bumps the game's epoch, and every append carries the
+epoch, so a worker that was only paused (SIGSTOP past its lease) has its next
+append refused and drops the game. On SIGTERM a worker stops listening,
+finishes the command in hand, lets its leases lapse and says so on the bus, so
+the others adopt at once.
+
+Transport-free: the NATS side calls these methods with ``schemas`` Structs and
+hears about ownership changes through ``Outlet``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+from dataclasses import dataclass
+from typing import Protocol
+
+import structlog
+
+from engine.bots import LEVELS
+from engine.decide import step
+from engine.errors import RuleError
+from engine.evolve import fold
+from engine.state import OVER, GameState
+from schemas import commands as cmd
+from schemas.bus import EventEnvelope
+from schemas.events import Event
+from schemas.play import ChatLine, CreateGame, EventsReply, EventsSince, GameReply, GameRequest
+from services.game import metrics
+from services.game.actor import BUSY, NOT_OWNER, GameActor, Item, history_of
+from services.game.clock import Clock
+from services.game.store import Claimed, GameExists, GameStore, LeaseHeld
+from services.platform import logs
+from services.platform.eventstore import RecordedEvent
+
+_log = logs.get("game")
+
+GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+MAX_EVENTS_SINCE = 1000
+
+
+class Outlet(Protocol):
+    """What the worker needs from the bus, without knowing it is a bus."""
+
+    async def owned(self, game_id: str) -> None: ...  # start listening for its commands
+
+    async def released(self, game_id: str) -> None: ...  # stop listening
+
+    async def say(self, line: ChatLine) -> None: ...  # table talk out to the gateways
+
+    async def handed_over(self) -> None: ...  # tell the other workers to adopt now
+
+
+@dataclass(frozen=True)
+class WorkerConfig:
+    lease_seconds: float = 10.0
+    heartbeat_seconds: float = 2.0
+    inbox_size: int = 64
+    think_ms: int = 800
+    adopt_batch: int = 256
+    linger_seconds: float = 30.0
+    answers_kept: int = 512
+    handover_seconds: float = 5.0
+
+
+class GameWorker:
+    def __init__(self, store: GameStore, config: WorkerConfig, clock: Clock, owner: str,
+                 outlet: Outlet) -> None:
+        self.store = store
+        self.config = config
+        self.clock = clock
+        self.owner = owner
+        self.outlet = outlet
+        self.actors: dict[str, GameActor] = {}
+        self._stopping = False
+        self._poke = asyncio.Event()
+        self._heartbeat: asyncio.Task[None] | None = None
+        clock.on_change(self._wake_all)
+
+    # --- lifecycle -----------------------------------------------------------------
+
+    async def start(self) -> None:
+        await self._tick()  # adopt what is orphaned before answering anything
+        self._heartbeat = asyncio.create_task(self._beat(), name="game-heartbeat")
+
+    @property
+    def running(self) -> bool:
+        return self._heartbeat is not None and not self._heartbeat.done()
+
+    async def stop(self) -> None:
+        """Hand every game over now: stop listening, finish the command in hand,
+        let the leases lapse, tell the other workers."""
+        self._stopping = True
+        self._poke.set()
+        if self._heartbeat is not None:
+            self._heartbeat.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._heartbeat
+        actors = list(self.actors.values())
+        for a in actors:
+            with contextlib.suppress(Exception):
+                await self.outlet.released(a.game_id)
+            a.close()
+        tasks = [a.task for a in actors if a.task is not None]
+        if tasks:
+            await asyncio.wait(tasks, timeout=self.config.handover_seconds)
+        try:
+            await self.store.release(self.owner, [a.game_id for a in actors])
+            await self.outlet.handed_over()
+        except Exception as exc:
+            _log.warning("handover_failed", error=repr(exc))
+        _log.info("handed_over", games=len(actors))
+
+    def poke(self) -> None:
+        """Another worker handed games over: look for orphans now."""
+        self._poke.set()
+
+    # --- requests ------------------------------------------------------------------
+
+    async def create(self, req: CreateGame) -> GameReply:
+        log = _log.bind(game_id=req.game_id, command_id=req.command_id)
+        problem = _check_create(req)
+        if problem:
+            return GameReply(ok=False, code="bad_request", message=problem)
+        players = tuple(
+            f"bot:{level}" if level and not p.startswith("bot:") else p
+            for p, level in zip(req.players, req.bot_levels, strict=True))
+        seed = os.urandom(32).hex()  # secret until GameEnded reveals it; never logged
+        start = cmd.StartGame(rules=req.rules, players=players,  # type: ignore[arg-type]
+                              seed=seed, rated=req.rated, at=self.clock.now_ms())
+        try:
+            state, events = step(GameState(), start)
+        except RuleError as exc:
+            return GameReply(ok=False, code=exc.code, message=exc.message)
+        try:
+            result, epoch = await self.store.create(
+                req.game_id, req.table_id, req.banter, self.owner, self.config.lease_seconds,
+                events, req.command_id)
+        except GameExists:
+            return GameReply(ok=False, code="game_exists",
+                             message=f"game {req.game_id} was created by another command")
+        except LeaseHeld:
+            return GameReply(ok=False, code=BUSY, message="the game is being created; "
+                                                          "send it again")
+        if result.duplicate:
+            return GameReply(ok=True, version=result.last_version,
+                             first_version=result.first_version, duplicate=True)
+        actor = GameActor(self, req.game_id, epoch, state, history_of(events), req.banter, {})
+        await self._run(actor)
+        log.info("game_created", version=state.version, bots=actor.born_bots,
+                 rated=req.rated, preset=req.rules.preset)
+        return GameReply(ok=True, version=result.last_version, first_version=result.first_version)
+
+    async def command(self, req: GameRequest) -> GameReply:
+        actor = self.actors.get(req.game_id)
+        if actor is None or actor.closing:
+            return GameReply(ok=False, code=NOT_OWNER,
+                             message="this worker does not run the game; send it again")
+        future: asyncio.Future[GameReply] = asyncio.get_running_loop().create_future()
+        item = Item(req.command, req.command_id, req.player_id, future)
+        if not actor.submit(item):
+            metrics.COMMANDS.labels("player", BUSY).inc()
+            return GameReply(ok=False, code=BUSY,
+                             message="the game has too many commands waiting; send it again")
+        return await future
+
+    async def events_since(self, req: EventsSince) -> EventsReply:
+        limit = max(1, min(req.limit, MAX_EVENTS_SINCE))
+        recorded = await self.store.read(req.game_id, req.version + 1, limit)
+        version = await self.store.events.version(req.game_id)
+        return EventsReply(events=[_envelope(r) for r in recorded], version=version)
+
+    # --- owning games --------------------------------------------------------------
+
+    async def rebuild(self, game_id: str) -> tuple[GameState, list[tuple[str, ...]]]:
+        events: list[Event] = [r.event for r in await self.store.read(game_id)]  # type: ignore[misc]
+        return fold(events), history_of(events)
+
+    async def _adopt(self, claimed: Claimed) -> None:
+        game_id = claimed.game_id
+        if game_id in self.actors:
+            self.actors[game_id].epoch = claimed.epoch
+            return
+        try:
+            state, history = await self.rebuild(game_id)
+            row = await self.store.game(game_id)
+            if state.phase == OVER or row is None:
+                await self.store.mark_ended(game_id)
+                return
+            refused = await self.store.refusals(game_id)
+        except Exception as exc:
+            _log.warning("adoption_failed", game_id=game_id, error=repr(exc))
+            await self.store.release(self.owner, [game_id])
+            return
+        actor = GameActor(self, game_id, claimed.epoch, state, history, row.banter, refused)
+        await self._run(actor)
+        metrics.ADOPTIONS.inc()
+        _log.info("adopted", game_id=game_id, epoch=claimed.epoch, version=state.version,
+                  phase=state.phase)
+
+    async def _run(self, actor: GameActor) -> None:
+        self.actors[actor.game_id] = actor
+        metrics.LIVE_GAMES.set(len(self.actors))
+        actor.start()
+        await self.outlet.owned(actor.game_id)
+
+    def actor_done(self, actor: GameActor) -> None:
+        """The game's task ended (finished and lingered, lost, or handed over)."""
+        if self.actors.get(actor.game_id) is actor:
+            del self.actors[actor.game_id]
+            metrics.LIVE_GAMES.set(len(self.actors))
+            if not self._stopping:
+                asyncio.get_running_loop().create_task(self._let_go(actor))
+
+    async def _let_go(self, actor: GameActor) -> None:
+        with contextlib.suppress(Exception):
+            await self.outlet.released(actor.game_id)
+        if actor.lost:
+            structlog.get_logger("game").info("game_dropped", game_id=actor.game_id)
+
+    async def say(self, line: ChatLine) -> None:
+        metrics.BOT_LINES.inc()
+        try:
+            await self.outlet.say(line)
+        except Exception as exc:  # table talk is best effort; the game goes on
+            _log.warning("chat_failed", game_id=line.game_id, error=repr(exc))
+
+    def _wake_all(self) -> None:
+        for actor in self.actors.values():
+            actor.wake.set()
+
+    # --- heartbeat -----------------------------------------------------------------
+
+    async def _beat(self) -> None:
+        while not self._stopping:
+            self._poke.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._poke.wait(), self.config.heartbeat_seconds)
+            if self._stopping:
+                return
+            try:
+                await self._tick()
+            except Exception as exc:  # Postgres away: keep trying, the fence keeps us safe
+                _log.warning("heartbeat_failed", error=repr(exc))
+
+    async def _tick(self) -> None:
+        mine = [gid for gid, a in self.actors.items() if not a.closing]
+        held = await self.store.renew(self.owner, mine, self.config.lease_seconds)
+        for gid in mine:
+            if gid not in held and gid in self.actors:
+                _log.warning("lease_lost", game_id=gid)
+                metrics.LOST.labels("lease").inc()
+                actor = self.actors[gid]
+                actor.lost = True
+                actor.close()
+        if self._stopping:
+            return
+        for claimed in await self.store.claim_orphans(self.owner, self.config.lease_seconds,
+                                                      self.config.adopt_batch):
+            await self._adopt(claimed)
+
+
+def _check_create(req: CreateGame) -> str:
+    if not GAME_ID.match(req.game_id):
+        return "a game id is 1 to 64 letters, digits, '-' or '_'"
+    if not req.command_id:
+        return "a command id is required"
+    for seat, (player, level) in enumerate(zip(req.players, req.bot_levels, strict=True)):
+        lvl = player[4:] if player.startswith("bot:") else level
+        if (player.startswith("bot:") or level) and lvl not in LEVELS:
+            return f"seat {seat}: unknown bot level {lvl!r}; known: {', '.join(LEVELS)}"
+        if not player and not level:
+            return f"seat {seat} has neither a player nor a bot"
+    return ""
+
+
+def _envelope(r: RecordedEvent) -> EventEnvelope:
+    return EventEnvelope(
+        stream=r.stream, version=r.version, position=r.position, type=r.type,
+        schema_version=r.schema_version, event_id=str(r.event_id),
+        occurred_at_ms=int(r.occurred_at.timestamp() * 1000), correlation_id=r.correlation_id,
+        causation_id=r.causation_id, body=r.body)
+

@@ -1,0 +1,105 @@
+"""Bot seats play through the same commands as people, and talk at the table now and then."""
+
+from __future__ import annotations
+
+import msgspec
+from msgspec.structs import replace
+
+from engine.presets import CLASSIC, HOUSE
+from engine.replay import verify
+from engine.state import OVER, seats_in
+from schemas import commands as cmd
+from schemas import events as ev
+from schemas.play import ChatLine
+from services.game import banter
+from services.game.clock import ManualClock
+from tests.services.game.conftest import Harness, ended_on_jetstream, until
+
+BOTS = ("bot:basic", "bot:basic", "bot:basic", "bot:basic")
+
+
+async def _listen(h: Harness, game_id: str) -> list[ChatLine]:
+    heard: list[ChatLine] = []
+
+    async def on_line(msg: object) -> None:
+        heard.append(msgspec.msgpack.decode(msg.data, type=ChatLine))  # type: ignore[attr-defined]
+    await h.nc.subscribe(h.names.game_chat(game_id), cb=on_line)
+    return heard
+
+
+async def test_an_all_bot_table_plays_a_house_match_to_the_end_on_jetstream(
+        harness: Harness) -> None:
+    await harness.worker()
+    heard = await _listen(harness, "bots1")
+    created = await harness.create("bots1", HOUSE, BOTS, rated=False)
+    assert created.ok
+
+    async def over() -> bool:
+        return (await harness.state("bots1")).phase == OVER
+    await until(over, timeout=60)
+    ended = await until(lambda: ended_on_jetstream(harness.js, harness.names, "bots1"))
+    assert isinstance(ended, ev.GameEnded) and ended.players == BOTS and not ended.rated
+    assert ended.rules == HOUSE and ended.hands_played >= 1
+    stored = await harness.stored("bots1")
+    started = stored[0]
+    assert isinstance(started, ev.GameStarted)
+    assert verify(stored) is None  # every stored event is what the rules decide
+    assert await harness.pool.fetchval(
+        "SELECT ended_at IS NOT NULL FROM games WHERE game_id = 'bots1'")
+    # Table talk: some lines, all from bots, all from the book, none revealing a card.
+    await until(lambda: _nonempty(heard))
+    assert all(line.bot and line.game_id == "bots1" for line in heard)
+    book = {text for texts in banter.LINES.values() for text in texts}
+    assert {line.text for line in heard} <= book
+
+
+async def _nonempty(items: list[ChatLine]) -> bool:
+    return bool(items)
+
+
+async def test_with_the_banter_switch_off_the_bots_say_nothing(harness: Harness) -> None:
+    await harness.worker()
+    heard = await _listen(harness, "quiet")
+    await harness.create("quiet", replace(HOUSE, target=None, max_hands=2), BOTS, banter=False)
+
+    async def over() -> bool:
+        return (await harness.state("quiet")).phase == OVER
+    await until(over, timeout=30)
+    await harness.nc.flush()
+    assert heard == []
+
+
+async def test_a_seat_left_by_its_player_is_played_by_the_bot_until_the_player_returns(
+        harness: Harness) -> None:
+    await harness.worker(ManualClock())
+    players = ("ann", "bot:basic", "bot:basic", "bot:basic")
+    await harness.create("left", CLASSIC, players)
+
+    async def ann_to_act() -> bool:
+        return bool((await harness.state("left")).waiting & 1)
+    await until(ann_to_act)
+    version = (await harness.state("left")).version
+    assert (await harness.send("left", cmd.LeaveSeat(seat=0), "leave", "ann")).ok
+
+    async def moved_on() -> bool:
+        s = await harness.state("left")
+        return s.version > version + 3 and s.bots == 1
+    await until(moved_on)
+    assert (await harness.send("left", cmd.ReturnToSeat(seat=0), "back", "ann")).ok
+
+    async def ann_again() -> bool:
+        return bool((await harness.state("left")).waiting & 1)
+    await until(ann_again)
+    state = await harness.state("left")
+    assert state.bots == 0 and seats_in(state.waiting) == [0]
+
+
+def test_bot_lines_are_a_pure_choice_of_the_game_and_its_version() -> None:
+    found = [banter.Moment("nil_made", 1), banter.Moment("set", 0), banter.Moment("boston", 1)]
+    first = banter.lines("g", 17, found, 0b1010)
+    assert first == banter.lines("g", 17, found, 0b1010)
+    assert all(line.seat in (1, 3) for line in first)
+    assert banter.lines("g", 17, found, 0) == []
+    # Over many versions every kind of moment gets a line sometimes, and not always.
+    spoken = [len(banter.lines("g", v, [banter.Moment("set", 0)], 0b1111)) for v in range(400)]
+    assert 0 < sum(spoken) < 400
