@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import asyncpg
+import nats
 import pytest
 
 from services import catalog
@@ -95,8 +96,18 @@ def run_id() -> str:
 
 
 @pytest.fixture(scope="session")
-def nats_prefix(run_id: str) -> str:
-    return f"t{run_id}"
+async def nats_prefix(run_id: str, test_servers: Servers) -> AsyncIterator[str]:
+    """This run's JetStream names; its streams are deleted when the run ends."""
+    prefix = f"t{run_id}"
+    yield prefix
+    nc = await nats.connect(test_servers.nats_url)
+    try:
+        js = nc.jetstream()
+        for info in await js.streams_info():
+            if info.config.name and info.config.name.startswith(prefix):
+                await js.delete_stream(info.config.name)
+    finally:
+        await nc.close()
 
 
 @pytest.fixture(scope="session")
