@@ -25,7 +25,7 @@ class Seen:
     """One seat's knowledge of the hand in play, in playout bits."""
 
     __slots__ = ("bids", "blind", "broken", "f", "hand", "known", "leader", "me", "played",
-                 "sizes", "trick", "tricks", "voids")
+                 "played_by", "sizes", "trick", "tricks", "voids")
 
     def __init__(self, state: GameState, seat: int,
                  history: Sequence[Sequence[str]] | None = None) -> None:
@@ -39,6 +39,11 @@ class Seen:
         # Every card no longer in a hand was played face up: public, whoever held it.
         self.played = f.all & ~f.to_bits(held)
         self.sizes = tuple(h.bit_count() for h in state.hands)  # public: 13 less cards played
+        # What each seat played this hand, face up: its dealt cards, after the exchange, less
+        # what it still holds.
+        p = state.passes
+        self.played_by = [f.to_bits(((state.dealt[i] & ~p[i]) | p[i ^ 2]) & ~state.hands[i])
+                          for i in range(4)]
         self.trick = [f.bit[c] for c in state.trick]
         self.leader = state.leader
         self.bids = visible_bids(state, seat)
@@ -185,7 +190,7 @@ def policy(f: Fast, me: int, hand: int, trick: list[int], leader: int, played: i
         for i, c in enumerate(trick):
             if c & win_mask and c > best:
                 best, best_seat = c, (leader + i) & 3
-        winners = legal & win_mask & _above(best)
+        winners = legal & win_mask & ~((best << 1) - 1)
     later_opps = _LATER_OPPS[me][n]
 
     if my_bid == 0:
@@ -209,6 +214,14 @@ def policy(f: Fast, me: int, hand: int, trick: list[int], leader: int, played: i
                         return c
                 return _high(winners)
             return _dump(f, legal, lead_suit, keep_high=True)
+
+    if best_seat >= 0 and best_seat & 1 != me & 1 and bids[best_seat] == 0 \
+            and tricks[best_seat] == 0:
+        # An opponent's nil is winning this trick: let it.
+        losers = legal & ~winners
+        if losers:
+            x = losers & lead_suit
+            return _high(x) if x else _dump(f, losers, lead_suit, keep_high=True)
 
     taken = (tricks[me] if my_bid else 0) + (tricks[partner] if p_bid else 0)
     need = contracts[me & 1] - taken
@@ -260,20 +273,26 @@ def _cards(m: int) -> list[int]:
 
 
 def _sure(f: Fast, c: int, lead_suit: int, out: int, voids: Sequence[int],
-          opps: list[int]) -> bool:
+          opps: Sequence[int]) -> bool:
     """Whether the card ``c`` wins against what the opponents still to play may hold."""
     if not opps:
         return True
     trump = f.trump
-    suit = trump if c & trump else lead_suit
-    higher = out & suit & _above(c)
-    lead_left = (out & lead_suit).bit_count()
+    if c & trump:
+        higher = out & trump & ~((c << 1) - 1)
+        ruff = 0
+    else:
+        higher = out & lead_suit & ~((c << 1) - 1)
+        ruff = out & trump if lead_suit != trump else 0
+        if ruff and (out & lead_suit).bit_count() >= 3:
+            # Plenty of the suit still out: an opponent ruffs only if shown void.
+            for o in opps:
+                if voids[o] & lead_suit and ruff & ~voids[o]:
+                    return False
+            ruff = 0
     for o in opps:
         could = ~voids[o]
-        if higher & could:
-            return False
-        if not c & trump and lead_suit != trump and out & trump & could and (
-                voids[o] & lead_suit or lead_left < 3):
+        if higher & could or ruff & could:
             return False
     return True
 
@@ -325,7 +344,8 @@ def _lead(f: Fast, hand: int, legal: int, out: int, voids: Sequence[int], me: in
     my_trumps = legal & trump
     if my_trumps and (broken or not side):
         top = _high(my_trumps)
-        if not out & trump & _above(top) and my_trumps.bit_count() >= (out & trump).bit_count():
+        out_trumps = out & trump
+        if not out_trumps & ~((top << 1) - 1) and my_trumps.bit_count() >= out_trumps.bit_count():
             return top
     if side:
         if hand & trump:
@@ -353,7 +373,7 @@ def estimate(f: Fast, hand: int) -> float:
     below = n_trumps
     for c in reversed(_cards(trumps)):
         below -= 1
-        higher_out = (f.trump & ~hand & _above(c)).bit_count()
+        higher_out = (f.trump & ~hand & ~((c << 1) - 1)).bit_count()
         if higher_out <= below:
             honours += 1
     trump_tricks = honours + max(0, n_trumps - honours - 3)
@@ -367,7 +387,7 @@ def estimate(f: Fast, hand: int) -> float:
             below -= 1
             if i >= 2:
                 break
-            higher_out = (s & ~hand & _above(c)).bit_count()
+            higher_out = (s & ~hand & ~((c << 1) - 1)).bit_count()
             if higher_out == 0:
                 tricks += 1.0 if length <= 5 else 0.6
             elif higher_out == 1 and below >= 1:

@@ -14,15 +14,19 @@ Bids and the blind-nil exchange are the ``basic`` bot's: the search plays cards.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from math import exp
 from random import Random
 
-from engine.bots.basic import Seen, _above, _power, contracts_of, policy
+from engine.bots.basic import Seen, _above, _power, contracts_of, estimate, policy
 from engine.bots.playout import Fast, Scorer, split
 from engine.state import GameState
 
-DEFAULT_BUDGET = 24
+DEFAULT_BUDGET = 32
 _NIL_HIGH_WEIGHT = 0.2  # how much less likely a live nil is to hold a high card
-_CONFIDENCE = 1.0
+_CONFIDENCE = 1.0  # standard errors a card must beat the basic card by
+_PRUNE = 2.0  # standard errors below the basic card that stop a card being searched
+_PRUNE_AFTER = 8  # deals before any pruning
+_BID_FIT = 0.2  # 1 / (2 sigma^2): a count 1.6 tricks off its bid halves a deal's weight
 
 
 def _candidates(f: Fast, legal: int, out: int) -> list[int]:
@@ -43,10 +47,16 @@ def _candidates(f: Fast, legal: int, out: int) -> list[int]:
 
 
 class _Sampler:
-    """Deals the unseen cards to the other seats, most constrained cards first."""
+    """Deals the unseen cards to the other seats, most constrained cards first.
+
+    ``weight`` says how well a sampled deal fits the bids: each bidder's hand as
+    dealt (the sample plus what it has played) is counted the way ``basic``
+    counts a hand, and a count far from the bid makes the deal less likely.
+    """
 
     def __init__(self, k: Seen, rng: Random) -> None:
         f = k.f
+        self.f = f
         self.rnd = rng.random
         me = k.me
         unseen = f.all & ~k.played & ~k.hand
@@ -67,6 +77,14 @@ class _Sampler:
         entries.sort(key=lambda e: e[0])
         self.entries = [(c, a, w) for _, c, a, w in entries]
         self.free = [c for c, _, _ in self.entries]
+        self.bidders = [(s, k.bids[s], k.played_by[s]) for s in others if k.bids[s] > 0]
+
+    def weight(self, hands: list[int]) -> float:
+        f = self.f
+        miss = 0.0
+        for s, bid, played in self.bidders:
+            miss += (estimate(f, hands[s] | played) - bid) ** 2
+        return exp(-miss * _BID_FIT)
 
     def sample(self) -> list[int]:
         rnd = self.rnd
@@ -112,6 +130,7 @@ def rollout(f: Fast, me: int, first: int, hands: list[int], trick: list[int], le
     ``hands``, ``tricks`` and ``voids`` are consumed; returns the tricks per seat.
     """
     trump = f.trump
+    side = f.side
     suit_at = f.suit_at
     p = me
     c = first
@@ -142,7 +161,15 @@ def rollout(f: Fast, me: int, first: int, hands: list[int], trick: list[int], le
                 return tricks
         else:
             p = (p + 1) & 3
-        c = policy(f, p, hands[p], trick, leader, played, bids, tricks, broken, voids, contracts)
+        h = hands[p]
+        if trick:
+            c = h & suit_at[trick[0].bit_length()] or h
+        elif broken:
+            c = h
+        else:
+            c = h & side or h
+        if c & (c - 1):  # more than one legal card: ask the policy
+            c = policy(f, p, h, trick, leader, played, bids, tricks, broken, voids, contracts)
 
 
 def choose_card(state: GameState, seat: int, seed: int = 0,
@@ -184,13 +211,21 @@ def choose_card(state: GameState, seat: int, seed: int = 0,
     blind = [bool(state.blind >> s & 1) for s in range(4)]
     bag_weight = 0.5 * r.bag_penalty / r.bag_limit if r.bag_penalty else 0.0
     m = len(cands)
-    diff = [0.0] * m  # sum of (value of candidate - value of the basic card)
+    # Per candidate, over the deals it was played on: weighted sums of its value less the
+    # basic card's, of their squares, and of the weights.
+    diff = [0.0] * m
     diff2 = [0.0] * m
-    n = budget or DEFAULT_BUDGET
-    values = [0.0] * m
-    for _ in range(n):
+    sw = [0.0] * m
+    sw2 = [0.0] * m
+    active = list(range(1, m))
+    spend = (budget or DEFAULT_BUDGET) * m  # rollouts; a pruned card's go to more deals
+    samples = 0
+    while spend > 0 and active and samples < 4 * (budget or DEFAULT_BUDGET):
         hands = sampler.sample()
-        for i in range(m):
+        samples += 1
+        w = sampler.weight(hands)
+        base = 0.0
+        for i in (0, *active):
             t = rollout(f, seat, cands[i], hands[:], k.trick, k.leader, k.played, bids,
                         k.tricks[:], k.broken, k.voids[:], contracts)
             mine, bags_mine = scorer.team(bids[team], bids[team + 2], blind[team],
@@ -199,20 +234,34 @@ def choose_card(state: GameState, seat: int, seed: int = 0,
             theirs, bags_theirs = scorer.team(bids[1 - team], bids[3 - team], blind[1 - team],
                                               blind[3 - team], t[1 - team], t[3 - team],
                                               state.bags[1 - team])
-            values[i] = mine - theirs - bag_weight * (bags_mine - bags_theirs)
-        base = values[0]
-        for i in range(1, m):
-            d = values[i] - base
-            diff[i] += d
-            diff2[i] += d * d
+            v = mine - theirs - bag_weight * (bags_mine - bags_theirs)
+            spend -= 1
+            if i == 0:
+                base = v
+                continue
+            d = v - base
+            diff[i] += w * d
+            diff2[i] += w * d * d
+            sw[i] += w
+            sw2[i] += w * w
+        if samples >= _PRUNE_AFTER and samples % 4 == 0:
+            active = [i for i in active if _bound(diff[i], diff2[i], sw[i], sw2[i],
+                                                  _PRUNE) >= 0]
     best, best_lower = 0, 0.0
     for i in range(1, m):
-        mean = diff[i] / n
-        var = max(diff2[i] / n - mean * mean, 0.0)
-        lower = mean - _CONFIDENCE * (var / n) ** 0.5
+        lower = _bound(diff[i], diff2[i], sw[i], sw2[i], -_CONFIDENCE)
         if lower > best_lower:
             best, best_lower = i, lower
     return f.card[cands[best]]
+
+
+def _bound(d: float, d2: float, w: float, w2: float, z: float) -> float:
+    """The weighted mean difference plus ``z`` standard errors (0 with no data)."""
+    if not w:
+        return 0.0
+    mean = d / w
+    var = max(d2 / w - mean * mean, 0.0)
+    return mean + z * (var * w2 / (w * w)) ** 0.5
 
 
 def _suit(f: Fast, c: int) -> int:

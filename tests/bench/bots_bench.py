@@ -33,7 +33,7 @@ from engine.bots.playout import Scorer, deal_random, fast_of, random_playout
 from engine.presets import PRESETS
 
 RULES = PRESETS["house"]
-BENCH_BUDGET = 16  # sampled deals per expert decision: keeps 2,000 deals within minutes
+BENCH_BUDGET = 32  # sampled deals per expert decision: keeps 2,000 deals within minutes
 
 
 class _Clock:

@@ -113,7 +113,8 @@ def _redeal_hidden(s: GameState, seat: int, rng: random.Random) -> GameState:
         n = s.hands[i].bit_count()
         hands[i] = sum(1 << c for c in pool[:n])
         pool = pool[n:]
-    dealt = tuple(hands) if s.phase == BIDDING else s.dealt
+    # Each seat's cards as dealt are what it holds now plus what it played face up.
+    dealt = tuple(hands[i] | (s.dealt[i] & ~s.hands[i]) for i in range(4))
     return replace(s, hands=tuple(hands), dealt=dealt)
 
 
