@@ -53,3 +53,20 @@ async def test_a_running_relay_carries_appends_to_jetstream_in_order(
         f"{stream}:1", f"{stream}:2", f"{stream}:3"]
     assert got[0][1].correlation_id == "corr-1"
     assert EventRegistry(Sample).decode("Counted", 1, got[2][1].body) == Counted(n=2)
+
+
+async def test_two_relays_side_by_side_publish_each_event_once(
+        contract_pool: asyncpg.Pool, js: JetStreamContext, nats_prefix: str) -> None:
+    """Copies of the game service each run a relay; SKIP LOCKED splits the rows."""
+    tag = uuid.uuid4().hex[:8]
+    base, name = f"{nats_prefix}.pair{tag}", f"{nats_prefix}_PAIR{tag}"
+    await bus.ensure_stream(js, bus.StreamSpec(name, (f"{base}.>",), duplicate_window=60))
+    store = EventStore(contract_pool, EventRegistry(Sample))
+    await contract_pool.execute("DELETE FROM outbox")  # earlier tests' rows, never relayed
+    for i in range(40):
+        await store.append(f"p{tag}-{i}", 0, [Counted(n=j) for j in range(5)])
+    relays = [OutboxRelay(contract_pool, js, lambda s, t: f"{base}.{s}.{t}", batch=7)
+              for _ in range(2)]
+    counts = await asyncio.gather(*(r.drain() for r in relays))
+    assert sum(counts) == 200  # a row taken by both relays would count twice
+    assert (await js.stream_info(name)).state.messages == 200
