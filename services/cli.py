@@ -184,6 +184,9 @@ def dev() -> int:
     for name, port in http_ports.items():
         if servers.port_in_use(port):
             raise CliError(f"port {port} ({name} HTTP) is in use")
+        # Check each service's settings now: one line here beats four failing children.
+        load(registry.spec(name).settings, {"DATABASE_URL": "-", "NATS_URL": "-", **os.environ},
+             http_port=port)
     database_url = os.environ.get("DATABASE_URL")
     nats_url = os.environ.get("NATS_URL")
     started: list[servers.PostgresServer | servers.NatsServer] = []

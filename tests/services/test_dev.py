@@ -201,3 +201,11 @@ def test_serve_names_an_unreachable_database_in_one_line(nats_url: str) -> None:
     assert proc.returncode == 1
     assert err.startswith("spades: cannot reach PostgreSQL at postgresql://u@127.0.0.1:1/x")
     assert "secret" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_dev_names_a_bad_setting_in_one_line(tmp_path: Path, ports: dict[str, int]) -> None:
+    proc = spades("dev", env=dev_env(tmp_path, ports, SPADES_LOG_LEVEL="loud"))
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 1
+    assert err.strip().startswith("spades: setting SPADES_LOG_LEVEL is invalid")
+    assert len(err.strip().splitlines()) == 1
