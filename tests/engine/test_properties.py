@@ -11,6 +11,7 @@ that CI is deterministic.
 
 from __future__ import annotations
 
+import os
 import re
 from itertools import pairwise
 from typing import Any
@@ -33,7 +34,9 @@ from schemas.rules import Rules
 
 from .randomgame import Steps, play_game, play_hand
 
-SETTINGS = settings(max_examples=60, derandomize=True, deadline=None,
+# More examples for a deeper (still deterministic) run: ENGINE_PROPERTY_SCALE=20.
+SCALE = int(os.environ.get("ENGINE_PROPERTY_SCALE", "1"))
+SETTINGS = settings(max_examples=60 * SCALE, derandomize=True, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 
 # Every preset, and a few fixed overrides that reach the rarer paths.
@@ -262,7 +265,7 @@ def _accepted(state: GameState, command: cmd.Command) -> bool:
     return True
 
 
-@settings(SETTINGS, max_examples=30)
+@settings(SETTINGS, max_examples=30 * SCALE)
 @given(games())
 def test_engine_never_offers_an_illegal_move_nor_refuses_a_legal_one(game) -> None:
     """At every turn, for every card of the deck, the engine accepts a play iff the
@@ -295,7 +298,7 @@ def test_engine_never_offers_an_illegal_move_nor_refuses_a_legal_one(game) -> No
                                                                         and on_turn)
 
 
-@settings(SETTINGS, max_examples=15)
+@settings(SETTINGS, max_examples=15 * SCALE)
 @given(games())
 def test_rule_error_leaves_the_state_unchanged(game) -> None:
     """A refused command raises and changes nothing: the state is an immutable value,
