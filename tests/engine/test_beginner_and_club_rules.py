@@ -5,7 +5,19 @@ from __future__ import annotations
 from engine.scoring import score_team
 from schemas import commands as cmd
 
-from .helpers import BEGINNER, CLUB, bid, deal, fill, play_out, refusal, rules, step
+from .helpers import (
+    BEGINNER,
+    CLUB,
+    bid,
+    cards,
+    deal,
+    fill,
+    play,
+    play_out,
+    refusal,
+    rules,
+    step,
+)
 
 NO = (False, False)
 
@@ -84,3 +96,14 @@ def test_club_bids_and_trick_count_reset_before_a_new_deal() -> None:
     s = step(s, cmd.DealHand(dealer=1, hands=fill(CLUB)))[0]
     assert s.bids == (-1, -1, -1, -1) and s.tricks == (0, 0, 0, 0)
     assert s.trick_winners == () and s.hand_no == 2
+
+
+def test_club_two_of_spades_beats_an_ace_of_another_suit() -> None:
+    """Club: "Spades are trumps: even the 2♠ beats an ace of another suit, here the
+    A♥"."""
+    hands = (cards("AH 2D 3D 4D 5D 6D 7D 8D 9D TD JD QD KD"),
+             cards("2S 2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC"),
+             cards("2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AD"),
+             cards("3S 4S 5S 6S 7S 8S 9S TS JS QS KS AS AC"))
+    s = play(bid(deal(CLUB, hands, dealer=3), [3, 3, 3, 3]), "AH", "2S", "2H", "AC")
+    assert s.trick_winners == (1,)

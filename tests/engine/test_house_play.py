@@ -28,6 +28,7 @@ from .helpers import (
     play_out,
     refusal,
     rules,
+    start,
     turn,
 )
 
@@ -316,3 +317,37 @@ def test_a_hand_played_out_scores_once_with_all_thirteen_tricks() -> None:
     s, _ = play_out(_in_play(HOUSE, fill(HOUSE)))
     assert s.hands_played == 1 and len(s.sheet) == 1
     assert s.sheet[0].tricks == s.tricks and sum(s.tricks) == 13
+
+
+def test_two_of_diamonds_played_on_another_suit_breaks_spades() -> None:
+    """The 2♦ "is a spade for every purpose" - cutting a heart with it breaks spades,
+    and before that it may not be led."""
+    hands = fill(HOUSE, "3H 4H 5H 6H 7H 8H 9H TH JH QH KH AH 3D",
+                 "2D 3C 4C 5C 6C 7C 8C 9C TC JC QC KC AC")
+    s = _in_play(HOUSE, hands)
+    s = play(s, "3H", "2D")
+    assert s.broken
+
+
+def test_jokers_are_spades_when_leading_and_breaking() -> None:
+    """"Jokers and the 2♦ follow the same rule": a joker cannot be led before spades are
+    broken, and a joker on a side-suit lead breaks them."""
+    hands = fill(HOUSE, "3H 4H 5H 6H 7H 8H 9H TH JH QH KH AH 2D",
+                 "LJ 3C 4C 5C 6C 7C 8C 9C TC JC QC KC AC")
+    s = _in_play(HOUSE, hands)
+    assert refusal(s, cmd.PlayCard(seat=0, card="2D")) == "spades_not_broken"
+    s = play(s, "3H", "LJ")
+    assert s.broken
+
+
+def test_a_deal_is_four_hands_of_13_distinct_cards_of_the_deck() -> None:
+    """"Everyone ends with 13 cards" from the table's deck: a short hand, a card dealt
+    twice or a card the variant removed is refused."""
+    s = start(HOUSE)
+    good = fill(HOUSE)
+    short = (good[0][:12], *good[1:])
+    assert refusal(s, cmd.DealHand(dealer=0, hands=short)) == "bad_deal"
+    twice = (good[0], (good[0][0], *good[1][1:]), *good[2:])
+    assert refusal(s, cmd.DealHand(dealer=0, hands=twice)) == "bad_deal"
+    removed = ((*good[0][:12], "2H"), *good[1:])
+    assert refusal(s, cmd.DealHand(dealer=0, hands=removed)) == "card_not_in_deck"
