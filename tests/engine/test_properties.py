@@ -230,12 +230,17 @@ def _check_no_leak(s: GameState, e: ev.Event, viewer: int | None) -> None:
     assert not shown & set(codes(others)), (type(e).__name__, viewer)
     if viewer is None:
         assert v.hand is None
-    elif not s.looked >> viewer & 1:
+    elif s.looked >> viewer & 1:
+        assert set(v.hand or ()) == set(codes(s.hands[viewer]))
+        assert set(v.legal_cards) <= set(v.hand or ())
+    else:
         assert v.hand is None
         assert not shown & set(codes(s.hands[viewer])), (type(e).__name__, viewer)
     if s.phase != OVER and s.seed:
         assert s.seed not in msgspec.json.encode(v).decode()
         assert delivered is None or s.seed not in msgspec.json.encode(delivered).decode()
+    if s.revealed:
+        assert v.bids == tuple(b if b >= 0 else None for b in s.bids)
     if not s.revealed and s.rules is not None and s.rules.bidding == "simultaneous":
         for x in range(4):
             if x != viewer:
@@ -250,7 +255,8 @@ def test_views_never_leak(game) -> None:
     """For every event and every seat (and a spectator): the seat's view and the
     event as delivered to it hold no card of another seat's hand, no secret bid
     before the reveal, no shuffle seed before the end; a spectator sees no hand, and
-    a seat that has not looked sees none of its own cards."""
+    a seat that has not looked sees none of its own cards. A seat that looked sees
+    exactly its hand, and everyone sees the bids once revealed."""
     _, steps = game
     for _, e, s in _states_by_event(steps):
         for viewer in (0, 1, 2, 3, None):

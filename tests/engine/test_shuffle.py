@@ -128,3 +128,23 @@ def test_seed_must_be_long_hex() -> None:
     """A seed is at least 16 bytes of hex, or the deal could be guessed."""
     assert refusal(GameState(), cmd.StartGame(rules=HOUSE, seed="zz")) == "bad_seed"
     assert refusal(GameState(), cmd.StartGame(rules=HOUSE, seed="00" * 8)) == "bad_seed"
+
+
+def test_documented_test_vector_for_the_standard_deck() -> None:
+    """The published vector (seed 00...00, standard deck) recomputes exactly with the
+    independent checker: commitments, first dealer and all four hands."""
+    seed = bytes.fromhex(ZERO_SEED)
+    assert hashlib.sha256(seed).hexdigest() == (
+        "66687aadf862bd776c8fc18b8e9f8e20089714856ee233b3902a591d0d5f2925")
+    hand_seed = hmac.new(seed, b"spades/hand/1", hashlib.sha256).digest()
+    assert hashlib.sha256(hand_seed).hexdigest() == (
+        "56eb1e9a68b3a33e64cb898c62d4f6b3241eb9e5bac15118eceb872185863681")
+    dealer = recompute_first_dealer(seed)
+    hands = recompute_deal(seed, 1, dealer, "standard")
+    order = {c: i for i, c in enumerate(ALL_CARDS)}
+    published = ["JS 6H TH JH AH 2D 3D 4D 7D 8D 3C 6C JC",
+                 "4S 7S 8S AS 2H 4H 5H 5D KD AD 5C 9C KC",
+                 "3S 6S TS 7H 8H KH 9D TD 4C 7C 8C TC QC",
+                 "2S 5S 9S QS KS 3H 9H QH 6D JD QD 2C AC"]
+    assert dealer == 3
+    assert [" ".join(sorted(h, key=order.__getitem__)) for h in hands] == published
