@@ -1,0 +1,42 @@
+"""Logs never carry a token, a hand or a seed: every service's log of full games, scanned."""
+
+from __future__ import annotations
+
+from schemas.events import GameStarted, HandDealt
+from tests.e2e.conftest import Platform
+from tests.e2e.players import Seat, play_until_over
+from tests.e2e.truth import CARD, stored_events
+from tests.services.lobby.harness import SECRET, Player
+
+
+async def test_the_logs_of_a_full_game_hold_no_token_hand_or_seed(platform: Platform,
+                                                                  database_url: str) -> None:
+    ada = await Player.guest(platform.a.url, "Ada")
+    bob = await Player.guest(platform.b.url, "Bob")
+    t = await ada.ok("POST", "/v1/tables", {"rules": "quick", "private": True})
+    await bob.ok("POST", "/v1/tables/join", {"code": t["code"]})
+    await ada.ok("POST", f"/v1/tables/{t['table_id']}/bots", {"level": "expert"})
+    t = await ada.ok("POST", f"/v1/tables/{t['table_id']}/start")
+    seats = [Seat(ada, await ada.socket(platform.a.ws_url), t["game_id"]),
+             Seat(bob, await bob.socket(platform.b.ws_url), t["game_id"])]
+    for s in seats:
+        await s.subscribe()
+    await seats[1].sock.send({"type": "chat", "game_id": t["game_id"], "text": "hello"})
+    await play_until_over(seats)
+    for s in seats:
+        await s.sock.close()
+    events = await stored_events(database_url, t["game_id"])
+    seed = next(e.seed for e in events if isinstance(e, GameStarted))
+    hands = [h for e in events if isinstance(e, HandDealt) for h in e.hands]
+    assert seed and len(hands) == 16
+
+    secrets = [ada.token, bob.token, SECRET, seed]
+    logs = sorted(platform.logs.glob("*.log"))
+    assert {p.stem.split("-")[0] for p in logs} == {"lobby", "game"}
+    lines = [line for p in logs for line in p.read_text().splitlines()]
+    assert len(lines) > 20
+    for line in lines:
+        assert not any(s in line for s in secrets), line[:200]
+        assert len(set(CARD.findall(line))) <= 1, line[:200]  # never a hand, or part of one
+    await ada.aclose()
+    await bob.aclose()
