@@ -17,6 +17,7 @@ from itertools import pairwise
 from typing import Any
 
 import msgspec
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -36,7 +37,7 @@ from .randomgame import Steps, play_game, play_hand
 
 # More examples for a deeper (still deterministic) run: ENGINE_PROPERTY_SCALE=20.
 SCALE = int(os.environ.get("ENGINE_PROPERTY_SCALE", "1"))
-SETTINGS = settings(max_examples=60 * SCALE, derandomize=True, deadline=None,
+SETTINGS = settings(max_examples=12 * SCALE, derandomize=True, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 
 # Every preset, and a few fixed overrides that reach the rarer paths.
@@ -75,15 +76,22 @@ OPTIONS = st.fixed_dictionaries({"preset": st.sampled_from(sorted(PRESETS))}, op
 
 
 @st.composite
-def any_rules(draw) -> Rules:
-    """A preset, or a random profile the engine accepts."""
+def any_rules(draw, profile: str) -> Rules:
+    """The named preset; or, for "variants", one of the fixed overrides or a random
+    profile the engine accepts."""
+    if profile in PRESETS:
+        return PRESETS[profile]
     if draw(st.booleans()):
-        return draw(st.sampled_from(FIXED))
+        return draw(st.sampled_from(FIXED[len(PRESETS):]))
     try:
         return resolve(draw(OPTIONS))
     except RulesError:
         assume(False)
         raise
+
+
+# Each property runs for every preset and for the variants.
+PROFILES = pytest.mark.parametrize("profile", [*PRESETS, "variants"])
 
 
 SCORES = st.sampled_from([(0, 0), (0, 150), (230, 0), (-120, 40), (480, 470)])
@@ -99,9 +107,9 @@ class Game(tuple):
 
 
 @st.composite
-def games(draw) -> Game:
+def games(draw, profile: str) -> Game:
     """One externally dealt hand or a short seeded game, played at random."""
-    r = draw(any_rules())
+    r = draw(any_rules(profile))
     seed = draw(st.integers(0, 2**32 - 1))
     scores = draw(SCORES)
     bags = draw(st.sampled_from([(0, 0), (8, 9)]))
@@ -137,11 +145,13 @@ def _states_by_event(steps: Steps):
             s = after
 
 
+@PROFILES
 @SETTINGS
-@given(games())
-def test_cards_conserved_and_thirteen_tricks_a_hand(game) -> None:
+@given(st.data())
+def test_cards_conserved_and_thirteen_tricks_a_hand(profile: str, data: st.DataObject) -> None:
     """Hands plus played cards are always exactly the deck; a hand is 13 tricks whose
     winners' counts are the seats' tricks, and the two teams' tricks sum to 13."""
+    game = data.draw(games(profile))
     r, steps = game
     deck_mask = deck_of(r).mask
     played = 0
@@ -172,11 +182,13 @@ def test_cards_conserved_and_thirteen_tricks_a_hand(game) -> None:
             assert sum(h.bit_count() for h in s.hands) + played.bit_count() == 52
 
 
+@PROFILES
 @SETTINGS
-@given(games())
-def test_totals_equal_prior_plus_hand_deltas(game) -> None:
+@given(st.data())
+def test_totals_equal_prior_plus_hand_deltas(profile: str, data: st.DataObject) -> None:
     """Each hand's score is the previous total plus the hand's delta, and the final
     totals are the starting scores plus the sum of every delta."""
+    game = data.draw(games(profile))
     _, steps = game
     start = _start_of(steps)
     running = list(start.scores)
@@ -195,11 +207,13 @@ def test_totals_equal_prior_plus_hand_deltas(game) -> None:
     assert list(final.scores) == [start.scores[t] + deltas[t] for t in (0, 1)]
 
 
+@PROFILES
 @SETTINGS
-@given(games())
-def test_fold_of_the_events_equals_the_state_from_step(game) -> None:
+@given(st.data())
+def test_fold_of_the_events_equals_the_state_from_step(profile: str, data: st.DataObject) -> None:
     """The state of a game is the fold of its events: after every command, folding
     the events so far gives exactly the state ``step`` returned."""
+    game = data.draw(games(profile))
     _, steps = game
     s = GameState()
     for state, events in steps:
@@ -249,14 +263,16 @@ def _check_no_leak(s: GameState, e: ev.Event, viewer: int | None) -> None:
             assert delivered is not None and delivered.bid == -1 and not delivered.blind
 
 
+@PROFILES
 @SETTINGS
-@given(games())
-def test_views_never_leak(game) -> None:
+@given(st.data())
+def test_views_never_leak(profile: str, data: st.DataObject) -> None:
     """For every event and every seat (and a spectator): the seat's view and the
     event as delivered to it hold no card of another seat's hand, no secret bid
     before the reveal, no shuffle seed before the end; a spectator sees no hand, and
     a seat that has not looked sees none of its own cards. A seat that looked sees
     exactly its hand, and everyone sees the bids once revealed."""
+    game = data.draw(games(profile))
     _, steps = game
     for _, e, s in _states_by_event(steps):
         for viewer in (0, 1, 2, 3, None):
@@ -271,12 +287,15 @@ def _accepted(state: GameState, command: cmd.Command) -> bool:
     return True
 
 
-@settings(SETTINGS, max_examples=30 * SCALE)
-@given(games())
-def test_engine_never_offers_an_illegal_move_nor_refuses_a_legal_one(game) -> None:
+@PROFILES
+@settings(SETTINGS, max_examples=6 * SCALE)
+@given(st.data())
+def test_engine_never_offers_an_illegal_move_nor_refuses_a_legal_one(
+        profile: str, data: st.DataObject) -> None:
     """At every turn, for every card of the deck, the engine accepts a play iff the
     seat's view lists it as legal; for every bid, iff the view offers it; blind nil
     iff the view offers it and it is the seat's turn; and nobody else may act."""
+    game = data.draw(games(profile))
     r, steps = game
     deck_cards = codes(deck_of(r).mask)
     for state, _ in steps:
@@ -304,11 +323,13 @@ def test_engine_never_offers_an_illegal_move_nor_refuses_a_legal_one(game) -> No
                                                                         and on_turn)
 
 
-@settings(SETTINGS, max_examples=15 * SCALE)
-@given(games())
-def test_rule_error_leaves_the_state_unchanged(game) -> None:
+@PROFILES
+@settings(SETTINGS, max_examples=3 * SCALE)
+@given(st.data())
+def test_rule_error_leaves_the_state_unchanged(profile: str, data: st.DataObject) -> None:
     """A refused command raises and changes nothing: the state is an immutable value,
     and the game's next events still take it to the same next state."""
+    game = data.draw(games(profile))
     _, steps = game
     for (before, _), (after, events) in pairwise(steps):
         snapshot = msgspec.structs.asdict(before)
