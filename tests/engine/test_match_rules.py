@@ -24,6 +24,7 @@ from .helpers import (
     find_deal,
     play_out,
     refusal,
+    rules,
 )
 from .matches import dealt, match
 from .randomgame import play_game
@@ -84,12 +85,28 @@ def test_exact_tie_at_the_target_keeps_playing() -> None:
 
 
 def test_higher_score_wins_when_both_cross_the_target() -> None:
-    """"If both teams cross it on the same hand, the higher score still wins"."""
-    hands, t = find_deal(CLASSIC, lambda t: t[0] + t[2] >= 2 and t[1] + t[3] >= 2)
-    t0, t1 = t[0] + t[2], t[1] + t[3]
-    s = deal(CLASSIC, hands, scores=(499 - 10 * t0 + 10, 500 - 10 * t1 + 10))
-    s, _ = play_out(bid(s, [1, 1, t0 - 1, t1 - 1]))
-    assert s.scores == (509, 510) and s.phase == "over" and s.winner == 1
+    """"If both teams cross it on the same hand, the higher score still wins" (house,
+    classic "if both reach it, higher total wins", beginner "the higher total
+    wins")."""
+    for r in (HOUSE, CLASSIC, BEGINNER):
+        hands, t = find_deal(r, lambda t: t[0] + t[2] >= 4 and t[1] + t[3] >= 4)
+        t0, t1 = t[0] + t[2], t[1] + t[3]
+        target = r.target
+        assert target is not None
+        s = deal(r, hands, scores=(target - 10 * t0 + 9, target - 10 * t1 + 10))
+        s, _ = play_out(bid(s, [2, 2, t0 - 2, t1 - 2]))
+        assert s.scores == (target + 9, target + 10) and s.phase == "over" and s.winner == 1
+
+
+def test_shorter_games_play_to_300() -> None:
+    """House: "Shorter games play to 300 ... Private tables can pick quick, 500 or
+    300"."""
+    r = rules("house", target=300)
+    hands, t = find_deal(r, lambda t: t[0] + t[2] >= 4)
+    t0 = t[0] + t[2]
+    s = deal(r, hands, scores=(300 - 10 * t0, 0))
+    s, _ = play_out(bid(s, [2, 1, t0 - 2, 1]))
+    assert s.phase == "over" and s.winner == 0 and s.end_reason == "target"
 
 
 def test_target_reached_ends_the_game_after_the_hand() -> None:
