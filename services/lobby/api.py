@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 from litestar import Request, Response, get, patch, post
-from litestar.response import File
 
 from schemas.api import (
     CreateTable,
@@ -114,17 +113,18 @@ def routes(pool: Any, tokens: Tokens, tables: Tables, gateway: Gateway) -> list[
     async def game(game_id: str) -> GameSummary:
         return await gateway.summary(game_id)
 
-    @get("/", include_in_schema=False)
-    async def index() -> File:
-        return File(STATIC / "index.html", content_disposition_type="inline")
+    page, code = (STATIC / "index.html").read_bytes(), (STATIC / "app.js").read_bytes()
 
-    @get("/app.js", include_in_schema=False)
-    async def script() -> File:
-        return File(STATIC / "app.js", content_disposition_type="inline",
-                    media_type="text/javascript")
+    @get("/", include_in_schema=False, sync_to_thread=False)
+    def index() -> Response[bytes]:
+        return Response(page, media_type="text/html; charset=utf-8")
+
+    @get("/app.js", include_in_schema=False, sync_to_thread=False)
+    def script() -> Response[bytes]:
+        return Response(code, media_type="text/javascript; charset=utf-8")
 
     return [guest, register, login, create_table, list_tables, read_table, join_by_code, join,
             leave, bots, change_rules, reset_rules, options, start, game, index, script]
 
 
-__all__ = ["Response", "routes"]
+__all__ = ["routes"]

@@ -280,7 +280,7 @@ function renderGame() {
     const left = waiting && t.deadlines[seat] ? Math.max(0, Math.round((t.deadlines[seat] - Date.now()) / 1000)) : null;
     el.className = "seat" + (waiting ? " turn" : "") + (seat === v.seat ? " me" : "");
     el.textContent = `${NAME_OF(seat)}${v.bots[seat] ? " (bot)" : ""} · ${bid} · tricks ${v.tricks[seat]}`
-      + (left !== null ? ` · ⏱ ${left}s` + (t.bank[seat] ? ` +${t.bank[seat]} bank` : "") : "");
+      + (left !== null ? ` · clock ${left}s` + (t.bank[seat] ? ` +${t.bank[seat]} bank` : "") : "");
     el.dataset.seat = seat;
   }
   $("trick").replaceChildren(...v.trick.map((tc) => {
@@ -327,7 +327,7 @@ function renderControls() {
     box.append(button("Look at my cards", () => command("look")));
   }
   if (t.blind_nil_offered) box.append(button("Bid blind nil", () => command("blind_nil")));
-  for (const n of t.legal_bids || []) {
+  for (const n of v.hand ? t.legal_bids || [] : []) {  // a number needs the cards seen
     const b = button(n === 0 ? "Nil" : String(n), () => command("bid", { bid: n }));
     b.className = "bid"; b.dataset.bid = n;
     box.append(b);
