@@ -185,10 +185,11 @@ class WorkerProcess:
 @pytest.fixture
 def spawn(tmp_path: Path, game_db: str, nats_url: str,
           prefix: str) -> Iterator[Callable[..., WorkerProcess]]:
-    """Start `spades serve game` processes; every one is killed at the end of the test."""
+    """Start `spades serve game` (or another service) processes; every one is killed at
+    the end of the test."""
     started: list[WorkerProcess] = []
 
-    def start(name: str, **settings: str) -> WorkerProcess:
+    def start(name: str, service: str = "game", **settings: str) -> WorkerProcess:
         env = {k: v for k, v in os.environ.items() if not k.startswith("SPADES_")}
         env.update({"DATABASE_URL": game_db, "NATS_URL": nats_url, "PYTHONPATH": str(ROOT),
                     "SPADES_NATS_PREFIX": prefix, "SPADES_INSTANCE_ID": name,
@@ -198,7 +199,7 @@ def spawn(tmp_path: Path, game_db: str, nats_url: str,
         env.update({f"SPADES_{k.upper()}": v for k, v in settings.items()})
         log = tmp_path / f"{name}.log"
         with open(log, "wb") as out:
-            proc = subprocess.Popen([sys.executable, "-m", "services.cli", "serve", "game"],
+            proc = subprocess.Popen([sys.executable, "-m", "services.cli", "serve", service],
                                     env=env, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
         wp = WorkerProcess(name, proc, log)
         started.append(wp)
