@@ -35,10 +35,10 @@ CLASSIC = Rules(
 )
 
 # The beginner's guide: standard deck, bids in turn, nil, 300 to win (its default),
-# a Boston ends the game on the spot.
+# a Boston ends the game on the spot, and at the tenth bag "the bag count starts over".
 BEGINNER = Rules(
     preset="beginner", deck="standard", bidding="sequential", failed_nil="bags_scored",
-    boston="win", target=300, tie="play_on",
+    bag_carry=False, boston="win", target=300, tie="play_on",
 )
 
 # The club rules: nil tricks count for nothing, draws, the -200 floor, optional bag

@@ -20,9 +20,9 @@ def contract_of(rules: Rules, bid_a: int, bid_b: int) -> int:
     return max(bid_a + bid_b, rules.board)
 
 
-def _made_points(rules: Rules, contract: int, made: bool) -> int:
-    value = 200 if rules.ten_for_200 and contract >= 10 else 10 * contract
-    return value if made else -value
+def _flat_200(rules: Rules, contract: int) -> bool:
+    """10-for-200: a contract of 10 or more is worth a flat 200 instead of 100-something."""
+    return rules.ten_for_200 and contract >= 10
 
 
 def score_team(rules: Rules, bids: tuple[int, int], blind: tuple[bool, bool],
@@ -49,10 +49,12 @@ def score_team(rules: Rules, bids: tuple[int, int], blind: tuple[bool, bool],
     made = True
     if contract:
         made = counted >= contract
-        contract_points = _made_points(rules, contract, made)
+        flat = _flat_200(rules, contract)
+        value = 200 if flat else 10 * contract
+        contract_points = value if made else -value
         if made:
-            overtricks = counted - contract
-            contract_points += overtricks
+            overtricks = counted - contract  # bags either way; a point each unless flat
+            contract_points += 0 if flat else overtricks
     bags_gained = overtricks
     failed_points = 0
     if mode == "bags_scored":
@@ -68,10 +70,14 @@ def score_team(rules: Rules, bids: tuple[int, int], blind: tuple[bool, bool],
 
     penalty = 0
     bags_after = bags + bags_gained
-    if rules.bag_penalty:
-        while bags_after >= rules.bag_limit:
-            bags_after -= rules.bag_limit
-            penalty += rules.bag_penalty
+    if rules.bag_penalty and bags_after >= rules.bag_limit:
+        if rules.bag_carry:
+            while bags_after >= rules.bag_limit:
+                bags_after -= rules.bag_limit
+                penalty += rules.bag_penalty
+        else:
+            bags_after = 0
+            penalty = rules.bag_penalty
     delta = contract_points + nil_points + failed_points + boston_points - penalty
     return TeamScore(
         contract=contract, tricks=counted, made=made, contract_points=contract_points,

@@ -55,6 +55,7 @@ class Rules(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=Tru
     # Scoring.
     bag_limit: int = 10
     bag_penalty: int = 100
+    bag_carry: bool = True  # bags past the limit carry over; False: the count starts over at 0
     boston: Boston = "off"
     boston_bonus: int = 200
     boston_needs_bid: bool = False

@@ -90,7 +90,8 @@ class Scorer:
     """
 
     __slots__ = ("bag_limit", "bag_penalty", "blind_value", "board", "boston",
-                 "boston_bonus", "boston_needs_bid", "failed", "nil_value", "ten_for_200")
+                 "boston_bonus", "boston_needs_bid", "carry", "failed", "nil_value",
+                 "ten_for_200")
 
     def __init__(self, r: Rules) -> None:
         self.board = r.board
@@ -103,6 +104,7 @@ class Scorer:
         self.boston_bonus = r.boston_bonus
         self.boston_needs_bid = r.boston_needs_bid
         self.ten_for_200 = r.ten_for_200
+        self.carry = r.bag_carry
 
     def contract(self, bid_a: int, bid_b: int) -> int:
         if bid_a == 0 and bid_b == 0:
@@ -138,10 +140,11 @@ class Scorer:
         bags_gained = 0
         if not double:
             contract = max(bid_a + bid_b, self.board)
-            value = 200 if self.ten_for_200 and contract >= 10 else 10 * contract
+            flat = self.ten_for_200 and contract >= 10
+            value = 200 if flat else 10 * contract
             if counted >= contract:
                 bags_gained = counted - contract
-                points += value + bags_gained
+                points += value + (0 if flat else bags_gained)
             else:
                 points -= value
         if mode == "bags_scored":
@@ -155,7 +158,7 @@ class Scorer:
         if self.bag_penalty:
             after = bags + bags_gained
             while after >= self.bag_limit:
-                after -= self.bag_limit
+                after = after - self.bag_limit if self.carry else 0
                 points -= self.bag_penalty
         return points, bags_gained
 
