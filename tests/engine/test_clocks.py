@@ -10,9 +10,10 @@ command inputs in milliseconds; every turn event carries its deadline.
 from __future__ import annotations
 
 from engine import bots
-from engine.cards import card_id, code
+from engine.cards import card_id, code, codes
 from engine.decide import step
 from engine.state import GameState
+from engine.views import view
 from schemas import commands as cmd
 from schemas import events as ev
 
@@ -239,3 +240,44 @@ def test_house_running_out_of_time_is_not_a_forfeit() -> None:
     assert s.phase == "play" and not any(isinstance(e, ev.GameEnded) for e in events)
     s = play(s, "AH")
     assert len(s.trick) == 2
+
+
+def _passing_state(at: int = T0):
+    r = rules("house", blind_nil_pass=1)
+    s = deal(r, fill(r), dealer=3, scores=(0, 200), at=at)
+    s = step(s, cmd.BidBlindNil(seat=0, at=at))[0]
+    for seat, b in ((1, 3), (2, 4), (3, 3)):
+        s = step(s, cmd.PlaceBid(seat=seat, bid=b, at=at))[0]
+    return s
+
+
+def test_blind_nil_exchange_has_its_own_clock_and_view() -> None:
+    """The blind-nil exchange is a phase of its own: the two partners are on the clock,
+    their views say how many cards to pass, and when a clock runs out (bank spent)
+    the bot passes for the seat."""
+    s = _passing_state()
+    assert s.phase == "passing" and s.waiting == 0b0101
+    assert view(s, 0).pass_count == 1 and view(s, 2).pass_count == 1
+    assert view(s, 1).pass_count == 0
+    deadline = s.deadlines[2]
+    assert deadline == T0 + 30_000
+    for _ in range(2):
+        s = step(s, cmd.ClockExpired(seat=2, at=deadline))[0]
+        deadline = s.deadlines[2]
+    s, events = step(s, cmd.ClockExpired(seat=2, at=deadline))
+    assert isinstance(events[0], ev.CardsPassed) and events[0].auto
+    assert len(events[0].cards) == 1 and s.waiting == 0b0001
+
+
+def test_premove_of_a_card_passed_away_is_dropped() -> None:
+    """A card locked before the exchange and then given to the partner is no longer
+    the seat's to play: it is dropped, with the reason."""
+    s = _passing_state()
+    leader_card = codes(s.hands[0])[0]
+    s = step(s, cmd.SetPremove(seat=0, card=leader_card))[0]
+    s = step(s, cmd.PassCards(seat=0, cards=(leader_card,)))[0]
+    s, events = step(s, cmd.PassCards(seat=2, cards=(codes(s.hands[2])[0],)))
+    dropped = [e for e in events if isinstance(e, ev.PremoveDropped)]
+    assert [(e.seat, e.card, e.reason) for e in dropped] == [(0, leader_card,
+                                                              "card_not_in_hand")]
+    assert turn(s) == 0
