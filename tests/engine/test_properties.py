@@ -279,10 +279,19 @@ def test_views_never_leak(profile: str, data: st.DataObject) -> None:
             _check_no_leak(s, e, viewer)
 
 
+_CARD_WORD = re.compile(r"\b([2-9TJQKA][SHDC]|BJ|LJ)\b")
+
+
 def _accepted(state: GameState, command: cmd.Command) -> bool:
+    """Whether ``step`` accepts the command; a refusal's message must name no card
+    of another seat but the one the command itself named."""
     try:
         step(state, command)
-    except RuleError:
+    except RuleError as e:
+        seat = getattr(command, "seat", None)
+        others = {c for x in range(4) if x != seat for c in codes(state.hands[x])}
+        named = {getattr(command, "card", "")}
+        assert not (set(_CARD_WORD.findall(e.message)) & others) - named, e.message
         return False
     return True
 
@@ -294,7 +303,8 @@ def test_engine_never_offers_an_illegal_move_nor_refuses_a_legal_one(
         profile: str, data: st.DataObject) -> None:
     """At every turn, for every card of the deck, the engine accepts a play iff the
     seat's view lists it as legal; for every bid, iff the view offers it; blind nil
-    iff the view offers it and it is the seat's turn; and nobody else may act."""
+    iff the view offers it and it is the seat's turn; and nobody else may act. No
+    refusal's message names another seat's cards."""
     game = data.draw(games(profile))
     r, steps = game
     deck_cards = codes(deck_of(r).mask)
