@@ -69,6 +69,10 @@ async def test_a_newcomer_plays_a_whole_hand_in_the_browser(platform: Platform) 
             assert await page.locator("#sheet tr").count() == 1
             assert await page.locator("#pos-0").count() == 1
             await page.screenshot(path=str(ARTIFACTS / "web-client.png"), full_page=True)
+        except Exception as exc:
+            await page.screenshot(path=str(ARTIFACTS / "web-client-failed.png"), full_page=True)
+            raise AssertionError(f"{exc}; status line: {await page.text_content('#status')!r}; "
+                                 f"page errors: {problems}") from exc
         finally:
             await browser.close()
     assert problems == []

@@ -148,7 +148,7 @@ async function tableCall(method, what, body) {
   try {
     S.table = await api(method, `/v1/tables/${S.table.table_id}${what ? "/" + what : ""}`, body);
     renderTable();
-    if (S.table.game_id) openGame(S.table.game_id);
+    if (S.table.game_id && S.game !== S.table.game_id) openGame(S.table.game_id);
   } catch (err) { status(err.message); }
 }
 

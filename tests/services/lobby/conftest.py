@@ -26,7 +26,7 @@ def lobby(lobby_logs: Path, database_url: str, nats_url: str,
     svc = start("lobby", lobby_logs / "lobby-a.log",
                 **lobby_env(database_url, nats_url, lobby_prefix,
                             SPADES_WS_ALLOWED_ORIGINS="https://spades.example",
-                            SPADES_WS_FRAMES_PER_SECOND="5", SPADES_WS_FRAME_BURST="10",
+                            SPADES_WS_FRAMES_PER_SECOND="10", SPADES_WS_FRAME_BURST="20",
                             SPADES_WS_SOCKETS_PER_PLAYER="2", SPADES_TOKEN_TTL_SECONDS="3600",
                             SPADES_DISCONNECT_GRACE_SECONDS="1"))
     yield svc

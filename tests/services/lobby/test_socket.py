@@ -86,7 +86,7 @@ async def test_every_bad_frame_gets_a_typed_error_and_the_socket_stays_usable(
         assert err["code"] == code, (frame, err)
         await sock.send({"type": "ping", "nonce": str(i)})
         assert (await sock.of_type("pong"))["nonce"] == str(i)
-        await asyncio.sleep(0.45)  # stay under the test lobby's rate limit
+        await asyncio.sleep(0.1)  # stay under the test lobby's rate limit
     await sock.close()
 
 
@@ -101,7 +101,7 @@ async def test_a_command_error_names_its_command_id(lobby: Service, ada: Player)
 async def test_a_flooding_client_is_rate_limited_and_told_so(lobby: Service,
                                                             ada: Player) -> None:
     sock = await ada.socket(lobby.ws_url)
-    for i in range(40):
+    for i in range(60):
         await sock.send({"type": "ping", "nonce": str(i)})
     frames = []
     with pytest.raises(TimeoutError):
@@ -109,7 +109,7 @@ async def test_a_flooding_client_is_rate_limited_and_told_so(lobby: Service,
             frames.append(await sock.recv(timeout=1.0))
     pongs = [f for f in frames if f["type"] == "pong"]
     limited = [f for f in frames if f["type"] == "error" and f["code"] == "rate_limited"]
-    assert 10 <= len(pongs) < 40 and len(limited) == 1
+    assert 20 <= len(pongs) < 60 and len(limited) == 1
     await asyncio.sleep(1.0)
     await sock.send({"type": "ping", "nonce": "after"})
     assert (await sock.of_type("pong"))["nonce"] == "after"
