@@ -66,6 +66,7 @@ OPTIONS = st.fixed_dictionaries({"preset": st.sampled_from(sorted(PRESETS))}, op
     "ten_for_200": st.booleans(),
     "bag_limit": st.integers(1, 12),
     "bag_penalty": st.integers(0, 150),
+    "bag_carry": st.booleans(),
     "target": st.one_of(st.none(), st.integers(1, 600)),
     "max_hands": st.one_of(st.none(), st.integers(1, 5)),
     "tie": st.sampled_from(["play_on", "draw"]),
