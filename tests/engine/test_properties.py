@@ -188,17 +188,27 @@ def test_cards_conserved_and_thirteen_tricks_a_hand(profile: str, data: st.DataO
 @given(st.data())
 def test_totals_equal_prior_plus_hand_deltas(profile: str, data: st.DataObject) -> None:
     """Each hand's score is the previous total plus the hand's delta, and the final
-    totals are the starting scores plus the sum of every delta."""
+    totals are the starting scores plus the sum of every delta. Bags carry from hand
+    to hand: every penalty takes the limit off the count, which stays below it."""
     game = data.draw(games(profile))
-    _, steps = game
+    r, steps = game
     start = _start_of(steps)
     running = list(start.scores)
+    bags = list(start.bags)
     for e in _events(steps):
         if isinstance(e, ev.HandScored):
             for t in (0, 1):
                 team = e.teams[t]
                 assert team.score_after == running[t] + team.delta
                 running[t] = team.score_after
+                total = bags[t] + team.bags_gained
+                if not r.bag_penalty:
+                    assert (team.bags_after, team.bag_penalty) == (total, 0)
+                elif r.bag_carry:
+                    n = team.bag_penalty // r.bag_penalty
+                    assert team.bags_after == total - n * r.bag_limit
+                    assert 0 <= team.bags_after < r.bag_limit
+                bags[t] = team.bags_after
                 assert team.delta == (team.contract_points + team.nil_points
                                       + team.failed_nil_points + team.boston_points
                                       - team.bag_penalty)
