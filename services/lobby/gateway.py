@@ -543,14 +543,19 @@ class Gateway:
         if hub is not None and hub.ready.is_set():
             state = hub.state
         else:
-            try:
-                reply = await self.games.events_since(game_id, 0)
-            except GameUnavailable:
-                raise LobbyError(503, "game_unavailable", "no game worker answered") from None
             state = GameState()
-            for env in reply.events:
-                state = evolve(state, self.registry.decode(  # type: ignore[arg-type]
-                    env.type, env.schema_version, env.body))
+            while True:
+                try:
+                    reply = await self.games.events_since(game_id, state.version)
+                except GameUnavailable:
+                    raise LobbyError(503, "game_unavailable", "no game worker answered"
+                                     ) from None
+                for env in reply.events:
+                    if env.version == state.version + 1:
+                        state = evolve(state, self.registry.decode(  # type: ignore[arg-type]
+                            env.type, env.schema_version, env.body))
+                if not reply.events or state.version >= reply.version:
+                    break
         return summary(table, view(state, None))
 
     # --- tables ------------------------------------------------------------------------------

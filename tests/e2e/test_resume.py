@@ -131,3 +131,17 @@ async def test_leaving_under_club_rules_forfeits_the_match(platform: Platform) -
     assert summary["state"] == "over" and summary["winner"] == 1
     await seat.sock.close()
     await ada.aclose()
+
+
+async def test_leaving_over_http_mid_game_hands_the_seat_to_a_bot(platform: Platform) -> None:
+    ada = await Player.guest(platform.a.url, "Ada")
+    t = await ada.ok("POST", "/v1/tables", {"rules": "house"})
+    t = await ada.ok("POST", f"/v1/tables/{t['table_id']}/start")
+    seat = Seat(ada, await ada.socket(platform.a.ws_url), t["game_id"])
+    await seat.subscribe()
+    await ada.ok("POST", f"/v1/tables/{t['table_id']}/leave")
+    taken = await seat.sock.until(lambda f: f["type"] == "event"
+                                  and f["event"]["type"] == "SeatTakenByBot")
+    assert taken["event"]["seat"] == 0
+    await seat.sock.close()
+    await ada.aclose()
