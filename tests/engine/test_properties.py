@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from engine.cards import card_id, codes
 from engine.decide import step
-from engine.errors import RuleError
+from engine.errors import CODES, RuleError
 from engine.evolve import evolve, fold
 from engine.play import deck_of
 from engine.presets import PRESETS, RulesError, resolve
@@ -302,6 +302,7 @@ def _accepted(state: GameState, command: cmd.Command) -> bool:
     try:
         step(state, command)
     except RuleError as e:
+        assert e.code in CODES, e.code
         seat = getattr(command, "seat", None)
         others = {c for x in range(4) if x != seat for c in codes(state.hands[x])}
         named = {getattr(command, "card", "")}
