@@ -41,7 +41,7 @@ def random_deal(rng: random.Random, rules: Rules) -> tuple[tuple[str, ...], ...]
 class _Driver:
     def __init__(self, rng: random.Random, extras: bool) -> None:
         self.rng = rng
-        self.extras = extras  # also look, pre-move, let clocks expire
+        self.extras = extras  # also look, pre-move, let clocks expire, leave and return
         self.at = 1_000_000
         self.steps: Steps = []
 
@@ -66,6 +66,16 @@ class _Driver:
         if self.extras and rng.random() < 0.04:
             self.run(cmd.ClockExpired(seat=seat, at=max(self.tick(), s.deadlines[seat])))
             return
+        if self.extras and s.rules is not None and s.rules.abandon == "bot":
+            roll = rng.random()
+            if roll < 0.01 and s.bots != 0b1111:
+                leaver = rng.choice([x for x in range(4) if not s.bots >> x & 1])
+                self.run(cmd.LeaveSeat(seat=leaver, at=self.tick()))
+                return
+            if roll < 0.03 and s.bots:
+                back = rng.choice([x for x in range(4) if s.bots >> x & 1])
+                self.run(cmd.ReturnToSeat(seat=back, at=self.tick()))
+                return
         if self.extras and s.phase in (BIDDING, PLAY) and rng.random() < 0.08:
             other = rng.randrange(4)
             if s.hands[other] and s.looked >> other & 1 and not s.waiting >> other & 1:
