@@ -88,7 +88,7 @@ def test_two_of_diamonds_does_not_follow_diamonds() -> None:
              cards("2D 3C 4C 5C 6C 7C 8C 9C TC JC QC KC AC"),
              cards("4H 5H 6H 7H 8H 9H TH JH QH KH AH BJ LJ"),
              cards("2S 3S 4S 5S 6S 7S 8S 9S TS JS QS KS AS"))
-    s = play(_in_play(HOUSE, tuple(map(tuple, hands))), "3D")
+    s = play(_in_play(HOUSE, hands), "3D")
     assert legal(s) == set(hands[1])
     assert play(s, "3C").trick == (card_id("3D"), card_id("3C"))
     s = play(s, "2D", "4H", "3S")
@@ -214,16 +214,12 @@ def test_void_seat_may_cut_with_a_trump_or_throw_anything() -> None:
 def test_off_suit_ace_is_a_discard_and_the_led_king_wins() -> None:
     """"So if K♥ is led, you can't follow, and you drop the A♣, the K♥ still wins. The
     ace of the wrong suit is just a discard"."""
-    hands = (cards_of("KH 2D 3D 4D 5D 6D 7D 8D 9D TD JD QD KD"),
-             cards_of("AC KC QC JC TC 9C 8C 7C 6C 5C 4C 3C 2C"),
-             cards_of("2H 4H 5H 6H 7H 8H AD 2S 3S 4S 5S 6S 7S"),
-             cards_of("3H 9H TH JH QH AH 8S 9S TS JS QS KS AS"))
+    hands = (cards("KH 2D 3D 4D 5D 6D 7D 8D 9D TD JD QD KD"),
+             cards("AC KC QC JC TC 9C 8C 7C 6C 5C 4C 3C 2C"),
+             cards("2H 4H 5H 6H 7H 8H AD 2S 3S 4S 5S 6S 7S"),
+             cards("3H 9H TH JH QH AH 8S 9S TS JS QS KS AS"))
     s = play(_in_play(CLASSIC, hands), "KH", "AC", "2H", "3H")
     assert s.trick_winners == (0,)
-
-
-def cards_of(text: str) -> tuple[str, ...]:
-    return tuple(text.split())
 
 
 def test_highest_trump_wins_a_trick_with_trumps() -> None:
