@@ -327,7 +327,8 @@ class GameActor:
                 for line in banter.lines(self.game_id, first_version, found, self.bot_mask):
                     await self.worker.say(ChatLine(
                         game_id=self.game_id, seat=line.seat, player_id=self._player(line.seat),
-                        text=line.text, bot=True, at=self.worker.clock.now_ms()))
+                        text=line.text, bot=True, at=self.worker.clock.now_ms(),
+                        name=f"Bot {line.seat + 1}"))  # as the lobby names its bots
         if self.state.phase == OVER and self.ended_at is None:
             self.ended_at = time.monotonic()
             await self.worker.store.mark_ended(self.game_id)

@@ -13,6 +13,21 @@ append refused and drops the game. On SIGTERM a worker stops listening,
 finishes the command in hand, lets its leases lapse and says so on the bus, so
 the others adopt at once.
 
+Why leases per game rather than per partition: the gateway contract addresses
+a game by its own subject (``game.cmd.<game_id>``), so the owner of a game is
+simply the one worker subscribed to it, and a crashed worker's games spread
+over all the survivors, a game at a time, instead of moving as one block.
+
+A repeated command id gets the first answer. Accepted commands: the event
+store records each command id with its versions and returns them again
+instead of appending. Refused commands: recomputing is not enough (a move
+refused as ``not_your_turn`` may be legal by the time it is repeated, and
+would then be applied), so a refusal by the rules is stored in
+``refused_commands`` and loaded with the game on adoption; the answer to a
+repeat is the first refusal. Platform answers (``busy``, ``not_owner``,
+``conflict``, ``unavailable``) applied nothing and are not remembered: those
+are the ones to retry, with the same command id.
+
 Transport-free: the NATS side calls these methods with ``schemas`` Structs and
 hears about ownership changes through ``Outlet``.
 """

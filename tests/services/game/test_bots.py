@@ -6,7 +6,7 @@ import msgspec
 from msgspec.structs import replace
 
 from engine.presets import CLASSIC, HOUSE
-from engine.replay import verify
+from engine.replay import groups, verify
 from engine.state import OVER, seats_in
 from schemas import commands as cmd
 from schemas import events as ev
@@ -46,15 +46,19 @@ async def test_an_all_bot_table_plays_a_house_match_to_the_end_on_jetstream(
     assert verify(stored) is None  # every stored event is what the rules decide
     assert await harness.pool.fetchval(
         "SELECT ended_at IS NOT NULL FROM games WHERE game_id = 'bots1'")
-    # Table talk: some lines, all from bots, all from the book, none revealing a card.
-    await until(lambda: _nonempty(heard))
-    assert all(line.bot and line.game_id == "bots1" for line in heard)
-    book = {text for texts in banter.LINES.values() for text in texts}
-    assert {line.text for line in heard} <= book
+    # Table talk: exactly the lines the game's moments and versions choose, from bots.
+    expected = []
+    for i, before, after, _ in groups(stored):
+        batch = stored[i:i + after.version - before.version]
+        expected += [(line.seat, line.text) for line in
+                     banter.lines("bots1", i + 1, banter.moments(before, batch), 0b1111)]
+    assert expected
 
-
-async def _nonempty(items: list[ChatLine]) -> bool:
-    return bool(items)
+    async def all_heard() -> bool:
+        return len(heard) >= len(expected)
+    await until(all_heard)
+    assert [(line.seat, line.text) for line in heard] == expected
+    assert all(line.bot and line.name == f"Bot {line.seat + 1}" for line in heard)
 
 
 async def test_with_the_banter_switch_off_the_bots_say_nothing(harness: Harness) -> None:
