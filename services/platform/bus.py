@@ -306,7 +306,12 @@ class Consumer:
                 await asyncio.sleep(0.5)
                 continue
             for msg in msgs:
-                await self.process(msg)
+                try:
+                    await self.process(msg)
+                except Exception as exc:  # Postgres away, say: unacked, JetStream redelivers
+                    _log.warning("process_failed", consumer=self.spec.durable,
+                                 subject=msg.subject, error=repr(exc))
+                    await asyncio.sleep(0.5)
 
     async def process(self, msg: Msg) -> str:
         deliveries = msg.metadata.num_delivered or 1

@@ -100,8 +100,7 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-async def run(service: str, settings: Settings, setup: Setup,
-              ready: asyncio.Event | None = None) -> None:
+async def run(service: str, settings: Settings, setup: Setup) -> None:
     logs.configure(service, settings.instance_id, settings.log_level)
     log = logs.get(service)
     sock = bind(settings.http_host, settings.http_port)
@@ -146,14 +145,7 @@ async def run(service: str, settings: Settings, setup: Setup,
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, server.handle_exit, sig, None)
         log.info("started", http=f"http://{settings.http_host}:{settings.http_port}")
-        if ready is not None:
-            server_task = asyncio.create_task(server.serve(sockets=[sock]))
-            while not server.started and not server_task.done():
-                await asyncio.sleep(0.01)
-            ready.set()
-            await server_task
-        else:
-            await server.serve(sockets=[sock])  # returns after SIGTERM or SIGINT
+        await server.serve(sockets=[sock])  # returns after SIGTERM or SIGINT
         log.info("stopping")
     except bus.BusConfigError as exc:
         raise StartupError(str(exc)) from None

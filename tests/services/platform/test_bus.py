@@ -181,3 +181,23 @@ async def test_nats_client_is_real(nats_url: str) -> None:
     client = await nats.connect(nats_url)
     assert client.is_connected
     await client.close()
+
+
+async def test_the_consumer_outlives_a_lost_database(nc: Client, database_url: str,
+                                                     nats_prefix: str) -> None:
+    pool = await asyncpg.create_pool(database_url, min_size=1, max_size=2,
+                                     server_settings={"search_path": "contract"})
+    assert pool is not None
+    lane = Lane(nc, pool, nats_prefix)
+    await lane.setup()
+    consumer = bus.Consumer(lane.js, pool, lane.spec, lane.handler)
+    await consumer.start()
+    try:
+        await pool.close()  # every transaction now fails
+        await lane.js.publish(f"{lane.base}.g1", envelope("g1", 1))
+        await lane.js.publish(f"{lane.base}.junk", b"\xc1")
+        await asyncio.sleep(1.0)
+        assert consumer.running
+        assert lane.applied == []
+    finally:
+        await consumer.stop()
