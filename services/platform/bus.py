@@ -330,7 +330,10 @@ class Consumer:
 
     async def _apply(self, msg: Msg, env: EventEnvelope, deliveries: int) -> str:
         try:
-            async with self.pool.acquire() as conn, conn.transaction():
+            # A handler must finish inside the ack wait, or JetStream hands the same
+            # message to another copy while this one still holds it.
+            async with asyncio.timeout(self.spec.ack_wait * 0.8), self.pool.acquire() as conn, \
+                    conn.transaction():
                 fresh = await conn.fetchval(
                     "INSERT INTO consumer_processed (consumer, stream, version)"
                     " VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING true",

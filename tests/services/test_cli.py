@@ -1,0 +1,56 @@
+"""`spades migrate` and `spades settings`."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import asyncpg
+
+from services.platform import dbadmin
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def spades(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "services.cli", *args], cwd=ROOT,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), **env},
+                          capture_output=True, text=True, timeout=60)
+
+
+async def test_migrate_applies_every_schema_once(database_url: str) -> None:
+    admin = database_url.rsplit("/", 1)[0] + "/postgres"
+    name = f"spades_empty_{uuid.uuid4().hex[:8]}"
+    url = await dbadmin.ensure_database(admin, name)
+    try:
+        first = spades("migrate", DATABASE_URL=url)
+        assert first.returncode == 0, first.stderr
+        assert "lobby:" in first.stdout and "game:eventstore/0001_eventstore.sql" in first.stdout
+        again = spades("migrate", DATABASE_URL=url)
+        assert again.stdout.strip() == "applied 0 migration(s)"
+        conn = await asyncpg.connect(url)
+        schemas = {r[0] for r in await conn.fetch("SELECT nspname FROM pg_namespace")}
+        await conn.close()
+        assert {"lobby", "game", "ratings", "tournaments"} <= schemas
+    finally:
+        await dbadmin.drop(admin, name)
+
+
+def test_migrate_without_a_database_url_is_one_line() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    done = subprocess.run([sys.executable, "-m", "services.cli", "migrate"], cwd=ROOT,
+                          env={**env, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 1
+    assert done.stderr == "spades: setting DATABASE_URL is required\n"
+
+
+def test_settings_lists_every_setting_with_its_meaning() -> None:
+    done = spades("settings", "ratings")
+    assert done.returncode == 0
+    lines = dict(line.split("\t") for line in done.stdout.strip().splitlines())
+    assert lines["SPADES_K_FACTOR"].startswith("Elo K")
+    assert "DATABASE_URL" in lines and all(lines.values())
