@@ -201,3 +201,20 @@ async def test_the_consumer_outlives_a_lost_database(nc: Client, database_url: s
         assert lane.applied == []
     finally:
         await consumer.stop()
+
+
+async def test_a_handler_slower_than_the_ack_wait_is_cut_off_and_dead_lettered(
+        nc: Client, contract_pool: asyncpg.Pool, nats_prefix: str) -> None:
+    lane = Lane(nc, contract_pool, nats_prefix)
+    lane.spec = bus.ConsumerSpec(lane.spec.stream, lane.spec.durable, lane.spec.filter_subject,
+                                 ack_wait=0.5, max_deliver=2)
+    await lane.setup()
+
+    async def slow(conn: asyncpg.Connection, env: EventEnvelope) -> None:
+        await conn.execute("SELECT pg_sleep(5)")
+
+    lane.handler = slow  # type: ignore[method-assign]
+    await lane.js.publish(f"{lane.base}.g1", envelope("g1", 1))
+    await lane.run_until(lambda: lane.has_dead_letters(1))
+    (letter,) = await lane.dead_letters()
+    assert letter["deliveries"] == 2 and "Timeout" in letter["reason"]
