@@ -10,6 +10,7 @@ import asyncpg
 import msgspec
 import nats
 import pytest
+from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 
 from schemas.bus import EventEnvelope
@@ -40,7 +41,7 @@ async def test_a_running_relay_carries_appends_to_jetstream_in_order(
     try:
         await store.append(stream, 0, [Opened(name="x")], correlation_id="corr-1")
         await store.append(stream, 1, [Counted(n=1), Counted(n=2)])
-        got = []
+        got: list[tuple[Msg, EventEnvelope]] = []
         async with asyncio.timeout(3):  # far below the 5 s poll: the wake-up did it
             while len(got) < 3:
                 msg = await sub.next_msg(timeout=3)
