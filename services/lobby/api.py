@@ -110,7 +110,8 @@ def routes(pool: Any, tokens: Tokens, tables: Tables, gateway: Gateway) -> list[
         return await tables.start(me(request), table_id)
 
     @get("/v1/games/{game_id:str}", summary="A game's public summary", tags=["games"])
-    async def game(game_id: str) -> GameSummary:
+    async def game(request: Request[Any, Any, Any], game_id: str) -> GameSummary:
+        me(request)
         return await gateway.summary(game_id)
 
     page, code = (STATIC / "index.html").read_bytes(), (STATIC / "app.js").read_bytes()

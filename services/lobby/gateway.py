@@ -60,6 +60,7 @@ class GatewayLimits:
     resume_max_events: int = 64
     outbox_frames: int = 4096
     hub_linger_seconds: float = 10.0
+    games_per_socket: int = 8
 
 
 class Bucket:
@@ -419,6 +420,9 @@ class Gateway:
         if seat is None and not frame.spectate:
             raise LobbyError(403, "not_in_game",
                              "you hold no seat in this game; subscribe with spectate")
+        if game_id not in conn.subs and len(conn.subs) >= self.limits.games_per_socket:
+            raise LobbyError(429, "too_many_games",
+                             f"one socket follows at most {self.limits.games_per_socket} games")
         hub = await self._hub(game_id, table)
         try:
             await asyncio.wait_for(hub.ready.wait(), 5.0)

@@ -1,0 +1,62 @@
+"""A gateway that misses events on JetStream fills the gap from the game worker's store."""
+
+from __future__ import annotations
+
+import asyncio
+
+import asyncpg
+import nats
+
+from engine.evolve import fold
+from schemas.subjects import Names
+from services.lobby import store
+from services.lobby.gamebus import GameBus
+from services.lobby.gateway import Gateway, GatewayLimits, Hub
+from services.lobby.tables import Tables
+from tests.e2e.conftest import Platform
+from tests.e2e.truth import stored_events
+from tests.services.lobby.harness import Player
+
+
+async def test_events_after_a_gap_wait_until_the_worker_supplies_the_missing_ones(
+        platform: Platform, database_url: str, nats_url: str, nats_prefix: str) -> None:
+    host = await Player.guest(platform.a.url, "Host")
+    t = await host.ok("POST", "/v1/tables", {"rules": "quick", "seat": None})
+    t = await host.ok("POST", f"/v1/tables/{t['table_id']}/start")
+    game_id = t["game_id"]
+    events: list[object] = []
+    for _ in range(100):
+        events = await stored_events(database_url, game_id)
+        if len(events) >= 40:
+            break
+        await asyncio.sleep(0.05)
+    assert len(events) >= 40
+
+    nc = await nats.connect(nats_url)
+    pool = await asyncpg.create_pool(database_url, server_settings={"search_path": "lobby"})
+    assert pool is not None
+    try:
+        names = Names(f"{nats_prefix}e2e")
+        games = GameBus(nc, names, 2.0)
+        gateway = Gateway(Tables(pool, games), games, nc.jetstream(), names, GatewayLimits())
+        table = await store.table_by_game(pool, game_id)
+        assert table is not None
+        hub = Hub(gateway, game_id, table)  # fed by hand here, not by JetStream
+        hub.apply(3, events[2])  # type: ignore[arg-type]
+        hub.apply(30, events[29])  # type: ignore[arg-type]
+        assert hub.state.version == 0 and set(hub.pending) == {3, 30}
+        for _ in range(100):
+            if hub.state.version >= 30:
+                break
+            await asyncio.sleep(0.05)
+        assert hub.state.version >= 30 and not hub.pending
+        events = await stored_events(database_url, game_id)  # the game went on meanwhile
+        assert hub.state == fold(events[:hub.state.version])  # type: ignore[arg-type]
+        assert [e for e, _ in hub.history] == events[:hub.state.version]
+        hub.apply(2, events[1])  # type: ignore[arg-type]  # a late duplicate changes nothing
+        assert len(hub.history) == hub.state.version
+        await hub.stop()
+    finally:
+        await pool.close()
+        await nc.close()
+        await host.aclose()
