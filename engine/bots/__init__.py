@@ -58,7 +58,11 @@ def choose(state: GameState, seat: int, level: str = "basic", seed: int = 0, at:
             if basic.wants_blind_nil(state, seat):
                 return cmd.BidBlindNil(seat=seat, at=at)
             return cmd.LookAtCards(seat=seat, at=at)
-        return cmd.PlaceBid(seat=seat, bid=basic.choose_bid(state, seat), at=at)
+        if level == "expert":
+            bid = expert.choose_bid(state, seat, seed, budget)
+        else:
+            bid = basic.choose_bid(state, seat)
+        return cmd.PlaceBid(seat=seat, bid=bid, at=at)
     if state.phase == PASSING and passers(state) >> seat & 1:
         return cmd.PassCards(seat=seat, at=at,
                              cards=tuple(code(c) for c in ids(basic.choose_pass(state, seat))))

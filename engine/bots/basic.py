@@ -16,9 +16,6 @@ from engine.cards import card_id
 from engine.evolve import blind_nil_offered
 from engine.state import GameState
 
-_HIGH_SIDE = 10  # power of a queen: side cards from here up are what sinks a nil
-
-
 # --- what a seat can see ---------------------------------------------------------------
 
 class Seen:
@@ -376,9 +373,14 @@ def estimate(f: Fast, hand: int) -> float:
         higher_out = (f.trump & ~hand & ~((c << 1) - 1)).bit_count()
         if higher_out <= below:
             honours += 1
-    trump_tricks = honours + max(0, n_trumps - honours - 3)
+    # Decks with jokers or elevated deuces have more trumps and shorter side suits: side
+    # honours are ruffed sooner, and a trump suit needs more length before it runs.
+    extra = f.trump.bit_count() - 13
+    side_scale = 1.0 - 0.07 * extra
+    trump_tricks = honours + max(0, n_trumps - honours - (4 if extra >= 2 else 3))
     tricks = float(trump_tricks)
     spare = n_trumps - trump_tricks
+    side = 0.0
     for s in f.suit[:3]:
         x = hand & s
         length = x.bit_count()
@@ -389,17 +391,17 @@ def estimate(f: Fast, hand: int) -> float:
                 break
             higher_out = (s & ~hand & ~((c << 1) - 1)).bit_count()
             if higher_out == 0:
-                tricks += 1.0 if length <= 5 else 0.6
+                side += 1.0 if length <= 5 else 0.6
             elif higher_out == 1 and below >= 1:
-                tricks += 0.7 if length <= 5 else 0.4
+                side += 0.7 if length <= 5 else 0.4
             elif higher_out == 2 and below >= 2 and length <= 4:
-                tricks += 0.3
+                side += 0.3
         if spare > 0 and length <= 2:
             ruffs = min(spare, 2 - length if length else 2)
             if ruffs > 0:
                 tricks += 0.8 * ruffs
                 spare -= ruffs
-    return tricks
+    return tricks + side * side_scale
 
 
 def nil_safe(f: Fast, hand: int) -> bool:
@@ -410,13 +412,13 @@ def nil_safe(f: Fast, hand: int) -> bool:
         return False
     if trumps:
         top_above = (f.trump & _above(_high(trumps))).bit_count()
-        if top_above < (4, 4, 5, 7)[n]:
+        if top_above < (4, 4, 4, 6)[n]:
             return False
     for s in f.suit[:3]:
         x = hand & s
         for below, c in enumerate(_cards(x)):
             p = _power(c)
-            if p >= 12 or (p >= 9 and below < p - 8):
+            if p >= 12 or (p >= 9 and below < min(p - 8, 2)):
                 return False
     return True
 
@@ -426,11 +428,13 @@ def choose_bid(state: GameState, seat: int) -> int:
     r = state.rules
     assert r is not None
     f = fast_of(r)
-    hand = f.to_bits(state.hands[seat])
+    return bid_for(f, f.to_bits(state.hands[seat]), visible_bids(state, seat)[seat ^ 2], r.nil)
+
+
+def bid_for(f: Fast, hand: int, partner_bid: int, nil: bool) -> int:
+    """The bid for ``hand`` (playout bits); ``partner_bid`` is -1 while unknown."""
     est = estimate(f, hand)
-    bids = visible_bids(state, seat)
-    partner_bid = bids[seat ^ 2]
-    if r.nil and est < 2.0 and partner_bid != 0 and nil_safe(f, hand):
+    if nil and est < 2.0 and partner_bid != 0 and nil_safe(f, hand):
         return 0
     bid = round(est)
     if partner_bid > 0:

@@ -8,7 +8,10 @@ the hand's real scoring. The card with the best total wins. All candidates see
 the same sampled deals, so the comparison is between cards, not between luck.
 Strength grows with ``budget``, the number of sampled deals.
 
-Bids and the blind-nil exchange are the ``basic`` bot's: the search plays cards.
+Bids are searched the same way: deals of the other hands, the other seats
+bidding as ``basic`` would on them (or their bids where already public), each
+candidate bid near the ``basic`` count (and nil where the hand might carry
+one) played out and scored. Blind nil and the exchange are ``basic``'s.
 """
 
 from __future__ import annotations
@@ -17,8 +20,17 @@ from collections.abc import Sequence
 from math import exp
 from random import Random
 
-from engine.bots.basic import Seen, _above, _power, contracts_of, estimate, policy
-from engine.bots.playout import Fast, Scorer, split
+from engine.bots.basic import (
+    Seen,
+    _above,
+    _power,
+    bid_for,
+    contracts_of,
+    estimate,
+    policy,
+    visible_bids,
+)
+from engine.bots.playout import Fast, Scorer, fast_of, split
 from engine.state import GameState
 
 DEFAULT_BUDGET = 32
@@ -266,3 +278,70 @@ def _bound(d: float, d2: float, w: float, w2: float, z: float) -> float:
 
 def _suit(f: Fast, c: int) -> int:
     return f.suit_at[c.bit_length()]
+
+
+def choose_bid(state: GameState, seat: int, seed: int = 0, budget: int | None = None) -> int:
+    """The bid for ``seat``: the ``basic`` bid unless a neighbour scored clearly better."""
+    r = state.rules
+    assert r is not None
+    f = fast_of(r)
+    hand = f.to_bits(state.hands[seat])
+    seen = visible_bids(state, seat)
+    base = bid_for(f, hand, seen[seat ^ 2], r.nil)
+    cands = [base, *(b for b in (base - 1, base + 1) if 1 <= b <= 13)]
+    if r.nil and base and seen[seat ^ 2] != 0 and estimate(f, hand) < 3.0:
+        cands.append(0)
+    others = [s for s in range(4) if s != seat]
+    rest = split(f.all & ~hand)
+    rng = Random(seed * 1_000_003 + state.version * 4 + seat + 99_991)
+    scorer = Scorer(r)
+    team = seat & 1
+    blind = [bool(state.blind >> s & 1) and seen[s] == 0 for s in range(4)]
+    bag_weight = 0.5 * r.bag_penalty / r.bag_limit if r.bag_penalty else 0.0
+    leader = (state.dealer + 1) % 4
+    m = len(cands)
+    diff, diff2, sw, sw2 = [0.0] * m, [0.0] * m, [0.0] * m, [0.0] * m
+    zero4 = [0, 0, 0, 0]
+    for _ in range(budget or DEFAULT_BUDGET):
+        rng.shuffle(rest)
+        hands = [0, 0, 0, 0]
+        hands[seat] = hand
+        for j, s in enumerate(others):
+            hands[s] = sum(rest[13 * j:13 * j + 13])
+        bids = list(seen)
+        miss = 0.0
+        for s in others:
+            if bids[s] < 0:
+                bids[s] = bid_for(f, hands[s], seen[s ^ 2] if s ^ 2 != seat else -1, r.nil)
+            elif bids[s] > 0:
+                miss += (estimate(f, hands[s]) - bids[s]) ** 2
+        w = exp(-miss * _BID_FIT)
+        base_value = 0.0
+        for i, b in enumerate(cands):
+            bids[seat] = b
+            contracts = contracts_of(r.board, bids)
+            first = policy(f, leader, hands[leader], [], leader, 0, bids, zero4, False, zero4,
+                           contracts)
+            t = rollout(f, leader, first, hands[:], [], leader, 0, bids, [0, 0, 0, 0], False,
+                        [0, 0, 0, 0], contracts)
+            mine, bags_mine = scorer.team(bids[team], bids[team + 2], blind[team],
+                                          blind[team + 2], t[team], t[team + 2],
+                                          state.bags[team])
+            theirs, bags_theirs = scorer.team(bids[1 - team], bids[3 - team], blind[1 - team],
+                                              blind[3 - team], t[1 - team], t[3 - team],
+                                              state.bags[1 - team])
+            v = mine - theirs - bag_weight * (bags_mine - bags_theirs)
+            if i == 0:
+                base_value = v
+                continue
+            d = v - base_value
+            diff[i] += w * d
+            diff2[i] += w * d * d
+            sw[i] += w
+            sw2[i] += w * w
+    best, best_lower = 0, 0.0
+    for i in range(1, m):
+        lower = _bound(diff[i], diff2[i], sw[i], sw2[i], -_CONFIDENCE)
+        if lower > best_lower:
+            best, best_lower = i, lower
+    return cands[best]

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import sys
 import time
@@ -37,13 +38,22 @@ BENCH_BUDGET = 32  # sampled deals per expert decision: keeps 2,000 deals within
 
 
 class _Clock:
+    """CPU time of this process, CPU time of finished worker processes, and wall time."""
+
     def __enter__(self) -> _Clock:
         self.cpu, self.wall = time.process_time(), time.perf_counter()
+        self.children = _children_cpu()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.cpu = time.process_time() - self.cpu
         self.wall = time.perf_counter() - self.wall
+        self.children = _children_cpu() - self.children
+
+
+def _children_cpu() -> float:
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
 
 
 def bench_playouts(n: int = 40_000) -> None:
@@ -88,6 +98,26 @@ def bench_bot_hands(level: str, hands: int, budget: int) -> None:
           f"(wall {hands / c.wall:.2f})")
 
 
+def bench_basic_habits(deals: int, seed: int) -> None:
+    """How ``basic`` bids and plays against itself: the habits the complaints are about."""
+    made = teams = bags = nils = nils_made = 0
+    players = [bot("basic")] * 4
+    for i in range(deals):
+        final, _ = play_hand(RULES, i % 4, _deal(seed, i), players)
+        for t, ts in enumerate(final.sheet[-1].teams):
+            if ts.contract:
+                teams += 1
+                made += ts.made
+                bags += ts.overtricks if ts.made else 0
+            for seat in (t, t + 2):
+                if final.bids[seat] == 0:
+                    nils += 1
+                    nils_made += final.tricks[seat] == 0
+    print(f"habits: basic x4, {deals} hands: contracts made {made / teams:.1%}, "
+          f"{bags / max(made, 1):.2f} bags per made contract, nil bid in "
+          f"{nils / (4 * deals):.1%} of seats, nils made {nils_made / max(nils, 1):.1%}")
+
+
 def _deal(seed: int, i: int) -> tuple[tuple[str, ...], ...]:
     return deal(Random(f"{seed}:deal:{i}"), RULES)
 
@@ -110,7 +140,8 @@ def bench_strength(deals: int, seed: int, budget: int, workers: int) -> None:
     won = sum(1.0 if a > b else 0.5 if a == b else 0.0 for a, b in res)
     print(f"strength: basic vs random, {deals} deals x2: basic wins {won / deals:.1%} of matches"
           f"  (mean totals per deal {statistics.fmean(a for a, _ in res):+.1f} vs "
-          f"{statistics.fmean(b for _, b in res):+.1f}; {c.wall:.0f} s)")
+          f"{statistics.fmean(b for _, b in res):+.1f}; wall {c.wall:.0f} s, "
+          f"CPU {c.children:.0f} s)")
     sys.stdout.flush()
     with _Clock() as c, ProcessPoolExecutor(workers) as pool:
         res = list(pool.map(_expert_vs_basic, [(seed, i, budget) for i in range(deals)],
@@ -121,7 +152,8 @@ def bench_strength(deals: int, seed: int, budget: int, workers: int) -> None:
     won = sum(1.0 if d > 0 else 0.5 if d == 0 else 0.0 for d in diffs)
     print(f"strength: expert (budget {budget}) vs basic, {deals} deals x2: mean difference "
           f"{mean:+.1f} points per deal, 95% CI [{mean - half:+.1f}, {mean + half:+.1f}]; "
-          f"expert wins {won / deals:.1%} of deal pairs  ({c.wall:.0f} s, {workers} workers)")
+          f"expert wins {won / deals:.1%} of deal pairs  "
+          f"(wall {c.wall:.0f} s, CPU {c.children:.0f} s, {workers} workers)")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -135,6 +167,7 @@ def main(argv: list[str] | None = None) -> None:
     bench_playouts()
     bench_bot_hands("basic", 200, args.budget)
     bench_bot_hands("expert", 4, args.budget)
+    bench_basic_habits(min(args.deals, 1000), args.seed)
     sys.stdout.flush()
     bench_strength(args.deals, args.seed, args.budget, args.workers)
     sys.stdout.flush()

@@ -24,7 +24,7 @@ def _seat(s: GameState) -> int:
 
 
 def play_game(rules: Rules, seed: int, levels: tuple[str, str], max_hands: int,
-              scores: tuple[int, int] = (0, 0), visit=None) -> GameState:
+              scores: tuple[int, int] = (0, 0), visit=None, remember: bool = True) -> GameState:
     """A seeded game of bots through ``step``; a refused command fails the test."""
     s = step(GameState(), cmd.StartGame(rules=rules, seed=f"{seed:064x}", scores=scores))[0]
     history: list[tuple[str, ...]] = []
@@ -32,7 +32,8 @@ def play_game(rules: Rules, seed: int, levels: tuple[str, str], max_hands: int,
         seat = _seat(s)
         if visit:
             visit(s, seat, history)
-        c = choose(s, seat, levels[seat & 1], seed=seed, history=history, budget=3)
+        c = choose(s, seat, levels[seat & 1], seed=seed, history=history if remember else None,
+                   budget=3)
         s, events = step(s, c)
         for e in events:
             if isinstance(e, ev.TrickWon):
@@ -55,9 +56,21 @@ def test_expert_bots_play_legal_cards(preset: str) -> None:
     assert s.hands_played >= 1
 
 
-@pytest.mark.parametrize("deck", ["jokers", "deuces", "deuce_ace"])
-def test_bots_play_every_deck(deck: str) -> None:
-    rules = resolve({"preset": "classic", "deck": deck})
+def test_bots_without_the_trick_history_still_play_legal_cards() -> None:
+    """A clock expiry hands the bot only the state: it must cope with what that holds."""
+    for preset in ("house", "classic"):
+        s = play_game(PRESETS[preset], 21, ("expert", "basic"), max_hands=2, remember=False)
+        assert s.hands_played == 2
+
+
+@pytest.mark.parametrize("spec", [
+    {"preset": "classic", "deck": "jokers"}, {"preset": "classic", "deck": "deuces"},
+    {"preset": "classic", "deck": "deuce_ace"},
+    {"preset": "house", "deuce_order": "spade_high"},
+    {"preset": "classic", "deck": "deuces", "deuce_order": "spade_high", "nil": False},
+])
+def test_bots_play_every_deck(spec: dict) -> None:
+    rules = resolve(spec)
     s = play_game(rules, 4, ("basic", "expert"), max_hands=2)
     assert s.hands_played == 2
 
@@ -138,15 +151,16 @@ def test_hidden_cards_do_not_change_a_bot_choice(level: str) -> None:
     assert checked > 100
 
 
-def test_secret_bids_are_not_read_before_the_reveal() -> None:
+@pytest.mark.parametrize("level", LEVELS)
+def test_secret_bids_are_not_read_before_the_reveal(level: str) -> None:
     rules = PRESETS["house"]
-    for seed in range(20):
+    for seed in range(12):
         s = step(GameState(), cmd.StartGame(rules=rules, seed=f"{seed:064x}"))[0]
         s = step(s, cmd.PlaceBid(seat=1, bid=1))[0]
         s = step(s, cmd.PlaceBid(seat=2, bid=0))[0]
-        want = choose(s, 0)
+        want = choose(s, 0, level, budget=4)
         for bids in ((-1, 13, 13, -1), (-1, 0, 5, -1), (-1, 4, 1, -1)):
-            assert choose(replace(s, bids=bids), 0) == want
+            assert choose(replace(s, bids=bids), 0, level, budget=4) == want
 
 
 def test_the_expert_is_repeatable_for_a_seed() -> None:
