@@ -374,6 +374,8 @@ class Gateway:
             sub = self._sub(conn, frame.game_id)
             del conn.subs[frame.game_id]
             sub.hub.leave(sub)
+            if sub.seat is not None and not self._seat_watched(sub.hub, sub.seat):
+                self._start_grace(sub.hub, sub.seat, conn.claims.player_id)
         elif isinstance(frame, ws.WatchTables):
             conn.watching_tables = frame.on
             if frame.on:

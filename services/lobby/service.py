@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 import msgspec
 from litestar import Request, Response, get, post
-from litestar.exceptions import ValidationException
+from litestar.exceptions import HTTPException, ValidationException
 
 from schemas import subjects
 from schemas.api import ApiError, CreatePlayer, PlatformStatus, Player, ServiceStatus
@@ -81,6 +81,13 @@ def invalid_response(_: Request[Any, Any, Any], exc: ValidationException) -> Res
                     status_code=400)
 
 
+def http_error_response(_: Request[Any, Any, Any], exc: HTTPException) -> Response[ApiError]:
+    """Litestar's own refusals (no such route, wrong method) in the same shape as ours."""
+    codes = {404: "not_found", 405: "method_not_allowed", 413: "body_too_large"}
+    return Response(ApiError(code=codes.get(exc.status_code, "http_error"),
+                             message=str(exc.detail)), status_code=exc.status_code)
+
+
 def legacy_routes(rt: Runtime) -> list[object]:
     """The player registry and the platform check that predate sign-in."""
     assert isinstance(rt.settings, LobbySettings)
@@ -144,3 +151,4 @@ async def setup(rt: Runtime) -> None:
     rt.routes.append(socket.handler(gateway, tokens, origins, s.ws_max_frame_bytes))
     rt.exception_handlers[LobbyError] = error_response
     rt.exception_handlers[ValidationException] = invalid_response
+    rt.exception_handlers[HTTPException] = http_error_response

@@ -145,3 +145,23 @@ async def test_leaving_over_http_mid_game_hands_the_seat_to_a_bot(platform: Plat
     assert taken["event"]["seat"] == 0
     await seat.sock.close()
     await ada.aclose()
+
+
+async def test_unsubscribing_from_ones_seat_starts_the_grace_period_too(
+        platform: Platform) -> None:
+    ada = await Player.guest(platform.a.url, "Ada")
+    t = await ada.ok("POST", "/v1/tables", {"rules": "house"})
+    t = await ada.ok("POST", f"/v1/tables/{t['table_id']}/start")
+    seat = Seat(ada, await ada.socket(platform.a.ws_url), t["game_id"])
+    await seat.subscribe()
+    watcher = await Player.guest(platform.b.url, "Watcher")
+    watch = await watcher.socket(platform.b.ws_url)
+    await watch.send({"type": "subscribe", "game_id": t["game_id"], "spectate": True})
+    await watch.of_type("subscribed")
+    await seat.sock.send({"type": "unsubscribe", "game_id": t["game_id"]})
+    taken = await watch.until(lambda f: f["type"] == "event"
+                              and f["event"]["type"] == "SeatTakenByBot", timeout=10)
+    assert taken["event"]["seat"] == 0
+    for s in (seat.sock, watch):
+        await s.close()
+    await asyncio.gather(ada.aclose(), watcher.aclose())

@@ -159,6 +159,10 @@ async def test_bad_bodies_and_unknown_tables_are_typed_errors(host: Player) -> N
     assert (status, err["code"]) == (404, "table_not_found")
     status, err = await host.call("GET", f"/v1/games/{uuid.uuid4().hex}")
     assert (status, err["code"]) == (404, "game_not_found")
+    status, err = await host.call("GET", "/v1/no-such-thing")
+    assert (status, err["code"]) == (404, "not_found")
+    status, err = await host.call("DELETE", "/v1/tables")
+    assert (status, err["code"]) == (405, "method_not_allowed")
 
 
 async def test_the_api_is_documented_at_schema(lobby: Service) -> None:
