@@ -1,5 +1,5 @@
 """The reference web client, driven in headless Chromium: sign in, open a private table,
-share its code, fill it with bots, play a whole hand, talk, and keep a screenshot."""
+share its code with a friend, fill it with bots, play a whole hand, talk, keep a screenshot."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
+from playwright.async_api import Page, async_playwright
 
 from tests.e2e.conftest import Platform
 
@@ -17,61 +18,81 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-net
         "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
-async def test_a_newcomer_plays_a_whole_hand_in_the_browser(platform: Platform) -> None:
+async def sign_in(page: Page, base: str, name: str) -> None:
+    await page.goto(f"{base}/")
+    await page.fill("#guest-name", name)
+    await page.click("#guest-go")
+    await page.wait_for_selector("#lobby:not([hidden])")
+
+
+async def play_a_little(page: Page) -> None:
+    """One move if the page offers one: look, bid three, or the first legal card."""
+    look = page.locator("#controls button:has-text('Look at my cards')")
+    bid = page.locator("#controls button.bid[data-bid='3']")
+    legal = page.locator("#hand button.card.legal:not([disabled])")
+    if await look.count():
+        await look.first.click()
+    elif await bid.count():
+        await bid.first.click()
+    elif await legal.count():
+        await legal.first.click()
+
+
+async def test_two_friends_and_two_bots_play_a_whole_hand_in_the_browser(
+        platform: Platform) -> None:
     if not Path(CHROMIUM).exists():
         pytest.fail(f"Chromium is not installed at {CHROMIUM}: install the Debian package "
                     "(apt-get install -y chromium) or set SPADES_CHROMIUM")
-    from playwright.async_api import async_playwright
-
     ARTIFACTS.mkdir(exist_ok=True)
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        page = await browser.new_page(viewport={"width": 1100, "height": 900})
+        host = await browser.new_page(viewport={"width": 1100, "height": 900})
+        friend = await (await browser.new_context()).new_page()
         problems: list[str] = []
-        page.on("pageerror", lambda exc: problems.append(str(exc)))
+        for page in (host, friend):
+            page.on("pageerror", lambda exc: problems.append(str(exc)))
         try:
-            await page.goto(f"{platform.a.url}/")
-            await page.fill("#guest-name", "Newcomer")
-            await page.click("#guest-go")
-            await page.wait_for_selector("#lobby:not([hidden])")
-            await page.select_option("#preset", "quick")
-            await page.check("#private")
-            await page.click("#create")
-            code = await page.text_content("#room-code", timeout=5000)
+            await sign_in(host, platform.a.url, "Newcomer")
+            await host.select_option("#preset", "quick")
+            await host.check("#private")
+            await host.click("#create")
+            code = await host.text_content("#room-code", timeout=5000)
             assert code is not None and len(code) == 6
-            await page.click("#fill-bots")
-            await page.wait_for_function(
+
+            await sign_in(friend, platform.b.url, "Friend")  # on the other gateway
+            await friend.fill("#code", code)
+            await friend.click("#join-code")
+            await friend.wait_for_selector("#table:not([hidden])")
+            await host.wait_for_selector("#seats li:has-text('Friend')")
+
+            await host.click("#fill-bots")
+            await host.wait_for_function(
                 "[...document.querySelectorAll('#seats li')]"
                 ".every(li => li.textContent !== 'empty')")
-            await page.click("#start")
-            await page.wait_for_selector("#game:not([hidden])")
-            await page.wait_for_selector("#hand button.card", timeout=10000)
+            await host.click("#start")
+            for page in (host, friend):
+                await page.wait_for_selector("#game:not([hidden])")
+                await page.wait_for_selector("#hand button.card", timeout=10000)
 
-            await page.fill("#chat-text", "hello table")
-            await page.press("#chat-text", "Enter")
-            await page.wait_for_selector("#chatlog div:has-text('hello table')")
+            await host.fill("#chat-text", "hello table")
+            await host.press("#chat-text", "Enter")
+            await friend.wait_for_selector("#chatlog div:has-text('Newcomer: hello table')")
 
             deadline = time.monotonic() + 60
-            while await page.locator("#sheet tr").count() == 0:
+            while any([await p.locator("#sheet tr").count() == 0 for p in (host, friend)]):
                 assert time.monotonic() < deadline, "the hand did not finish"
-                look = page.locator("#controls button:has-text('Look at my cards')")
-                bid = page.locator("#controls button.bid[data-bid='3']")
-                legal = page.locator("#hand button.card.legal:not([disabled])")
-                if await look.count():
-                    await look.first.click()
-                elif await bid.count():
-                    await bid.first.click()
-                elif await legal.count():
-                    await legal.first.click()
-                await page.wait_for_timeout(60)
-            headline = await page.text_content("#headline")
-            assert headline is not None and "Hand" in headline and "Us" in headline
-            assert await page.locator("#sheet tr").count() == 1
-            assert await page.locator("#pos-0").count() == 1
-            await page.screenshot(path=str(ARTIFACTS / "web-client.png"), full_page=True)
+                for page in (host, friend):
+                    await play_a_little(page)
+                await host.wait_for_timeout(40)
+            for page in (host, friend):
+                headline = await page.text_content("#headline")
+                assert headline is not None and "Us" in headline and "Them" in headline
+                assert await page.locator("#sheet tr").count() == 1
+            await host.screenshot(path=str(ARTIFACTS / "web-client.png"), full_page=True)
         except Exception as exc:
-            await page.screenshot(path=str(ARTIFACTS / "web-client-failed.png"), full_page=True)
-            raise AssertionError(f"{exc}; status line: {await page.text_content('#status')!r}; "
+            await host.screenshot(path=str(ARTIFACTS / "web-client-failed.png"), full_page=True)
+            raise AssertionError(f"{exc}; status lines: "
+                                 f"{[await p.text_content('#status') for p in (host, friend)]}; "
                                  f"page errors: {problems}") from exc
         finally:
             await browser.close()
