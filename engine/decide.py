@@ -191,8 +191,13 @@ def _record_bid(tx: _Tx, seat: int, bid: int, blind: bool, auto: bool) -> None:
     assert s.rules is not None
     last = s.bids.count(-1) == 1
     deadline = tx.bid_deadline() if s.rules.bidding == "sequential" and not last else 0
+    unseen = not s.looked >> seat & 1
+    if unseen and not blind:  # bidding a number means looking first
+        tx.emit(ev.CardsLooked(seat=seat, at=tx.at))
     s = tx.emit(ev.BidPlaced(seat=seat, bid=bid, blind=blind, auto=auto, deadline=deadline,
                              at=tx.at))
+    if unseen and blind:  # blind nil declared: now the seat may see its cards
+        s = tx.emit(ev.CardsLooked(seat=seat, at=tx.at))
     if last:
         blind_flags = tuple(bool(s.blind >> i & 1) for i in range(4))
         if passers(s):

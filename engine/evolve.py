@@ -74,7 +74,7 @@ def _bid(s: GameState, e: ev.BidPlaced, v: int) -> GameState:
     else:
         waiting = 0 if -1 not in bids else 1 << (e.seat + 1) % 4
     return replace(s, version=v, bids=bids, blind=s.blind | bit if e.blind else s.blind,
-                   looked=s.looked | bit, waiting=waiting,
+                   waiting=waiting,
                    deadlines=_set_deadlines(s.deadlines, waiting, e.deadline))
 
 

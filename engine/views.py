@@ -91,6 +91,12 @@ def redact(event: ev.Event, after: GameState, seat: int | None) -> ev.Event | No
         if event.seat == seat or _bid_visible(after, seat, event.seat):
             return event
         return replace(event, bid=-1, blind=False)
+    if isinstance(event, ev.CardsLooked):
+        return replace(event, cards=codes(after.hands[seat])) if event.seat == seat else event
+    if isinstance(event, ev.CardsExchanged):
+        if seat is None or not after.passes[(seat + 2) % 4]:
+            return event
+        return replace(event, received=codes(after.passes[(seat + 2) % 4]))
     if isinstance(event, ev.CardsPassed):
         return event if event.seat == seat else replace(event, cards=())
     if isinstance(event, ev.PremoveSet | ev.PremoveCancelled | ev.PremoveDropped):

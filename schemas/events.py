@@ -46,9 +46,13 @@ class HandDealt(Event, frozen=True):
 
 
 class CardsLooked(Event, frozen=True):
-    """A seat looked at its cards; blind nil is no longer offered to it."""
+    """A seat looked at its cards; blind nil is no longer offered to it.
+
+    Stored without cards; the copy sent to the seat that looked carries its hand.
+    """
 
     seat: int
+    cards: tuple[str, ...] = ()
 
 
 class BidPlaced(Event, frozen=True):
@@ -74,7 +78,11 @@ class CardsPassed(Event, frozen=True):
 
 
 class CardsExchanged(Event, frozen=True):
+    """The blind-nil exchange happened. Stored without cards; the copy sent to a
+    seat of the exchange carries the cards it received."""
+
     deadline: int = 0
+    received: tuple[str, ...] = ()
 
 
 class CardPlayed(Event, frozen=True):
