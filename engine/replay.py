@@ -75,7 +75,7 @@ def candidate_commands(state: GameState, e: ev.Event) -> list[cmd.Command]:
 
 def invariant_problems(state: GameState) -> list[str]:
     """What is wrong with a state that a correct engine can never reach."""
-    problems = []
+    problems: list[str] = []
     if state.phase in (NEW, DEALING) or state.deck is None or not state.hand_no:
         return problems
     hands = state.hands

@@ -96,6 +96,11 @@ class GameStore:
             game_id)
         return None if row is None else GameRow(row["game_id"], row["banter"], row["ended"])
 
+    async def game_ids(self) -> list[str]:
+        """Every game ever created, oldest first (for operators' verify-all)."""
+        rows = await self.pool.fetch("SELECT game_id FROM games ORDER BY created_at, game_id")
+        return [r["game_id"] for r in rows]
+
     async def mark_ended(self, game_id: str) -> None:
         await self.pool.execute(
             "UPDATE games SET ended_at = now() WHERE game_id = $1 AND ended_at IS NULL", game_id)
