@@ -3,12 +3,14 @@ share its code with a friend, fill it with bots, play a whole hand, talk, keep a
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from pathlib import Path
 
 import pytest
 from playwright.async_api import Page, async_playwright
+from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from tests.e2e.conftest import Platform
 
@@ -30,12 +32,12 @@ async def play_a_little(page: Page) -> None:
     look = page.locator("#controls button:has-text('Look at my cards')")
     bid = page.locator("#controls button.bid[data-bid='3']")
     legal = page.locator("#hand button.card.legal:not([disabled])")
-    if await look.count():
-        await look.first.click()
-    elif await bid.count():
-        await bid.first.click()
-    elif await legal.count():
-        await legal.first.click()
+    for choice in (look, bid, legal):
+        if await choice.count():
+            # The page re-renders on every event: the button may be gone by the click.
+            with contextlib.suppress(PlaywrightTimeout):
+                await choice.first.click(timeout=300)
+            return
 
 
 async def test_two_friends_and_two_bots_play_a_whole_hand_in_the_browser(
@@ -90,7 +92,9 @@ async def test_two_friends_and_two_bots_play_a_whole_hand_in_the_browser(
                 assert await page.locator("#sheet tr").count() == 1
             await host.screenshot(path=str(ARTIFACTS / "web-client.png"), full_page=True)
         except Exception as exc:
-            await host.screenshot(path=str(ARTIFACTS / "web-client-failed.png"), full_page=True)
+            for name, page in (("host", host), ("friend", friend)):
+                await page.screenshot(path=str(ARTIFACTS / f"web-client-failed-{name}.png"),
+                                      full_page=True)
             raise AssertionError(f"{exc}; status lines: "
                                  f"{[await p.text_content('#status') for p in (host, friend)]}; "
                                  f"page errors: {problems}") from exc

@@ -273,6 +273,20 @@ function renderGame() {
     + `Us ${v.scores[team]} (${v.bags[team]} bags) · Them ${v.scores[1 - team]} (${v.bags[1 - team]} bags)`
     + (v.seat === null ? " · watching" : "")
     + (v.phase === "over" ? ` · ${v.winner === null ? "a draw" : v.winner === team ? "we won" : "they won"}` : "");
+  renderSeats();
+  $("trick").replaceChildren(...v.trick.map((tc) => {
+    const c = cardEl(tc.card); c.title = NAME_OF(tc.seat); return c;
+  }));
+  renderHand();
+  renderControls();
+  renderSheet();
+}
+
+// Seats and their clocks only: redrawn every second without touching the hand's buttons.
+function renderSeats() {
+  const v = S.view, t = S.turn;
+  if (!v) return;
+  const me = v.seat === null ? 0 : v.seat;
   for (let seat = 0; seat < 4; seat++) {
     const el = $(`pos-${(seat - me + 4) % 4}`);
     const bid = v.bids[seat] === null ? (v.has_bid[seat] ? "bid ✓" : "") : `bid ${v.bids[seat]}`;
@@ -283,12 +297,6 @@ function renderGame() {
       + (left !== null ? ` · clock ${left}s` + (t.bank[seat] ? ` +${t.bank[seat]} bank` : "") : "");
     el.dataset.seat = seat;
   }
-  $("trick").replaceChildren(...v.trick.map((tc) => {
-    const c = cardEl(tc.card); c.title = NAME_OF(tc.seat); return c;
-  }));
-  renderHand();
-  renderControls();
-  renderSheet();
 }
 
 function renderHand() {
@@ -379,6 +387,6 @@ $("back").onclick = () => {
   enterLobby();
 };
 
-setInterval(() => { if (S.view && S.view.phase !== "over") renderGame(); }, 1000);
+setInterval(() => { if (S.view && S.view.phase !== "over") renderSeats(); }, 1000);
 
 if (S.token && S.me) enterLobby(); else show("signin");
