@@ -105,7 +105,9 @@ class GameActor:
         self.answers: collections.OrderedDict[str, GameReply] = collections.OrderedDict()
         self.wake = asyncio.Event()
         self.changed_ms = worker.clock.now_ms()
-        self.blocked_version = -1  # internal moves failed at this version: wait for a change
+        # Internal moves that failed at this version: not again until the state changes.
+        self.bot_blocked = -1
+        self.clock_blocked = -1
         self.closing = False
         self.lost = False
         self.ended_at: float | None = time.monotonic() if state.phase == OVER else None
@@ -175,11 +177,13 @@ class GameActor:
     def _due(self) -> int | None:
         """When the next move is due that nobody sends: a bot's, or a clock's expiry."""
         s = self.state
-        if s.phase == OVER or not s.waiting or self.blocked_version == s.version:
+        if s.phase == OVER or not s.waiting:
             return None
         due = None
-        if s.waiting & self.bot_mask:
+        if s.waiting & self.bot_mask and self.bot_blocked != s.version:
             due = self.changed_ms + self.worker.config.think_ms
+        if self.clock_blocked == s.version:
+            return due
         for seat in seats_in(s.waiting):
             d = s.deadlines[seat]
             if d and (due is None or d < due):
@@ -189,7 +193,7 @@ class GameActor:
     async def _internal(self, now: int) -> None:
         s = self.state
         started = time.perf_counter()
-        waiting_bots = s.waiting & self.bot_mask
+        waiting_bots = s.waiting & self.bot_mask if self.bot_blocked != s.version else 0
         if waiting_bots and now >= self.changed_ms + self.worker.config.think_ms:
             seat = (waiting_bots & -waiting_bots).bit_length() - 1
             origin = "bot"
@@ -199,7 +203,7 @@ class GameActor:
                                       at=now, history=self.history)
             except (bots.NothingToDo, ValueError) as exc:
                 _log.warning("bot_has_no_move", seat=seat, error=str(exc))
-                self.blocked_version = s.version
+                self.bot_blocked = s.version
                 return
         else:
             expired = [seat for seat in seats_in(s.waiting)
@@ -210,10 +214,14 @@ class GameActor:
             command = cmd.ClockExpired(seat=seat, at=now)
         reply = await self._apply(command, None, origin=f"{origin}:{seat}")
         self._count(origin, reply, started)
-        if not reply.ok:
-            # The engine refused the platform's own move: never spin on it.
-            _log.warning("internal_move_refused", origin=origin, seat=seat, code=reply.code)
-            self.blocked_version = s.version
+        if self.state.version == s.version:
+            # Refused, or accepted without a change: asking again would do the same.
+            if not reply.ok:
+                _log.warning("internal_move_refused", origin=origin, seat=seat, code=reply.code)
+            if origin == "bot":
+                self.bot_blocked = s.version
+            else:
+                self.clock_blocked = s.version
 
     async def _handle(self, item: Item) -> None:
         with structlog.contextvars.bound_contextvars(command_id=item.command_id,

@@ -38,10 +38,10 @@ class GameSettings(Settings, frozen=True, kw_only=True):
     lease_seconds: Annotated[float, msgspec.Meta(
         gt=0, description="How long a worker's hold on a game lasts without renewal; a "
                           "dead worker's games are adopted this long after its last "
-                          "heartbeat.")] = 10.0
+                          "heartbeat.")] = 5.0
     heartbeat_seconds: Annotated[float, msgspec.Meta(
         gt=0, description="How often a worker renews its leases and looks for games "
-                          "to adopt; well under the lease.")] = 2.0
+                          "to adopt; well under the lease.")] = 1.0
     inbox_size: Annotated[int, msgspec.Meta(
         ge=1, description="Commands one game holds waiting; more are refused with "
                           "code busy.")] = 64

@@ -79,8 +79,8 @@ class Outlet(Protocol):
 
 @dataclass(frozen=True)
 class WorkerConfig:
-    lease_seconds: float = 10.0
-    heartbeat_seconds: float = 2.0
+    lease_seconds: float = 5.0
+    heartbeat_seconds: float = 1.0
     inbox_size: int = 64
     think_ms: int = 800
     adopt_batch: int = 256
