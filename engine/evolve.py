@@ -59,7 +59,7 @@ def _dealt(s: GameState, e: ev.HandDealt, v: int) -> GameState:
         revealed=False, passes=(0, 0, 0, 0), waiting=waiting,
         deadlines=_set_deadlines((0, 0, 0, 0), waiting, e.deadline),
         bank=(r.turn_clocks.bank_blocks,) * 4, trick=(), leader=-1, broken=False,
-        tricks=(0, 0, 0, 0), trick_winners=(), last_trick=(), premoves=(-1, -1, -1, -1))
+        tricks=(0, 0, 0, 0), trick_winners=(), played=(), premoves=(-1, -1, -1, -1))
 
 
 def _looked(s: GameState, e: ev.CardsLooked, v: int) -> GameState:
@@ -142,7 +142,7 @@ def _trick(s: GameState, e: ev.TrickWon, v: int) -> GameState:
     return replace(
         s, version=v, tricks=_put(s.tricks, e.seat, s.tricks[e.seat] + 1),
         trick_winners=(*s.trick_winners, e.seat),
-        last_trick=tuple(CARD_IDS[c] for c in e.cards), trick=(), leader=e.seat,
+        played=(*s.played, tuple(CARD_IDS[c] for c in e.cards)), trick=(), leader=e.seat,
         waiting=waiting, deadlines=_set_deadlines(s.deadlines, waiting, e.deadline))
 
 

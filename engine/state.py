@@ -46,7 +46,7 @@ class GameState(msgspec.Struct, frozen=True, gc=False):
     broken: bool = False
     tricks: tuple[int, ...] = ZERO4  # tricks won this hand, per seat
     trick_winners: tuple[int, ...] = ()
-    last_trick: tuple[int, ...] = ()  # the previous trick's cards in seat order
+    played: tuple[tuple[int, ...], ...] = ()  # this hand's finished tricks, cards in seat order
     premoves: tuple[int, ...] = NO_SEATS
     bots: int = 0  # seats a bot plays because their player left
     scores: tuple[int, int] = (0, 0)
@@ -54,6 +54,11 @@ class GameState(msgspec.Struct, frozen=True, gc=False):
     sheet: tuple[HandScored, ...] = ()
     winner: int | None = None
     end_reason: str = ""
+
+    @property
+    def last_trick(self) -> tuple[int, ...]:
+        """The previous trick's cards in seat order (empty before the first)."""
+        return self.played[-1] if self.played else ()
 
 
 def seat_bit(seat: int) -> int:
