@@ -197,10 +197,14 @@ class GameActor:
         if waiting_bots and now >= self.changed_ms + self.worker.config.think_ms:
             seat = (waiting_bots & -waiting_bots).bit_length() - 1
             origin = "bot"
+            level = self.levels.get(seat, "basic")
+            seed = zlib.crc32(f"{self.game_id}:{s.version}".encode())
             try:
-                command = bots.choose(s, seat, self.levels.get(seat, "basic"),
-                                      seed=zlib.crc32(f"{self.game_id}:{s.version}".encode()),
-                                      at=now, history=self.history)
+                if level == "basic":  # tens of microseconds: right here
+                    command = bots.choose(s, seat, level, seed=seed, at=now, history=self.history)
+                else:  # a search of milliseconds: off the loop, so other games keep moving
+                    command = await asyncio.to_thread(bots.choose, s, seat, level, seed=seed,
+                                                      at=now, history=list(self.history))
             except (bots.NothingToDo, ValueError) as exc:
                 _log.warning("bot_has_no_move", seat=seat, error=str(exc))
                 self.bot_blocked = s.version

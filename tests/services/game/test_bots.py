@@ -107,3 +107,18 @@ def test_bot_lines_are_a_pure_choice_of_the_game_and_its_version() -> None:
     # Over many versions every kind of moment gets a line sometimes, and not always.
     spoken = [len(banter.lines("g", v, [banter.Moment("set", 0)], 0b1111)) for v in range(400)]
     assert 0 < sum(spoken) < 400
+
+
+async def test_the_host_may_seat_an_expert_bot_beside_basic_ones(harness: Harness) -> None:
+    await harness.worker()
+    players = ("bot:expert", "", "bot:basic", "")
+    levels = ("", "basic", "", "expert")
+    await harness.create("levels", replace(CLASSIC, target=None, max_hands=1), players,
+                         bot_levels=levels)
+
+    async def over() -> bool:
+        return (await harness.state("levels")).phase == OVER
+    await until(over, timeout=60)
+    started = (await harness.stored("levels"))[0]
+    assert isinstance(started, ev.GameStarted)
+    assert started.players == ("bot:expert", "bot:basic", "bot:basic", "bot:expert")
