@@ -44,6 +44,11 @@ _log = logs.get("gateway")
 _encoder = msgspec.json.Encoder()
 
 
+# Worker answers that mean "not now" (the game is moving between workers, its inbox is
+# full): worth sending the same command id again.
+TRANSIENT = frozenset({"game_unavailable", "busy", "not_owner", "conflict", "unavailable"})
+
+
 def now_ms() -> int:
     return int(time.time() * 1000)
 
@@ -524,10 +529,18 @@ class Gateway:
                 if state.phase == OVER or state.bots >> seat & 1:
                     return
                 _log.info("seat_grace_expired", game_id=hub.game_id, seat=seat)
-                with contextlib.suppress(LobbyError):
-                    await self._send(None, hub.game_id,
-                                     f"{player_id}:grace-leave:{state.version}",
-                                     cmd.LeaveSeat(seat=seat, at=now_ms()))
+                command_id = f"{player_id}:grace-leave:{state.version}"
+                for attempt in range(6):  # the same command id: applied once however often
+                    try:
+                        await self._send(None, hub.game_id, command_id,
+                                         cmd.LeaveSeat(seat=seat, at=now_ms()))
+                        return
+                    except LobbyError as exc:
+                        if exc.code not in TRANSIENT:
+                            return  # the rules refused (the seat is a bot's already, ...)
+                        _log.warning("seat_leave_retry", game_id=hub.game_id, seat=seat,
+                                     code=exc.code, attempt=attempt)
+                        await asyncio.sleep(0.25 * (attempt + 1))
             finally:
                 if self.grace.get(key) is task:
                     del self.grace[key]
