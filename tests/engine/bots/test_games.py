@@ -6,6 +6,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from msgspec.structs import replace
 
 from engine.bots import LEVELS, NothingToDo, choose
@@ -48,6 +50,20 @@ def test_basic_bots_play_whole_matches_with_legal_commands(preset: str) -> None:
     for seed in range(2):
         s = play_game(PRESETS[preset], seed, ("basic", "basic"), max_hands=40)
         assert s.phase == OVER
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**64 - 1), preset=st.sampled_from(sorted(PRESETS)),
+       levels=st.sampled_from([("basic", "basic"), ("basic", "expert"), ("expert", "basic")]),
+       behind=st.sampled_from([0, 150, 300]), passing=st.sampled_from([0, 1, 2]))
+def test_any_seeded_hand_gets_only_legal_commands(seed: int, preset: str,
+                                                  levels: tuple[str, str], behind: int,
+                                                  passing: int) -> None:
+    spec: dict = {"preset": preset}
+    if PRESETS[preset].blind_nil and passing:
+        spec["blind_nil_pass"] = passing
+    s = play_game(resolve(spec), seed, levels, max_hands=1, scores=(0, behind))
+    assert s.hands_played == 1 or s.phase == OVER
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
