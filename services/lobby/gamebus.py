@@ -7,13 +7,17 @@ worker's error reply becomes a not-ok ``GameReply``, here and nowhere else.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import msgspec
 import nats.errors
 from nats.aio.client import Client
+from nats.js.api import DeliverPolicy
 
+from schemas.bus import EventEnvelope
 from schemas.play import (
     ChatLine,
     CreateGame,
@@ -25,14 +29,28 @@ from schemas.play import (
     TableChanged,
 )
 from schemas.subjects import Names
-from services.platform import bus
+from services.platform import bus, logs
 
 T = TypeVar("T", bound=msgspec.Struct)
 _encoder = msgspec.msgpack.Encoder()
+_log = logs.get("gateway")
 
 
 class GameUnavailable(Exception):
     """No game worker answered in time."""
+
+
+class Following:
+    """A game's events from its first, in order, then live: ``caught_up`` once the
+    history is in. Ends with ``stop``."""
+
+    def __init__(self) -> None:
+        self._sub: Any = None
+        self.caught_up = asyncio.Event()
+
+    async def stop(self) -> None:
+        with contextlib.suppress(Exception):
+            await self._sub.unsubscribe()
 
 
 class GameBus:
@@ -63,6 +81,34 @@ class GameBus:
                                    EventsSince(game_id=game_id, version=version), EventsReply)
         except bus.RemoteError:
             raise GameUnavailable(game_id) from None
+
+    async def follow(self, game_id: str,
+                     handler: Callable[[EventEnvelope], None]) -> Following:
+        """Every event of one game, from JetStream (an ordered consumer from the first
+        event: history and live events come the same way, in order, without gaps the
+        client library does not repair). Undecodable envelopes are logged and skipped."""
+        decoder = msgspec.msgpack.Decoder(EventEnvelope)
+        following = Following()
+
+        async def on_msg(msg: Any) -> None:
+            try:
+                env = decoder.decode(msg.data)
+            except (msgspec.DecodeError, msgspec.ValidationError):
+                _log.error("undecodable_envelope", game_id=game_id)
+            else:
+                handler(env)
+            with contextlib.suppress(Exception):
+                if msg.metadata.num_pending == 0:
+                    following.caught_up.set()
+
+        js = self.nc.jetstream()
+        following._sub = await js.subscribe(
+            self.names.game_event(game_id, "*"), cb=on_msg, ordered_consumer=True,
+            deliver_policy=DeliverPolicy.ALL)
+        info = await following._sub.consumer_info()
+        if info.num_pending == 0 and (info.delivered is None or not info.delivered.consumer_seq):
+            following.caught_up.set()  # nothing stored yet: a game about to begin
+        return following
 
     async def chat(self, line: ChatLine) -> None:
         await self.nc.publish(self.names.game_chat(line.game_id), _encoder.encode(line))

@@ -19,8 +19,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import msgspec
-from nats.js import JetStreamContext
-from nats.js.api import DeliverPolicy
 
 from engine.evolve import evolve
 from engine.state import OVER, GameState
@@ -35,7 +33,7 @@ from schemas.subjects import Names
 from services.lobby import store
 from services.lobby.auth import Claims
 from services.lobby.errors import LobbyError
-from services.lobby.gamebus import GameBus, GameUnavailable
+from services.lobby.gamebus import Following, GameBus, GameUnavailable
 from services.lobby.tables import Tables, seat_of, summary, to_api
 from services.platform import logs
 from services.platform.events import EventRegistry
@@ -156,23 +154,21 @@ class Hub:
         self.pending: dict[int, Event] = {}
         self._filling: asyncio.Task[None] | None = None
         self._subscriptions: list[Any] = []
+        self._following: Following | None = None
         self._linger: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         gw = self.gw
-        js_sub = await gw.js.subscribe(
-            gw.names.game_event(self.game_id, "*"), cb=self._on_event, ordered_consumer=True,
-            deliver_policy=DeliverPolicy.ALL)
-        self._subscriptions.append(js_sub)
+        self._following = await gw.games.follow(self.game_id, self._on_envelope)
+        self.ready = self._following.caught_up
         self._subscriptions.append(await gw.games.listen(
             gw.names.game_chat(self.game_id), ChatLine, self._on_chat))
         self._subscriptions.append(await gw.games.listen(
             gw.names.lobby_presence(self.game_id), SeatPresent, self._on_presence))
-        info = await js_sub.consumer_info()
-        if info.num_pending == 0 and (info.delivered is None or not info.delivered.consumer_seq):
-            self.ready.set()
 
     async def stop(self) -> None:
+        if self._following is not None:
+            await self._following.stop()
         for s in self._subscriptions:
             with contextlib.suppress(Exception):
                 await s.unsubscribe()
@@ -181,17 +177,13 @@ class Hub:
 
     # --- events in ---------------------------------------------------------------------
 
-    async def _on_event(self, msg: Any) -> None:
+    def _on_envelope(self, env: EventEnvelope) -> None:
         try:
-            env = self.gw.envelopes.decode(msg.data)
             event = self.gw.registry.decode(env.type, env.schema_version, env.body)
         except Exception as exc:
             _log.error("undecodable_event", game_id=self.game_id, error=type(exc).__name__)
             return
         self.apply(env.version, event)  # type: ignore[arg-type]
-        with contextlib.suppress(Exception):
-            if msg.metadata.num_pending == 0:
-                self.ready.set()
 
     def apply(self, version: int, event: Event) -> None:
         if version <= self.state.version:
@@ -294,12 +286,11 @@ class Hub:
 
 
 class Gateway:
-    def __init__(self, tables: Tables, games: GameBus, js: JetStreamContext, names: Names,
+    def __init__(self, tables: Tables, games: GameBus, names: Names,
                  limits: GatewayLimits) -> None:
-        self.tables, self.games, self.js, self.names = tables, games, js, names
+        self.tables, self.games, self.names = tables, games, names
         self.limits = limits
         self.registry = EventRegistry(GameEvent)
-        self.envelopes = msgspec.msgpack.Decoder(EventEnvelope)
         self.hubs: dict[str, Hub] = {}
         self._hub_locks: dict[str, asyncio.Lock] = {}
         self.conns: set[Conn] = set()

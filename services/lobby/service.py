@@ -141,7 +141,7 @@ async def setup(rt: Runtime) -> None:
         sockets_per_player=s.ws_sockets_per_player, chat_max_chars=s.chat_max_chars,
         chat_per_second=s.chat_per_second, chat_burst=s.chat_burst,
         grace_seconds=s.disconnect_grace_seconds, resume_max_events=s.resume_max_events)
-    gateway = Gateway(tables, games, rt.js, rt.names, limits)
+    gateway = Gateway(tables, games, rt.names, limits)
     await gateway.start()
     rt.workers.append(gateway)
     origins = frozenset(o.strip() for o in s.ws_allowed_origins.split(",") if o.strip())

@@ -38,7 +38,7 @@ async def test_events_after_a_gap_wait_until_the_worker_supplies_the_missing_one
     try:
         names = Names(f"{nats_prefix}e2e")
         games = GameBus(nc, names, 2.0)
-        gateway = Gateway(Tables(pool, games), games, nc.jetstream(), names, GatewayLimits())
+        gateway = Gateway(Tables(pool, games), games, names, GatewayLimits())
         table = await store.table_by_game(pool, game_id)
         assert table is not None
         hub = Hub(gateway, game_id, table)  # fed by hand here, not by JetStream
