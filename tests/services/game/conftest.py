@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.request
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -165,8 +166,13 @@ async def ended_on_jetstream(js: Any, names: Names, game_id: str) -> Event | Non
 
 
 class WorkerProcess:
-    def __init__(self, name: str, proc: subprocess.Popen[bytes], log: Path) -> None:
-        self.name, self.proc, self.log = name, proc, log
+    def __init__(self, name: str, proc: subprocess.Popen[bytes], log: Path, port: int) -> None:
+        self.name, self.proc, self.log, self.port = name, proc, log, port
+
+    def metrics(self) -> str:
+        url = f"http://127.0.0.1:{self.port}/metrics"
+        with urllib.request.urlopen(url, timeout=5) as answer:
+            return str(answer.read().decode())
 
     def text(self) -> str:
         return self.log.read_text(errors="replace")
@@ -191,9 +197,10 @@ def spawn(tmp_path: Path, game_db: str, nats_url: str,
 
     def start(name: str, service: str = "game", **settings: str) -> WorkerProcess:
         env = {k: v for k, v in os.environ.items() if not k.startswith("SPADES_")}
+        port = servers.free_port()
         env.update({"DATABASE_URL": game_db, "NATS_URL": nats_url, "PYTHONPATH": str(ROOT),
                     "SPADES_NATS_PREFIX": prefix, "SPADES_INSTANCE_ID": name,
-                    "SPADES_HTTP_PORT": str(servers.free_port()), "SPADES_HTTP_HOST": "127.0.0.1",
+                    "SPADES_HTTP_PORT": str(port), "SPADES_HTTP_HOST": "127.0.0.1",
                     "SPADES_BOT_THINK_MS": "0", "SPADES_LEASE_SECONDS": "1.5",
                     "SPADES_HEARTBEAT_SECONDS": "0.25", "SPADES_SHUTDOWN_GRACE_SECONDS": "5"})
         env.update({f"SPADES_{k.upper()}": v for k, v in settings.items()})
@@ -201,7 +208,7 @@ def spawn(tmp_path: Path, game_db: str, nats_url: str,
         with open(log, "wb") as out:
             proc = subprocess.Popen([sys.executable, "-m", "services.cli", "serve", service],
                                     env=env, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
-        wp = WorkerProcess(name, proc, log)
+        wp = WorkerProcess(name, proc, log, port)
         started.append(wp)
         deadline = time.monotonic() + 30
         while '"started"' not in wp.text():

@@ -181,6 +181,12 @@ async def test_a_finished_game_reaches_the_ratings_service(
             assert {r["rating"] for r in rows} != {1500}
     finally:
         await conn.close()
+    metrics = worker.metrics()
+    for name in ('spades_game_commands_total{origin="player",result="ok"}',
+                 'spades_game_commands_total{origin="bot",result="ok"}',
+                 "spades_game_command_seconds_bucket", "spades_game_live_games",
+                 "spades_game_adoptions_total"):
+        assert name in metrics
     # No log line carries the shuffle seed or a dealt hand.
     text = worker.text()
     assert ended.seed and ended.seed not in text
