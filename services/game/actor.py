@@ -147,7 +147,13 @@ class GameActor:
                 now = self.worker.clock.now_ms()
                 due = self._due()
                 if due is not None and due <= now:
-                    await self._internal(now)
+                    try:
+                        await self._internal(now)
+                    except Lost:
+                        raise
+                    except Exception as exc:  # Postgres away, say: the move is due again
+                        _log.warning("internal_move_failed", error=repr(exc))
+                        await asyncio.sleep(self.worker.config.retry_seconds)
                     continue
                 if self.ended_at is not None:
                     left = self.ended_at + self.worker.config.linger_seconds - time.monotonic()

@@ -87,6 +87,7 @@ class WorkerConfig:
     linger_seconds: float = 30.0
     answers_kept: int = 512
     handover_seconds: float = 5.0
+    retry_seconds: float = 0.5  # pause before a bot or clock move that failed is tried again
 
 
 class GameWorker:
