@@ -114,14 +114,31 @@ def _above(b: int) -> int:
 
 def _side_by_power(f: Fast, m: int, highest: bool) -> int:
     """The side card of ``m`` with the highest (or lowest) rank, whatever its suit."""
+    return _top_side(f, m) if highest else _bottom_side(f, m)
+
+
+def _top_side(f: Fast, m: int) -> int:
     best = 0
-    best_p = -1 if highest else 99
-    for s in f.suit[:3]:
+    best_p = -1
+    for s in f.sides:
         x = m & s
         if x:
-            c = _high(x) if highest else x & -x
-            p = _power(c)
-            if (p > best_p) if highest else (p < best_p):
+            i = x.bit_length() - 1
+            p = i % WIDTH
+            if p > best_p:
+                best, best_p = 1 << i, p
+    return best
+
+
+def _bottom_side(f: Fast, m: int) -> int:
+    best = 0
+    best_p = 99
+    for s in f.sides:
+        x = m & s
+        if x:
+            c = x & -x
+            p = (c.bit_length() - 1) % WIDTH
+            if p < best_p:
                 best, best_p = c, p
     return best
 
@@ -130,7 +147,7 @@ def _shortest_suit_low(f: Fast, m: int) -> int:
     """The lowest card of the shortest side suit in ``m`` (shortening a suit makes a ruff)."""
     best = 0
     best_n = 99
-    for s in f.suit[:3]:
+    for s in f.sides:
         x = m & s
         if x:
             n = x.bit_count()
@@ -149,6 +166,7 @@ def contracts_of(board: int, bids: Sequence[int]) -> tuple[int, int]:
     return contract(board, bids[0], bids[2]), contract(board, bids[1], bids[3])
 
 
+_OPPS = ((1, 3), (0, 2), (1, 3), (0, 2))
 # The opponents still to play after ``me`` when ``n`` cards of the trick are down.
 _LATER_OPPS = tuple(tuple(tuple((me + k) & 3 for k in range(1, 4 - n) if k & 1)
                           for n in range(4)) for me in range(4))
@@ -309,7 +327,7 @@ def _duck(f: Fast, legal: int, winners: int, n: int, lead_suit: int) -> int:
     """Lose the trick, throwing the most dangerous card that still loses."""
     if n == 0:
         side = legal & f.side
-        return _side_by_power(f, side, False) if side else legal & -legal
+        return _bottom_side(f, side) if side else legal & -legal
     losers = legal & ~winners
     if losers:
         x = losers & lead_suit
@@ -317,7 +335,7 @@ def _duck(f: Fast, legal: int, winners: int, n: int, lead_suit: int) -> int:
             return _high(x)
         side = losers & f.side
         if side:
-            return _side_by_power(f, side, True)
+            return _top_side(f, side)
         return _high(losers)
     # Every card wins: the last seat takes it with its highest, others hope to be overtaken.
     return _high(legal) if n == 3 else legal & -legal
@@ -326,11 +344,11 @@ def _duck(f: Fast, legal: int, winners: int, n: int, lead_suit: int) -> int:
 def _lead(f: Fast, hand: int, legal: int, out: int, voids: Sequence[int], me: int,
           broken: bool) -> int:
     trump = f.trump
-    opps = [me ^ 1, me ^ 3]
+    opps = _OPPS[me]
     side = legal & f.side
     best = 0
     best_p = -1
-    for s in f.suit[:3]:
+    for s in f.sides:
         x = side & s
         if x:
             top = _high(x)
@@ -381,7 +399,7 @@ def estimate(f: Fast, hand: int) -> float:
     tricks = float(trump_tricks)
     spare = n_trumps - trump_tricks
     side = 0.0
-    for s in f.suit[:3]:
+    for s in f.sides:
         x = hand & s
         length = x.bit_count()
         below = length
@@ -414,7 +432,7 @@ def nil_safe(f: Fast, hand: int) -> bool:
         top_above = (f.trump & _above(_high(trumps))).bit_count()
         if top_above < (4, 4, 4, 6)[n]:
             return False
-    for s in f.suit[:3]:
+    for s in f.sides:
         x = hand & s
         for below, c in enumerate(_cards(x)):
             p = _power(c)

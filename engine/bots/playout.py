@@ -25,7 +25,7 @@ _SLOT = (3, 0, 1, 2)  # effective suit (S H D C) -> slot; trumps on top
 class Fast:
     """One deck variant in the playout encoding."""
 
-    __slots__ = ("all", "bit", "card", "side", "suit", "suit_at", "trump")
+    __slots__ = ("all", "bit", "card", "side", "sides", "suit", "suit_at", "trump")
 
     def __init__(self, d: Deck) -> None:
         self.bit = [0] * 54  # engine card id -> one-bit mask (0 when not in this deck)
@@ -37,6 +37,7 @@ class Fast:
         self.suit = tuple(sum(self.bit[c] for c in d.cards if _SLOT[d.suit_of[c]] == s)
                           for s in range(4))  # by slot
         self.trump = self.suit[3]
+        self.sides = self.suit[:3]
         self.side = self.suit[0] | self.suit[1] | self.suit[2]
         self.all = self.side | self.trump
         # bit_length of a card bit -> the mask of its suit
