@@ -14,7 +14,7 @@ from random import Random
 from engine.bots import choose
 from engine.cards import code, ids
 from engine.decide import step
-from engine.play import legal_cards
+from engine.play import deck_of, legal_cards
 from engine.state import BIDDING, PLAY, GameState
 from schemas import commands as cmd
 from schemas import events as ev
@@ -44,8 +44,6 @@ def random_player(rng: Random) -> Player:
 
 def deal(rng: Random, rules: Rules) -> tuple[tuple[str, ...], ...]:
     """Four random hands of card codes for the deck of ``rules``."""
-    from engine.play import deck_of
-
     cards = list(deck_of(rules).cards)
     rng.shuffle(cards)
     return tuple(tuple(code(c) for c in cards[i::4]) for i in range(4))

@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 from engine.bots import choose
-from engine.cards import card_id
-from engine.play import deck_of
+from engine.cards import RANKS, card_id, code, ids
+from engine.play import deck_of, legal_cards
 from engine.presets import PRESETS, resolve
 from schemas import commands as cmd
 from tests.engine.bots.situations import deal_with, position, to_play
@@ -86,16 +86,11 @@ def test_does_not_overtrump_a_partner_who_trumped(level: str) -> None:
 
 
 def _hearts_below(rank: str, s) -> set[str]:
-    from engine.cards import RANKS, code, ids
-
     held = {code(c) for c in ids(s.hands[to_play(s)])}
     return {r + "H" for r in RANKS[:RANKS.index(rank)]} & held
 
 
 def _follow(s) -> str:
-    from engine.cards import code, ids
-    from engine.play import legal_cards
-
     return code(ids(legal_cards(s, to_play(s)))[0])
 
 

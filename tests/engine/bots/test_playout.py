@@ -14,6 +14,7 @@ from engine.cards import deck, ids
 from engine.play import legal_mask, trick_winner
 from engine.presets import PRESETS, resolve
 from engine.scoring import score_team
+from tests.engine.bots.situations import position
 
 DECKS = [("standard", "diamond_high"), ("jokers_deuces", "diamond_high"),
          ("jokers_deuces", "spade_high"), ("jokers", "diamond_high"),
@@ -88,8 +89,6 @@ def test_a_basic_rollout_with_the_true_hands_replays_the_game(preset: str) -> No
     for i in range(15):
         hands = deal(rng, rules)
         final, _ = play_hand(rules, i % 4, hands, [bot("basic")] * 4)
-        from tests.engine.bots.situations import position
-
         s = position(hands, bids=final.bids, rules=rules, dealer=i % 4)
         seat = s.waiting.bit_length() - 1
         k = Seen(s, seat, [])
