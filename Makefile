@@ -12,12 +12,19 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[dev]'
 	touch $(STAMP)
 
+CHROMIUM := /usr/bin/chromium
+
+# The web client's browser test drives Debian's Chromium; no browser download.
+$(CHROMIUM):
+	@command -v apt-get >/dev/null || { echo "make test: install Chromium at $(CHROMIUM) (Debian/Ubuntu: apt-get install -y chromium)" >&2; exit 1; }
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
+
 install: $(STAMP)
 
 run: $(STAMP)
 	$(BIN)/spades dev
 
-test: $(STAMP)
+test: $(STAMP) $(CHROMIUM)
 	$(BIN)/python -m pytest tests --ignore=tests/bench
 
 lint: $(STAMP)

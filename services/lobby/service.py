@@ -146,6 +146,8 @@ async def setup(rt: Runtime) -> None:
     rt.workers.append(gateway)
     origins = frozenset(o.strip() for o in s.ws_allowed_origins.split(",") if o.strip())
     rt.public_api = True
+    # Past the lobby's own cap a frame gets an error frame; far past it uvicorn cuts it off.
+    rt.ws_max_size = 16 * s.ws_max_frame_bytes
     rt.routes.extend(legacy_routes(rt))  # type: ignore[arg-type]
     rt.routes.extend(api.routes(rt.pool, tokens, tables, gateway))
     rt.routes.append(socket.handler(gateway, tokens, origins, s.ws_max_frame_bytes))

@@ -59,6 +59,7 @@ class Runtime:
     endpoints: list[bus.Endpoint] = field(default_factory=list)
     exception_handlers: dict[Any, Any] = field(default_factory=dict)
     public_api: bool = False
+    ws_max_size: int = 16 * 1024 * 1024  # bytes uvicorn reads of one WebSocket message
 
     def game_events(self) -> bus.StreamSpec:
         return bus.StreamSpec(self.names.game_events_stream, (self.names.game_events_all,),
@@ -139,7 +140,8 @@ async def run(service: str, settings: Settings, setup: Setup) -> None:
         app = create_app(service, VERSION, _checks(rt), rt.routes, public_api=rt.public_api,
                          exception_handlers=rt.exception_handlers)
         config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on",
-                                timeout_graceful_shutdown=int(settings.shutdown_grace_seconds))
+                                timeout_graceful_shutdown=int(settings.shutdown_grace_seconds),
+                                ws_max_size=rt.ws_max_size)
         server = _Server(config)
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
