@@ -323,8 +323,13 @@ class GameActor:
             if first is not None:  # accepted before this worker had the game
                 return GameReply(ok=True, version=first.last_version,
                                  first_version=first.first_version, duplicate=True)
-            refusal = await self.worker.store.refuse(self.game_id, command_id, exc.code,
-                                                     exc.message)
+            try:
+                refusal = await self.worker.store.refuse(self.game_id, command_id, exc.code,
+                                                         exc.message, self.epoch)
+            except FencedError:
+                _log.warning("fenced", epoch=self.epoch, version=self.state.version)
+                metrics.LOST.labels("fenced").inc()
+                raise Lost(self.game_id) from None
             self.refused[command_id] = refusal
             return GameReply(ok=False, code=refusal.code, message=refusal.message)
         return GameReply(ok=False, code=exc.code, message=exc.message)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import asyncpg
 import msgspec
 
-from services.platform.eventstore import AppendResult, EventStore, RecordedEvent
+from services.platform.eventstore import AppendResult, EventStore, FencedError, RecordedEvent
 
 
 class GameExists(Exception):
@@ -172,12 +172,21 @@ class GameStore:
             game_id)
         return {r["command_id"]: Refusal(r["code"], r["message"]) for r in rows}
 
-    async def refuse(self, game_id: str, command_id: str, code: str, message: str) -> Refusal:
-        """Remember a refusal; if the same command was refused before, the first stands."""
+    async def refuse(self, game_id: str, command_id: str, code: str, message: str,
+                     epoch: int) -> Refusal:
+        """Remember a refusal; if the same command was refused before, the first stands.
+
+        Fenced like an append: only the game's current owner decides refusals (a
+        stale worker would refuse against a stale state). The owner row is held
+        for share, so an adopter's claim waits for this write and then reads it.
+        """
         row = await self.pool.fetchrow(
-            "INSERT INTO refused_commands AS r (game_id, command_id, code, message)"
-            " VALUES ($1, $2, $3, $4)"
+            "WITH owner AS (SELECT 1 FROM stream_owner WHERE stream = $1 AND epoch = $5"
+            "               FOR SHARE)"
+            " INSERT INTO refused_commands AS r (game_id, command_id, code, message)"
+            " SELECT $1, $2, $3, $4 FROM owner"
             " ON CONFLICT (game_id, command_id) DO UPDATE SET code = r.code"
-            " RETURNING code, message", game_id, command_id, code, message)
-        assert row is not None
+            " RETURNING code, message", game_id, command_id, code, message, epoch)
+        if row is None:
+            raise FencedError(f"game {game_id} is no longer owned at epoch {epoch}")
         return Refusal(row["code"], row["message"])

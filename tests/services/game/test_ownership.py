@@ -26,13 +26,21 @@ async def test_a_worker_whose_game_was_adopted_is_fenced_on_its_next_append(
     # "stale" never renews (as if paused); "fresh" adopts what runs out.
     stale = await harness.worker(owner="stale", lease_seconds=0.5, heartbeat_seconds=3600)
     fresh = await harness.worker(owner="fresh", lease_seconds=5, heartbeat_seconds=0.1)
-    created = await stale.create(CreateGame(game_id="f1", command_id="c", rules=CLASSIC,
-                                            players=PEOPLE))
-    assert created.ok and await _owner(harness, "f1") == ("stale", 1)
+    for game_id in ("f1", "f2"):
+        created = await stale.create(CreateGame(game_id=game_id, command_id="c", rules=CLASSIC,
+                                                players=PEOPLE))
+        assert created.ok and await _owner(harness, game_id) == ("stale", 1)
 
     async def adopted() -> bool:
-        return await _owner(harness, "f1") == ("fresh", 2) and "f1" in fresh.actors
+        owners = [await _owner(harness, g) for g in ("f1", "f2")]
+        return owners == [("fresh", 2)] * 2 and {"f1", "f2"} <= fresh.actors.keys()
     await until(adopted)
+    # A refusal is a decision too: the stale worker may not record one either.
+    f2 = await harness.state("f2")
+    wrong = GameRequest(game_id="f2", command_id="wrong", command=cmd.PlaceBid(
+        seat=(seats_in(f2.waiting)[0] + 1) % 4, bid=3))
+    assert (await stale.command(wrong)).code == "not_owner"
+    assert await harness.pool.fetchval("SELECT count(*) FROM refused_commands") == 0
     state = await harness.state("f1")
     seat = seats_in(state.waiting)[0]
     bid = GameRequest(game_id="f1", command_id="late", command=cmd.PlaceBid(seat=seat, bid=3))
