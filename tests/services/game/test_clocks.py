@@ -92,3 +92,24 @@ async def test_a_move_at_the_instant_its_clock_expires_is_stored_or_refused_neve
         outcomes.append(reply.ok)
         clock.advance(10_000_000)  # let this game's other clocks run out of the way
     assert outcomes == [True, False] * 3
+
+
+async def test_a_worker_that_adopts_a_game_keeps_its_clocks(harness: Harness) -> None:
+    clock = ManualClock()
+    first = await harness.worker(clock, owner="first")
+    await harness.create("kept", replace(CLASSIC, clocks=replace(SHORT, bank_blocks=0)), PEOPLE)
+    state = await harness.state("kept")
+    seat = seats_in(state.waiting)[0]
+    await first.stop()
+    second = await harness.worker(clock, owner="second")
+
+    async def adopted() -> bool:
+        return "kept" in second.actors
+    await until(adopted)
+    clock.set(state.deadlines[seat])  # the deadline stored in the events, not a new one
+
+    async def auto_bid() -> ev.Event | None:
+        last = (await harness.stored("kept"))[-1]
+        return last if isinstance(last, ev.BidPlaced) else None
+    bid = await until(auto_bid)
+    assert bid.seat == seat and bid.auto and bid.at == state.deadlines[seat]
