@@ -80,7 +80,7 @@ def score_team(rules: Rules, bids: tuple[int, int], blind: tuple[bool, bool],
             penalty = rules.bag_penalty
     delta = contract_points + nil_points + failed_points + boston_points - penalty
     return TeamScore(
-        contract=contract, tricks=counted, made=made, contract_points=contract_points,
+        contract=contract, counted=counted, made=made, contract_points=contract_points,
         overtricks=overtricks, nil_points=nil_points, failed_nil_tricks=failed_tricks,
         failed_nil_points=failed_points, boston=boston, boston_points=boston_points,
         bags_gained=bags_gained, bag_penalty=penalty, delta=delta, bags_after=bags_after,

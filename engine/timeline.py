@@ -17,7 +17,7 @@ SEATS = ("S0", "S1", "S2", "S3")
 def _team_line(t: int, s: ev.TeamScore) -> str:
     parts = [f"team {t}:"]
     if s.contract:
-        parts.append(f"contract {s.contract}, took {s.tricks} -> "
+        parts.append(f"contract {s.contract}, counted {s.counted} -> "
                      f"{'made' if s.made else 'set'} {s.contract_points:+d}")
         if s.overtricks:
             parts.append(f"(overtricks {s.overtricks})")

@@ -104,7 +104,7 @@ class TeamScore(msgspec.Struct, frozen=True, kw_only=True):
     """One team's score for one hand, broken down the way a score sheet shows it."""
 
     contract: int  # 0 when both partners bid nil
-    tricks: int  # tricks counted toward the contract
+    counted: int  # tricks counted toward the contract (v1 called it "tricks")
     made: bool
     contract_points: int
     overtricks: int
@@ -121,6 +121,10 @@ class TeamScore(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class HandScored(Event, frozen=True):
+    """A hand's score sheet. Version 2: ``TeamScore.tricks`` became ``counted`` (the
+    tricks toward the contract, not the team's tricks); see ``schemas/upcasters.py``."""
+
+    VERSION: ClassVar[int] = 2
     hand_no: int
     tricks: tuple[int, int, int, int]
     teams: tuple[TeamScore, TeamScore]

@@ -20,18 +20,13 @@ from engine.state import GameState
 from engine.timeline import timeline
 from engine.views import operator_view, view
 from schemas import events as ev
-from services.platform.events import EventRegistry
+from services.platform.events import EventRegistry, game_registry
 
 _json = msgspec.json.Encoder()
 
 
 class LogError(ValueError):
     """A log line that is not a stored event; names the line."""
-
-
-def game_registry() -> EventRegistry:
-    """Game events with their upcasters: the one decoder for stored and exported logs."""
-    return EventRegistry(ev.GameEvent)
 
 
 def encode_log_line(version: int, event: ev.Event) -> bytes:

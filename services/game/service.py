@@ -13,12 +13,11 @@ from typing import Annotated
 
 import msgspec
 
-from schemas.events import GameEvent
 from services.game.clock import SystemClock
 from services.game.store import GameStore
 from services.game.transport import GameTransport
 from services.game.worker import GameWorker, WorkerConfig
-from services.platform.events import EventRegistry
+from services.platform.events import game_registry
 from services.platform.eventstore import EventStore
 from services.platform.outbox import OutboxRelay
 from services.platform.runtime import VERSION, Runtime
@@ -58,10 +57,6 @@ class GameSettings(Settings, frozen=True, kw_only=True):
                           "command id without asking the store.")] = 512
 
 
-def registry() -> EventRegistry:
-    return EventRegistry(GameEvent)
-
-
 class _Workers:
     """The worker and its transport as one part of the runtime: stopped together."""
 
@@ -91,7 +86,7 @@ async def setup(rt: Runtime) -> None:
                         poll_seconds=rt.settings.outbox_poll_seconds)
     await relay.start()
     rt.workers.append(relay)
-    events = EventStore(rt.pool, registry(), on_commit=relay.wake)
+    events = EventStore(rt.pool, game_registry(), on_commit=relay.wake)
     transport = GameTransport(rt.nc, rt.names, rt.settings.instance_id, VERSION)
     worker = GameWorker(GameStore(rt.pool, events), config_of(rt.settings), SystemClock(),
                         rt.settings.instance_id, transport)

@@ -27,7 +27,7 @@ from schemas import commands as cmd
 from schemas import ws
 from schemas.api import GameSummary
 from schemas.bus import EventEnvelope
-from schemas.events import Event, GameEnded, GameEvent
+from schemas.events import Event, GameEnded
 from schemas.play import ChatLine, GameRequest, SeatPresent, TableChanged
 from schemas.subjects import Names
 from services.lobby import store
@@ -36,7 +36,7 @@ from services.lobby.errors import LobbyError
 from services.lobby.gamebus import Following, GameBus, GameUnavailable
 from services.lobby.tables import Tables, seat_of, summary, to_api
 from services.platform import logs
-from services.platform.events import EventRegistry
+from services.platform.events import game_registry
 
 _log = logs.get("gateway")
 _encoder = msgspec.json.Encoder()
@@ -290,7 +290,7 @@ class Gateway:
                  limits: GatewayLimits) -> None:
         self.tables, self.games, self.names = tables, games, names
         self.limits = limits
-        self.registry = EventRegistry(GameEvent)
+        self.registry = game_registry()
         self.hubs: dict[str, Hub] = {}
         self._hub_locks: dict[str, asyncio.Lock] = {}
         self.conns: set[Conn] = set()

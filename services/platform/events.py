@@ -16,6 +16,9 @@ from typing import Any
 
 import msgspec
 
+from schemas.events import GameEvent
+from schemas.upcasters import GAME_UPCASTERS
+
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 
 
@@ -98,3 +101,13 @@ class EventRegistry:
             data = step(data)
         data[cls.__struct_config__.tag_field or "type"] = type_name
         return msgspec.convert(data, cls)
+
+
+def game_registry() -> EventRegistry:
+    """The game events with every upcaster: the one decoder for stored and exported
+    game logs, whichever service reads them."""
+    registry = EventRegistry(GameEvent)
+    for (type_name, version), step in GAME_UPCASTERS.items():
+        registry.upcaster(type_name, version)(step)
+    return registry
+

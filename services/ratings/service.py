@@ -14,10 +14,10 @@ import msgspec
 
 from schemas import subjects
 from schemas.bus import EventEnvelope
-from schemas.events import GameEnded, GameEvent
+from schemas.events import GameEnded
 from services.platform import logs
 from services.platform.bus import Consumer
-from services.platform.events import EventRegistry
+from services.platform.events import game_registry
 from services.platform.runtime import Runtime
 from services.platform.settings import Settings
 from services.ratings import elo, store
@@ -35,7 +35,7 @@ class RatingsSettings(Settings, frozen=True, kw_only=True):
 
 
 def handler(settings: RatingsSettings):  # type: ignore[no-untyped-def]
-    events = EventRegistry(GameEvent)
+    events = game_registry()
     log = logs.get(NAME)
 
     async def on_game_ended(conn: asyncpg.Connection, env: EventEnvelope) -> None:

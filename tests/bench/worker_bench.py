@@ -39,20 +39,20 @@ from engine.evolve import evolve
 from engine.presets import QUICK
 from engine.state import OVER, GameState, seats_in
 from schemas.bus import EventEnvelope
-from schemas.events import GameEvent, HandDealt, TrickWon
+from schemas.events import HandDealt, TrickWon
 from schemas.play import CreateGame, GameReply, GameRequest
 from schemas.rules import Clocks
 from schemas.subjects import Names
 from services import catalog
 from services.platform import bus, dbadmin, migrations, servers
-from services.platform.events import EventRegistry
+from services.platform.events import game_registry
 from tests.bench.servers import bench_servers, percentiles
 
 ROOT = Path(__file__).resolve().parents[2]
 RULES = msgspec.structs.replace(QUICK, clocks=Clocks(bid_ms=600_000, play_ms=600_000,
                                                       single_card_ms=600_000))
 MOVES = ("CardsLooked", "BidPlaced", "CardsPassed", "CardPlayed")
-REGISTRY = EventRegistry(GameEvent)
+REGISTRY = game_registry()
 
 
 def start_worker(db_url: str, nats_url: str, prefix: str, log: Path) -> subprocess.Popen[bytes]:

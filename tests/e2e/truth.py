@@ -15,11 +15,11 @@ import asyncpg
 from engine.cards import codes
 from engine.evolve import evolve
 from engine.state import GameState
-from schemas.events import CardPlayed, GameEnded, GameEvent, GameStarted
-from services.platform.events import EventRegistry
+from schemas.events import CardPlayed, GameEnded, GameStarted
+from services.platform.events import game_registry
 
 CARD = re.compile(r'"((?:[2-9TJQKA][SHDC])|BJ|LJ)"')
-_registry = EventRegistry(GameEvent)
+_registry = game_registry()
 
 
 async def stored_states(database_url: str, game_id: str) -> list[GameState]:

@@ -69,7 +69,7 @@ def test_club_failed_nil_tricks_count_for_nothing() -> None:
     """Club: "the tricks of a player who bid nil do not help make their partner's
     positive bid and are not counted as its extra tricks"."""
     t = score_team(CLUB, (0, 4), NO, (3, 4), 0, 0)
-    assert t.tricks == 4 and t.made
+    assert t.counted == 4 and t.made
     assert (t.delta, t.bags_gained) == (40 - 100, 0)
     assert not score_team(CLUB, (0, 5), NO, (3, 4), 0, 0).made
 

@@ -100,7 +100,7 @@ def test_classic_failed_nil_tricks_are_bags_without_points() -> None:
     """"Failed nil tricks do not help partner's target but each counts as a bag; we
     give no extra trick points for them"."""
     t = score_team(CLASSIC, (0, 4), NO, (2, 4), 0, 0)
-    assert t.made and t.tricks == 4
+    assert t.made and t.counted == 4
     assert (t.delta, t.bags_gained) == (40 - 100, 2)
 
 
@@ -139,4 +139,4 @@ def test_classic_tracks_nil_bidders_personal_tricks() -> None:
     scored = s.sheet[-1]
     assert isinstance(scored, ev.HandScored)
     assert scored.tricks == t and scored.teams[0].failed_nil_tricks == 1
-    assert scored.teams[0].tricks == t[2]
+    assert scored.teams[0].counted == t[2]

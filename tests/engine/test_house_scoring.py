@@ -140,7 +140,7 @@ def test_failed_nil_tricks_do_not_count_toward_partner_contract() -> None:
     """"When a nil fails, the tricks the nil player took do not count toward the
     partner's contract. At our table they count as bags"."""
     t = team(HOUSE, (0, 5), (2, 4))
-    assert t.contract == 5 and t.tricks == 4 and not t.made
+    assert t.contract == 5 and t.counted == 4 and not t.made
     assert t.delta == -50 - 100 + 2 and t.bags_gained == 2
 
 
@@ -155,7 +155,7 @@ def test_failed_nil_modes(mode: str, counted: int, delta: int, bags: int) -> Non
     accounting the texts describe; helping the partner turns the 2 into overtricks."""
     t = team(rules("house", failed_nil=mode), (0, 4), (2, 4))
     assert t.contract == 4 and t.made and t.nil_points == -100
-    assert (t.tricks, t.delta, t.bags_gained) == (counted, delta, bags)
+    assert (t.counted, t.delta, t.bags_gained) == (counted, delta, bags)
 
 
 def test_failed_nil_helping_partner_can_make_the_contract() -> None:

@@ -18,9 +18,9 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from schemas.events import GameEnded, GameEvent
+from schemas.events import GameEnded
 from services.platform import servers
-from services.platform.events import EventRegistry
+from services.platform.events import game_registry
 from services.platform.eventstore import EventStore
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -120,7 +120,7 @@ async def test_dev_serves_the_api_and_carries_a_finished_game_to_ratings(
     # The test plays the game worker: it appends a finished game to the game's store.
     pool = await asyncpg.create_pool(database_url, server_settings={"search_path": "game"})
     assert pool is not None
-    store = EventStore(pool, EventRegistry(GameEvent))
+    store = EventStore(pool, game_registry())
     ended = GameEnded(winner=0, reason="target", scores=(500, 200), bags=(0, 0),
                       hands_played=7, players=("a1", "b1", "a2", "b2"), rated=True)
     casual = GameEnded(winner=1, reason="target", scores=(100, 500), bags=(0, 0),

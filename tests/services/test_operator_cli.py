@@ -102,3 +102,16 @@ def test_exported_hands_are_records_the_checker_accepts(tmp_path: Path) -> None:
 def test_a_log_round_trips_through_its_export(tmp_path: Path) -> None:
     events = _bot_game("quick", "80" * 32)
     assert read_log(_log_file(tmp_path, events).read_bytes().splitlines()) == events
+
+
+def test_a_log_written_with_an_older_event_version_replays_through_its_upcaster() -> None:
+    """The fixture was exported when HandScored was version 1 (``teams[].tricks``)."""
+    old = Path(__file__).parent / "data" / "quick-game-v1.jsonl"
+    rows = [json.loads(x) for x in old.read_text().splitlines()]
+    assert any(r["event"]["type"] == "HandScored" and r["schema_version"] == 1 for r in rows)
+    events = read_log(old.read_bytes().splitlines())
+    scored = [e for e in events if isinstance(e, ev.HandScored)]
+    assert scored and all(t.counted >= 0 for h in scored for t in h.teams)
+    done = spades("replay", "--file", str(old))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.decode().strip().splitlines()[-1].startswith("verified:")

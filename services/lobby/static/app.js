@@ -358,7 +358,7 @@ function renderSheet() {
   $("sheet").replaceChildren(...v.sheet.map((h) => {
     const tr = document.createElement("tr");
     const us = h.teams[team], them = h.teams[1 - team];
-    for (const text of [h.hand_no, `${us.contract}/${us.tricks}`, `${them.contract}/${them.tricks}`,
+    for (const text of [h.hand_no, `${us.contract}/${us.counted}`, `${them.contract}/${them.counted}`,
                         `${us.score_after} (${us.delta >= 0 ? "+" : ""}${us.delta})`,
                         `${them.score_after} (${them.delta >= 0 ? "+" : ""}${them.delta})`]) {
       const td = document.createElement("td"); td.textContent = text; tr.append(td);

@@ -28,7 +28,7 @@ from nats.aio.client import Client
 from engine.evolve import fold
 from engine.state import GameState
 from schemas import commands as cmd
-from schemas.events import Event, GameEvent
+from schemas.events import Event
 from schemas.play import CreateGame, GameReply, GameRequest
 from schemas.rules import Rules
 from schemas.subjects import Names
@@ -37,13 +37,13 @@ from services.game.store import GameStore
 from services.game.transport import GameTransport
 from services.game.worker import GameWorker, WorkerConfig
 from services.platform import bus, servers
-from services.platform.events import EventRegistry
+from services.platform.events import game_registry
 from services.platform.eventstore import EventStore
 from services.platform.outbox import OutboxRelay
 
 ROOT = Path(__file__).resolve().parents[3]
 _seq = itertools.count()
-REGISTRY = EventRegistry(GameEvent)
+REGISTRY = game_registry()
 
 
 @pytest.fixture

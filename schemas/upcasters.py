@@ -1,0 +1,29 @@
+"""Upcasters: how a stored event of an older shape becomes today's shape.
+
+A stored event is never rewritten. Each entry lifts the plain data of one
+event type from version ``n`` to ``n + 1``; readers chain them. Pure functions
+over plain data, so every service decodes old events the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+def _hand_scored_v1(data: dict[str, Any]) -> dict[str, Any]:
+    """v1 named a team's tricks toward its contract ``tricks``; v2 calls it ``counted``,
+    so it cannot be mistaken for the team's tricks taken."""
+    teams = []
+    for team in data["teams"]:
+        team = dict(team)
+        team["counted"] = team.pop("tricks")
+        teams.append(team)
+    return {**data, "teams": teams}
+
+
+GAME_UPCASTERS: dict[tuple[str, int], Upcaster] = {
+    ("HandScored", 1): _hand_scored_v1,
+}
