@@ -62,6 +62,7 @@ class Session(msgspec.Struct, frozen=True):
     player_id: str
     name: str = ""
     expires_at: int = 0  # seconds since the epoch
+    role: str = "player"  # or "operator": may use /v1/admin and the replay viewer
 
 
 # --- Tables --------------------------------------------------------------------------------

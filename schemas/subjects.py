@@ -16,9 +16,12 @@ SERVICES = ("lobby", "game", "ratings", "tournaments")
 # Durable consumers of GAME_EVENTS.
 RATINGS_RESULTS = "ratings-results"
 TOURNAMENTS_RESULTS = "tournaments-results"
+LOBBY_GAMES_STARTED = "lobby-games-started"  # the lobby's games projection, for operators
+LOBBY_GAMES_ENDED = "lobby-games-ended"
 
-# The event type whose arrival means a game is over.
+# The event type whose arrival means a game is over, and the one that opens a game.
 GAME_ENDED = "GameEnded"
+GAME_STARTED = "GameStarted"
 
 
 class Names:

@@ -17,7 +17,9 @@ CONSUMER_SQL = HERE / "platform" / "sql" / "consumer"
 SERVICES = ("lobby", "game", "ratings", "tournaments")
 
 MIGRATIONS: dict[str, MigrationSet] = {
-    "lobby": MigrationSet("lobby", (("lobby", HERE / "lobby" / "migrations"),)),
+    # The lobby's games projection is fed by a durable consumer: it records what it applied.
+    "lobby": MigrationSet("lobby", (("consumer", CONSUMER_SQL),
+                                    ("lobby", HERE / "lobby" / "migrations"))),
     # The game service owns the event store: game streams live in its schema.
     "game": MigrationSet("game", (("eventstore", EVENTSTORE_SQL),
                                   ("game", HERE / "game" / "migrations"))),

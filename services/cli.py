@@ -66,6 +66,10 @@ def main(argv: list[str] | None = None) -> None:
     events_sub = events_p.add_subparsers(dest="events_command", required=True)
     events_export = events_sub.add_parser("export", help="write the log as JSON Lines")
     events_export.add_argument("game_id")
+    operator_p = sub.add_parser("operator", help="give a registered account the operator "
+                                                 "role, or take it away")
+    operator_p.add_argument("action", choices=("grant", "revoke"))
+    operator_p.add_argument("name", help="a registered account's name")
     args = parser.parse_args(argv)
     try:
         if args.command == "dev":
@@ -80,6 +84,8 @@ def main(argv: list[str] | None = None) -> None:
             from services import operator_cli
 
             code = operator_cli.run(args)
+        elif args.command == "operator":
+            code = operator_cmd(args.action == "grant", args.name)
         else:
             for name, text in env_names(registry.spec(args.service).settings).items():
                 print(f"{name}\t{text}")
@@ -122,6 +128,20 @@ async def _migrate(url: str) -> list[str]:
         return await migrations.apply(conn, catalog.all_migrations())
     finally:
         await conn.close()
+
+
+def operator_cmd(grant: bool, name: str) -> int:
+    from services.lobby import roles
+    from services.lobby.errors import LobbyError
+
+    url = os.environ.get("DATABASE_URL")
+    if not url:
+        raise CliError("setting DATABASE_URL is required")
+    try:
+        print(asyncio.run(roles.set_role(url, name, grant)))
+    except LobbyError as exc:
+        raise CliError(exc.message) from None
+    return 0
 
 
 def resync_cmd(from_position: int, stream: str | None) -> int:

@@ -5,6 +5,8 @@ token cannot choose its own algorithm, "none" included); they carry an expiry
 that every check enforces. Nothing about a token is stored: any gateway that
 shares the secret can check it, which is what lets several gateways run side
 by side. Passwords are kept as argon2id hashes (memory-hard), never in clear.
+A token carries the account's role (``player`` or ``operator``) so a player's
+request to an operator route is refused without a database read.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from services.lobby import store
 from services.lobby.errors import LobbyError
 
 ALGORITHM = "HS256"
+PLAYER, OPERATOR = "player", "operator"
 _hasher = argon2.PasswordHasher()
 
 
@@ -31,18 +34,19 @@ class Claims:
     name: str
     guest: bool
     expires_at: int
+    role: str = PLAYER
 
 
 class Tokens:
     def __init__(self, secret: str, ttl_seconds: int) -> None:
         self._secret, self.ttl = secret, ttl_seconds
 
-    def issue(self, player_id: str, name: str, guest: bool) -> Session:
+    def issue(self, player_id: str, name: str, guest: bool, role: str = PLAYER) -> Session:
         now = int(time.time())
         exp = now + self.ttl
-        token = jwt.encode({"sub": player_id, "name": name, "guest": guest, "iat": now,
-                            "exp": exp}, self._secret, algorithm=ALGORITHM)
-        return Session(token=token, player_id=player_id, name=name, expires_at=exp)
+        token = jwt.encode({"sub": player_id, "name": name, "guest": guest, "role": role,
+                            "iat": now, "exp": exp}, self._secret, algorithm=ALGORITHM)
+        return Session(token=token, player_id=player_id, name=name, expires_at=exp, role=role)
 
     def check(self, token: str | None) -> Claims:
         """The caller's claims, or ``LobbyError(401)`` for a missing, forged or expired token."""
@@ -57,7 +61,7 @@ class Tokens:
         except jwt.PyJWTError:
             raise LobbyError(401, "bad_token", "the token is not valid") from None
         return Claims(str(data["sub"]), str(data.get("name", "")), bool(data.get("guest")),
-                      int(data["exp"]))
+                      int(data["exp"]), str(data.get("role", PLAYER)))
 
     def from_header(self, authorization: str | None) -> Claims:
         if not authorization or not authorization.lower().startswith("bearer "):
@@ -87,9 +91,23 @@ async def login(pool: store.Pool, tokens: Tokens, name: str, password: str) -> S
     wrong = LobbyError(401, "bad_credentials", "unknown name or wrong password")
     if found is None:
         raise wrong
-    player_id, real_name, hashed = found
+    player_id, real_name, hashed, role = found
     try:
         await asyncio.to_thread(_hasher.verify, hashed, password)
     except argon2.exceptions.VerificationError:
         raise wrong from None
-    return tokens.issue(player_id, real_name, guest=False)
+    return tokens.issue(player_id, real_name, guest=False, role=role)
+
+
+async def require_operator(pool: store.Pool, me: Claims) -> Claims:
+    """The caller, if an operator: the token must say so and the account must still
+    hold the role (a role taken away ends at once, not when the token expires)."""
+    if me.role != OPERATOR or await store.account_role(pool, me.player_id) != OPERATOR:
+        raise LobbyError(403, "operators_only", "this needs an operator account")
+    return me
+
+
+async def set_role(pool: store.Pool, name: str, role: str) -> None:
+    """Grant or take away a role by registered name (guests cannot be operators)."""
+    if not await store.set_role(pool, name, role):
+        raise LobbyError(404, "account_not_found", f"no registered account named {name!r}")

@@ -82,6 +82,18 @@ class GameBus:
         except bus.RemoteError:
             raise GameUnavailable(game_id) from None
 
+    async def events_after(self, game_id: str, version: int) -> EventsReply:
+        """Every stored event after ``version``, in pages of the worker's limit."""
+        reply = await self.events_since(game_id, version)
+        events = list(reply.events)
+        while events and events[-1].version < reply.version:
+            more = await self.events_since(game_id, events[-1].version)
+            if not more.events:
+                break
+            events += more.events
+            reply = more
+        return EventsReply(events=events, version=reply.version)
+
     async def follow(self, game_id: str,
                      handler: Callable[[EventEnvelope], None]) -> Following:
         """Every event of one game, from JetStream (an ordered consumer from the first

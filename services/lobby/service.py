@@ -19,13 +19,14 @@ from litestar.exceptions import HTTPException, ValidationException
 from schemas import subjects
 from schemas.api import ApiError, CreatePlayer, PlatformStatus, Player, ServiceStatus
 from schemas.bus import StatusReply, StatusRequest
-from services.lobby import api, socket, store
+from services.lobby import admin_api, api, operators, socket, store
 from services.lobby.auth import Tokens
 from services.lobby.errors import LobbyError
 from services.lobby.gamebus import GameBus
 from services.lobby.gateway import Gateway, GatewayLimits
 from services.lobby.tables import Tables
 from services.platform import bus, logs
+from services.platform.bus import Consumer
 from services.platform.runtime import Runtime
 from services.platform.settings import Settings
 
@@ -67,6 +68,9 @@ class LobbySettings(Settings, frozen=True, kw_only=True):
     resume_max_events: Annotated[int, msgspec.Meta(
         ge=0, description="A resuming socket gets the missed events up to this many, "
                           "else a fresh snapshot.")] = 64
+    operator_cache_games: Annotated[int, msgspec.Meta(
+        ge=1, description="Game logs (and their folded states) an operator's replay keeps "
+                          "in memory on one lobby copy.")] = 64
 
 
 def error_response(_: Request[Any, Any, Any], exc: LobbyError) -> Response[ApiError]:
@@ -151,6 +155,16 @@ async def setup(rt: Runtime) -> None:
     rt.routes.extend(legacy_routes(rt))  # type: ignore[arg-type]
     rt.routes.extend(api.routes(rt.pool, tokens, tables, gateway))
     rt.routes.append(socket.handler(gateway, tokens, origins, s.ws_max_frame_bytes))
+    rt.routes.extend(admin_api.routes(rt.pool, tokens, operators.Operators(
+        rt.pool, games, s.operator_cache_games)))
+    started, ended = operators.projection_handlers()
+    for durable, event_type, handler in (
+            (subjects.LOBBY_GAMES_STARTED, subjects.GAME_STARTED, started),
+            (subjects.LOBBY_GAMES_ENDED, subjects.GAME_ENDED, ended)):
+        consumer = Consumer(rt.js, rt.pool, rt.consumer(
+            durable, rt.names.game_events_of_type(event_type)), handler)
+        await consumer.start()
+        rt.workers.append(consumer)
     rt.exception_handlers[LobbyError] = error_response
     rt.exception_handlers[ValidationException] = invalid_response
     rt.exception_handlers[HTTPException] = http_error_response

@@ -53,11 +53,29 @@ async def create_account(pool: asyncpg.Pool, player_id: str, name: str,
         raise NameTaken(name) from None
 
 
-async def registered_account(pool: asyncpg.Pool, name: str) -> tuple[str, str, str] | None:
-    row = await pool.fetchrow("SELECT player_id, name, password_hash FROM accounts"
+async def registered_account(pool: asyncpg.Pool,
+                             name: str) -> tuple[str, str, str, str] | None:
+    """(player_id, name, password_hash, role) of a registered name."""
+    row = await pool.fetchrow("SELECT player_id, name, password_hash, role FROM accounts"
                               " WHERE lower(name) = lower($1) AND password_hash IS NOT NULL",
                               name)
-    return None if row is None else (str(row["player_id"]), row["name"], row["password_hash"])
+    return None if row is None else (str(row["player_id"]), row["name"], row["password_hash"],
+                                     row["role"])
+
+
+async def account_role(pool: asyncpg.Pool, player_id: str) -> str | None:
+    key = _uuid(player_id)
+    if key is None:
+        return None
+    value = await pool.fetchval("SELECT role FROM accounts WHERE player_id = $1", key)
+    return None if value is None else str(value)
+
+
+async def set_role(pool: asyncpg.Pool, name: str, role: str) -> bool:
+    """Give a registered name a role; False when no registered account has that name."""
+    done = await pool.fetchval("UPDATE accounts SET role = $2 WHERE lower(name) = lower($1)"
+                               " AND password_hash IS NOT NULL RETURNING true", name, role)
+    return bool(done)
 
 
 # --- Game tables ---------------------------------------------------------------------------
@@ -170,3 +188,98 @@ async def change_table(pool: asyncpg.Pool, table_id: str,
                 key, uuid.UUID(after.host), json.dumps(after.rules), _seats_json(after.seats),
                 after.state, after.game_id, after.banter)
     return before, after
+
+
+# --- The games projection (operators' search) ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class GameRow:
+    game_id: str
+    table_id: str | None
+    players: tuple[str, ...]
+    names: tuple[str | None, ...]
+    started_at_ms: int | None
+    ended_at_ms: int | None
+    winner: int | None
+    scores: tuple[int, ...] | None
+    reason: str | None
+    hands_played: int | None
+
+
+async def game_started(conn: asyncpg.Connection, game_id: str, players: list[str],
+                       at_ms: int) -> None:
+    """Called inside the consumer's transaction; ``GameEnded`` may have come first."""
+    await conn.execute(
+        "INSERT INTO games (game_id, players, started_at) VALUES ($1, $2, to_timestamp($3))"
+        " ON CONFLICT (game_id) DO UPDATE SET started_at = EXCLUDED.started_at,"
+        " players = CASE WHEN games.players = '{}' THEN EXCLUDED.players ELSE games.players END",
+        game_id, players, at_ms / 1000)
+
+
+async def game_ended(conn: asyncpg.Connection, game_id: str, players: list[str], at_ms: int,
+                     winner: int | None, scores: list[int], reason: str,
+                     hands_played: int) -> None:
+    await conn.execute(
+        "INSERT INTO games (game_id, players, ended_at, winner, scores, reason, hands_played)"
+        " VALUES ($1, $2, to_timestamp($3), $4, $5, $6, $7)"
+        " ON CONFLICT (game_id) DO UPDATE SET ended_at = EXCLUDED.ended_at,"
+        " winner = EXCLUDED.winner, scores = EXCLUDED.scores, reason = EXCLUDED.reason,"
+        " hands_played = EXCLUDED.hands_played, players = EXCLUDED.players",
+        game_id, players, at_ms / 1000, winner, scores, reason, hands_played)
+
+
+def _ms(value: Any) -> int | None:
+    return None if value is None else int(value.timestamp() * 1000)
+
+
+async def search_games(pool: asyncpg.Pool, *, player: str | None, table_id: str | None,
+                       started_after_ms: int | None, started_before_ms: int | None,
+                       outcome: str | None, limit: int) -> list[GameRow]:
+    """Newest first. ``player`` is a player id or a seated name; ``outcome`` is
+    ``playing``, ``over``, ``team0``, ``team1``, ``draw`` or an end reason."""
+    where: list[str] = []
+    args: list[Any] = []
+
+    def arg(value: Any) -> str:
+        args.append(value)
+        return f"${len(args)}"
+
+    if player:
+        p = arg(player)
+        where.append(f"({p} = ANY(g.players) OR EXISTS (SELECT 1 FROM"
+                     f" jsonb_array_elements(t.seats) s WHERE lower(s->>'name') = lower({p})))")
+    if table_id:
+        key = _uuid(table_id)
+        if key is None:
+            return []
+        where.append(f"t.table_id = {arg(key)}")
+    if started_after_ms is not None:
+        where.append(f"g.started_at >= to_timestamp({arg(started_after_ms / 1000)})")
+    if started_before_ms is not None:
+        where.append(f"g.started_at < to_timestamp({arg(started_before_ms / 1000)})")
+    if outcome == "playing":
+        where.append("g.ended_at IS NULL")
+    elif outcome == "over":
+        where.append("g.ended_at IS NOT NULL")
+    elif outcome in ("team0", "team1"):
+        where.append(f"g.winner = {arg(int(outcome[-1]))}")
+    elif outcome == "draw":
+        where.append("g.ended_at IS NOT NULL AND g.winner IS NULL")
+    elif outcome:
+        where.append(f"g.reason = {arg(outcome)}")
+    sql = ("SELECT g.*, t.table_id, t.seats FROM games g"
+           " LEFT JOIN game_tables t ON t.game_id = g.game_id"
+           + (" WHERE " + " AND ".join(where) if where else "")
+           + f" ORDER BY g.started_at DESC NULLS LAST, g.game_id LIMIT {arg(limit)}")
+    rows = await pool.fetch(sql, *args)
+    out = []
+    for r in rows:
+        seats = json.loads(r["seats"]) if r["seats"] else []
+        out.append(GameRow(
+            game_id=r["game_id"], table_id=str(r["table_id"]) if r["table_id"] else None,
+            players=tuple(r["players"]), names=tuple(s.get("name") for s in seats),
+            started_at_ms=_ms(r["started_at"]), ended_at_ms=_ms(r["ended_at"]),
+            winner=r["winner"], scores=tuple(r["scores"]) if r["scores"] else None,
+            reason=r["reason"], hands_played=r["hands_played"]))
+    return out

@@ -1,0 +1,90 @@
+"""Operators' HTTP routes under ``/v1/admin`` and the replay viewer page.
+
+Every ``/v1/admin`` route checks the caller's role first (401 without a token,
+403 for a player); then it decodes, calls one ``Operators`` method, encodes.
+The viewer page itself is plain code with no data in it, so it is served to
+anyone; everything it shows comes from these routes with an operator token.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+from litestar import Request, Response, get
+from litestar.params import Parameter
+
+from schemas.admin import EventLog, GameSearch, StateAt, Verification
+from services.lobby import auth
+from services.lobby.auth import Claims, Tokens
+from services.lobby.operators import Operators
+
+STATIC = Path(__file__).parent / "static"
+TAGS = ["operators"]
+
+
+def routes(pool: Any, tokens: Tokens, operators: Operators) -> list[Any]:
+    async def operator(request: Request[Any, Any, Any]) -> Claims:
+        me = tokens.from_header(request.headers.get("authorization"))
+        return await auth.require_operator(pool, me)
+
+    @get("/v1/admin/games", summary="Operators: search games by player, table, start time "
+         "and outcome (newest first)", tags=TAGS)
+    async def search(
+        request: Request[Any, Any, Any],
+        player: Annotated[str | None, Parameter(
+            description="a player id, or a name seated at the game's table")] = None,
+        table: Annotated[str | None, Parameter(description="a table id")] = None,
+        started_after: Annotated[int | None, Parameter(
+            description="games started at or after this time (ms since the epoch)")] = None,
+        started_before: Annotated[int | None, Parameter(
+            description="games started before this time (ms since the epoch)")] = None,
+        outcome: Annotated[str | None, Parameter(
+            description="playing, over, team0, team1, draw, or an end reason: target, "
+                        "floor, hands, boston, forfeit")] = None,
+        limit: Annotated[int, Parameter(ge=1, le=500)] = 50,
+    ) -> GameSearch:
+        await operator(request)
+        return await operators.search(player=player, table_id=table,
+                                      started_after_ms=started_after,
+                                      started_before_ms=started_before, outcome=outcome,
+                                      limit=limit)
+
+    @get("/v1/admin/games/{game_id:str}/events", summary="Operators: a game's whole event "
+         "log, every event with its version, hands included", tags=TAGS)
+    async def events(request: Request[Any, Any, Any], game_id: str) -> EventLog:
+        await operator(request)
+        return await operators.log(game_id)
+
+    @get("/v1/admin/games/{game_id:str}/state", summary="Operators: the state after event "
+         "N (every hand face up), or what one seat saw then", tags=TAGS)
+    async def state(
+        request: Request[Any, Any, Any], game_id: str,
+        at: Annotated[int | None, Parameter(
+            ge=0, description="events folded (0: before the first); the last if absent")] = None,
+        seat: Annotated[int | None, Parameter(
+            ge=0, le=3, description="that seat's view, exactly as it was sent")] = None,
+    ) -> StateAt:
+        await operator(request)
+        return await operators.state_at(game_id, at, seat)
+
+    @get("/v1/admin/games/{game_id:str}/verification", summary="Operators: does today's "
+         "engine reproduce the stored log? Else the first divergence", tags=TAGS)
+    async def verification(request: Request[Any, Any, Any], game_id: str) -> Verification:
+        await operator(request)
+        return await operators.verification(game_id)
+
+    page, code = (STATIC / "replay.html").read_bytes(), (STATIC / "replay.js").read_bytes()
+
+    @get("/admin/replay/{game_id:str}", include_in_schema=False, sync_to_thread=False)
+    def viewer(game_id: str) -> Response[bytes]:
+        return Response(page, media_type="text/html; charset=utf-8")
+
+    @get("/admin/replay.js", include_in_schema=False, sync_to_thread=False)
+    def viewer_script() -> Response[bytes]:
+        return Response(code, media_type="text/javascript; charset=utf-8")
+
+    return [search, events, state, verification, viewer, viewer_script]
+
+
+__all__ = ["routes"]

@@ -1,0 +1,217 @@
+// The operators' replay viewer: plain script, no build step, /v1/admin routes only
+// (docs/operators.md). It fetches the log once, to list the events and to know where
+// tricks and hands begin; every state it draws is the server's, which is engine.views
+// output, never a fold of its own, so what it shows is the engine's truth.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const KEY = "spades.operator";
+const GAME = decodeURIComponent(location.pathname.split("/").pop());
+const SUIT = { S: "♠", H: "♥", D: "♦", C: "♣" };
+const R = { token: localStorage.getItem(KEY), log: null, at: 0, want: 0, states: new Map() };
+
+function status(text) { $("status").textContent = text || ""; }
+
+async function api(path, options = {}) {
+  const r = await fetch(path, { ...options, headers: {
+    "content-type": "application/json",
+    ...(R.token ? { authorization: `Bearer ${R.token}` } : {}) } });
+  const data = await r.json();
+  if (!r.ok) {
+    if (r.status === 401 || r.status === 403) signIn(data.message);
+    throw new Error(data.message || `HTTP ${r.status}`);
+  }
+  return data;
+}
+
+function signIn(why) {
+  localStorage.removeItem(KEY);
+  R.token = null;
+  $("viewer").hidden = true;
+  $("signin").hidden = false;
+  status(why || "operators only: sign in");
+}
+
+$("login").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  try {
+    const s = await api("/v1/auth/login", { method: "POST", body: JSON.stringify({
+      name: $("login-name").value, password: $("login-password").value }) });
+    if (s.role !== "operator") { status("this account is not an operator"); return; }
+    R.token = s.token;
+    localStorage.setItem(KEY, s.token);
+    await start();
+  } catch (err) { status(err.message); }
+});
+
+function cardEl(code) {
+  const el = document.createElement("span");
+  el.className = "card" + ("HD".includes(code[1]) && code.length === 2 ? " red" : "");
+  el.textContent = code === "BJ" ? "Big ★" : code === "LJ" ? "Little ★"
+    : (code[0] === "T" ? "10" : code[0]) + SUIT[code[1]];
+  el.dataset.card = code;
+  return el;
+}
+
+function summary(logged) {
+  const e = logged.event;
+  const bits = [e.type];
+  if (e.seat !== undefined && e.seat !== null) bits.push(`seat ${e.seat}`);
+  if (e.type === "BidPlaced") bits.push(`bid ${e.bid}${e.blind ? " blind" : ""}${e.auto ? " (clock)" : ""}`);
+  if (e.type === "CardPlayed") bits.push(e.card + (e.auto ? " (clock)" : ""));
+  if (e.type === "TrickWon") bits.push(`trick ${e.trick_no} taken`);
+  if (e.type === "HandDealt") bits.push(`hand ${e.hand_no}, dealer ${e.dealer}`);
+  if (e.type === "GameEnded") bits.push(`winner ${e.winner}, ${e.reason}`);
+  return bits.join(" · ");
+}
+
+// --- where to go ---------------------------------------------------------------------------
+
+const total = () => R.log.events.length;
+const typeAt = (n) => (n >= 1 && n <= total() ? R.log.events[n - 1].event.type : null);
+
+function after(n, type) {
+  for (let k = n + 1; k <= total(); k++) if (typeAt(k) === type) return k;
+  return total();
+}
+
+function before(n, type) {
+  for (let k = n - 1; k >= 1; k--) if (typeAt(k) === type) return k;
+  return 0;
+}
+
+function stateAt(n) {
+  if (!R.states.has(n)) {
+    const p = api(`/v1/admin/games/${encodeURIComponent(GAME)}/state?at=${n}`);
+    p.catch(() => R.states.delete(n));
+    R.states.set(n, p);
+  }
+  return R.states.get(n);
+}
+
+async function go(n) {
+  n = Math.max(0, Math.min(total(), n));
+  R.want = n;
+  $("viewer").dataset.loading = "1";
+  let got;
+  try { got = await stateAt(n); } catch (err) { status(err.message); return; }
+  if (R.want !== n) return;  // a later step overtook this one
+  R.at = n;
+  render(got);
+  delete $("viewer").dataset.loading;
+  if (n < total()) stateAt(n + 1).catch(() => {});  // the usual next step, fetched ahead
+}
+
+// --- drawing -------------------------------------------------------------------------------
+
+function render(s) {
+  const op = s.state, t = op.table;
+  for (let seat = 0; seat < 4; seat++) {
+    const box = $(`seat-${seat}`);
+    box.className = "seat" + (t.waiting.includes(seat) ? " turn" : "");
+    box.replaceChildren();
+    const h = document.createElement("h3");
+    const who = t.players[seat] || "empty";
+    h.textContent = `Seat ${seat} · ${who.startsWith("bot:") ? who : who.slice(0, 8)}`;
+    const bid = document.createElement("div");
+    bid.id = `bid-${seat}`;
+    bid.className = "bid";
+    bid.dataset.bid = op.bids[seat];
+    bid.textContent = op.bids[seat] < 0 ? "no bid" :
+      `bid ${op.bids[seat]}${t.blind[seat] ? " (blind)" : ""}`;
+    const tricks = document.createElement("div");
+    tricks.id = `tricks-${seat}`;
+    tricks.className = "tricks";
+    tricks.dataset.tricks = t.tricks[seat];
+    tricks.textContent = `tricks ${t.tricks[seat]}`;
+    const hand = document.createElement("div");
+    hand.id = `hand-${seat}`;
+    hand.className = "hand";
+    for (const c of op.hands[seat]) hand.append(cardEl(c));
+    box.append(h, bid, tricks, hand);
+  }
+  const trick = $("trick");
+  trick.replaceChildren();
+  for (const p of t.trick) {
+    const el = document.createElement("div");
+    el.className = "played";
+    el.dataset.seat = p.seat;
+    el.append(cardEl(p.card), `seat ${p.seat}`);
+    trick.append(el);
+  }
+  $("last-trick").textContent = t.last_trick.length ? `last trick: ${t.last_trick.join(" ")}` : "";
+  $("headline").innerHTML = "";
+  $("headline").append(
+    `Hand ${t.hand_no} · ${t.phase} · `,
+    Object.assign(document.createElement("span"), { id: "score-0", textContent: t.scores[0] }),
+    " to ",
+    Object.assign(document.createElement("span"), { id: "score-1", textContent: t.scores[1] }),
+    ` · bags ${t.bags[0]}/${t.bags[1]}` +
+      (t.phase === "over" ? ` · winner: ${t.winner === null ? "draw" : "team " + t.winner}` : ""));
+  const body = $("sheet").tBodies[0];
+  body.replaceChildren();
+  for (const row of t.sheet) {
+    const tr = document.createElement("tr");
+    for (const text of [row.hand_no, row.tricks.join("/"),
+                        `${row.teams[0].delta >= 0 ? "+" : ""}${row.teams[0].delta} = ${row.teams[0].score_after}`,
+                        row.teams[0].bags_after,
+                        `${row.teams[1].delta >= 0 ? "+" : ""}${row.teams[1].delta} = ${row.teams[1].score_after}`,
+                        row.teams[1].bags_after]) {
+      tr.append(Object.assign(document.createElement("td"), { textContent: text }));
+    }
+    body.append(tr);
+  }
+  $("position").textContent = `event ${s.at} of ${s.version}`;
+  $("jump").value = s.at;
+  for (const li of $("events").querySelectorAll("li.current")) li.classList.remove("current");
+  const li = $("events").children[s.at - 1];
+  if (li) { li.classList.add("current"); li.scrollIntoView({ block: "nearest" }); }
+  $("event-no").textContent = s.at ? String(s.at) : "(none: before the first)";
+  $("event-json").textContent = s.event ? JSON.stringify(s.event, null, 2) : "";
+  $("viewer").dataset.at = s.at;
+}
+
+// --- start ---------------------------------------------------------------------------------
+
+async function start() {
+  $("game-id").textContent = GAME;
+  if (!R.token) { signIn(); return; }
+  try {
+    R.log = await api(`/v1/admin/games/${encodeURIComponent(GAME)}/events`);
+  } catch (err) { status(err.message); return; }
+  $("signin").hidden = true;
+  $("viewer").hidden = false;
+  status("");
+  const list = $("events");
+  list.replaceChildren();
+  R.log.events.forEach((logged, i) => {
+    const li = document.createElement("li");
+    li.textContent = summary(logged);
+    li.dataset.at = i + 1;
+    li.addEventListener("click", () => go(i + 1));
+    list.append(li);
+  });
+  api(`/v1/admin/games/${encodeURIComponent(GAME)}/verification`).then((v) => {
+    $("verdict").textContent = v.verified ? "✔ verified" :
+      `✘ diverges at event ${v.divergence.index + 1}: ${v.divergence.reason}`;
+  }).catch(() => {});
+  const wanted = Number(new URLSearchParams(location.search).get("at") || 0);
+  await go(wanted);
+}
+
+$("first").onclick = () => go(0);
+$("last").onclick = () => go(total());
+$("prev").onclick = () => go(R.at - 1);
+$("next").onclick = () => go(R.at + 1);
+$("prev-trick").onclick = () => go(before(R.at, "TrickWon"));
+$("next-trick").onclick = () => go(after(R.at, "TrickWon"));
+$("prev-hand").onclick = () => go(before(R.at, "HandDealt"));
+$("next-hand").onclick = () => go(after(R.at, "HandDealt"));
+$("jump-form").addEventListener("submit", (e) => { e.preventDefault(); go(Number($("jump").value)); });
+document.addEventListener("keydown", (e) => {
+  if (e.target.tagName === "INPUT") return;
+  if (e.key === "ArrowRight") go(R.at + 1);
+  if (e.key === "ArrowLeft") go(R.at - 1);
+});
+
+start();

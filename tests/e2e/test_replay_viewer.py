@@ -1,0 +1,156 @@
+"""The replay viewer, driven in headless Chromium through a whole finished game: it steps
+by event, trick and hand, jumps, and at every stop shows what the engine's state holds."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from playwright.async_api import Page, async_playwright
+
+from engine.evolve import evolve
+from engine.state import GameState
+from engine.views import operator_view
+from schemas import events as ev
+from tests.e2e.conftest import Platform
+from tests.e2e.replays import PASSWORD, finished_game, operator
+from tests.e2e.test_web_client import ARGS, ARTIFACTS, CHROMIUM
+from tests.e2e.truth import stored_events
+
+
+class Judge:
+    """The engine's state at each event, and where the viewer's buttons should lead."""
+
+    def __init__(self, events: list[ev.Event]) -> None:
+        self.events = events
+        self.states = [GameState()]
+        for e in events:
+            self.states.append(evolve(self.states[-1], e))
+
+    def after(self, n: int, kind: type) -> int:
+        return next((k for k in range(n + 1, len(self.events) + 1)
+                     if isinstance(self.events[k - 1], kind)), len(self.events))
+
+    def before(self, n: int, kind: type) -> int:
+        return next((k for k in range(n - 1, 0, -1) if isinstance(self.events[k - 1], kind)), 0)
+
+    async def check(self, page: Page, n: int) -> None:
+        await page.wait_for_selector(f"#viewer[data-at='{n}']:not([data-loading])",
+                                     timeout=5000)
+        shown = await page.evaluate("""() => {
+            const cards = (sel) => [...document.querySelectorAll(sel)].map(c => c.dataset.card);
+            return {
+              hands: [0, 1, 2, 3].map(s => cards(`#hand-${s} .card`)),
+              bids: [0, 1, 2, 3].map(s => Number(document.getElementById(`bid-${s}`).dataset.bid)),
+              tricks: [0, 1, 2, 3].map(s =>
+                Number(document.getElementById(`tricks-${s}`).dataset.tricks)),
+              trick: [...document.querySelectorAll('#trick .played')].map(
+                p => [Number(p.dataset.seat), p.querySelector('.card').dataset.card]),
+              scores: [Number(document.getElementById('score-0').textContent),
+                       Number(document.getElementById('score-1').textContent)],
+              sheet: document.querySelectorAll('#sheet tbody tr').length,
+              current: [...document.querySelectorAll('#events li.current')].map(
+                li => Number(li.dataset.at)),
+              json: document.getElementById('event-json').textContent,
+            };
+        }""")
+        truth = operator_view(self.states[n])
+        assert shown["hands"] == [list(h) for h in truth.hands], n
+        assert shown["bids"] == list(truth.bids), n
+        assert shown["tricks"] == list(truth.table.tricks), n
+        assert shown["trick"] == [[t.seat, t.card] for t in truth.table.trick], n
+        assert shown["scores"] == list(truth.table.scores), n
+        assert shown["sheet"] == len(truth.table.sheet), n
+        assert shown["current"] == ([n] if n else []), n
+        if n:
+            logged = json.loads(shown["json"])
+            assert logged["version"] == n
+            assert logged["event"]["type"] == type(self.events[n - 1]).__name__, n
+
+
+async def test_the_replay_viewer_walks_a_whole_game_and_shows_the_engines_state(
+        platform: Platform, database_url: str) -> None:
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"Chromium is not installed at {CHROMIUM}: install the Debian package "
+                    "(apt-get install -y chromium) or set SPADES_CHROMIUM")
+    ARTIFACTS.mkdir(exist_ok=True)
+    op = await operator(platform, database_url, "Vera Viewer")
+    game = await finished_game(platform, op)
+    judge = Judge(await stored_events(database_url, game.game_id))
+    last = len(judge.events)
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        context = await browser.new_context(viewport={"width": 1400, "height": 1000})
+        page = await context.new_page()
+        problems: list[str] = []
+        page.on("pageerror", lambda exc: problems.append(str(exc)))
+        try:
+            await page.goto(f"{platform.b.url}/admin/replay/{game.game_id}")
+            await page.fill("#login-name", "Vera Viewer")  # no token yet: the sign-in form
+            await page.fill("#login-password", PASSWORD)
+            await page.click("#login-go")
+            n = 0
+            await judge.check(page, n)
+
+            for _ in range(30):  # the first deal and bidding, event by event
+                await page.click("#next")
+                n += 1
+                await judge.check(page, n)
+            for _ in range(3):
+                await page.click("#prev")
+                n -= 1
+                await judge.check(page, n)
+
+            while n < last:  # the rest of the game, trick by trick
+                await page.click("#next-trick")
+                n = judge.after(n, ev.TrickWon)
+                await judge.check(page, n)
+            for _ in range(5):
+                await page.click("#prev-trick")
+                n = judge.before(n, ev.TrickWon)
+                await judge.check(page, n)
+
+            await page.click("#first")
+            n = 0
+            await judge.check(page, n)
+            hands = 0
+            while n < last:  # and hand by hand, there and back
+                await page.click("#next-hand")
+                n = judge.after(n, ev.HandDealt)
+                hands += 1
+                await judge.check(page, n)
+            assert hands == 5  # four deals, then the end
+            while n > 0:
+                await page.click("#prev-hand")
+                n = judge.before(n, ev.HandDealt)
+                await judge.check(page, n)
+
+            for n in (last // 3, 2 * last // 3 + 1, last, 17):
+                await page.fill("#jump", str(n))
+                await page.click("#go")
+                await judge.check(page, n)
+            await page.click(f"#events li[data-at='{last - 1}']")
+            await judge.check(page, last - 1)
+            await page.click("#last")
+            await judge.check(page, last)
+            assert "verified" in (await page.text_content("#verdict") or "")
+            middle = next(k for k in range(last // 2, last)  # two cards on the table
+                          if len(judge.states[k].trick) == 2)
+            await page.fill("#jump", str(middle))
+            await page.click("#go")
+            await judge.check(page, middle)
+            await page.screenshot(path=str(ARTIFACTS / "replay-viewer.png"), full_page=True)
+
+            # The token is kept: a new page opens straight onto the game.
+            again = await context.new_page()
+            await again.goto(f"{platform.b.url}/admin/replay/{game.game_id}?at=9")
+            await judge.check(again, 9)
+        except Exception:
+            await page.screenshot(path=str(ARTIFACTS / "replay-viewer-failed.png"),
+                                  full_page=True)
+            raise
+        finally:
+            await browser.close()
+    assert problems == []
+    await op.aclose()
