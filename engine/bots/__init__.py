@@ -11,8 +11,6 @@ replay of a ``ClockExpired`` command always yields the stored event.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from engine.bots import basic, expert
 from engine.cards import code, ids
 from engine.evolve import passers
@@ -39,13 +37,10 @@ class NothingToDo(ValueError):
 
 
 def choose(state: GameState, seat: int, level: str = "basic", seed: int = 0, at: int = 0,
-           history: Sequence[Sequence[str]] | None = None, budget: int | None = None
-           ) -> cmd.Command:
+           budget: int | None = None) -> cmd.Command:
     """The command bot seat ``seat`` sends now.
 
-    ``history`` is the hand's finished tricks, cards by seat as in ``TrickWon``
-    (public information a worker has in its events; a state alone remembers only
-    the last trick). ``seed`` makes the ``expert`` search repeatable; ``budget``
+    ``seed`` makes the ``expert`` search repeatable; ``budget``
     overrides its number of sampled deals. A seat that has not looked at its
     cards decides on blind nil first, without reading them, and looks otherwise.
     """
@@ -68,9 +63,9 @@ def choose(state: GameState, seat: int, level: str = "basic", seed: int = 0, at:
                              cards=tuple(code(c) for c in ids(basic.choose_pass(state, seat))))
     if state.phase == PLAY:
         if level == "expert":
-            card = expert.choose_card(state, seat, seed, history, budget)
+            card = expert.choose_card(state, seat, seed, budget)
         else:
-            card = basic.choose_card(state, seat, history)
+            card = basic.choose_card(state, seat)
         return cmd.PlayCard(seat=seat, card=code(card), at=at)
     raise NothingToDo(f"nothing for seat {seat} to do during {state.phase}")
 

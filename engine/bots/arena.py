@@ -17,22 +17,21 @@ from engine.decide import step
 from engine.play import deck_of, legal_cards
 from engine.state import BIDDING, PLAY, GameState
 from schemas import commands as cmd
-from schemas import events as ev
 from schemas.rules import Rules
 
-# A player: (state, seat, finished tricks of the hand so far) -> the command it sends.
-Player = Callable[[GameState, int, Sequence[Sequence[str]]], cmd.Command]
+# A player: (state, seat) -> the command it sends.
+Player = Callable[[GameState, int], cmd.Command]
 
 
 def bot(level: str, seed: int = 0, budget: int | None = None) -> Player:
-    def play(state: GameState, seat: int, history: Sequence[Sequence[str]]) -> cmd.Command:
-        return choose(state, seat, level, seed, history=history, budget=budget)
+    def play(state: GameState, seat: int) -> cmd.Command:
+        return choose(state, seat, level, seed, budget=budget)
     return play
 
 
 def random_player(rng: Random) -> Player:
     """Uniformly random legal bids and cards: the floor any bot must clear."""
-    def play(state: GameState, seat: int, history: Sequence[Sequence[str]]) -> cmd.Command:
+    def play(state: GameState, seat: int) -> cmd.Command:
         if state.phase == BIDDING:
             assert state.rules is not None
             return cmd.PlaceBid(seat=seat, bid=rng.randint(0 if state.rules.nil else 1, 13))
@@ -54,13 +53,9 @@ def play_hand(rules: Rules, dealer: int, hands: tuple[tuple[str, ...], ...],
     """Play one hand from a 0-0 start; returns the final state and each team's delta."""
     state = step(GameState(), cmd.StartGame(rules=rules))[0]
     state = step(state, cmd.DealHand(dealer=dealer, hands=hands))[0]
-    history: list[tuple[str, ...]] = []
     while state.hands_played == 0:
         seat = next(s for s in range(4) if state.waiting >> s & 1)
-        state, events = step(state, players[seat](state, seat, history))
-        for e in events:
-            if isinstance(e, ev.TrickWon):
-                history.append(e.cards)
+        state = step(state, players[seat](state, seat))[0]
     teams = state.sheet[-1].teams
     return state, (teams[0].delta, teams[1].delta)
 

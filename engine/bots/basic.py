@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engine.bots.playout import WIDTH, Fast, fast_of
-from engine.cards import card_id
 from engine.evolve import blind_nil_offered
 from engine.state import GameState
 
@@ -24,8 +23,7 @@ class Seen:
     __slots__ = ("bids", "blind", "broken", "f", "hand", "known", "leader", "me", "played",
                  "played_by", "sizes", "trick", "tricks", "voids")
 
-    def __init__(self, state: GameState, seat: int,
-                 history: Sequence[Sequence[str]] | None = None) -> None:
+    def __init__(self, state: GameState, seat: int) -> None:
         r = state.rules
         assert r is not None
         f = fast_of(r)
@@ -47,7 +45,7 @@ class Seen:
         self.blind = state.blind
         self.tricks = list(state.tricks)
         self.broken = state.broken
-        self.voids = _voids(state, f, history)
+        self.voids = _voids(state, f)
         # Cards this seat gave its partner in a blind-nil exchange are known to be there.
         known = [0, 0, 0, 0]
         given = state.passes[seat]
@@ -68,24 +66,15 @@ def visible_bids(state: GameState, seat: int) -> tuple[int, ...]:
     return tuple(b if s == seat else -1 for s, b in enumerate(state.bids))
 
 
-def _voids(state: GameState, f: Fast, history: Sequence[Sequence[str]] | None) -> list[int]:
-    """Cards each seat is known not to hold, from the suits it failed to follow.
-
-    A state keeps only the trick in progress and the last one; ``history``
-    (every finished trick of this hand, cards by seat, as in ``TrickWon``)
-    lets the bot remember the whole hand.
-    """
+def _voids(state: GameState, f: Fast) -> list[int]:
+    """Cards each seat is known not to hold, from the suits it failed to follow this hand."""
     voids = [0, 0, 0, 0]
     first = (state.dealer + 1) % 4
     winners = state.trick_winners
     tricks: list[tuple[int, list[int]]] = []
-    if history is not None:
-        for k, by_seat in enumerate(history):
-            lead = first if k == 0 else winners[k - 1]
-            tricks.append((lead, [f.bit[card_id(by_seat[(lead + i) % 4])] for i in range(4)]))
-    elif state.last_trick and winners:
-        lead = first if len(winners) == 1 else winners[-2]
-        tricks.append((lead, [f.bit[state.last_trick[(lead + i) % 4]] for i in range(4)]))
+    for k, by_seat in enumerate(state.played):
+        lead = first if k == 0 else winners[k - 1]
+        tricks.append((lead, [f.bit[by_seat[(lead + i) % 4]] for i in range(4)]))
     if state.trick:
         tricks.append((state.leader, [f.bit[c] for c in state.trick]))
     suit_at = f.suit_at
@@ -369,10 +358,10 @@ def _lead(f: Fast, hand: int, legal: int, out: int, voids: Sequence[int], me: in
     return legal & -legal
 
 
-def choose_card(state: GameState, seat: int, history: Sequence[Sequence[str]] | None = None) -> int:
+def choose_card(state: GameState, seat: int) -> int:
     """The card id ``seat`` plays now."""
     assert state.rules is not None
-    k = Seen(state, seat, history)
+    k = Seen(state, seat)
     b = policy(k.f, seat, k.hand, k.trick, k.leader, k.played, k.bids, k.tricks, k.broken,
                k.voids, contracts_of(state.rules.board, k.bids))
     return k.f.card[b]

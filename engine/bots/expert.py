@@ -185,7 +185,6 @@ def rollout(f: Fast, me: int, first: int, hands: list[int], trick: list[int], le
 
 
 def choose_card(state: GameState, seat: int, seed: int = 0,
-                history: Sequence[Sequence[str]] | None = None,
                 budget: int | None = None) -> int:
     """The card id ``seat`` plays.
 
@@ -196,7 +195,7 @@ def choose_card(state: GameState, seat: int, seed: int = 0,
     """
     r = state.rules
     assert r is not None
-    k = Seen(state, seat, history)
+    k = Seen(state, seat)
     f = k.f
     hand = k.hand
     if k.trick:

@@ -78,26 +78,13 @@ def bot_seats(players: Sequence[str]) -> tuple[int, dict[int, str]]:
     return mask, levels
 
 
-def history_of(events: Sequence[ev.Event]) -> list[tuple[str, ...]]:
-    """The finished tricks of the hand in progress, as the bots want them."""
-    history: list[tuple[str, ...]] = []
-    for e in events:
-        if isinstance(e, ev.HandDealt):
-            history = []
-        elif isinstance(e, ev.TrickWon):
-            history.append(e.cards)
-    return history
-
-
 class GameActor:
     def __init__(self, worker: GameWorker, game_id: str, epoch: int, state: GameState,
-                 history: list[tuple[str, ...]], banter_on: bool,
-                 refused: dict[str, Refusal]) -> None:
+                 banter_on: bool, refused: dict[str, Refusal]) -> None:
         self.worker = worker
         self.game_id = game_id
         self.epoch = epoch
         self.state = state
-        self.history = history
         self.banter_on = banter_on
         self.refused = refused
         self.born_bots, self.levels = bot_seats(state.players)
@@ -207,10 +194,10 @@ class GameActor:
             seed = zlib.crc32(f"{self.game_id}:{s.version}".encode())
             try:
                 if level == "basic":  # tens of microseconds: right here
-                    command = bots.choose(s, seat, level, seed=seed, at=now, history=self.history)
+                    command = bots.choose(s, seat, level, seed=seed, at=now)
                 else:  # a search of milliseconds: off the loop, so other games keep moving
                     command = await asyncio.to_thread(bots.choose, s, seat, level, seed=seed,
-                                                      at=now, history=list(self.history))
+                                                      at=now)
             except (bots.NothingToDo, ValueError) as exc:
                 _log.warning("bot_has_no_move", seat=seat, error=str(exc))
                 self.bot_blocked = s.version
@@ -335,15 +322,9 @@ class GameActor:
         return GameReply(ok=False, code=exc.code, message=exc.message)
 
     async def _reload(self) -> None:
-        state, history = await self.worker.rebuild(self.game_id)
-        self.state, self.history = state, history
+        self.state = await self.worker.rebuild(self.game_id)
 
     async def _after(self, before: GameState, events: list[ev.Event], first_version: int) -> None:
-        for e in events:
-            if isinstance(e, ev.HandDealt):
-                self.history = []
-            elif isinstance(e, ev.TrickWon):
-                self.history.append(e.cards)
         if self.banter_on and self.bot_mask:
             found = banter.moments(before, events)
             if found:

@@ -53,7 +53,7 @@ from schemas.bus import EventEnvelope
 from schemas.events import Event
 from schemas.play import ChatLine, CreateGame, EventsReply, EventsSince, GameReply, GameRequest
 from services.game import metrics
-from services.game.actor import BUSY, NOT_OWNER, GameActor, Item, history_of
+from services.game.actor import BUSY, NOT_OWNER, GameActor, Item
 from services.game.clock import Clock
 from services.game.store import Claimed, GameExists, GameStore, LeaseHeld
 from services.platform import logs
@@ -172,7 +172,7 @@ class GameWorker:
         if result.duplicate:
             return GameReply(ok=True, version=result.last_version,
                              first_version=result.first_version, duplicate=True)
-        actor = GameActor(self, req.game_id, epoch, state, history_of(events), req.banter, {})
+        actor = GameActor(self, req.game_id, epoch, state, req.banter, {})
         await self._run(actor)
         log.info("game_created", version=state.version, bots=actor.born_bots,
                  rated=req.rated, preset=req.rules.preset)
@@ -199,9 +199,9 @@ class GameWorker:
 
     # --- owning games --------------------------------------------------------------
 
-    async def rebuild(self, game_id: str) -> tuple[GameState, list[tuple[str, ...]]]:
+    async def rebuild(self, game_id: str) -> GameState:
         events: list[Event] = [r.event for r in await self.store.read(game_id)]  # type: ignore[misc]
-        return fold(events), history_of(events)
+        return fold(events)
 
     async def _adopt(self, claimed: Claimed) -> None:
         game_id = claimed.game_id
@@ -209,7 +209,7 @@ class GameWorker:
             self.actors[game_id].epoch = claimed.epoch
             return
         try:
-            state, history = await self.rebuild(game_id)
+            state = await self.rebuild(game_id)
             row = await self.store.game(game_id)
             if state.phase == OVER or row is None:
                 await self.store.mark_ended(game_id)
@@ -219,7 +219,7 @@ class GameWorker:
             _log.warning("adoption_failed", game_id=game_id, error=repr(exc))
             await self.store.release(self.owner, [game_id])
             return
-        actor = GameActor(self, game_id, claimed.epoch, state, history, row.banter, refused)
+        actor = GameActor(self, game_id, claimed.epoch, state, row.banter, refused)
         await self._run(actor)
         metrics.ADOPTIONS.inc()
         _log.info("adopted", game_id=game_id, epoch=claimed.epoch, version=state.version,

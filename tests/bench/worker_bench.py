@@ -39,7 +39,6 @@ from engine.evolve import evolve
 from engine.presets import QUICK
 from engine.state import OVER, GameState, seats_in
 from schemas.bus import EventEnvelope
-from schemas.events import HandDealt, TrickWon
 from schemas.play import CreateGame, GameReply, GameRequest
 from schemas.rules import Clocks
 from schemas.subjects import Names
@@ -121,7 +120,6 @@ class Driver:
     def __init__(self, nc: nats.NATS, names: Names, game_id: str) -> None:
         self.nc, self.names, self.game_id = nc, names, game_id
         self.state = GameState()
-        self.history: list[tuple[str, ...]] = []
         self.changed = asyncio.Event()
         self.decoder = msgspec.msgpack.Decoder(EventEnvelope)
         self.event_seen: dict[int, float] = {}
@@ -134,10 +132,6 @@ class Driver:
             return  # a republished duplicate (or a gap: not expected from one relay)
         e = REGISTRY.decode(env.type, env.schema_version, env.body)
         self.event_seen[env.version] = time.perf_counter()
-        if isinstance(e, HandDealt):
-            self.history = []
-        elif isinstance(e, TrickWon):
-            self.history.append(e.cards)
         self.state = evolve(self.state, e)  # type: ignore[arg-type]
         self.changed.set()
 
@@ -158,7 +152,7 @@ class Driver:
         n = 0
         while self.state.phase != OVER:
             seat = seats_in(self.state.waiting)[0]
-            command = bots.choose(self.state, seat, "basic", history=self.history)
+            command = bots.choose(self.state, seat, "basic")
             n += 1
             sent = time.perf_counter()
             reply = await bus.request(self.nc, self.names.game_command(self.game_id), GameRequest(

@@ -17,7 +17,6 @@ from engine.decide import step
 from engine.presets import PRESETS, resolve
 from engine.state import BIDDING, OVER, PASSING, PLAY, GameState
 from schemas import commands as cmd
-from schemas import events as ev
 from schemas.rules import Rules
 
 
@@ -26,22 +25,14 @@ def _seat(s: GameState) -> int:
 
 
 def play_game(rules: Rules, seed: int, levels: tuple[str, str], max_hands: int,
-              scores: tuple[int, int] = (0, 0), visit=None, remember: bool = True) -> GameState:
+              scores: tuple[int, int] = (0, 0), visit=None) -> GameState:
     """A seeded game of bots through ``step``; a refused command fails the test."""
     s = step(GameState(), cmd.StartGame(rules=rules, seed=f"{seed:064x}", scores=scores))[0]
-    history: list[tuple[str, ...]] = []
     while s.phase != OVER and s.hands_played < max_hands:
         seat = _seat(s)
         if visit:
-            visit(s, seat, history)
-        c = choose(s, seat, levels[seat & 1], seed=seed, history=history if remember else None,
-                   budget=3)
-        s, events = step(s, c)
-        for e in events:
-            if isinstance(e, ev.TrickWon):
-                history.append(e.cards)
-            elif isinstance(e, ev.HandDealt):
-                history = []
+            visit(s, seat)
+        s = step(s, choose(s, seat, levels[seat & 1], seed=seed, budget=3))[0]
     return s
 
 
@@ -72,11 +63,31 @@ def test_expert_bots_play_legal_cards(preset: str) -> None:
     assert s.hands_played >= 1
 
 
-def test_bots_without_the_trick_history_still_play_legal_cards() -> None:
-    """A clock expiry hands the bot only the state: it must cope with what that holds."""
-    for preset in ("house", "classic"):
-        s = play_game(PRESETS[preset], 21, ("expert", "basic"), max_hands=2, remember=False)
-        assert s.hands_played == 2
+def test_a_void_shown_early_in_the_hand_is_still_known_at_the_end() -> None:
+    """Bots read the hand's finished tricks from the state: a seat that failed to
+    follow a suit in any trick is known to be void in it for the rest of the hand."""
+    from engine.bots.basic import Seen
+
+    seen_void = 0
+
+    def visit(s: GameState, seat: int) -> None:
+        nonlocal seen_void
+        if s.phase != PLAY or len(s.played) < 2:
+            return
+        k = Seen(s, seat)
+        f = k.f
+        first = (s.dealer + 1) % 4
+        for t, by_seat in enumerate(s.played):
+            lead = first if t == 0 else s.trick_winners[t - 1]
+            led = f.suit_at[f.bit[by_seat[lead]].bit_length()]
+            for i in range(1, 4):
+                who = (lead + i) % 4
+                if not f.bit[by_seat[who]] & led:
+                    assert k.voids[who] & led == led
+                    seen_void += 1
+
+    play_game(PRESETS["classic"], 21, ("basic", "basic"), max_hands=2, visit=visit)
+    assert seen_void > 20
 
 
 @pytest.mark.parametrize("spec", [
@@ -96,7 +107,7 @@ def test_a_team_far_behind_bids_blind_nil_and_exchanges_cards() -> None:
     phases: set[str] = set()
     blind: set[int] = set()
 
-    def visit(s: GameState, seat: int, history) -> None:
+    def visit(s: GameState, seat: int) -> None:
         phases.add(s.phase)
         blind.add(s.blind)
 
@@ -152,14 +163,14 @@ def test_hidden_cards_do_not_change_a_bot_choice(level: str) -> None:
     rng = random.Random(1)
     checked = 0
 
-    def visit(s: GameState, seat: int, history) -> None:
+    def visit(s: GameState, seat: int) -> None:
         nonlocal checked
         if s.phase not in (BIDDING, PLAY) or not s.looked >> seat & 1:
             return
-        mine = choose(s, seat, level, seed=7, history=history, budget=4)
+        mine = choose(s, seat, level, seed=7, budget=4)
         for _ in range(2):
             other = _redeal_hidden(s, seat, rng)
-            assert choose(other, seat, level, seed=7, history=history, budget=4) == mine
+            assert choose(other, seat, level, seed=7, budget=4) == mine
         checked += 1
 
     for preset in ("house", "classic"):
@@ -182,16 +193,16 @@ def test_secret_bids_are_not_read_before_the_reveal(level: str) -> None:
 def test_the_expert_is_repeatable_for_a_seed() -> None:
     picks = []
 
-    def visit(s: GameState, seat: int, history) -> None:
+    def visit(s: GameState, seat: int) -> None:
         if s.phase == PLAY:
-            picks.append(choose(s, seat, "expert", seed=3, history=history, budget=6))
+            picks.append(choose(s, seat, "expert", seed=3, budget=6))
 
     play_game(PRESETS["house"], 8, ("basic", "basic"), max_hands=1, visit=visit)
     again: list = []
 
-    def visit2(s: GameState, seat: int, history) -> None:
+    def visit2(s: GameState, seat: int) -> None:
         if s.phase == PLAY:
-            again.append(choose(s, seat, "expert", seed=3, history=history, budget=6))
+            again.append(choose(s, seat, "expert", seed=3, budget=6))
 
     play_game(PRESETS["house"], 8, ("basic", "basic"), max_hands=1, visit=visit2)
     assert picks == again and len(picks) == 52
@@ -201,13 +212,13 @@ def test_sampled_deals_agree_with_everything_the_seat_saw() -> None:
     rules = PRESETS["house"]
     seen_voids = 0
 
-    def visit(s: GameState, seat: int, history) -> None:
+    def visit(s: GameState, seat: int) -> None:
         nonlocal seen_voids
         if s.phase != PLAY:
             return
-        k = Seen(s, seat, history)
+        k = Seen(s, seat)
         f = k.f
-        sampler = _Sampler(k, random.Random(len(history)))
+        sampler = _Sampler(k, random.Random(len(s.played)))
         unseen = f.all & ~k.played & ~k.hand
         for _ in range(5):
             hands = sampler.sample()

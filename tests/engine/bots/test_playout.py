@@ -91,7 +91,7 @@ def test_a_basic_rollout_with_the_true_hands_replays_the_game(preset: str) -> No
         final, _ = play_hand(rules, i % 4, hands, [bot("basic")] * 4)
         s = position(hands, bids=final.bids, rules=rules, dealer=i % 4)
         seat = s.waiting.bit_length() - 1
-        k = Seen(s, seat, [])
+        k = Seen(s, seat)
         contracts = contracts_of(rules.board, k.bids)
         first = policy(k.f, seat, k.hand, [], k.leader, k.played, k.bids, k.tricks, False,
                        k.voids, contracts)
