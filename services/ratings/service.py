@@ -40,8 +40,9 @@ def handler(settings: RatingsSettings):  # type: ignore[no-untyped-def]
 
     async def on_game_ended(conn: asyncpg.Connection, env: EventEnvelope) -> None:
         event = events.decode(env.type, env.schema_version, env.body)
-        if not isinstance(event, GameEnded) or not event.rated or not all(event.players):
-            return  # casual games and games with an empty seat move no rating
+        if (not isinstance(event, GameEnded) or not event.rated or not all(event.players)
+                or any(p.startswith("bot:") for p in event.players)):
+            return  # casual games, and games with an empty or bot seat, move no rating
         players = tuple(event.players)
         before = await store.current(conn, players, settings.initial_rating)
         after = elo.update((before[0], before[1], before[2], before[3]), event.winner,
