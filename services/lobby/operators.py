@@ -30,7 +30,7 @@ from schemas.bus import EventEnvelope
 from services.lobby import store
 from services.lobby.errors import LobbyError
 from services.lobby.gamebus import GameBus, GameUnavailable
-from services.platform.events import EventRegistry
+from services.platform.events import game_registry
 
 OUTCOMES = ("playing", "over", "team0", "team1", "draw", "target", "floor", "hands", "boston",
             "forfeit")
@@ -68,7 +68,7 @@ class _Game:
 class Operators:
     def __init__(self, pool: store.Pool, games: GameBus, cache_games: int = 64) -> None:
         self.pool, self.games, self.cache_games = pool, games, cache_games
-        self.registry = EventRegistry(ev.GameEvent)
+        self.registry = game_registry()
         self._cache: OrderedDict[str, _Game] = OrderedDict()
 
     async def _game(self, game_id: str) -> _Game:
@@ -146,7 +146,7 @@ Handler = Callable[[Any, EventEnvelope], Awaitable[None]]
 
 def projection_handlers() -> tuple[Handler, Handler]:
     """The games projection's consumers of GameStarted and GameEnded, in that order."""
-    registry = EventRegistry(ev.GameEvent)
+    registry = game_registry()
 
     async def started(conn: Any, env: EventEnvelope) -> None:
         e = registry.decode(env.type, env.schema_version, env.body)

@@ -21,7 +21,7 @@ from engine.replay import verify
 from schemas import events as ev
 from services import catalog
 from services.platform import dbadmin, migrations
-from services.platform.events import EventRegistry
+from services.platform.events import game_registry
 from services.platform.eventstore import EventStore
 from services.platform.migrations import MigrationSet
 from tests.bench.replay_bench import bot_game
@@ -60,7 +60,7 @@ async def run(admin_url: str) -> None:
     pool = await asyncpg.create_pool(url, min_size=WRITERS, max_size=WRITERS,
                                      server_settings={"search_path": "bench"})
     assert pool is not None
-    store = EventStore(pool, EventRegistry(ev.GameEvent))
+    store = EventStore(pool, game_registry())
     streams = [f"game-{i:04d}-{uuid.uuid4().hex[:8]}" for i in range(GAMES)]
 
     t0 = time.perf_counter()

@@ -3,17 +3,23 @@ states, views, verdict and search agree with the engine over the stored events."
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
+import asyncpg
 import httpx
 import msgspec
 import pytest
+from msgspec.structs import replace
 
 from engine.evolve import evolve
 from engine.replay import verify
 from engine.state import GameState
 from engine.views import operator_view, view
-from schemas.events import GameEvent
+from schemas.events import GameEvent, HandScored
+from services.platform.events import game_registry
+from services.platform.eventstore import EventStore
+from tests.bench.replay_bench import bot_game
 from tests.e2e.conftest import Platform
 from tests.e2e.replays import Finished, finished_game, grant, operator, registered
 from tests.e2e.truth import stored_events
@@ -68,9 +74,10 @@ async def test_a_revoked_operator_is_refused_at_once_even_with_its_old_token(
 
 async def test_only_a_registered_name_can_be_made_an_operator(platform: Platform,
                                                               database_url: str) -> None:
-    await Player.guest(platform.a.url, "Guest Gus")
+    guest = await Player.guest(platform.a.url, "Guest Gus")
     done = grant(database_url, "Guest Gus")
     assert done.returncode == 1 and "no registered account" in done.stderr
+    await guest.aclose()
     plain_player = await registered(platform.a.url, "Plain Pat")
     status, _ = await plain_player.call("GET", "/v1/admin/games")
     assert status == 403
@@ -116,6 +123,33 @@ async def test_the_verdict_is_the_engines(op: Player, game: Finished,
     got = await op.ok("GET", f"/v1/admin/games/{game.game_id}/verification")
     assert got == {"game_id": game.game_id, "events": len(stored), "verified": True,
                    "divergence": None}
+
+
+async def test_a_tampered_log_shows_its_first_divergence(op: Player,
+                                                         database_url: str) -> None:
+    """A hand's score written wrong: the engine scores it otherwise, and says where."""
+    events = bot_game(7, hands=1)
+    i = next(k for k, e in enumerate(events) if isinstance(e, HandScored))
+    scored = events[i]
+    assert isinstance(scored, HandScored)
+    team = scored.teams[0]
+    wrong = replace(team, delta=team.delta + 10, score_after=team.score_after + 10)
+    events[i] = replace(scored, teams=(wrong, scored.teams[1]))
+    expected = verify(events)
+    assert expected is not None and expected.index == i
+    game_id = f"tampered-{uuid.uuid4().hex}"
+    pool = await asyncpg.create_pool(database_url, min_size=1, max_size=1,
+                                     server_settings={"search_path": "game,public"})
+    assert pool is not None
+    try:
+        await EventStore(pool, game_registry()).append(game_id, 0, events, "test:tampered")
+    finally:
+        await pool.close()
+    got = await op.ok("GET", f"/v1/admin/games/{game_id}/verification")
+    assert got["verified"] is False and got["events"] == len(events)
+    assert got["divergence"] == plain(expected)
+    assert got["divergence"]["stored"][0] == plain(events[i])
+    assert got["divergence"]["produced"][0] == plain(scored)
 
 
 async def test_games_are_found_by_player_table_time_and_outcome(
