@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.bots.playout import WIDTH, Fast, fast_of
+from engine.bots.playout import WIDTH, Fast, fast_of, split
 from engine.evolve import blind_nil_offered
 from engine.state import GameState
 
@@ -213,7 +213,7 @@ def policy(f: Fast, me: int, hand: int, trick: list[int], leader: int, played: i
             return _dump(f, legal, lead_suit, keep_high=True)
         if best_seat == partner:
             if winners:
-                for c in _cards(winners):
+                for c in split(winners):
                     if _sure(f, c, lead_suit, out, voids, later_opps):
                         return c
                 return _high(winners)
@@ -248,7 +248,7 @@ def policy(f: Fast, me: int, hand: int, trick: list[int], leader: int, played: i
             return _dump(f, legal, lead_suit, keep_high=True)
         # Overtake a partner only within the suit, never by trumping over them.
         mine = winners & lead_suit
-        for c in _cards(mine):
+        for c in split(mine):
             if _sure(f, c, lead_suit, out, voids, later_opps):
                 return c
         return _dump(f, legal, lead_suit, keep_high=True)
@@ -256,7 +256,7 @@ def policy(f: Fast, me: int, hand: int, trick: list[int], leader: int, played: i
         if not later_opps:
             x = winners & lead_suit
             return x & -x if x else winners & -winners
-        for c in _cards(winners):
+        for c in split(winners):
             if _sure(f, c, lead_suit, out, voids, later_opps):
                 return c
         if n == 2:  # third hand high
@@ -265,15 +265,6 @@ def policy(f: Fast, me: int, hand: int, trick: list[int], leader: int, played: i
         if not winners & lead_suit:  # second hand void: ruff low rather than let it go
             return winners & -winners
     return _dump(f, legal, lead_suit, keep_high=True)
-
-
-def _cards(m: int) -> list[int]:
-    out = []
-    while m:
-        low = m & -m
-        out.append(low)
-        m ^= low
-    return out
 
 
 def _sure(f: Fast, c: int, lead_suit: int, out: int, voids: Sequence[int],
@@ -375,7 +366,7 @@ def estimate(f: Fast, hand: int) -> float:
     n_trumps = trumps.bit_count()
     honours = 0
     below = n_trumps
-    for c in reversed(_cards(trumps)):
+    for c in reversed(split(trumps)):
         below -= 1
         higher_out = (f.trump & ~hand & ~((c << 1) - 1)).bit_count()
         if higher_out <= below:
@@ -392,7 +383,7 @@ def estimate(f: Fast, hand: int) -> float:
         x = hand & s
         length = x.bit_count()
         below = length
-        for i, c in enumerate(reversed(_cards(x))):
+        for i, c in enumerate(reversed(split(x))):
             below -= 1
             if i >= 2:
                 break
@@ -423,7 +414,7 @@ def nil_safe(f: Fast, hand: int) -> bool:
             return False
     for s in f.sides:
         x = hand & s
-        for below, c in enumerate(_cards(x)):
+        for below, c in enumerate(split(x)):
             p = _power(c)
             if p >= 12 or (p >= 9 and below < min(p - 8, 2)):
                 return False

@@ -47,14 +47,6 @@ class Refusal:
     message: str
 
 
-_CLAIM = (
-    "INSERT INTO stream_owner AS o (stream, owner, epoch, lease_until)"
-    " VALUES ($1, $2, 1, now() + make_interval(secs => $3))"
-    " ON CONFLICT (stream) DO UPDATE SET"
-    "   epoch = CASE WHEN o.owner = EXCLUDED.owner THEN o.epoch ELSE o.epoch + 1 END,"
-    "   owner = EXCLUDED.owner, lease_until = EXCLUDED.lease_until"
-    " WHERE o.owner = EXCLUDED.owner OR o.lease_until < now()"
-    " RETURNING epoch")
 
 
 class GameStore:
@@ -81,9 +73,10 @@ class GameStore:
                 if first is None:
                     raise GameExists(game_id)
                 return first, 0
-            epoch = await conn.fetchval(_CLAIM, game_id, owner, lease_seconds)
-            if epoch is None:
-                raise LeaseHeld(game_id)
+            try:
+                epoch = await self.events.claim(game_id, owner, lease_seconds, conn)
+            except FencedError:
+                raise LeaseHeld(game_id) from None
             result = await self.events.append(game_id, 0, events, command_id, epoch=epoch,
                                               conn=conn)
         if self.events.on_commit is not None:

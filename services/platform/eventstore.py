@@ -210,13 +210,15 @@ class EventStore:
             " ON CONFLICT DO NOTHING", from_position, stream)
         return int(status.rsplit(" ", 1)[-1])
 
-    async def claim(self, stream: str, owner: str, lease_seconds: float) -> int:
+    async def claim(self, stream: str, owner: str, lease_seconds: float,
+                    conn: asyncpg.Connection | None = None) -> int:
         """Take or renew the lease on a stream; returns the epoch to append with.
 
         Taking over from another owner (only once its lease ran out) bumps the
-        epoch, so the previous owner's next append is refused.
+        epoch, so the previous owner's next append is refused. With ``conn`` the
+        claim joins the caller's open transaction.
         """
-        row = await self.pool.fetchrow(
+        row = await (conn or self.pool).fetchrow(
             "INSERT INTO stream_owner AS o (stream, owner, epoch, lease_until)"
             " VALUES ($1, $2, 1, now() + make_interval(secs => $3))"
             " ON CONFLICT (stream) DO UPDATE SET"
