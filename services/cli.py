@@ -238,7 +238,8 @@ def dev() -> int:
         _wait_ready(children, http_ports, stop)
         lobby = f"http://127.0.0.1:{http_ports['lobby']}"
         print("\nspades dev is up; Ctrl-C stops everything.", flush=True)
-        print(f"  API          {lobby}/api/v1/platform")
+        print(f"  web client   {lobby}/  (sign in as a guest, open a table, play with bots)")
+        print(f"  API          {lobby}/v1  (status: {lobby}/api/v1/platform)")
         print(f"  API docs     {lobby}/schema")
         for name, port in http_ports.items():
             print(f"  {name:<12} http://127.0.0.1:{port}/metrics  /healthz  /readyz")
