@@ -41,15 +41,12 @@ class _Tx:
         return s
 
     def bid_deadline(self) -> int:
-        assert self.state.rules is not None
-        return self.at + self.state.rules.turn_clocks.bid_ms
+        return self.at + self.state.clocks.bid_ms
 
     def play_deadline(self, hand: int, trick: tuple[int, ...], broken: bool) -> int:
         """The deadline of a seat about to play: shorter with a single legal card."""
-        r = self.state.rules
-        assert r is not None
         legal = legal_mask(self.state.deck, hand, trick, broken)
-        c = r.turn_clocks
+        c = self.state.clocks
         return self.at + (c.single_card_ms if legal & (legal - 1) == 0 else c.play_ms)
 
 
@@ -244,15 +241,34 @@ def _record_pass(tx: _Tx, seat: int, mask: int, auto: bool) -> None:
 # --- trick play ---------------------------------------------------------------------
 
 def _play(tx: _Tx, c: cmd.PlayCard) -> None:
+    # The commonest command: the checks of _play_checked, inlined.
     s = tx.state
+    seat = c.seat
     if s.phase != PLAY:
-        _check_seat(c.seat)
+        _check_seat(seat)
         _in_game(s, PLAY)
-    if not (s.waiting >> c.seat & 1 and c.seat in (0, 1, 2, 3)):
-        _check_seat(c.seat)
+    if not (seat in (0, 1, 2, 3) and s.waiting >> seat & 1):
+        _check_seat(seat)
         raise RuleError("not_your_turn", f"it is seat {s.waiting.bit_length() - 1}'s turn to play")
-    card = _parse_card(s, c.card)
-    _play_checked(tx, c.seat, card)
+    d = s.deck
+    card = CARD_IDS.get(c.card) if type(c.card) is str else None
+    if card is None or not d.mask >> card & 1:
+        card = _parse_card(s, c.card)
+    hand = s.hands[seat]
+    if not hand >> card & 1:
+        raise RuleError("card_not_in_hand", f"seat {seat} does not hold {CODES[card]}")
+    trick = s.trick
+    if trick:
+        led = d.suit_mask[d.suit_of[trick[0]]]
+        if not led >> card & 1 and hand & led:
+            code = "must_follow_suit"
+            raise RuleError(code, _illegal_message(code, seat, d, trick))
+    elif not s.broken and d.trump_mask >> card & 1 and hand & ~d.trump_mask:
+        code = "spades_not_broken"
+        raise RuleError(code, _illegal_message(code, seat, d, trick))
+    _record_play(tx, seat, card, False, False)
+    if tx.state.premoves != NO_PREMOVES:
+        _premoves(tx)
 
 
 def _play_checked(tx: _Tx, seat: int, card: int, auto: bool = False,

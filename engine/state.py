@@ -21,6 +21,7 @@ ZERO4 = (0, 0, 0, 0)
 class GameState(msgspec.Struct, frozen=True, gc=False):
     rules: Rules | None = None
     deck: Any = None  # the rules' engine.cards.Deck table, kept at hand for speed
+    clocks: Any = None  # the rules' turn clocks (blitz or not), likewise
     phase: str = NEW
     version: int = 0  # events folded so far
     players: tuple[str, ...] = ("", "", "", "")
