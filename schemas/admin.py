@@ -36,7 +36,8 @@ class StateAt(msgspec.Struct, frozen=True, kw_only=True):
     game_id: str
     at: int  # events folded: 0 is before the first event
     version: int  # how many events the game has
-    event: LoggedEvent | None  # the event number ``at`` (None at 0)
+    event: LoggedEvent | None  # event number ``at`` (None at 0); with ``seat``, as that
+    # seat received it (None when it was not sent to the seat at all)
     seat: int | None = None
     state: OperatorView | None = None  # without ``seat``
     view: SeatView | None = None  # with ``seat``

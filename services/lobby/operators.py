@@ -20,10 +20,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
+
 from engine.evolve import evolve
 from engine.replay import verify
 from engine.state import GameState
-from engine.views import operator_view, view
+from engine.views import operator_view, redact, view
 from schemas import admin
 from schemas import events as ev
 from schemas.bus import EventEnvelope
@@ -111,6 +113,9 @@ class Operators:
         if seat is None:
             return admin.StateAt(game_id=game_id, at=at, version=n, event=event,
                                  state=operator_view(state))
+        if event is not None:  # as the seat received it, if it did
+            sent = redact(event.event, state, seat)  # type: ignore[arg-type]
+            event = None if sent is None else msgspec.structs.replace(event, event=sent)
         return admin.StateAt(game_id=game_id, at=at, version=n, event=event, seat=seat,
                              view=view(state, seat))
 

@@ -3,7 +3,10 @@ states, views, verdict and search agree with the engine over the stored events."
 
 from __future__ import annotations
 
+import json
 import uuid
+from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import asyncpg
@@ -15,10 +18,11 @@ from msgspec.structs import replace
 from engine.evolve import evolve
 from engine.replay import verify
 from engine.state import GameState
-from engine.views import operator_view, view
+from engine.views import operator_view, redact, view
 from schemas.events import GameEvent, HandScored
 from services.platform.events import game_registry
 from services.platform.eventstore import EventStore
+from services.replay import read_log
 from tests.bench.replay_bench import bot_game
 from tests.e2e.conftest import Platform
 from tests.e2e.replays import Finished, finished_game, grant, operator, registered
@@ -26,6 +30,7 @@ from tests.e2e.truth import stored_events
 from tests.services.lobby.harness import Player
 
 _json = msgspec.json.Encoder()
+OLD_LOG = Path(__file__).parents[1] / "services" / "data" / "quick-game-v1.jsonl"
 
 
 def plain(value: Any) -> Any:
@@ -108,6 +113,8 @@ async def test_the_state_and_a_seats_view_at_event_n_are_the_engines(
             **got["event"], "version": at, "event": plain(stored[at - 1])})
         seat = await op.ok("GET", f"/v1/admin/games/{game.game_id}/state?at={at}&seat=2")
         assert seat["view"] == plain(view(states[at], 2)) and seat["state"] is None, at
+        sent = redact(stored[at - 1], states[at], 2) if at else None
+        assert (seat["event"] and seat["event"]["event"]) == plain(sent), at
     last = await op.ok("GET", f"/v1/admin/games/{game.game_id}/state")
     assert last["at"] == len(stored) and last["state"]["table"]["phase"] == "over"
     status, body = await op.call("GET", f"/v1/admin/games/{game.game_id}/state?at=100000")
@@ -150,6 +157,35 @@ async def test_a_tampered_log_shows_its_first_divergence(op: Player,
     assert got["divergence"] == plain(expected)
     assert got["divergence"]["stored"][0] == plain(events[i])
     assert got["divergence"]["produced"][0] == plain(scored)
+
+
+async def test_a_log_stored_with_an_older_event_version_is_served_upcast(
+        op: Player, database_url: str) -> None:
+    """The stored bodies stay as written (HandScored v1); operators get today's shape."""
+    rows = [json.loads(line) for line in OLD_LOG.read_text().splitlines()]
+    assert any(r["event"]["type"] == "HandScored" and r["schema_version"] == 1 for r in rows)
+    game_id = f"old-{uuid.uuid4().hex}"
+    conn = await asyncpg.connect(database_url, server_settings={"search_path": "game,public"})
+    try:
+        await conn.fetchrow(
+            "SELECT * FROM append_events($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+            game_id, 0, "test:old", None, [r["event"]["type"] for r in rows],
+            [r["schema_version"] for r in rows], [uuid.uuid4() for _ in rows],
+            [msgspec.msgpack.encode(r["event"]) for r in rows], datetime.now(UTC), None,
+            "test:old", None)
+    finally:
+        await conn.close()
+    events = read_log(OLD_LOG.read_bytes().splitlines())  # upcast the same way, by file
+    log = await op.ok("GET", f"/v1/admin/games/{game_id}/events")
+    assert [e["event"] for e in log["events"]] == plain(events)
+    assert {e["schema_version"] for e in log["events"]
+            if e["event"]["type"] == "HandScored"} == {HandScored.VERSION}
+    state = GameState()
+    for e in events:
+        state = evolve(state, e)
+    got = await op.ok("GET", f"/v1/admin/games/{game_id}/state")
+    assert got["state"] == plain(operator_view(state))
+    assert (await op.ok("GET", f"/v1/admin/games/{game_id}/verification"))["verified"] is True
 
 
 async def test_games_are_found_by_player_table_time_and_outcome(

@@ -11,7 +11,7 @@ from playwright.async_api import Page, async_playwright
 
 from engine.evolve import evolve
 from engine.state import GameState
-from engine.views import operator_view
+from engine.views import operator_view, view
 from schemas import events as ev
 from tests.e2e.conftest import Platform
 from tests.e2e.replays import PASSWORD, finished_game, operator
@@ -67,6 +67,27 @@ class Judge:
             logged = json.loads(shown["json"])
             assert logged["version"] == n
             assert logged["event"]["type"] == type(self.events[n - 1]).__name__, n
+
+
+    async def check_seat(self, page: Page, n: int, seat: int) -> None:
+        """Through one seat's eyes: its own hand only, the bids it could see."""
+        await page.wait_for_selector(
+            f"#viewer[data-at='{n}'][data-eyes='{seat}']:not([data-loading])", timeout=5000)
+        shown = await page.evaluate("""() => [0, 1, 2, 3].map(s => {
+            const hand = document.getElementById(`hand-${s}`);
+            return { cards: [...hand.querySelectorAll('.card')].map(c => c.dataset.card),
+                     count: hand.dataset.count === undefined ? null : Number(hand.dataset.count),
+                     bid: Number(document.getElementById(`bid-${s}`).dataset.bid) };
+        })""")
+        truth = view(self.states[n], seat)
+        for s in range(4):
+            if s == seat:
+                assert shown[s]["cards"] == list(truth.hand or ()) and shown[s]["count"] is None
+            else:
+                assert shown[s]["cards"] == [] and shown[s]["count"] == truth.cards_left[s]
+            bid = truth.bids[s]
+            assert shown[s]["bid"] == (bid if bid is not None else
+                                       -2 if truth.has_bid[s] else -1), (n, s)
 
 
 async def test_the_replay_viewer_walks_a_whole_game_and_shows_the_engines_state(
@@ -135,6 +156,20 @@ async def test_the_replay_viewer_walks_a_whole_game_and_shows_the_engines_state(
             await page.click("#last")
             await judge.check(page, last)
             assert "verified" in (await page.text_content("#verdict") or "")
+            bidding = next(k for k in range(1, last)  # some bids made, not yet revealed
+                           if judge.states[k].phase == "bidding"
+                           and 0 < sum(b >= 0 for b in judge.states[k].bids) < 4)
+            await page.fill("#jump", str(bidding))
+            await page.click("#go")
+            await judge.check(page, bidding)
+            await page.select_option("#eyes", "2")
+            await judge.check_seat(page, bidding, 2)
+            await page.click("#next-trick")
+            n = judge.after(bidding, ev.TrickWon)
+            await judge.check_seat(page, n, 2)
+            await page.select_option("#eyes", "")
+            await judge.check(page, n)
+
             middle = next(k for k in range(last // 2, last)  # two cards on the table
                           if len(judge.states[k].trick) == 2)
             await page.fill("#jump", str(middle))

@@ -8,7 +8,8 @@ const $ = (id) => document.getElementById(id);
 const KEY = "spades.operator";
 const GAME = decodeURIComponent(location.pathname.split("/").pop());
 const SUIT = { S: "♠", H: "♥", D: "♦", C: "♣" };
-const R = { token: localStorage.getItem(KEY), log: null, at: 0, want: 0, states: new Map() };
+const R = { token: localStorage.getItem(KEY), log: null, at: 0, want: 0, eyes: "",
+            states: new Map() };
 
 function status(text) { $("status").textContent = text || ""; }
 
@@ -81,21 +82,24 @@ function before(n, type) {
 }
 
 function stateAt(n) {
-  if (!R.states.has(n)) {
-    const p = api(`/v1/admin/games/${encodeURIComponent(GAME)}/state?at=${n}`);
-    p.catch(() => R.states.delete(n));
-    R.states.set(n, p);
+  const key = `${R.eyes}:${n}`;
+  if (!R.states.has(key)) {
+    const seat = R.eyes === "" ? "" : `&seat=${R.eyes}`;
+    const p = api(`/v1/admin/games/${encodeURIComponent(GAME)}/state?at=${n}${seat}`);
+    p.catch(() => R.states.delete(key));
+    R.states.set(key, p);
   }
-  return R.states.get(n);
+  return R.states.get(key);
 }
 
 async function go(n) {
   n = Math.max(0, Math.min(total(), n));
   R.want = n;
+  const eyes = R.eyes;
   $("viewer").dataset.loading = "1";
   let got;
   try { got = await stateAt(n); } catch (err) { status(err.message); return; }
-  if (R.want !== n) return;  // a later step overtook this one
+  if (R.want !== n || R.eyes !== eyes) return;  // a later step overtook this one
   R.at = n;
   render(got);
   delete $("viewer").dataset.loading;
@@ -104,8 +108,12 @@ async function go(n) {
 
 // --- drawing -------------------------------------------------------------------------------
 
+// The operator's state (every hand), or one seat's view: only its own hand, and the bids
+// it could see (a bid made but hidden from it is -2, one not made yet -1).
 function render(s) {
-  const op = s.state, t = op.table;
+  const op = s.state, t = op ? op.table : s.view;
+  const hands = op ? op.hands : [0, 1, 2, 3].map((q) => (q === s.seat ? t.hand || [] : null));
+  const bids = op ? op.bids : t.bids.map((b, q) => (b === null ? (t.has_bid[q] ? -2 : -1) : b));
   for (let seat = 0; seat < 4; seat++) {
     const box = $(`seat-${seat}`);
     box.className = "seat" + (t.waiting.includes(seat) ? " turn" : "");
@@ -116,9 +124,9 @@ function render(s) {
     const bid = document.createElement("div");
     bid.id = `bid-${seat}`;
     bid.className = "bid";
-    bid.dataset.bid = op.bids[seat];
-    bid.textContent = op.bids[seat] < 0 ? "no bid" :
-      `bid ${op.bids[seat]}${t.blind[seat] ? " (blind)" : ""}`;
+    bid.dataset.bid = bids[seat];
+    bid.textContent = bids[seat] === -2 ? "bid (hidden)" : bids[seat] < 0 ? "no bid" :
+      `bid ${bids[seat]}${t.blind[seat] ? " (blind)" : ""}`;
     const tricks = document.createElement("div");
     tricks.id = `tricks-${seat}`;
     tricks.className = "tricks";
@@ -127,7 +135,12 @@ function render(s) {
     const hand = document.createElement("div");
     hand.id = `hand-${seat}`;
     hand.className = "hand";
-    for (const c of op.hands[seat]) hand.append(cardEl(c));
+    if (hands[seat] === null) {
+      hand.dataset.count = t.cards_left[seat];
+      hand.textContent = `${t.cards_left[seat]} cards, face down`;
+    } else {
+      for (const c of hands[seat]) hand.append(cardEl(c));
+    }
     box.append(h, bid, tricks, hand);
   }
   const trick = $("trick");
@@ -167,8 +180,10 @@ function render(s) {
   const li = $("events").children[s.at - 1];
   if (li) { li.classList.add("current"); li.scrollIntoView({ block: "nearest" }); }
   $("event-no").textContent = s.at ? String(s.at) : "(none: before the first)";
-  $("event-json").textContent = s.event ? JSON.stringify(s.event, null, 2) : "";
+  $("event-json").textContent = s.event ? JSON.stringify(s.event, null, 2)
+    : s.at && s.seat !== null ? "(not sent to this seat)" : "";
   $("viewer").dataset.at = s.at;
+  $("viewer").dataset.eyes = s.seat === null ? "" : String(s.seat);
 }
 
 // --- start ---------------------------------------------------------------------------------
@@ -207,6 +222,7 @@ $("prev-trick").onclick = () => go(before(R.at, "TrickWon"));
 $("next-trick").onclick = () => go(after(R.at, "TrickWon"));
 $("prev-hand").onclick = () => go(before(R.at, "HandDealt"));
 $("next-hand").onclick = () => go(after(R.at, "HandDealt"));
+$("eyes").addEventListener("change", () => { R.eyes = $("eyes").value; go(R.at); });
 $("jump-form").addEventListener("submit", (e) => { e.preventDefault(); go(Number($("jump").value)); });
 document.addEventListener("keydown", (e) => {
   if (e.target.tagName === "INPUT") return;
