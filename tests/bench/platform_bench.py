@@ -1,0 +1,475 @@
+"""The whole platform under load: N games at once, every seat a client with zero think time.
+
+Each run starts real processes on loopback: lobby gateways (``spades serve
+lobby``: HTTP and the WebSocket ``/v1/ws``), game workers (``spades serve
+game``), NATS with JetStream and Postgres (fsync on). This process is the load
+generator, on the same machine. For each game it signs in four guests (seats
+alternate between the gateways), opens a private table with the ``quick``
+preset (four hands) and clocks long enough that no turn ever times out, starts
+it, and opens one socket per seat. Then all the seats of all the games play at
+once: a seat answers its turn the moment its frames show it (a bid of 3, or the
+first legal card), so every command travels client -> gateway -> NATS -> worker
+-> Postgres commit -> JetStream -> gateway -> client.
+
+Printed for N = 1, 10 and 100 games at once: games per minute, commands per
+second (acknowledged bids and cards), and command latency p50/p99 measured here,
+from sending the command frame to receiving the first event frame of that seat
+that it caused. Each run stops by itself at a time cap and prints what
+completed. The issue's target (100 games: 2,000 commands/s or more, p99 under
+50 ms) is printed beside the figures, not asserted.
+
+    python -m tests.bench.platform_bench [--games 1,10,100] [--gateways 2] [--workers 2]
+        [--profile gateway|worker --profile-out FILE]
+
+``--profile`` runs the first gateway or worker under ``py-spy record`` (when
+installed) and writes its samples (collapsed stacks) to ``--profile-out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+import httpx
+import msgspec
+from websockets.asyncio.client import ClientConnection, connect
+
+from services import catalog
+from services.platform import dbadmin, migrations, servers
+from tests.bench.servers import bench_servers, percentiles
+
+ROOT = Path(__file__).resolve().parents[2]
+SECRET = "bench-secret-for-signing-tokens-0123456789"
+LONG = 600_000
+RULES = {"preset": "quick", "clocks": {"bid_ms": LONG, "play_ms": LONG, "single_card_ms": LONG,
+                                       "bank_blocks": 0, "bank_block_ms": LONG}}
+CAPS = {1: 60.0, 10: 90.0, 100: 120.0}
+MOVES = frozenset(("CardsLooked", "BidPlaced", "CardPlayed", "CardsPassed"))
+RETRY = frozenset(("busy", "not_owner", "unavailable", "conflict", "game_unavailable"))
+TARGET_CPS, TARGET_P99_MS = 2000, 50.0
+SERVERS = ("postgres", "nats-server")
+_decode = msgspec.json.Decoder().decode
+_encode = msgspec.json.Encoder().encode
+
+
+# --- processes -----------------------------------------------------------------------------
+
+class Proc:
+    def __init__(self, name: str, proc: subprocess.Popen[bytes], port: int, log: Path) -> None:
+        self.name, self.proc, self.port, self.log = name, proc, port, log
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/v1/ws"
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT if self.wrapped else signal.SIGTERM)
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+    wrapped = False
+
+
+def start(service: str, instance: str, logs: Path, env: dict[str, str],
+          wrap: list[str] | None = None) -> Proc:
+    port = servers.free_port()
+    full = {k: v for k, v in os.environ.items() if not k.startswith("SPADES_")}
+    full.update({"PYTHONPATH": str(ROOT), "SPADES_HTTP_PORT": str(port),
+                 "SPADES_HTTP_HOST": "127.0.0.1", "SPADES_INSTANCE_ID": instance, **env})
+    log = logs / f"{instance}.log"
+    argv = [*(wrap or []), sys.executable, "-m", "services.cli", "serve", service]
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(argv, env=full, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+    p = Proc(instance, proc, port, log)
+    p.wrapped = bool(wrap)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"{instance} exited:\n{log.read_text()[-3000:]}")
+        with contextlib.suppress(httpx.HTTPError):
+            if httpx.get(f"{p.url}/readyz", timeout=1).status_code == 200:
+                return p
+        time.sleep(0.1)
+    p.stop()
+    raise RuntimeError(f"{instance} never became ready:\n{log.read_text()[-3000:]}")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time a process (and its reaped children) has used so far."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def named_cpu(names: tuple[str, ...]) -> dict[str, float]:
+    """CPU seconds used so far by this process's descendants with one of these names
+    (the embedded Postgres and NATS servers)."""
+    me, parent, comm, cpu = os.getpid(), {}, {}, {}
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        with contextlib.suppress(OSError):
+            head, tail = (d / "stat").read_text().rsplit(")", 1)
+            fields = tail.split()
+            pid = int(d.name)
+            parent[pid], comm[pid] = int(fields[1]), head.split("(", 1)[1]
+            cpu[pid] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    out = dict.fromkeys(names, 0.0)
+    for pid, name in comm.items():
+        if name not in out:
+            continue
+        up = parent.get(pid, 0)
+        while up > 1 and up != me:
+            up = parent.get(up, 0)
+        if up == me:
+            out[name] += cpu[pid]
+    return out
+
+
+def machine_busy() -> tuple[float, float]:
+    """(busy, total) CPU jiffies of the whole machine so far."""
+    nums = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = nums[3] + nums[4]
+    return sum(nums) - idle, sum(nums)
+
+
+def service_pid(p: Proc) -> int:
+    """The Python process of a service (the child when it runs under a profiler)."""
+    if not p.wrapped:
+        return p.proc.pid
+    with contextlib.suppress(OSError):
+        kids = Path(f"/proc/{p.proc.pid}/task/{p.proc.pid}/children").read_text().split()
+        if kids:
+            return int(kids[0])
+    return p.proc.pid
+
+
+# --- one seat ------------------------------------------------------------------------------
+
+class Stats:
+    def __init__(self) -> None:
+        self.latencies: list[float] = []
+        self.to_ack: list[float] = []
+        self.commands = 0
+        self.errors: Counter[str] = Counter()
+        self.retries = 0
+        self.games_done = 0
+
+
+class Seat:
+    """One person at one table, on their own socket, answering each turn at once."""
+
+    def __init__(self, game_id: str, seat: int, conn: ClientConnection, stats: Stats) -> None:
+        self.game_id, self.seat, self.conn, self.stats = game_id, seat, conn, stats
+        self.version = 0
+        self.turn: dict[str, Any] | None = None
+        self.need = 0  # the version acknowledged for our last command: act after seeing it
+        self.pending: str | None = None
+        self.pending_frame: bytes = b""
+        self.sent_at: float | None = None
+        self.first_sent = 0.0
+        self.n = 0
+        self.ended = False
+
+    async def subscribe(self) -> None:
+        await self.conn.send(_encode({"type": "subscribe", "game_id": self.game_id}).decode())
+        while True:
+            f = _decode(await asyncio.wait_for(self.conn.recv(), 30))
+            if f["type"] == "snapshot":
+                v = f["view"]
+                self.version = f["version"]
+                self.turn = {"waiting": v["waiting"], "legal_cards": v["legal_cards"],
+                             "legal_bids": v["legal_bids"], "pass_count": v["pass_count"]}
+            elif f["type"] == "subscribed":
+                if f["seat"] != self.seat:
+                    raise RuntimeError(f"subscribed as seat {f['seat']}, not {self.seat}")
+                return
+            elif f["type"] == "error":
+                raise RuntimeError(f"subscribe failed: {f}")
+
+    async def act(self) -> None:
+        t = self.turn
+        if (self.ended or self.pending is not None or t is None or self.version < self.need
+                or self.seat not in t["waiting"] or t["pass_count"]):
+            return
+        if t["legal_bids"]:
+            move: dict[str, Any] = {"type": "bid", "bid": t["legal_bids"][
+                min(3, len(t["legal_bids"]) - 1)]}
+        elif t["legal_cards"]:
+            move = {"type": "play", "card": t["legal_cards"][0]}
+        else:
+            return
+        self.n += 1
+        self.pending = f"m{self.n}"
+        self.pending_frame = _encode({**move, "command_id": self.pending,
+                                      "game_id": self.game_id, "seat": self.seat})
+        self.sent_at = self.first_sent = time.perf_counter()
+        await self.conn.send(self.pending_frame.decode())
+
+    async def play(self) -> None:
+        await self.act()
+        async for raw in self.conn:
+            f = _decode(raw)
+            kind = f["type"]
+            if kind == "event":
+                if f["version"] <= self.version:
+                    continue
+                self.version = f["version"]
+                self.turn = f["turn"]
+                e = f["event"]
+                if (self.sent_at is not None and e.get("seat") == self.seat
+                        and e["type"] in MOVES):
+                    self.stats.latencies.append(time.perf_counter() - self.sent_at)
+                    self.sent_at = None
+                if e["type"] == "GameEnded":
+                    self.ended = True
+                    if self.seat == 0:
+                        self.stats.games_done += 1
+                    return
+            elif kind == "ack":
+                if f.get("command_id") == self.pending:
+                    self.stats.to_ack.append(time.perf_counter() - self.first_sent)
+                    self.pending = None
+                    self.need = f["version"]
+                    self.stats.commands += 1
+            elif kind == "error":
+                code = f.get("code", "")
+                if f.get("command_id") == self.pending:
+                    if code in RETRY:  # the same command id again, shortly
+                        self.stats.retries += 1
+                        await asyncio.sleep(0.01)
+                        await self.conn.send(self.pending_frame.decode())
+                        continue
+                    self.pending = None
+                    self.sent_at = None
+                self.stats.errors[code] += 1
+            await self.act()
+
+
+# --- setting games up ----------------------------------------------------------------------
+
+class Lobby:
+    """HTTP calls to the gateways, one client per gateway, a token per call."""
+
+    def __init__(self, gateways: list[Proc]) -> None:
+        self.gateways = gateways
+        limits = httpx.Limits(max_connections=32, max_keepalive_connections=32)
+        self.http = [httpx.AsyncClient(base_url=g.url, timeout=30, limits=limits)
+                     for g in gateways]
+
+    async def call(self, gw: int, token: str | None, method: str, path: str,
+                   body: Any = None) -> Any:
+        headers = {"authorization": f"Bearer {token}"} if token else {}
+        r = await self.http[gw].request(method, path, json=body, headers=headers)
+        if r.status_code >= 300:
+            raise RuntimeError(f"{method} {path}: {r.status_code} {r.text}")
+        return r.json()
+
+    async def guest(self, gw: int, name: str) -> str:
+        return (await self.call(gw, None, "POST", "/v1/auth/guest", {"name": name}))["token"]
+
+    async def game(self, k: int, stats: Stats) -> list[Seat]:
+        """Four guests at one private quick table, started, each seat subscribed."""
+        n = len(self.gateways)
+        gws = [i % n for i in range(4)]
+        tokens = await asyncio.gather(*(self.guest(gws[i], f"B{k}s{i}") for i in range(4)))
+        t = await self.call(gws[0], tokens[0], "POST", "/v1/tables",
+                            {"rules": RULES, "private": True, "banter": False, "seat": 0})
+        for i in range(1, 4):
+            await self.call(gws[i], tokens[i], "POST", "/v1/tables/join",
+                            {"code": t["code"], "seat": i})
+        t = await self.call(gws[0], tokens[0], "POST", f"/v1/tables/{t['table_id']}/start")
+        seats = []
+        for i in range(4):
+            conn = await connect(f"{self.gateways[gws[i]].ws_url}?token={tokens[i]}",
+                                 max_size=2**22, compression=None, open_timeout=30)
+            welcome = _decode(await conn.recv())
+            assert welcome["type"] == "welcome", welcome
+            seat = Seat(t["game_id"], i, conn, stats)
+            await seat.subscribe()
+            seats.append(seat)
+        return seats
+
+    async def aclose(self) -> None:
+        await asyncio.gather(*(h.aclose() for h in self.http))
+
+
+# --- a run ---------------------------------------------------------------------------------
+
+XACTS = "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()"
+
+
+async def run_n(lobby: Lobby, n: int, procs: list[Proc], db: asyncpg.Connection) -> dict[str, Any]:
+    stats = Stats()
+    gate = asyncio.Semaphore(16)
+
+    async def one(k: int) -> list[Seat]:
+        async with gate:
+            return await lobby.game(k, stats)
+
+    t0 = time.perf_counter()
+    games = await asyncio.gather(*(one(k) for k in range(n)))
+    setup = time.perf_counter() - t0
+    seats = [s for g in games for s in g]
+    cap = CAPS.get(n, 120.0)
+    cpu0 = {p.name: cpu_seconds(service_pid(p)) for p in procs} | named_cpu(SERVERS)
+    busy0 = machine_busy()
+    xacts0 = await db.fetchval(XACTS)
+    me0 = time.process_time()
+    started = time.perf_counter()
+    tasks = [asyncio.create_task(s.play()) for s in seats]
+    done, pending = await asyncio.wait(tasks, timeout=cap)
+    elapsed = time.perf_counter() - started
+    capped = bool(pending)
+    for task in pending:
+        task.cancel()
+    await asyncio.gather(*pending, return_exceptions=True)
+    failed = [t.exception() for t in done if t.exception() is not None]
+    cpu = {p.name: cpu_seconds(service_pid(p)) for p in procs} | named_cpu(SERVERS)
+    cpu = {k: v - cpu0[k] for k, v in cpu.items()}
+    busy1 = machine_busy()
+    await asyncio.sleep(0.6)  # the statistics collector reports about every half second
+    xacts = await db.fetchval(XACTS) - xacts0
+    machine = (busy1[0] - busy0[0]) / max(1, busy1[1] - busy0[1])
+    me = time.process_time() - me0
+    await asyncio.gather(*(s.conn.close() for s in seats), return_exceptions=True)
+    p50, p99 = percentiles(stats.latencies) if stats.latencies else (float("nan"),) * 2
+    a50, a99 = percentiles(stats.to_ack) if stats.to_ack else (float("nan"),) * 2
+    return {"n": n, "a50": a50, "a99": a99, "setup": setup, "elapsed": elapsed,
+            "capped": capped, "cap": cap,
+            "games": stats.games_done, "commands": stats.commands, "p50": p50, "p99": p99,
+            "errors": dict(stats.errors), "retries": stats.retries, "failed": failed,
+            "cpu": cpu, "me": me, "machine": machine,
+            "xacts": xacts}
+
+
+def report(r: dict[str, Any]) -> None:
+    el = r["elapsed"]
+    line = (f"{r['n']:>5} games  {r['games'] / el * 60:>8.0f} games/min"
+            f"{r['commands'] / el:>9.0f} commands/s   latency p50 {r['p50']:6.1f}"
+            f" p99 {r['p99']:6.1f} ms   {r['games']}/{r['n']} games, {r['commands']} commands"
+            f" in {el:5.1f} s (setup {r['setup']:4.1f} s)")
+    if r["capped"]:
+        line += f"   STOPPED at the {r['cap']:.0f} s cap"
+    print(line, flush=True)
+    print(f"       to the ack p50 {r['a50']:6.1f} p99 {r['a99']:6.1f} ms", flush=True)
+    cpu = "  ".join(f"{k} {v / el * 100:3.0f}%" for k, v in r["cpu"].items())
+    print(f"       CPU (% of one core): {cpu}  load generator {r['me'] / el * 100:3.0f}%;"
+          f" machine {r['machine'] * 100:3.0f}% busy; Postgres transactions"
+          f" {r['xacts'] / max(1, r['commands']):.1f} per command", flush=True)
+    if r["errors"] or r["retries"] or r["failed"]:
+        print(f"       errors {r['errors']}  retries {r['retries']}  "
+              f"client failures {[repr(e) for e in r['failed'][:3]]}", flush=True)
+
+
+def compare(results: list[dict[str, Any]]) -> None:
+    """The issue's target beside the largest run: printed, never asserted."""
+    if not results:
+        return
+    r = max(results, key=lambda x: x["n"])
+    cps = r["commands"] / r["elapsed"]
+    verdict = ("met" if cps >= TARGET_CPS and r["p99"] < TARGET_P99_MS and not r["capped"]
+               else "not met")
+    print(f"target at 100 games: >= {TARGET_CPS:,} commands/s and p99 < {TARGET_P99_MS:.0f} ms;"
+          f" measured at {r['n']} games: {cps:,.0f} commands/s, p99 {r['p99']:.1f} ms"
+          f" ({cps / TARGET_CPS:.0%} of the throughput target): {verdict}", flush=True)
+
+
+async def run(db_url: str, nats_url: str, counts: list[int], n_gw: int, n_wk: int,
+              profile: str, profile_out: str) -> None:
+    name = f"spades_pbench_{uuid.uuid4().hex[:8]}"
+    url = await dbadmin.ensure_database(db_url, name)
+    conn = await asyncpg.connect(url)
+    await migrations.apply(conn, catalog.all_migrations())
+    prefix = f"pb{uuid.uuid4().hex[:6]}"
+    logs = Path(tempfile.mkdtemp(prefix="spades-pbench-"))
+    base = {"DATABASE_URL": url, "NATS_URL": nats_url, "SPADES_NATS_PREFIX": prefix,
+            "SPADES_TOKEN_SECRET": SECRET, "SPADES_LOG_LEVEL": "warning",
+            "SPADES_DB_POOL_MAX": "20"}
+    spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
+    if profile and not Path(spy).exists():
+        print("py-spy is not installed; running without the profile", flush=True)
+        profile = ""
+
+    def wrap(kind: str, i: int) -> list[str] | None:
+        if profile != kind or i != 0:
+            return None
+        return [spy, "record", "--format", "raw", "--rate", "200", "--nonblocking",
+                "-o", profile_out, "--"]
+
+    procs: list[Proc] = []
+    lobby: Lobby | None = None
+    try:
+        loop = asyncio.get_running_loop()
+        for i in range(n_wk):
+            procs.append(await loop.run_in_executor(None, lambda i=i: start(  # type: ignore[misc]
+                "game", f"worker-{i}", logs, {**base, "SPADES_BOT_THINK_MS": "0",
+                                               "SPADES_INBOX_SIZE": "64"}, wrap("worker", i))))
+        gateways = []
+        for i in range(n_gw):
+            gateways.append(await loop.run_in_executor(None, lambda i=i: start(  # type: ignore[misc]
+                "lobby", f"gateway-{i}", logs, {
+                    **base, "SPADES_WS_FRAMES_PER_SECOND": "1000", "SPADES_WS_FRAME_BURST": "1000",
+                    "SPADES_REQUEST_TIMEOUT_SECONDS": "10"}, wrap("gateway", i))))
+        procs += gateways
+        lobby = Lobby(gateways)
+        print(f"{n_gw} lobby gateway(s), {n_wk} game worker(s), NATS with JetStream, Postgres "
+              f"(fsync on), each its own process on 127.0.0.1; {os.cpu_count()} cores; "
+              "quick matches (4 hands), all four seats clients with zero think time, "
+              "one socket per seat, seats alternating between gateways"
+              + (f"; {profile} 0 under py-spy" if profile else ""), flush=True)
+        results = []
+        for n in counts:
+            results.append(await run_n(lobby, n, procs, conn))
+            report(results[-1])
+        compare(results)
+    finally:
+        if lobby is not None:
+            await lobby.aclose()
+        await conn.close()
+        for p in reversed(procs):
+            await asyncio.get_running_loop().run_in_executor(None, p.stop)
+        await dbadmin.drop(db_url, name)
+        shutil.rmtree(logs, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="platform_bench")
+    parser.add_argument("--games", default="1,10,100")
+    parser.add_argument("--gateways", type=int, default=2)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--profile", choices=("gateway", "worker"), default="")
+    parser.add_argument("--profile-out", default="platform-profile.txt")
+    args, _ = parser.parse_known_args(sys.argv[2:] if sys.argv[1:2] == ["platform_bench"]
+                                      else sys.argv[1:])
+    counts = [int(x) for x in args.games.split(",") if x]
+    with bench_servers() as (db_url, nats_url):
+        asyncio.run(run(db_url, nats_url, counts, args.gateways, args.workers, args.profile,
+                        os.path.abspath(args.profile_out)))
+
+
+if __name__ == "__main__":
+    main()
