@@ -184,6 +184,18 @@ def rollout(f: Fast, me: int, first: int, hands: list[int], trick: list[int], le
             c = policy(f, p, h, trick, leader, played, bids, tricks, broken, voids, contracts)
 
 
+def _margin(scorer: Scorer, team: int, bids: Sequence[int], blind: Sequence[bool],
+            took: Sequence[int], bags: Sequence[int], bag_weight: float) -> float:
+    """What a played-out hand is worth to ``team``: its score less the other team's,
+    each bag charged ``bag_weight`` for the penalty it brings nearer."""
+    mine, bags_mine = scorer.team(bids[team], bids[team + 2], blind[team], blind[team + 2],
+                                  took[team], took[team + 2], bags[team])
+    theirs, bags_theirs = scorer.team(bids[1 - team], bids[3 - team], blind[1 - team],
+                                      blind[3 - team], took[1 - team], took[3 - team],
+                                      bags[1 - team])
+    return mine - theirs - bag_weight * (bags_mine - bags_theirs)
+
+
 def choose_card(state: GameState, seat: int, seed: int = 0,
                 budget: int | None = None) -> int:
     """The card id ``seat`` plays.
@@ -239,13 +251,7 @@ def choose_card(state: GameState, seat: int, seed: int = 0,
         for i in (0, *active):
             t = rollout(f, seat, cands[i], hands[:], k.trick, k.leader, k.played, bids,
                         k.tricks[:], k.broken, k.voids[:], contracts)
-            mine, bags_mine = scorer.team(bids[team], bids[team + 2], blind[team],
-                                          blind[team + 2], t[team], t[team + 2],
-                                          state.bags[team])
-            theirs, bags_theirs = scorer.team(bids[1 - team], bids[3 - team], blind[1 - team],
-                                              blind[3 - team], t[1 - team], t[3 - team],
-                                              state.bags[1 - team])
-            v = mine - theirs - bag_weight * (bags_mine - bags_theirs)
+            v = _margin(scorer, team, bids, blind, t, state.bags, bag_weight)
             spend -= 1
             if i == 0:
                 base = v
@@ -323,13 +329,7 @@ def choose_bid(state: GameState, seat: int, seed: int = 0, budget: int | None = 
                            contracts)
             t = rollout(f, leader, first, hands[:], [], leader, 0, bids, [0, 0, 0, 0], False,
                         [0, 0, 0, 0], contracts)
-            mine, bags_mine = scorer.team(bids[team], bids[team + 2], blind[team],
-                                          blind[team + 2], t[team], t[team + 2],
-                                          state.bags[team])
-            theirs, bags_theirs = scorer.team(bids[1 - team], bids[3 - team], blind[1 - team],
-                                              blind[3 - team], t[1 - team], t[3 - team],
-                                              state.bags[1 - team])
-            v = mine - theirs - bag_weight * (bags_mine - bags_theirs)
+            v = _margin(scorer, team, bids, blind, t, state.bags, bag_weight)
             if i == 0:
                 base_value = v
                 continue

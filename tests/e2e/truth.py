@@ -24,16 +24,9 @@ _registry = game_registry()
 
 async def stored_states(database_url: str, game_id: str) -> list[GameState]:
     """``states[v]`` is the game's full state after version ``v``."""
-    conn = await asyncpg.connect(database_url)
-    try:
-        rows = await conn.fetch("SELECT type, schema_version, body FROM game.events"
-                                " WHERE stream = $1 ORDER BY version", game_id)
-    finally:
-        await conn.close()
     states = [GameState()]
-    for r in rows:
-        event = _registry.decode(r["type"], r["schema_version"], r["body"])
-        states.append(evolve(states[-1], event))  # type: ignore[arg-type]
+    for event in await stored_events(database_url, game_id):
+        states.append(evolve(states[-1], event))
     return states
 
 
