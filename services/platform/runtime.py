@@ -88,7 +88,10 @@ class _Server(uvicorn.Server):
 
 
 def bind(host: str, port: int) -> socket.socket:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY on accepted sockets only when the
+    # listening socket names TCP, and without it a WebSocket frame written right after
+    # another waits ~40 ms for the client's delayed ACK.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
