@@ -44,7 +44,12 @@ async def test_a_table_of_four_bots_plays_itself_out(platform: Platform) -> None
                              or (f["type"] == "snapshot" and f["view"]["phase"] == "over"),
                              timeout=60)
     assert ended
-    table = await host.ok("GET", f"/v1/tables/{t['table_id']}")
+    # The table closes right after the game's end reaches the sockets, not before it.
+    for _ in range(50):
+        table = await host.ok("GET", f"/v1/tables/{t['table_id']}")
+        if table["state"] == "over":
+            break
+        await asyncio.sleep(0.1)
     assert table["state"] == "over"
     await sock.close()
     await host.aclose()
