@@ -21,8 +21,7 @@ from pathlib import Path
 
 from services import catalog, registry
 from services.platform import bus, db, dbadmin, migrations, servers
-from services.platform.runtime import StartupError
-from services.platform.settings import SettingsError, env_names, load
+from services.platform.settings import SettingsError, StartupError, env_names, load
 
 DEV_DATABASE = "spades"
 DEV_PG_PORT = 15432

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from services.catalog import SERVICES
-from services.platform.runtime import Setup
 from services.platform.settings import Settings
+
+if TYPE_CHECKING:  # the runtime pulls in the HTTP stack; commands that never serve skip it
+    from services.platform.runtime import Setup
 
 _SETTINGS = {"lobby": "LobbySettings", "game": "GameSettings", "ratings": "RatingsSettings",
              "tournaments": "TournamentsSettings"}

@@ -28,13 +28,9 @@ from schemas.bus import StatusReply, StatusRequest
 from services import catalog
 from services.platform import bus, db, logs, migrations
 from services.platform.http import create_app
-from services.platform.settings import Settings
+from services.platform.settings import Settings, StartupError
 
 VERSION = "0.1.0"
-
-
-class StartupError(RuntimeError):
-    """Start-up cannot go on; the message is the one line the operator sees."""
 
 
 class Worker(Protocol):

@@ -19,6 +19,10 @@ import msgspec
 UNPREFIXED = {"database_url": "DATABASE_URL", "nats_url": "NATS_URL"}
 
 
+class StartupError(RuntimeError):
+    """Start-up cannot go on; the message is the one line the operator sees."""
+
+
 class SettingsError(ValueError):
     """A setting is missing or malformed; the message is one line naming it."""
 
