@@ -79,9 +79,12 @@ class TableChanged(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class SeatPresent(msgspec.Struct, frozen=True, kw_only=True):
-    """A seated player subscribed on some gateway: every gateway cancels the seat's
-    disconnect grace timer, so a player who comes back elsewhere is not made to leave."""
+    """A seated player subscribed on some gateway: every other gateway cancels the seat's
+    disconnect grace timer, so a player who comes back elsewhere is not made to leave.
+    The sender (``gateway``) cancelled its own timer already; its own copy, arriving late,
+    must not cancel a grace period that began after it."""
 
     game_id: str
     seat: int
     player_id: str
+    gateway: str = ""

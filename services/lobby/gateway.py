@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -249,7 +250,8 @@ class Hub:
             sub.conn.send_raw(frame)
 
     async def _on_presence(self, p: SeatPresent) -> None:
-        self.gw.cancel_grace(self.game_id, p.seat)
+        if p.gateway != self.gw.instance:
+            self.gw.cancel_grace(self.game_id, p.seat)
 
     # --- subscribers ----------------------------------------------------------------------
 
@@ -290,6 +292,7 @@ class Gateway:
                  limits: GatewayLimits) -> None:
         self.tables, self.games, self.names = tables, games, names
         self.limits = limits
+        self.instance = uuid.uuid4().hex  # tells this gateway's presence notes from others'
         self.registry = game_registry()
         self.hubs: dict[str, Hub] = {}
         self._hub_locks: dict[str, asyncio.Lock] = {}
@@ -441,7 +444,8 @@ class Gateway:
                  frame.since <= hub.state.version else None)
         if seat is not None:
             self.cancel_grace(game_id, seat)
-            await self.games.seat_present(SeatPresent(game_id=game_id, seat=seat, player_id=me))
+            await self.games.seat_present(SeatPresent(game_id=game_id, seat=seat, player_id=me,
+                                                      gateway=self.instance))
             state = hub.state
             if state.phase != OVER and state.bots >> seat & 1:
                 await self._send(conn, game_id, f"{me}:return:{state.version}",
