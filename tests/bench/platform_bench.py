@@ -32,8 +32,6 @@ import asyncio
 import contextlib
 import os
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -48,8 +46,10 @@ import msgspec
 from websockets.asyncio.client import ClientConnection, connect
 
 from services import catalog
-from services.platform import dbadmin, migrations, servers
+from services.platform import dbadmin, migrations
 from tests.bench.servers import bench_servers, percentiles
+from tests.services.lobby.harness import Service as Proc
+from tests.services.lobby.harness import start as start_service
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "bench-secret-for-signing-tokens-0123456789"
@@ -67,52 +67,9 @@ _encode = msgspec.json.Encoder().encode
 
 # --- processes -----------------------------------------------------------------------------
 
-class Proc:
-    def __init__(self, name: str, proc: subprocess.Popen[bytes], port: int, log: Path) -> None:
-        self.name, self.proc, self.port, self.log = name, proc, port, log
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def ws_url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}/v1/ws"
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT if self.wrapped else signal.SIGTERM)
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-
-    wrapped = False
-
-
 def start(service: str, instance: str, logs: Path, env: dict[str, str],
           wrap: list[str] | None = None) -> Proc:
-    port = servers.free_port()
-    full = {k: v for k, v in os.environ.items() if not k.startswith("SPADES_")}
-    full.update({"PYTHONPATH": str(ROOT), "SPADES_HTTP_PORT": str(port),
-                 "SPADES_HTTP_HOST": "127.0.0.1", "SPADES_INSTANCE_ID": instance, **env})
-    log = logs / f"{instance}.log"
-    argv = [*(wrap or []), sys.executable, "-m", "services.cli", "serve", service]
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(argv, env=full, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
-    p = Proc(instance, proc, port, log)
-    p.wrapped = bool(wrap)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"{instance} exited:\n{log.read_text()[-3000:]}")
-        with contextlib.suppress(httpx.HTTPError):
-            if httpx.get(f"{p.url}/readyz", timeout=1).status_code == 200:
-                return p
-        time.sleep(0.1)
-    p.stop()
-    raise RuntimeError(f"{instance} never became ready:\n{log.read_text()[-3000:]}")
+    return start_service(service, logs / f"{instance}.log", wrap, **env)
 
 
 def cpu_seconds(pid: int) -> float:
@@ -335,7 +292,7 @@ async def run_n(lobby: Lobby, n: int, procs: list[Proc], db: asyncpg.Connection)
     setup = time.perf_counter() - t0
     seats = [s for g in games for s in g]
     cap = CAPS.get(n, 120.0)
-    cpu0 = {p.name: cpu_seconds(service_pid(p)) for p in procs} | named_cpu(SERVERS)
+    cpu0 = {p.log.stem: cpu_seconds(service_pid(p)) for p in procs} | named_cpu(SERVERS)
     busy0 = machine_busy()
     xacts0 = await db.fetchval(XACTS)
     me0 = time.process_time()
@@ -348,7 +305,7 @@ async def run_n(lobby: Lobby, n: int, procs: list[Proc], db: asyncpg.Connection)
         task.cancel()
     await asyncio.gather(*pending, return_exceptions=True)
     failed = [t.exception() for t in done if t.exception() is not None]
-    cpu = {p.name: cpu_seconds(service_pid(p)) for p in procs} | named_cpu(SERVERS)
+    cpu = {p.log.stem: cpu_seconds(service_pid(p)) for p in procs} | named_cpu(SERVERS)
     cpu = {k: v - cpu0[k] for k, v in cpu.items()}
     busy1 = machine_busy()
     await asyncio.sleep(0.6)  # the statistics collector reports about every half second

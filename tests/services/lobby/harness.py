@@ -34,6 +34,7 @@ class Service:
     proc: subprocess.Popen[bytes]
     port: int
     log: Path
+    wrapped: bool = False  # run under another program (a profiler), which wants SIGINT
 
     @property
     def url(self) -> str:
@@ -45,23 +46,25 @@ class Service:
 
     def stop(self) -> None:
         if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
+            self.proc.send_signal(signal.SIGINT if self.wrapped else signal.SIGTERM)
             try:
-                self.proc.wait(15)
+                self.proc.wait(30 if self.wrapped else 15)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
 
 
-def start(name: str, log: Path, **env: str) -> Service:
+def start(name: str, log: Path, wrap: list[str] | None = None, **env: str) -> Service:
+    """Service ``name`` as its own process (under ``wrap`` if given), once it is ready;
+    its instance id is the log file's name."""
     port = servers.free_port()
     full = {**os.environ, "PYTHONPATH": str(ROOT), "SPADES_HTTP_PORT": str(port),
             "SPADES_HTTP_HOST": "127.0.0.1", "SPADES_INSTANCE_ID": log.stem, **env}
     full.pop("SPADES_FAULT", None)
     with open(log, "wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "services.cli", "serve", name],
-                                env=full, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
-    svc = Service(name, proc, port, log)
+        proc = subprocess.Popen([*(wrap or []), sys.executable, "-m", "services.cli", "serve",
+                                 name], env=full, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+    svc = Service(name, proc, port, log, wrapped=bool(wrap))
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if proc.poll() is not None:
