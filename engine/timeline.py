@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from engine.evolve import evolve
-from engine.state import GameState
 from schemas import events as ev
 
 SEATS = ("S0", "S1", "S2", "S3")
@@ -36,8 +34,8 @@ def _team_line(t: int, s: ev.TeamScore) -> str:
     return " ".join(parts)
 
 
-def describe(e: ev.Event, before: GameState) -> list[str]:
-    """The lines for one event; ``before`` is the state it applies to."""
+def describe(e: ev.Event) -> list[str]:
+    """The lines for one event: each event carries all it takes to describe it."""
     if isinstance(e, ev.GameStarted):
         r = e.rules
         return [f"game started: rules {r.preset} (deck {r.deck}, bidding {r.bidding}), "
@@ -91,10 +89,8 @@ def describe(e: ev.Event, before: GameState) -> list[str]:
 
 def timeline(events: Iterable[ev.Event], until: int | None = None) -> Iterator[str]:
     """Lines for events 0..``until`` (inclusive), each prefixed with its number."""
-    state = GameState()
     for i, e in enumerate(events):
         if until is not None and i > until:
             return
-        for k, line in enumerate(describe(e, state)):
+        for k, line in enumerate(describe(e)):
             yield f"{i:5d} {line}" if k == 0 else f"      {line}"
-        state = evolve(state, e)

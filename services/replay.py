@@ -14,9 +14,8 @@ from typing import IO, Any
 
 import msgspec
 
-from engine.evolve import evolve
+from engine.evolve import fold
 from engine.replay import Divergence, verify
-from engine.state import GameState
 from engine.timeline import timeline
 from engine.views import operator_view, view
 from schemas import events as ev
@@ -55,22 +54,12 @@ def read_log(lines: Iterable[bytes], registry: EventRegistry | None = None) -> l
     return out
 
 
-def state_at(events: Sequence[ev.Event], at: int | None) -> GameState:
-    """The state after event number ``at`` (from 0), or after the whole log."""
-    state = GameState()
-    for i, e in enumerate(events):
-        if at is not None and i > at:
-            break
-        state = evolve(state, e)
-    return state
-
-
 def replay_report(events: Sequence[ev.Event], out: IO[str], *, at: int | None = None,
                   seat: int | None = None, as_json: bool = False) -> bool:
     """Print the timeline (or the state/view at ``at``) and verify; True when it verifies."""
     divergence = verify(events)
     if as_json:
-        state = state_at(events, at)
+        state = fold(events if at is None else events[:at + 1])
         shown: Any = view(state, seat) if seat is not None else operator_view(state)
         out.write(_json.encode({"events": len(events), "at": at, "verified": divergence is None,
                                 "divergence": divergence, "state": shown}).decode() + "\n")
@@ -78,7 +67,7 @@ def replay_report(events: Sequence[ev.Event], out: IO[str], *, at: int | None = 
     if seat is not None or at is not None:
         for line in timeline(events, until=at):
             out.write(line + "\n")
-        state = state_at(events, at)
+        state = fold(events if at is None else events[:at + 1])
         shown = view(state, seat) if seat is not None else operator_view(state)
         label = f"seat {seat}'s view" if seat is not None else "state"
         out.write(f"--- {label} after event {at if at is not None else len(events) - 1} ---\n")
