@@ -21,7 +21,7 @@ from typing import Any
 
 import msgspec
 
-from engine.evolve import evolve
+from engine.evolve import evolve, fold
 from engine.state import OVER, GameState
 from engine.views import redact, view
 from schemas import commands as cmd
@@ -557,19 +557,12 @@ class Gateway:
         if hub is not None and hub.ready.is_set():
             state = hub.state
         else:
-            state = GameState()
-            while True:
-                try:
-                    reply = await self.games.events_since(game_id, state.version)
-                except GameUnavailable:
-                    raise LobbyError(503, "game_unavailable", "no game worker answered"
-                                     ) from None
-                for env in reply.events:
-                    if env.version == state.version + 1:
-                        state = evolve(state, self.registry.decode(  # type: ignore[arg-type]
-                            env.type, env.schema_version, env.body))
-                if not reply.events or state.version >= reply.version:
-                    break
+            try:
+                reply = await self.games.events_after(game_id, 0)
+            except GameUnavailable:
+                raise LobbyError(503, "game_unavailable", "no game worker answered") from None
+            state = fold(self.registry.decode(env.type, env.schema_version, env.body)  # type: ignore[misc]
+                         for env in reply.events)
         return summary(table, view(state, None))
 
     # --- tables ------------------------------------------------------------------------------
