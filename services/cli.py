@@ -103,7 +103,7 @@ def serve_one(name: str) -> int:
 
     spec = registry.spec(name)
     settings = load(spec.settings)
-    asyncio.run(runtime.run(name, settings, spec.setup))
+    asyncio.run(runtime.run(name, settings, spec.setup, spec.migrations))
     return 0
 
 

@@ -37,7 +37,8 @@ from schemas.play import ChatLine, GameReply
 from services.game import banter, metrics
 from services.game.store import Refusal
 from services.platform import logs
-from services.platform.eventstore import ConcurrencyError, FencedError
+from services.platform.eventstore import ConcurrencyError
+from services.platform.lease import FencedError
 
 if TYPE_CHECKING:
     from services.game.worker import GameWorker

@@ -55,9 +55,10 @@ from schemas.play import ChatLine, CreateGame, EventsReply, EventsSince, GameRep
 from services.game import metrics
 from services.game.actor import BUSY, NOT_OWNER, GameActor, Item
 from services.game.clock import Clock
-from services.game.store import Claimed, GameExists, GameStore, LeaseHeld
+from services.game.store import GameExists, GameStore
 from services.platform import logs
 from services.platform.eventstore import RecordedEvent
+from services.platform.lease import Lease, LeaseHeld
 
 _log = logs.get("game")
 
@@ -203,8 +204,8 @@ class GameWorker:
         events: list[Event] = [r.event for r in await self.store.read(game_id)]  # type: ignore[misc]
         return fold(events)
 
-    async def _adopt(self, claimed: Claimed) -> None:
-        game_id = claimed.game_id
+    async def _adopt(self, claimed: Lease) -> None:
+        game_id = claimed.name
         if game_id in self.actors:
             self.actors[game_id].epoch = claimed.epoch
             return

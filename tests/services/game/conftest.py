@@ -135,19 +135,6 @@ async def harness(pool: asyncpg.Pool, nc: Client, prefix: str) -> AsyncIterator[
     await h.stop()
 
 
-async def until(check: Callable[[], Awaitable[Any]], timeout: float = 10.0,
-                every: float = 0.05) -> Any:
-    """Poll ``check`` until it returns something truthy; fail after ``timeout``."""
-    deadline = time.monotonic() + timeout
-    while True:
-        got = await check()
-        if got:
-            return got
-        if time.monotonic() > deadline:
-            raise AssertionError(f"still not true after {timeout}s: {check.__name__}")
-        await asyncio.sleep(every)
-
-
 async def ended_on_jetstream(js: Any, names: Names, game_id: str) -> Event | None:
     """The game's GameEnded as JetStream holds it, or None."""
     from nats.js.errors import NotFoundError
