@@ -62,17 +62,15 @@ class Names:
 
     @property
     def game_create(self) -> str:
-        """``CreateGame`` -> ``GameReply``: a table starts a game."""
-        return self.subject("game.create")
-
-    def game_events_since(self, game_id: str) -> str:
-        """``EventsSince`` -> ``EventsReply``: stored events of a game from the store."""
-        return self.subject(f"game.since.{_token(game_id)}")
+        """``CreateGame`` -> ``GameReply``: start a game (services API endpoint of the
+        game workers, any one of them)."""
+        return self.endpoint("game", "create")
 
     @property
-    def game_events_since_all(self) -> str:
-        """Where every game worker answers ``EventsSince``, whichever game it names."""
-        return self.subject("game.since.*")
+    def game_events_since(self) -> str:
+        """``EventsSince`` -> ``EventsReply``: stored events of a game from the store
+        (services API endpoint of the game workers, any one of them)."""
+        return self.endpoint("game", "since")
 
     @property
     def game_handover(self) -> str:

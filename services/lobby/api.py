@@ -18,6 +18,7 @@ from schemas.api import (
     JoinByCode,
     JoinTable,
     Login,
+    Player,
     Register,
     Session,
     SetBots,
@@ -25,8 +26,9 @@ from schemas.api import (
     Table,
     TableList,
 )
-from services.lobby import auth
+from services.lobby import auth, store
 from services.lobby.auth import Claims, Tokens
+from services.lobby.errors import LobbyError
 from services.lobby.gateway import Gateway
 from services.lobby.tables import Tables
 
@@ -109,6 +111,14 @@ def routes(pool: Any, tokens: Tokens, tables: Tables, gateway: Gateway) -> list[
     async def start(request: Request[Any, Any, Any], table_id: str) -> Table:
         return await tables.start(me(request), table_id)
 
+    @get("/v1/players/{player_id:str}", summary="A player's name", tags=["players"])
+    async def player(request: Request[Any, Any, Any], player_id: str) -> Player:
+        me(request)
+        found = await store.account(pool, player_id)
+        if found is None:
+            raise LobbyError(404, "player_not_found", f"no player {player_id}")
+        return Player(player_id=found[0], name=found[1])
+
     @get("/v1/games/{game_id:str}", summary="A game's public summary", tags=["games"])
     async def game(request: Request[Any, Any, Any], game_id: str) -> GameSummary:
         me(request)
@@ -125,7 +135,7 @@ def routes(pool: Any, tokens: Tokens, tables: Tables, gateway: Gateway) -> list[
         return Response(code, media_type="text/javascript; charset=utf-8")
 
     return [guest, register, login, create_table, list_tables, read_table, join_by_code, join,
-            leave, bots, change_rules, reset_rules, options, start, game, index, script]
+            leave, bots, change_rules, reset_rules, options, start, player, game, index, script]
 
 
 __all__ = ["routes"]

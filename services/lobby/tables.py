@@ -15,6 +15,7 @@ import msgspec
 
 from engine.presets import PRESETS, RulesError, resolve
 from schemas.api import GameSummary, SeatInfo, Table
+from schemas.codes import GAME_UNAVAILABLE
 from schemas.commands import LeaveSeat
 from schemas.play import CreateGame, GameRequest
 from services.lobby import store
@@ -158,7 +159,7 @@ class Tables:
                 game_id=game_id, command_id=f"{player_id}:leave:{uuid.uuid4().hex}",
                 command=LeaveSeat(seat=seat), player_id=player_id))
         except GameUnavailable:
-            raise LobbyError(503, "game_unavailable", "no game worker answered") from None
+            raise LobbyError(503, GAME_UNAVAILABLE, "no game worker answered") from None
         if not reply.ok:
             raise LobbyError(409, reply.code or "rejected", reply.message)
 
@@ -232,7 +233,7 @@ class Tables:
         if reply is None or not reply.ok:
             await self._change(table_id, lambda r: r.with_(state="open", game_id=None))
             if reply is None:
-                raise LobbyError(503, "game_unavailable", "no game worker answered; try again")
+                raise LobbyError(503, GAME_UNAVAILABLE, "no game worker answered; try again")
             raise LobbyError(409, reply.code or "rejected", reply.message)
         return to_api(t, me.player_id)
 

@@ -27,6 +27,20 @@ async def test_a_guest_gets_a_token_that_opens_the_api(lobby: Service) -> None:
     await p.aclose()
 
 
+async def test_a_players_name_is_read_by_id_and_the_legacy_registry_is_gone(
+        host: Player, lobby: Service) -> None:
+    assert await host.ok("GET", f"/v1/players/{host.player_id}") == {
+        "player_id": host.player_id, "name": "Host"}
+    for unknown in (str(uuid.uuid4()), "not-a-uuid"):
+        status, body = await host.call("GET", f"/v1/players/{unknown}")
+        assert (status, body["code"]) == (404, "player_not_found")
+    async with httpx.AsyncClient(base_url=lobby.url) as http:
+        r = await http.get(f"/v1/players/{host.player_id}")
+        assert (r.status_code, r.json()["code"]) == (401, "unauthenticated")
+        r = await http.post("/api/v1/players", json={"name": "Nobody"})
+        assert r.status_code in (404, 405)
+
+
 async def test_calls_without_a_valid_token_are_refused(lobby: Service) -> None:
     async with httpx.AsyncClient(base_url=lobby.url) as http:
         r = await http.get("/v1/tables")
