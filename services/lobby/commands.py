@@ -1,7 +1,8 @@
 """Game commands from sockets to the game's worker, and the answers back.
 
 A command frame names its game and seat; the socket must follow the game as
-that seat. The command id sent on is ``<player_id>:<client command_id>``, so
+that seat, and the game's own state must say the player holds it and no bot
+plays it for now (``seating``). The command id sent on is ``<player_id>:<client command_id>``, so
 two players' ids never collide and a retry is applied once. Refusals come
 back as typed errors with the rules' (or the platform's) code.
 """
@@ -20,6 +21,7 @@ from services.lobby.connections import Conn
 from services.lobby.errors import LobbyError
 from services.lobby.following import followed
 from services.lobby.gamebus import GameBus, GameUnavailable
+from services.lobby.seating import check_acts
 
 
 def now_ms() -> int:
@@ -46,8 +48,9 @@ class Commands:
 
     async def on_frame(self, conn: Conn, frame: ws.GameCommandFrame) -> None:
         sub = followed(conn, frame.game_id)
-        if sub.seat is None or sub.seat != frame.seat:
+        if sub.seat != frame.seat:
             raise LobbyError(403, "not_your_seat", f"you do not hold seat {frame.seat}")
+        check_acts(sub.hub.state, frame.seat, conn.player_id)
         version, duplicate = await self.send(conn.player_id, frame.game_id,
                                              f"{conn.player_id}:{frame.command_id}",
                                              to_command(frame, now_ms()))

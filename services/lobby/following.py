@@ -23,7 +23,7 @@ from engine.state import GameState
 from engine.views import redact, view
 from schemas import ws
 from schemas.bus import EventEnvelope
-from schemas.events import Event, GameEnded
+from schemas.events import Event, GameEnded, GameStarted
 from schemas.play import ChatLine, SeatPresent
 from schemas.subjects import Names
 from services.lobby import store
@@ -89,7 +89,8 @@ class Hub:
         self.history: collections.deque[tuple[Event, GameState]] = collections.deque(
             maxlen=host.settings.resume_max_events)
         self.subs: set[Sub] = set()
-        self.ready = asyncio.Event()
+        self.ready = asyncio.Event()  # the stored history is in (maybe none yet)
+        self.started = asyncio.Event()  # GameStarted is in: the game says who sits where
         self.pending: dict[int, Event] = {}
         self._filling: asyncio.Task[None] | None = None
         self._subscriptions: list[Any] = []
@@ -119,6 +120,18 @@ class Hub:
             self._filling.cancel()
 
     # --- events in ---------------------------------------------------------------------
+
+    def deliver(self, env: EventEnvelope) -> None:
+        """An event from JetStream or from the store; duplicates change nothing."""
+        self._on_envelope(env)
+
+    async def reach(self, version: int, timeout: float = 1.0) -> None:
+        """Wait a moment for ``version`` to arrive: another gateway, or the worker's
+        reply, may be ahead of this gateway's copy of the events."""
+        for _ in range(int(timeout / 0.02)):
+            if self.state.version >= version:
+                return
+            await asyncio.sleep(0.02)
 
     def _on_envelope(self, env: EventEnvelope) -> None:
         try:
@@ -167,6 +180,8 @@ class Hub:
             data = frames[sub.seat]
             if data is not None:
                 sub.conn.send_raw(data)
+        if isinstance(event, GameStarted):
+            self.started.set()
         if isinstance(event, GameEnded):
             asyncio.get_running_loop().create_task(self.host.game_over(self))
 

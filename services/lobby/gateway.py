@@ -7,7 +7,8 @@
 - ``frames``: the table from client frame type to handler.
 
 This module keeps what ties them: subscribing to a game (which seat, if any,
-a socket follows), leaving, and a game's public summary. Nothing here knows
+a socket follows: the game's own events say, see ``seating``), leaving, and a
+game's public summary. Nothing here knows
 the transport: a ``Conn`` is handed frames to send and the transport writes them.
 """
 
@@ -36,9 +37,10 @@ from services.lobby.following import Hub, Hubs, Sub, followed
 from services.lobby.frames import FrameTable
 from services.lobby.gamebus import GameBus, GameUnavailable
 from services.lobby.grace import Grace
+from services.lobby.seating import seat_of
 from services.lobby.settings import LobbySettings
 from services.lobby.tablefeed import TableFeed
-from services.lobby.tables import Tables, seat_of, summary, to_api
+from services.lobby.tables import Tables, summary, to_api
 from services.platform.events import game_registry
 
 
@@ -122,9 +124,8 @@ class Gateway:
     async def on_subscribe(self, conn: Conn, frame: ws.Subscribe) -> None:
         me = conn.player_id
         if frame.game_id:
-            table = await store.table_by_game(self.tables.pool, frame.game_id)
-            if table is None:
-                raise LobbyError(404, "game_not_found", f"no game {frame.game_id}")
+            game_id = frame.game_id
+            table = await store.table_by_game(self.tables.pool, game_id)  # none: no table
         elif frame.table_id:
             table = await store.get_table(self.tables.pool, frame.table_id)
             if table is None:
@@ -133,31 +134,34 @@ class Gateway:
             if table.game_id is None:
                 conn.send(ws.TableFrame(table=to_api(table, me)))
                 return
+            game_id = table.game_id
         else:
             raise LobbyError(400, "bad_field", "subscribe names a game_id or a table_id")
-        game_id = table.game_id
-        assert game_id is not None
-        seat = seat_of(table, me)
+        cap = self.settings.ws_games_per_socket
+        if game_id not in conn.subs and len(conn.subs) >= cap:
+            raise LobbyError(429, "too_many_games", f"one socket follows at most {cap} games")
+        hub = await self.hubs.follow(game_id, table)
+        await self._started(hub, expected=table is not None)
+        seat = seat_of(hub.state, me)
         if seat is not None and frame.spectate:
             raise LobbyError(409, "seated_cannot_spectate",
                              "you hold a seat in this game; follow it as that seat")
         if seat is None and not frame.spectate:
             raise LobbyError(403, "not_in_game",
                              "you hold no seat in this game; subscribe with spectate")
-        cap = self.settings.ws_games_per_socket
-        if game_id not in conn.subs and len(conn.subs) >= cap:
-            raise LobbyError(429, "too_many_games", f"one socket follows at most {cap} games")
-        hub = await self.hubs.follow(game_id, table)
-        try:
-            await asyncio.wait_for(hub.ready.wait(), 5.0)
-        except TimeoutError:
-            raise LobbyError(503, GAME_UNAVAILABLE, "the game's events did not arrive") from None
-        if frame.since is not None and frame.since > hub.state.version:
-            # Another gateway may be ahead of this one by a moment.
-            for _ in range(50):
-                if hub.state.version >= frame.since:
-                    break
-                await asyncio.sleep(0.02)
+        if frame.since is not None:
+            await hub.reach(frame.since)
+        returning: LobbyError | None = None
+        state = hub.state
+        if seat is not None and state.phase != OVER and state.bots >> seat & 1:
+            # Back in the seat before the catch-up, so what follows already says so.
+            try:
+                version, _ = await self.commands.send(
+                    me, game_id, f"{me}:return:{state.version}",
+                    cmd.ReturnToSeat(seat=seat, at=now_ms()))
+                await hub.reach(version)
+            except LobbyError as exc:
+                returning = exc
         old = conn.subs.pop(game_id, None)
         if old is not None:
             hub.leave(old)
@@ -169,10 +173,33 @@ class Gateway:
             self.grace.cancel(game_id, seat)
             await self.games.seat_present(SeatPresent(game_id=game_id, seat=seat, player_id=me,
                                                       gateway=self.instance))
-            state = hub.state
-            if state.phase != OVER and state.bots >> seat & 1:
-                await self.commands.send(me, game_id, f"{me}:return:{state.version}",
-                                         cmd.ReturnToSeat(seat=seat, at=now_ms()))
+        if returning is not None:
+            raise returning
+
+    async def _started(self, hub: Hub, expected: bool) -> None:
+        """Wait until ``hub`` holds the game's ``GameStarted``: the game names its seats.
+
+        JetStream may lag the store by a moment, so a game it has not carried yet is
+        read from the store. ``expected``: a table row names the game, which may be
+        about to begin; otherwise a game that neither has is not found.
+        """
+        try:
+            await asyncio.wait_for(hub.ready.wait(), 5.0)
+            if not hub.started.is_set():
+                try:
+                    for env in (await self.games.events_since(hub.game_id, 0)).events:
+                        hub.deliver(env)
+                except GameUnavailable:
+                    if expected:
+                        raise
+            if not hub.started.is_set() and expected:
+                await asyncio.wait_for(hub.started.wait(), 5.0)
+        except (TimeoutError, GameUnavailable):
+            await self.hubs.stop_following(hub)
+            raise LobbyError(503, GAME_UNAVAILABLE, "the game's events did not arrive") from None
+        if not hub.started.is_set():
+            await self.hubs.stop_following(hub)
+            raise LobbyError(404, "game_not_found", f"no game {hub.game_id}")
 
     # --- public summary ----------------------------------------------------------------------
 
