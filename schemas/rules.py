@@ -19,6 +19,7 @@ FailedNil = Literal["bags_scored", "bags_unscored", "nothing", "help_partner"]
 Boston = Literal["off", "bonus", "win"]
 Tie = Literal["play_on", "draw"]
 Abandon = Literal["bot", "forfeit"]
+SpadesBrokenBy = Literal["any_spade", "play_on_other_suit"]
 
 
 class Clocks(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -49,9 +50,13 @@ class Rules(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=Tru
     board: int = 0
     blind_nil: bool = False
     blind_nil_value: int = 200
-    blind_nil_margin: int = 100
+    blind_nil_margin: int | None = 100  # None: offered whatever the score, even when ahead
     blind_nil_pass: int = 0
     failed_nil: FailedNil = "bags_scored"
+    # Trick play. ``any_spade``: any trump played breaks spades, a lead from an all-trump
+    # hand included; ``play_on_other_suit``: only a trump played on another suit's lead.
+    # The default keeps the reading every game stored before the option existed was played by.
+    spades_broken_by: SpadesBrokenBy = "any_spade"
     # Scoring.
     bag_limit: int = 10
     bag_penalty: int = 100
@@ -95,7 +100,8 @@ def _contradictions(r: Rules):
         yield "bag_limit must be at least 1"
     for name in ("nil_value", "blind_nil_value", "blind_nil_margin", "bag_penalty",
                  "boston_bonus"):
-        if getattr(r, name) < 0:
+        value = getattr(r, name)
+        if value is not None and value < 0:
             yield f"{name} must not be negative"
     if r.boston_needs_bid and r.boston == "off":
         yield "boston_needs_bid needs boston (bonus or win)"
