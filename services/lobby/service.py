@@ -85,6 +85,11 @@ def invalid_response(_: Request[Any, Any, Any], exc: ValidationException) -> Res
                     status_code=400)
 
 
+def bad_id_response(_: Request[Any, Any, Any], exc: subjects.BadId) -> Response[ApiError]:
+    """An id that slipped past the edge's checks and would have made a bad subject."""
+    return Response(ApiError(code="bad_id", message=str(exc)), status_code=400)
+
+
 def http_error_response(_: Request[Any, Any, Any], exc: HTTPException) -> Response[ApiError]:
     """Litestar's own refusals (no such route, wrong method) in the same shape as ours."""
     codes = {404: "not_found", 405: "method_not_allowed", 413: "body_too_large"}
@@ -168,3 +173,4 @@ async def setup(rt: Runtime) -> None:
     rt.exception_handlers[LobbyError] = error_response
     rt.exception_handlers[ValidationException] = invalid_response
     rt.exception_handlers[HTTPException] = http_error_response
+    rt.exception_handlers[subjects.BadId] = bad_id_response
