@@ -18,10 +18,14 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from services import catalog, registry
 from services.platform import bus, db, dbadmin, migrations, servers
 from services.platform.settings import SettingsError, StartupError, env_names, load
+
+if TYPE_CHECKING:
+    from services.platform.outbox import Republished
 
 DEV_DATABASE = "spades"
 DEV_PG_PORT = 15432
@@ -144,22 +148,33 @@ def operator_cmd(grant: bool, name: str) -> int:
 
 
 def resync_cmd(from_position: int, stream: str | None) -> int:
-    url = os.environ.get("DATABASE_URL")
-    if not url:
-        raise CliError("setting DATABASE_URL is required")
-    queued = asyncio.run(_requeue(url, from_position, stream))
-    print(f"queued {queued} event(s); the game service's outbox relay publishes them, "
-          "and consumers skip what they already applied")
+    """Publish stored events again and say what JetStream stored, not what was sent."""
+    settings = load(registry.spec("game").settings)
+    done = asyncio.run(_republish(settings.database_url, settings.nats_url,
+                                  settings.nats_prefix, from_position, stream))
+    print(f"republished {done.sent} event(s); JetStream stored {done.stored}; "
+          "consumers skip what they already applied")
     return 0
 
 
-async def _requeue(url: str, from_position: int, stream: str | None) -> int:
-    from services.platform.events import EventRegistry
-    from services.platform.eventstore import EventStore
+async def _republish(database_url: str, nats_url: str, prefix: str, from_position: int,
+                     stream: str | None) -> Republished:
+    import nats.errors
 
-    pool = await db.create_pool(url, "game", min_size=1, max_size=1)
+    from schemas.subjects import Names
+    from services.platform.outbox import republish
+
+    pool = await db.create_pool(database_url, "game", min_size=1, max_size=1)
     try:
-        return await EventStore(pool, EventRegistry([])).requeue(from_position, stream)
+        nc = await bus.connect_once(nats_url, "spades-resync")
+        try:
+            return await republish(pool, nc.jetstream(), Names(prefix).game_event,
+                                   from_position=from_position, stream=stream)
+        except (nats.errors.Error, TimeoutError) as exc:
+            raise CliError(f"JetStream did not take every event: {exc!r}; run it again"
+                           ) from None
+        finally:
+            await nc.close()
     finally:
         await pool.close()
 

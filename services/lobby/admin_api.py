@@ -15,9 +15,11 @@ from litestar import Request, Response, get
 from litestar.params import Parameter
 
 from schemas.admin import EventLog, GameSearch, StateAt, Verification
+from schemas.subjects import ID_PATTERN
 from services.lobby import auth
 from services.lobby.auth import Claims, Tokens
 from services.lobby.operators import Operators
+from services.lobby.params import ID_HELP, LAST_MS, PLAYER_PATTERN, GameId
 
 STATIC = Path(__file__).parent / "static"
 TAGS = ["operators"]
@@ -33,11 +35,15 @@ def routes(pool: Any, tokens: Tokens, operators: Operators) -> list[Any]:
     async def search(
         request: Request[Any, Any, Any],
         player: Annotated[str | None, Parameter(
+            pattern=PLAYER_PATTERN, max_length=64,
             description="a player id, or a name seated at the game's table")] = None,
-        table: Annotated[str | None, Parameter(description="a table id")] = None,
+        table: Annotated[str | None, Parameter(
+            pattern=ID_PATTERN, max_length=64, description=f"a table id: {ID_HELP}")] = None,
         started_after: Annotated[int | None, Parameter(
+            ge=0, le=LAST_MS,
             description="games started at or after this time (ms since the epoch)")] = None,
         started_before: Annotated[int | None, Parameter(
+            ge=0, le=LAST_MS,
             description="games started before this time (ms since the epoch)")] = None,
         outcome: Annotated[str | None, Parameter(
             description="playing, over, team0, team1, draw, or an end reason: target, "
@@ -52,14 +58,14 @@ def routes(pool: Any, tokens: Tokens, operators: Operators) -> list[Any]:
 
     @get("/v1/admin/games/{game_id:str}/events", summary="Operators: a game's whole event "
          "log, every event with its version, hands included", tags=TAGS)
-    async def events(request: Request[Any, Any, Any], game_id: str) -> EventLog:
+    async def events(request: Request[Any, Any, Any], game_id: GameId) -> EventLog:
         await operator(request)
         return await operators.log(game_id)
 
     @get("/v1/admin/games/{game_id:str}/state", summary="Operators: the state after event "
          "N (every hand face up), or what one seat saw then", tags=TAGS)
     async def state(
-        request: Request[Any, Any, Any], game_id: str,
+        request: Request[Any, Any, Any], game_id: GameId,
         at: Annotated[int | None, Parameter(
             ge=0, description="events folded (0: before the first); the last if absent")] = None,
         seat: Annotated[int | None, Parameter(
@@ -70,14 +76,14 @@ def routes(pool: Any, tokens: Tokens, operators: Operators) -> list[Any]:
 
     @get("/v1/admin/games/{game_id:str}/verification", summary="Operators: does today's "
          "engine reproduce the stored log? Else the first divergence", tags=TAGS)
-    async def verification(request: Request[Any, Any, Any], game_id: str) -> Verification:
+    async def verification(request: Request[Any, Any, Any], game_id: GameId) -> Verification:
         await operator(request)
         return await operators.verification(game_id)
 
     page, code = (STATIC / "replay.html").read_bytes(), (STATIC / "replay.js").read_bytes()
 
     @get("/admin/replay/{game_id:str}", include_in_schema=False, sync_to_thread=False)
-    def viewer(game_id: str) -> Response[bytes]:
+    def viewer(game_id: GameId) -> Response[bytes]:
         return Response(page, media_type="text/html; charset=utf-8")
 
     @get("/admin/replay.js", include_in_schema=False, sync_to_thread=False)

@@ -30,6 +30,7 @@ from services.lobby import auth, store
 from services.lobby.auth import Claims, Tokens
 from services.lobby.errors import LobbyError
 from services.lobby.gateway import Gateway
+from services.lobby.params import GameId, TableId
 from services.lobby.tables import Tables
 
 STATIC = Path(__file__).parent / "static"
@@ -64,7 +65,7 @@ def routes(pool: Any, tokens: Tokens, tables: Tables, gateway: Gateway) -> list[
         return TableList(tables=await tables.list_open())
 
     @get("/v1/tables/{table_id:str}", summary="One table", tags=["tables"])
-    async def read_table(request: Request[Any, Any, Any], table_id: str) -> Table:
+    async def read_table(request: Request[Any, Any, Any], table_id: TableId) -> Table:
         return await tables.get(me(request), table_id)
 
     @post("/v1/tables/join", status_code=200, summary="Join a private table by its room code",
@@ -74,41 +75,41 @@ def routes(pool: Any, tokens: Tokens, tables: Tables, gateway: Gateway) -> list[
 
     @post("/v1/tables/{table_id:str}/join", status_code=200,
           summary="Take a seat (a given one, or the first free)", tags=["tables"])
-    async def join(request: Request[Any, Any, Any], table_id: str,
+    async def join(request: Request[Any, Any, Any], table_id: TableId,
                    data: JoinTable | None = None) -> Table:
         return await tables.join(me(request), table_id, data.seat if data else None)
 
     @post("/v1/tables/{table_id:str}/leave", status_code=200, summary="Leave one's seat",
           tags=["tables"])
-    async def leave(request: Request[Any, Any, Any], table_id: str) -> Table:
+    async def leave(request: Request[Any, Any, Any], table_id: TableId) -> Table:
         return await tables.leave(me(request), table_id)
 
     @post("/v1/tables/{table_id:str}/bots", status_code=200,
           summary="Host: a bot (and its level) on one seat or on every free seat",
           tags=["tables"])
-    async def bots(request: Request[Any, Any, Any], table_id: str, data: SetBots) -> Table:
+    async def bots(request: Request[Any, Any, Any], table_id: TableId, data: SetBots) -> Table:
         return await tables.set_bots(me(request), table_id, data.seat, data.level, data.remove)
 
     @patch("/v1/tables/{table_id:str}/rules", summary="Private table host: change rules "
            "before the first deal (body: the options to change)", tags=["tables"])
-    async def change_rules(request: Request[Any, Any, Any], table_id: str,
+    async def change_rules(request: Request[Any, Any, Any], table_id: TableId,
                            data: dict[str, Any]) -> Table:
         return await tables.change_rules(me(request), table_id, data)
 
     @post("/v1/tables/{table_id:str}/rules/reset", status_code=200,
           summary="Host: every rule back to the table's preset", tags=["tables"])
-    async def reset_rules(request: Request[Any, Any, Any], table_id: str) -> Table:
+    async def reset_rules(request: Request[Any, Any, Any], table_id: TableId) -> Table:
         return await tables.reset_rules(me(request), table_id)
 
     @patch("/v1/tables/{table_id:str}", summary="Host: table options (bot banter on or off)",
            tags=["tables"])
-    async def options(request: Request[Any, Any, Any], table_id: str,
+    async def options(request: Request[Any, Any, Any], table_id: TableId,
                       data: SetTableOptions) -> Table:
         return await tables.set_banter(me(request), table_id, data.banter)
 
     @post("/v1/tables/{table_id:str}/start", status_code=200,
           summary="Host: start the game (empty seats get bots)", tags=["tables"])
-    async def start(request: Request[Any, Any, Any], table_id: str) -> Table:
+    async def start(request: Request[Any, Any, Any], table_id: TableId) -> Table:
         return await tables.start(me(request), table_id)
 
     @get("/v1/players/{player_id:str}", summary="A player's name", tags=["players"])
@@ -120,7 +121,7 @@ def routes(pool: Any, tokens: Tokens, tables: Tables, gateway: Gateway) -> list[
         return Player(player_id=found[0], name=found[1])
 
     @get("/v1/games/{game_id:str}", summary="A game's public summary", tags=["games"])
-    async def game(request: Request[Any, Any, Any], game_id: str) -> GameSummary:
+    async def game(request: Request[Any, Any, Any], game_id: GameId) -> GameSummary:
         me(request)
         return await gateway.summary(game_id)
 

@@ -13,7 +13,6 @@ from typing import Annotated, Any
 
 import msgspec
 from litestar import Request, Response, get
-from litestar.exceptions import HTTPException, ValidationException
 
 from schemas import subjects
 from schemas.api import ApiError, PlatformStatus, ServiceStatus
@@ -76,19 +75,9 @@ def error_response(_: Request[Any, Any, Any], exc: LobbyError) -> Response[ApiEr
     return Response(ApiError(code=exc.code, message=exc.message), status_code=exc.status)
 
 
-def invalid_response(_: Request[Any, Any, Any], exc: ValidationException) -> Response[ApiError]:
-    extra = exc.extra if isinstance(exc.extra, list) else []
-    detail = "; ".join(str(e.get("message", "")) + (f" ({e['key']})" if e.get("key") else "")
-                       for e in extra if isinstance(e, dict))
-    return Response(ApiError(code="bad_request", message=detail or str(exc.detail)),
-                    status_code=400)
-
-
-def http_error_response(_: Request[Any, Any, Any], exc: HTTPException) -> Response[ApiError]:
-    """Litestar's own refusals (no such route, wrong method) in the same shape as ours."""
-    codes = {404: "not_found", 405: "method_not_allowed", 413: "body_too_large"}
-    return Response(ApiError(code=codes.get(exc.status_code, "http_error"),
-                             message=str(exc.detail)), status_code=exc.status_code)
+def bad_id_response(_: Request[Any, Any, Any], exc: subjects.BadId) -> Response[ApiError]:
+    """An id that slipped past the edge's checks and would have made a bad subject."""
+    return Response(ApiError(code="bad_id", message=str(exc)), status_code=400)
 
 
 def legacy_routes(rt: Runtime) -> list[object]:
@@ -150,5 +139,4 @@ async def setup(rt: Runtime) -> None:
         await consumer.start()
         rt.workers.append(consumer)
     rt.exception_handlers[LobbyError] = error_response
-    rt.exception_handlers[ValidationException] = invalid_response
-    rt.exception_handlers[HTTPException] = http_error_response
+    rt.exception_handlers[subjects.BadId] = bad_id_response

@@ -138,7 +138,8 @@ async def run(service: str, settings: Settings, setup: Setup,
                                 group=names.service_group(service), instance=settings.instance_id,
                                 endpoints=[bus.Endpoint("status", StatusRequest, status),
                                            *rt.endpoints])
-        app = create_app(service, VERSION, _checks(rt), rt.routes, public_api=rt.public_api,
+        app = create_app(service, VERSION, _checks(rt), lambda: not nc.is_closed, rt.routes,
+                         public_api=rt.public_api,
                          exception_handlers=rt.exception_handlers)
         config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on",
                                 timeout_graceful_shutdown=int(settings.shutdown_grace_seconds),

@@ -188,3 +188,36 @@ async def test_the_api_is_documented_at_schema(lobby: Service) -> None:
                  "/v1/tables/{table_id}/rules/reset", "/v1/tables/{table_id}/start",
                  "/v1/games/{game_id}"):
         assert path in paths, path
+
+
+HUGE = 1_000_000_000_000_000_000_000_000_000_000
+
+
+@pytest.mark.parametrize("option", ["target", "max_hands", "nil_value", "bag_penalty",
+                                    "blind_nil_value", "blind_nil_margin", "boston_bonus",
+                                    "bag_limit", "floor"])
+async def test_every_numeric_rule_option_is_bounded(host: Player, option: str) -> None:
+    for value in (HUGE, -HUGE):
+        status, err = await host.call("POST", "/v1/tables", {
+            "rules": {"preset": "house", option: value}, "private": True})
+        assert (status, err["code"]) == (400, "bad_rules"), (option, value, err)
+    t = await host.ok("POST", "/v1/tables", {"rules": "house", "private": True})
+    status, err = await host.call("PATCH", f"/v1/tables/{t['table_id']}/rules", {option: HUGE})
+    assert (status, err["code"]) == (400, "bad_rules")
+
+
+async def test_clock_options_are_bounded(host: Player) -> None:
+    for clock in ("bid_ms", "play_ms", "single_card_ms", "bank_blocks", "bank_block_ms"):
+        status, err = await host.call("POST", "/v1/tables", {
+            "rules": {"preset": "house", "clocks": {clock: HUGE}}, "private": True})
+        assert (status, err["code"]) == (400, "bad_rules"), clock
+
+
+async def test_a_start_that_fails_leaves_the_table_open(host: Player) -> None:
+    # No game worker runs beside this lobby: the start fails, and the table can try again.
+    t = await host.ok("POST", "/v1/tables", {"rules": "quick", "private": True})
+    for _ in range(2):
+        status, err = await host.call("POST", f"/v1/tables/{t['table_id']}/start")
+        assert (status, err["code"]) == (503, "game_unavailable")
+        again = await host.ok("GET", f"/v1/tables/{t['table_id']}")
+        assert again["state"] == "open" and again["game_id"] is None
