@@ -1,4 +1,4 @@
-"""`spades dev | serve SERVICE | migrate | settings`.
+"""`spades dev | serve SERVICE | migrate | resync | ratings rebuild | settings`.
 
 Every failure an operator can cause (a port in use, a server that does not
 answer, a bad setting, a second `spades dev`) ends in one line on stderr and a
@@ -45,6 +45,10 @@ def main(argv: list[str] | None = None) -> None:
     resync.add_argument("--from-position", type=int, default=0,
                         help="first global position to republish (default: all)")
     resync.add_argument("--stream", help="only this game's stream")
+    ratings_p = sub.add_parser("ratings", help="the ratings service's tables")
+    ratings_sub = ratings_p.add_subparsers(dest="ratings_command", required=True)
+    ratings_sub.add_parser("rebuild", help="forget every rating and rate every stored "
+                                           "GameEnded again, in order (after a formula change)")
     show = sub.add_parser("settings", help="list a service's settings and what they mean")
     show.add_argument("service", choices=catalog.SERVICES)
     record = sub.add_parser("record", help="game records: check them, or export a game's hands")
@@ -79,6 +83,8 @@ def main(argv: list[str] | None = None) -> None:
             code = migrate_cmd()
         elif args.command == "resync":
             code = resync_cmd(args.from_position, args.stream)
+        elif args.command == "ratings":
+            code = ratings_rebuild_cmd()
         elif args.command in ("record", "replay", "events"):
             from services import operator_cli
 
@@ -162,6 +168,37 @@ async def _requeue(url: str, from_position: int, stream: str | None) -> int:
         return await EventStore(pool, EventRegistry([])).requeue(from_position, stream)
     finally:
         await pool.close()
+
+
+def ratings_rebuild_cmd() -> int:
+    url = os.environ.get("DATABASE_URL")
+    if not url:
+        raise CliError("setting DATABASE_URL is required")
+    queued = asyncio.run(_rebuild_ratings(url))
+    print(f"ratings emptied; queued {queued} GameEnded event(s) in order: the ratings "
+          "service rates them again as the game service's outbox relay publishes them")
+    return 0
+
+
+async def _rebuild_ratings(url: str) -> int:
+    """Empty the ratings and the record of applied games in one transaction, then
+    queue every stored ending: the running ratings service replays them in order."""
+    from schemas import subjects
+    from services.platform.events import EventRegistry
+    from services.platform.eventstore import EventStore
+    from services.ratings import store
+
+    ratings = await db.create_pool(url, "ratings", min_size=1, max_size=1)
+    try:
+        async with ratings.acquire() as conn, conn.transaction():
+            await store.reset(conn, subjects.RATINGS_RESULTS)
+    finally:
+        await ratings.close()
+    game = await db.create_pool(url, "game", min_size=1, max_size=1)
+    try:
+        return await EventStore(game, EventRegistry([])).requeue(event_type=subjects.GAME_ENDED)
+    finally:
+        await game.close()
 
 
 # --- spades dev ------------------------------------------------------------------------

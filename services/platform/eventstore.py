@@ -197,17 +197,20 @@ class EventStore:
             event=self.registry.decode(row["type"], row["schema_version"], row["body"]),
             tx_id=row.get("tx", 0) if "tx" in row else 0)
 
-    async def requeue(self, from_position: int = 0, stream: str | None = None) -> int:
+    async def requeue(self, from_position: int = 0, stream: str | None = None,
+                      event_type: str | None = None) -> int:
         """Queue stored events for publishing again; returns how many were queued.
 
         Postgres is the truth and JetStream only transport: if JetStream lost or
         purged messages, this puts them back on it. Consumers apply by (stream,
-        version), so what they already have changes nothing.
+        version), so what they already have changes nothing. The relay publishes
+        in position order.
         """
         status = await self.pool.execute(
             "INSERT INTO outbox (position) SELECT position FROM events"
             " WHERE position >= $1 AND ($2::text IS NULL OR stream = $2)"
-            " ON CONFLICT DO NOTHING", from_position, stream)
+            " AND ($3::text IS NULL OR type = $3)"
+            " ON CONFLICT DO NOTHING", from_position, stream, event_type)
         return int(status.rsplit(" ", 1)[-1])
 
     async def claim(self, stream: str, owner: str, lease_seconds: float,
