@@ -1,4 +1,4 @@
-"""`spades dev | serve SERVICE | migrate | settings`.
+"""`spades dev | serve SERVICE | migrate | resync | ratings rebuild | settings`.
 
 Every failure an operator can cause (a port in use, a server that does not
 answer, a bad setting, a second `spades dev`) ends in one line on stderr and a
@@ -49,6 +49,10 @@ def main(argv: list[str] | None = None) -> None:
     resync.add_argument("--from-position", type=int, default=0,
                         help="first global position to republish (default: all)")
     resync.add_argument("--stream", help="only this game's stream")
+    ratings_p = sub.add_parser("ratings", help="the ratings service's tables")
+    ratings_sub = ratings_p.add_subparsers(dest="ratings_command", required=True)
+    ratings_sub.add_parser("rebuild", help="forget every rating and rate every stored "
+                                           "GameEnded again, in order (after a formula change)")
     show = sub.add_parser("settings", help="list a service's settings and what they mean")
     show.add_argument("service", choices=catalog.SERVICES)
     record = sub.add_parser("record", help="game records: check them, or export a game's hands")
@@ -83,6 +87,8 @@ def main(argv: list[str] | None = None) -> None:
             code = migrate_cmd()
         elif args.command == "resync":
             code = resync_cmd(args.from_position, args.stream)
+        elif args.command == "ratings":
+            code = ratings_rebuild_cmd()
         elif args.command in ("record", "replay", "events"):
             from services import operator_cli
 
@@ -158,7 +164,7 @@ def resync_cmd(from_position: int, stream: str | None) -> int:
 
 
 async def _republish(database_url: str, nats_url: str, prefix: str, from_position: int,
-                     stream: str | None) -> Republished:
+                     stream: str | None, event_type: str | None = None) -> Republished:
     import nats.errors
 
     from schemas.subjects import Names
@@ -169,7 +175,8 @@ async def _republish(database_url: str, nats_url: str, prefix: str, from_positio
         nc = await bus.connect_once(nats_url, "spades-resync")
         try:
             return await republish(pool, nc.jetstream(), Names(prefix).game_event,
-                                   from_position=from_position, stream=stream)
+                                   from_position=from_position, stream=stream,
+                                   event_type=event_type)
         except (nats.errors.Error, TimeoutError) as exc:
             raise CliError(f"JetStream did not take every event: {exc!r}; run it again"
                            ) from None
@@ -177,6 +184,33 @@ async def _republish(database_url: str, nats_url: str, prefix: str, from_positio
             await nc.close()
     finally:
         await pool.close()
+
+
+def ratings_rebuild_cmd() -> int:
+    """Forget every rating, then publish every stored ending again in order (under new
+    message ids, as resync does): the running ratings service rates them anew."""
+    from schemas import subjects
+
+    settings = load(registry.spec("game").settings)
+    asyncio.run(_forget_ratings(settings.database_url))
+    done = asyncio.run(_republish(settings.database_url, settings.nats_url,
+                                  settings.nats_prefix, 0, None, subjects.GAME_ENDED))
+    print(f"ratings emptied; republished {done.sent} GameEnded event(s) in order, "
+          f"JetStream stored {done.stored}: the ratings service rates them again")
+    return 0
+
+
+async def _forget_ratings(url: str) -> None:
+    """Empty the ratings and the record of applied games in one transaction."""
+    from schemas import subjects
+    from services.ratings import store
+
+    ratings = await db.create_pool(url, "ratings", min_size=1, max_size=1)
+    try:
+        async with ratings.acquire() as conn, conn.transaction():
+            await store.reset(conn, subjects.RATINGS_RESULTS)
+    finally:
+        await ratings.close()
 
 
 # --- spades dev ------------------------------------------------------------------------

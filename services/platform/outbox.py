@@ -64,19 +64,21 @@ class Republished:
 
 
 async def republish(pool: asyncpg.Pool, js: JetStreamContext, subject_for: SubjectFor, *,
-                    from_position: int = 0, stream: str | None = None, batch: int = 256,
+                    from_position: int = 0, stream: str | None = None,
+                    event_type: str | None = None, batch: int = 256,
                     ack_timeout: float = 30.0) -> Republished:
-    """Publish stored events again, from ``from_position`` (and of ``stream`` only, if
-    given), under a fresh generation of message ids; raises unless JetStream answered
-    for every one."""
+    """Publish stored events again, from ``from_position`` (and of ``stream`` or of
+    ``event_type`` only, if given), in position order under a fresh generation of
+    message ids; raises unless JetStream answered for every one."""
     generation = f"r{time.time_ns()}"
     sent = stored = 0
     after = from_position - 1
     while True:
         rows = await pool.fetch(
             f"SELECT {_EVENT_COLUMNS} FROM events e WHERE e.position > $1"
-            " AND ($2::text IS NULL OR e.stream = $2) ORDER BY e.position LIMIT $3",
-            after, stream, batch)
+            " AND ($2::text IS NULL OR e.stream = $2) AND ($3::text IS NULL OR e.type = $3)"
+            " ORDER BY e.position LIMIT $4",
+            after, stream, event_type, batch)
         if not rows:
             return Republished(sent, stored)
         acks = [await js.publish_async(

@@ -137,7 +137,7 @@ async def test_dev_serves_the_api_and_carries_a_finished_game_to_ratings(
                 break
             await asyncio.sleep(0.1)
         assert [(r["player_id"], r["rating"]) for r in rows] == [
-            ("a1", 1516), ("a2", 1516), ("b1", 1484), ("b2", 1484)]
+            ("a1", 1520), ("a2", 1520), ("b1", 1480), ("b2", 1480)]  # K 40, new players
         assert await conn.fetchval("SELECT count(*) FROM ratings.ratings"
                                    " WHERE player_id = 'c9'") == 0
         assert await conn.fetchval("SELECT count(*) FROM tournaments.finished_games"
