@@ -20,7 +20,7 @@ import urllib.request
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from services import catalog, registry
+from services import catalog, devdata, registry
 from services.platform import bus, db, dbadmin, migrations, servers
 from services.platform.settings import SettingsError, StartupError, env_names, load
 
@@ -118,9 +118,7 @@ def serve_one(name: str) -> int:
 
 
 def migrate_cmd() -> int:
-    url = os.environ.get("DATABASE_URL")
-    if not url:
-        raise CliError("setting DATABASE_URL is required")
+    url = devdata.database_url()
     applied = asyncio.run(_migrate(url))
     print(f"applied {len(applied)} migration(s)" + (": " + ", ".join(applied) if applied else ""))
     return 0
@@ -143,9 +141,7 @@ def operator_cmd(grant: bool, name: str) -> int:
     from services.lobby import roles
     from services.lobby.errors import LobbyError
 
-    url = os.environ.get("DATABASE_URL")
-    if not url:
-        raise CliError("setting DATABASE_URL is required")
+    url = devdata.database_url()
     try:
         print(asyncio.run(roles.set_role(url, name, grant)))
     except LobbyError as exc:
@@ -155,7 +151,7 @@ def operator_cmd(grant: bool, name: str) -> int:
 
 def resync_cmd(from_position: int, stream: str | None) -> int:
     """Publish stored events again and say what JetStream stored, not what was sent."""
-    settings = load(registry.spec("game").settings)
+    settings = load(registry.spec("game").settings, devdata.environ())
     done = asyncio.run(_republish(settings.database_url, settings.nats_url,
                                   settings.nats_prefix, from_position, stream))
     print(f"republished {done.sent} event(s); JetStream stored {done.stored}; "
@@ -191,7 +187,7 @@ def ratings_rebuild_cmd() -> int:
     message ids, as resync does): the running ratings service rates them anew."""
     from schemas import subjects
 
-    settings = load(registry.spec("game").settings)
+    settings = load(registry.spec("game").settings, devdata.environ())
     asyncio.run(_forget_ratings(settings.database_url))
     done = asyncio.run(_republish(settings.database_url, settings.nats_url,
                                   settings.nats_prefix, 0, None, subjects.GAME_ENDED))
@@ -218,7 +214,7 @@ async def _forget_ratings(url: str) -> None:
 
 def _lock(root: Path) -> int:
     root.mkdir(parents=True, exist_ok=True)
-    fd = os.open(root / "dev.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    fd = os.open(root / devdata.LOCK, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -238,7 +234,7 @@ def _port(name: str, default: int) -> int:
 
 
 def dev() -> int:
-    root = Path(os.environ.get("SPADES_DATA_DIR", ".data")).resolve()
+    root = devdata.root()
     lock = _lock(root)
     stop = {"signal": 0}
 
@@ -276,8 +272,12 @@ def dev() -> int:
             asyncio.run(_probe_nats(nats_url))
         applied = asyncio.run(_migrate(database_url))
         print(f"spades dev: database ready ({len(applied)} migration(s) applied)", flush=True)
+        devdata.announce(root, database_url, nats_url)
+        # A secret kept in the data folder: a restart must not sign everyone out.
+        secret = os.environ.get("SPADES_TOKEN_SECRET") or devdata.token_secret(root)
         for name in catalog.SERVICES:
             env = {**os.environ, "DATABASE_URL": database_url, "NATS_URL": nats_url,
+                   "SPADES_TOKEN_SECRET": secret,
                    "SPADES_HTTP_PORT": str(http_ports[name]), "SPADES_MIGRATE_ON_START": "false",
                    "SPADES_INSTANCE_ID": f"dev-{name}"}
             children[name] = subprocess.Popen(
@@ -304,6 +304,7 @@ def dev() -> int:
         _stop_children(children)
         for server in reversed(started):
             server.stop()
+        devdata.withdraw(root)
         os.close(lock)
 
 

@@ -17,7 +17,7 @@ from litestar import Request, Response, get
 from schemas import subjects
 from schemas.api import ApiError, PlatformStatus, ServiceStatus
 from schemas.bus import StatusReply, StatusRequest
-from services.lobby import admin_api, api, operators, socket
+from services.lobby import admin_api, api, apidocs, operators, socket
 from services.lobby.auth import Tokens
 from services.lobby.errors import LobbyError
 from services.lobby.gamebus import GameBus
@@ -25,7 +25,7 @@ from services.lobby.gateway import Gateway, GatewayLimits
 from services.lobby.tables import Tables
 from services.platform import bus, logs
 from services.platform.bus import Consumer
-from services.platform.runtime import Runtime
+from services.platform.runtime import VERSION, Runtime
 from services.platform.settings import Settings
 
 NAME = "lobby"
@@ -122,7 +122,8 @@ async def setup(rt: Runtime) -> None:
     await gateway.start()
     rt.workers.append(gateway)
     origins = frozenset(o.strip() for o in s.ws_allowed_origins.split(",") if o.strip())
-    rt.public_api = True
+    rt.openapi = apidocs.config(VERSION)
+    rt.routes.extend(apidocs.routes())
     # Past the lobby's own cap a frame gets an error frame; far past it uvicorn cuts it off.
     rt.ws_max_size = 16 * s.ws_max_frame_bytes
     rt.routes.extend(legacy_routes(rt))  # type: ignore[arg-type]

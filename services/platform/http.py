@@ -71,8 +71,9 @@ def internal_error(request: Request[Any, Any, Any], exc: Exception) -> Response[
                     status_code=500, headers={"x-request-id": request_id})
 
 
-def create_app(service: str, version: str, checks: dict[str, Check], live: Callable[[], bool],
-               routes: Sequence[ControllerRouterHandler] = (), *, public_api: bool = False,
+def create_app(service: str, checks: dict[str, Check], live: Callable[[], bool],
+               routes: Sequence[ControllerRouterHandler] = (), *,
+               openapi: OpenAPIConfig | None = None,
                on_shutdown: Sequence[Callable[[], Awaitable[None]]] = (),
                exception_handlers: dict[Any, Any] | None = None) -> Litestar:
     @get("/healthz", include_in_schema=False, sync_to_thread=False)
@@ -93,10 +94,9 @@ def create_app(service: str, version: str, checks: dict[str, Check], live: Calla
         return Response(prometheus_client.generate_latest(),
                         media_type=prometheus_client.CONTENT_TYPE_LATEST)
 
-    openapi = OpenAPIConfig(title=f"Spades {service} API", version=version, path="/schema")
     return Litestar(
         route_handlers=[healthz, readyz, metrics, *routes],
-        openapi_config=openapi if public_api else None,
+        openapi_config=openapi,  # only a public API documents itself
         on_shutdown=list(on_shutdown),
         exception_handlers={Exception: internal_error, HTTPException: http_error,
                             ValidationException: invalid, **(exception_handlers or {})},

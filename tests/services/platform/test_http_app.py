@@ -16,7 +16,7 @@ from services.platform.http import create_app
 
 async def test_healthz_fails_once_the_server_closed_the_connection(nats_url: str) -> None:
     nc = await bus.connect(nats_url, "liveness-test")
-    app = create_app("probe", "0", {}, lambda: not nc.is_closed)
+    app = create_app("probe", {}, lambda: not nc.is_closed)
     async with AsyncTestClient(app) as http:
         assert (await http.get("/healthz")).status_code == 200
         # What an unchecked id once did: nats-server drops a client whose control line
@@ -49,7 +49,7 @@ async def test_an_unforeseen_error_is_a_500_with_a_request_id_that_finds_the_log
     def boom() -> None:
         raise KeyError("a bug")
 
-    async with AsyncTestClient(create_app("probe", "0", {}, lambda: True, [boom])) as http:
+    async with AsyncTestClient(create_app("probe", {}, lambda: True, [boom])) as http:
         r = await http.get("/boom")
     body = r.json()
     assert r.status_code == 500 and set(body) == {"code", "message"}
@@ -65,7 +65,7 @@ async def test_a_body_that_is_not_utf8_or_nests_too_deeply_is_a_400() -> None:
     def echo(data: dict[str, object]) -> dict[str, object]:
         return data
 
-    async with AsyncTestClient(create_app("probe", "0", {}, lambda: True, [echo])) as http:
+    async with AsyncTestClient(create_app("probe", {}, lambda: True, [echo])) as http:
         for body in (b'{"a": "\xff"}'.replace(b"\\xff", b"\xff"), b"[" * 100_000):
             r = await http.post("/echo", content=body,
                                 headers={"content-type": "application/json"})
