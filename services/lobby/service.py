@@ -12,12 +12,11 @@ import secrets
 from typing import Any
 
 from litestar import Request, Response, get
-from litestar.exceptions import HTTPException, ValidationException
 
 from schemas import subjects
 from schemas.api import ApiError, PlatformStatus, ServiceStatus
 from schemas.bus import StatusReply, StatusRequest
-from services.lobby import admin_api, api, operators, socket
+from services.lobby import admin_api, api, apidocs, operators, socket
 from services.lobby.auth import Tokens
 from services.lobby.errors import LobbyError
 from services.lobby.gamebus import GameBus
@@ -26,7 +25,7 @@ from services.lobby.settings import LobbySettings
 from services.lobby.tables import Tables
 from services.platform import bus, logs
 from services.platform.bus import Consumer
-from services.platform.runtime import Runtime
+from services.platform.runtime import VERSION, Runtime
 
 NAME = "lobby"
 
@@ -37,19 +36,9 @@ def error_response(_: Request[Any, Any, Any], exc: LobbyError) -> Response[ApiEr
     return Response(ApiError(code=exc.code, message=exc.message), status_code=exc.status)
 
 
-def invalid_response(_: Request[Any, Any, Any], exc: ValidationException) -> Response[ApiError]:
-    extra = exc.extra if isinstance(exc.extra, list) else []
-    detail = "; ".join(str(e.get("message", "")) + (f" ({e['key']})" if e.get("key") else "")
-                       for e in extra if isinstance(e, dict))
-    return Response(ApiError(code="bad_request", message=detail or str(exc.detail)),
-                    status_code=400)
-
-
-def http_error_response(_: Request[Any, Any, Any], exc: HTTPException) -> Response[ApiError]:
-    """Litestar's own refusals (no such route, wrong method) in the same shape as ours."""
-    codes = {404: "not_found", 405: "method_not_allowed", 413: "body_too_large"}
-    return Response(ApiError(code=codes.get(exc.status_code, "http_error"),
-                             message=str(exc.detail)), status_code=exc.status_code)
+def bad_id_response(_: Request[Any, Any, Any], exc: subjects.BadId) -> Response[ApiError]:
+    """An id that slipped past the edge's checks and would have made a bad subject."""
+    return Response(ApiError(code="bad_id", message=str(exc)), status_code=400)
 
 
 def legacy_routes(rt: Runtime) -> list[object]:
@@ -89,7 +78,8 @@ async def setup(rt: Runtime) -> None:
     await gateway.start()
     rt.workers.append(gateway)
     origins = frozenset(o.strip() for o in s.ws_allowed_origins.split(",") if o.strip())
-    rt.public_api = True
+    rt.openapi = apidocs.config(VERSION)
+    rt.routes.extend(apidocs.routes())
     # Past the lobby's own cap a frame gets an error frame; far past it uvicorn cuts it off.
     rt.ws_max_size = 16 * s.ws_max_frame_bytes
     rt.routes.extend(legacy_routes(rt))  # type: ignore[arg-type]
@@ -106,5 +96,4 @@ async def setup(rt: Runtime) -> None:
         await consumer.start()
         rt.workers.append(consumer)
     rt.exception_handlers[LobbyError] = error_response
-    rt.exception_handlers[ValidationException] = invalid_response
-    rt.exception_handlers[HTTPException] = http_error_response
+    rt.exception_handlers[subjects.BadId] = bad_id_response

@@ -77,11 +77,18 @@ async def connect(url: str, name: str, *, timeout: float = 3.0) -> Client:
         else:
             errors.append(exc)
 
+    async def on_closed() -> None:
+        # Closed, not reconnecting: the server threw us out (a protocol error) or we
+        # gave up. /healthz now fails so that an orchestrator restarts the process.
+        if connected and nc.last_error is not None:  # not our own close or drain
+            _log.error("nats_closed", error=repr(nc.last_error))
+
     try:
         # At start-up, try each server a couple of times, then say which URL failed.
         nc = await nats.connect(servers, name=name, connect_timeout=timeout,
                                 allow_reconnect=True, max_reconnect_attempts=2,
-                                reconnect_time_wait=0.3, error_cb=on_error)
+                                reconnect_time_wait=0.3, error_cb=on_error,
+                                closed_cb=on_closed)
     except (OSError, nats.errors.Error, TimeoutError) as exc:
         cause = errors[-1] if errors else exc
         reason = getattr(cause, "strerror", None) or str(cause) or type(cause).__name__

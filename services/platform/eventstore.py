@@ -197,15 +197,3 @@ class EventStore:
             event=self.registry.decode(row["type"], row["schema_version"], row["body"]),
             tx_id=row.get("tx", 0) if "tx" in row else 0)
 
-    async def requeue(self, from_position: int = 0, stream: str | None = None) -> int:
-        """Queue stored events for publishing again; returns how many were queued.
-
-        Postgres is the truth and JetStream only transport: if JetStream lost or
-        purged messages, this puts them back on it. Consumers apply by (stream,
-        version), so what they already have changes nothing.
-        """
-        status = await self.pool.execute(
-            "INSERT INTO outbox (position) SELECT position FROM events"
-            " WHERE position >= $1 AND ($2::text IS NULL OR stream = $2)"
-            " ON CONFLICT DO NOTHING", from_position, stream)
-        return int(status.rsplit(" ", 1)[-1])

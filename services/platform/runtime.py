@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 import asyncpg
 import uvicorn
+from litestar.openapi import OpenAPIConfig
 from litestar.types import ControllerRouterHandler
 from nats.aio.client import Client
 from nats.js import JetStreamContext
@@ -53,7 +54,7 @@ class Runtime:
     routes: list[ControllerRouterHandler] = field(default_factory=list)
     endpoints: list[bus.Endpoint] = field(default_factory=list)
     exception_handlers: dict[Any, Any] = field(default_factory=dict)
-    public_api: bool = False
+    openapi: OpenAPIConfig | None = None  # a public API's document and its viewer
     ws_max_size: int = 16 * 1024 * 1024  # bytes uvicorn reads of one WebSocket message
 
     def game_events(self) -> bus.StreamSpec:
@@ -138,7 +139,8 @@ async def run(service: str, settings: Settings, setup: Setup,
                                 group=names.service_group(service), instance=settings.instance_id,
                                 endpoints=[bus.Endpoint("status", StatusRequest, status),
                                            *rt.endpoints])
-        app = create_app(service, VERSION, _checks(rt), rt.routes, public_api=rt.public_api,
+        app = create_app(service, _checks(rt), lambda: not nc.is_closed, rt.routes,
+                         openapi=rt.openapi,
                          exception_handlers=rt.exception_handlers)
         config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on",
                                 timeout_graceful_shutdown=int(settings.shutdown_grace_seconds),
