@@ -4,6 +4,7 @@
 - ``following``: a game followed on JetStream, each subscriber's view fanned out;
 - ``commands``: game commands to the worker; ``grace``: a dropped seat's grace;
 - ``chat``: table talk and muting bots; ``tablefeed``: open tables to watchers;
+- ``notes``: notes to a player (``player.note.<id>``) out to all of its sockets;
 - ``frames``: the table from client frame type to handler.
 
 This module keeps what ties them: subscribing to a game (which seat, if any,
@@ -37,6 +38,7 @@ from services.lobby.following import Hub, Hubs, Sub, followed
 from services.lobby.frames import FrameTable
 from services.lobby.gamebus import GameBus, GameUnavailable
 from services.lobby.grace import Grace
+from services.lobby.notes import Notes
 from services.lobby.seating import seat_of
 from services.lobby.settings import LobbySettings
 from services.lobby.tablefeed import TableFeed
@@ -56,6 +58,7 @@ class Gateway:
         self.grace = Grace(self.commands, settings.disconnect_grace_seconds)
         self.chat = Chat(games, settings.chat_max_chars)
         self.feed = TableFeed(tables, games, names, self.conns, self.hubs)
+        self.notes = Notes(games, self.conns)
         self.frames = FrameTable(
             {ws.Subscribe: self.on_subscribe, ws.Unsubscribe: self.on_unsubscribe,
              ws.SnapshotRequest: self.on_snapshot, ws.Ping: self.on_ping},
@@ -63,12 +66,14 @@ class Gateway:
 
     async def start(self) -> None:
         await self.feed.start()
+        await self.notes.start()
 
     async def stop(self) -> None:
         self.conns.close_all()
         self.grace.stop()
         await self.hubs.stop()
         await self.feed.stop()
+        await self.notes.stop()
 
     @property
     def running(self) -> bool:
