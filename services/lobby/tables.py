@@ -102,9 +102,15 @@ class Tables:
     async def list_open(self) -> list[Table]:
         return [to_api(t, None) for t in await store.open_public_tables(self.pool)]
 
-    async def join(self, me: Claims, table_id: str, seat: int | None) -> Table:
+    async def join(self, me: Claims, table_id: str, seat: int | None,
+                   *, by_code: bool = False) -> Table:
+        """Take a seat. A private table's id is no secret (it is in links and frames),
+        so a newcomer needs its room code; its host and seated players do not."""
         def sit(t: store.TableRow) -> store.TableRow:
             held = seat_of(t, me.player_id)
+            if t.private and not by_code and held is None and t.host != me.player_id:
+                raise LobbyError(403, "room_code_required",
+                                 "a private table is joined with its room code")
             if t.state != "open":
                 if held is not None:
                     return t
@@ -130,7 +136,7 @@ class Tables:
         t = await store.table_by_code(self.pool, code.strip().upper())
         if t is None:
             raise LobbyError(404, "table_not_found", "no table has that room code")
-        return await self.join(me, t.table_id, seat)
+        return await self.join(me, t.table_id, seat, by_code=True)
 
     async def leave(self, me: Claims, table_id: str) -> Table:
         def stand(t: store.TableRow) -> store.TableRow:

@@ -207,3 +207,19 @@ async def test_a_start_that_fails_leaves_the_table_open(host: Player) -> None:
         assert (status, err["code"]) == (503, "game_unavailable")
         again = await host.ok("GET", f"/v1/tables/{t['table_id']}")
         assert again["state"] == "open" and again["game_id"] is None
+
+
+async def test_a_private_table_is_joined_with_its_room_code_not_its_id(
+        host: Player, lobby: Service) -> None:
+    t = await host.ok("POST", "/v1/tables", {"rules": "house", "private": True})
+    stranger = await Player.guest(lobby.url, "Stranger")
+    status, err = await stranger.call("POST", f"/v1/tables/{t['table_id']}/join", {"seat": 1})
+    assert (status, err["code"]) == (403, "room_code_required")
+    seen = await host.ok("GET", f"/v1/tables/{t['table_id']}")
+    assert seen["seats"][1]["player_id"] is None
+    joined = await stranger.ok("POST", "/v1/tables/join", {"code": t["code"], "seat": 1})
+    assert joined["seats"][1]["player_id"] == stranger.player_id
+    # Seated once, the player may move seats by the table's id.
+    moved = await stranger.ok("POST", f"/v1/tables/{t['table_id']}/join", {"seat": 2})
+    assert moved["seats"][2]["player_id"] == stranger.player_id
+    await stranger.aclose()
