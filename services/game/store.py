@@ -45,6 +45,7 @@ class Claimed:
 class Refusal:
     code: str
     message: str
+    command_hash: str | None = None  # of the refused command's body
 
 
 
@@ -150,23 +151,24 @@ class GameStore:
     async def _command(conn: asyncpg.Connection, game_id: str,
                        command_id: str) -> AppendResult | None:
         row = await conn.fetchrow(
-            "SELECT first_version, last_version, first_position FROM commands"
+            "SELECT first_version, last_version, first_position, command_hash FROM commands"
             " WHERE stream = $1 AND command_id = $2", game_id, command_id)
         if row is None:
             return None
         return AppendResult(row["first_version"], row["last_version"], row["first_position"],
-                            True)
+                            True, row["command_hash"])
 
     # --- refused commands ----------------------------------------------------------
 
     async def refusals(self, game_id: str) -> dict[str, Refusal]:
         rows = await self.pool.fetch(
-            "SELECT command_id, code, message FROM refused_commands WHERE game_id = $1",
-            game_id)
-        return {r["command_id"]: Refusal(r["code"], r["message"]) for r in rows}
+            "SELECT command_id, code, message, command_hash FROM refused_commands"
+            " WHERE game_id = $1", game_id)
+        return {r["command_id"]: Refusal(r["code"], r["message"], r["command_hash"])
+                for r in rows}
 
     async def refuse(self, game_id: str, command_id: str, code: str, message: str,
-                     epoch: int) -> Refusal:
+                     epoch: int, command_hash: str | None = None) -> Refusal:
         """Remember a refusal; if the same command was refused before, the first stands.
 
         Fenced like an append: only the game's current owner decides refusals (a
@@ -176,10 +178,12 @@ class GameStore:
         row = await self.pool.fetchrow(
             "WITH owner AS (SELECT 1 FROM stream_owner WHERE stream = $1 AND epoch = $5"
             "               FOR SHARE)"
-            " INSERT INTO refused_commands AS r (game_id, command_id, code, message)"
-            " SELECT $1, $2, $3, $4 FROM owner"
+            " INSERT INTO refused_commands AS r (game_id, command_id, code, message,"
+            "                                    command_hash)"
+            " SELECT $1, $2, $3, $4, $6 FROM owner"
             " ON CONFLICT (game_id, command_id) DO UPDATE SET code = r.code"
-            " RETURNING code, message", game_id, command_id, code, message, epoch)
+            " RETURNING code, message, command_hash", game_id, command_id, code, message,
+            epoch, command_hash)
         if row is None:
             raise FencedError(f"game {game_id} is no longer owned at epoch {epoch}")
-        return Refusal(row["code"], row["message"])
+        return Refusal(row["code"], row["message"], row["command_hash"])
