@@ -30,27 +30,36 @@ from services.lobby.auth import Claims, Tokens
 from services.lobby.gateway import Gateway
 from services.lobby.params import GameId, TableId
 from services.lobby.tables import Tables
+from services.lobby.throttle import Throttle
 
 STATIC = Path(__file__).parent / "static"
 
 
-def routes(pool: Any, tokens: Tokens, tables: Tables, gateway: Gateway) -> list[Any]:
+def routes(pool: Any, tokens: Tokens, throttle: Throttle, tables: Tables,
+           gateway: Gateway) -> list[Any]:
     def me(request: Request[Any, Any, Any]) -> Claims:
         return tokens.from_header(request.headers.get("authorization"))
 
+    def address(request: Request[Any, Any, Any]) -> str:
+        """The caller's address (a trusted proxy's X-Forwarded-For, as uvicorn reads it)."""
+        return request.client.host if request.client else "unknown"
+
     @post("/v1/auth/guest", status_code=201, summary="Sign in as a guest", tags=["auth"])
-    async def guest(data: GuestSignIn) -> Session:
+    async def guest(request: Request[Any, Any, Any], data: GuestSignIn) -> Session:
+        throttle.sign_up(address(request))
         return await auth.guest(pool, tokens, data.name)
 
     @post("/v1/auth/register", status_code=201, summary="Register a name with a password",
           tags=["auth"])
-    async def register(data: Register) -> Session:
+    async def register(request: Request[Any, Any, Any], data: Register) -> Session:
+        throttle.sign_up(address(request))
         return await auth.register(pool, tokens, data.name, data.password)
 
     @post("/v1/auth/login", status_code=200, summary="Sign in to a registered name",
           tags=["auth"])
-    async def login(data: Login) -> Session:
-        return await auth.login(pool, tokens, data.name, data.password)
+    async def login(request: Request[Any, Any, Any], data: Login) -> Session:
+        return await auth.login(pool, tokens, throttle, data.name, data.password,
+                                address(request))
 
     @post("/v1/tables", status_code=201, summary="Open a table (private ones get a room code)",
           tags=["tables"])

@@ -22,6 +22,7 @@ import jwt
 from schemas.api import Session
 from services.lobby import store
 from services.lobby.errors import LobbyError
+from services.lobby.throttle import Throttle
 
 ALGORITHM = "HS256"
 PLAYER, OPERATOR = "player", "operator"
@@ -86,15 +87,20 @@ async def register(pool: store.Pool, tokens: Tokens, name: str, password: str) -
     return tokens.issue(player_id, name, guest=False)
 
 
-async def login(pool: store.Pool, tokens: Tokens, name: str, password: str) -> Session:
+async def login(pool: store.Pool, tokens: Tokens, throttle: Throttle, name: str,
+                password: str, address: str) -> Session:
+    account = name.casefold()
+    throttle.before_login(account, address)
     found = await store.registered_account(pool, name)
     wrong = LobbyError(401, "bad_credentials", "unknown name or wrong password")
     if found is None:
+        throttle.login_failed(account, address)
         raise wrong
     player_id, real_name, hashed, role = found
     try:
         await asyncio.to_thread(_hasher.verify, hashed, password)
     except argon2.exceptions.VerificationError:
+        throttle.login_failed(account, address)
         raise wrong from None
     return tokens.issue(player_id, real_name, guest=False, role=role)
 
