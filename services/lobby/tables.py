@@ -41,7 +41,8 @@ def to_api(t: store.TableRow, viewer: str | None) -> Table:
     return Table(
         table_id=t.table_id, host=t.host, private=t.private,
         code=t.code if at_table else None, rules=t.rules, preset=t.preset,
-        seats=[SeatInfo(seat=i, player_id=s.player_id, name=s.name, bot=s.bot)  # type: ignore[arg-type]
+        seats=[SeatInfo(seat=i, player_id=s.player_id, name=s.name,
+                          bot=s.bot, guest=s.guest)  # type: ignore[arg-type]
                for i, s in enumerate(t.seats)],
         free_seats=[i for i, s in enumerate(t.seats) if s.free], state=t.state,  # type: ignore[arg-type]
         game_id=t.game_id, banter=t.banter)
@@ -79,7 +80,7 @@ class Tables:
         preset, rules = _rules_of(spec)
         seats = [store.Seat()] * 4
         if seat is not None:
-            seats[seat] = store.Seat(player_id=me.player_id, name=me.name)
+            seats[seat] = store.Seat(player_id=me.player_id, name=me.name, guest=me.guest)
         for _ in range(10):
             row = store.TableRow(
                 table_id=str(uuid.uuid4()), host=me.player_id, private=private,
@@ -127,7 +128,7 @@ class Tables:
             seats = list(t.seats)
             if held is not None:
                 seats[held] = store.Seat()
-            seats[want] = store.Seat(player_id=me.player_id, name=me.name)
+            seats[want] = store.Seat(player_id=me.player_id, name=me.name, guest=me.guest)
             return t.with_(seats=tuple(seats))
 
         return to_api(await self._change(table_id, sit), me.player_id)
@@ -265,7 +266,8 @@ def summary(t: store.TableRow, view: Any) -> GameSummary:
     """The public headline of a game from its table and the spectator's view."""
     return GameSummary(
         game_id=t.game_id or "", table_id=t.table_id,
-        players=[SeatInfo(seat=i, player_id=s.player_id, name=s.name, bot=s.bot)  # type: ignore[arg-type]
+        players=[SeatInfo(seat=i, player_id=s.player_id, name=s.name,
+                          bot=s.bot, guest=s.guest)  # type: ignore[arg-type]
                  for i, s in enumerate(t.seats)],
         rules=t.rules, state=view.phase, version=view.version, hand_no=view.hand_no,
         scores=view.scores, bags=view.bags, winner=view.winner, end_reason=view.end_reason)
