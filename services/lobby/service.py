@@ -21,11 +21,14 @@ from services.lobby.auth import Tokens
 from services.lobby.errors import LobbyError
 from services.lobby.gamebus import GameBus
 from services.lobby.gateway import Gateway
+from services.lobby.guests import GuestPurge
 from services.lobby.settings import LobbySettings
 from services.lobby.tables import Tables
+from services.lobby.throttle import Throttle
 from services.platform import bus, logs
 from services.platform.bus import Consumer
 from services.platform.runtime import VERSION, Runtime
+from services.platform.settings import StartupError
 
 NAME = "lobby"
 
@@ -33,7 +36,9 @@ __all__ = ["LobbyError", "LobbySettings", "setup"]
 
 
 def error_response(_: Request[Any, Any, Any], exc: LobbyError) -> Response[ApiError]:
-    return Response(ApiError(code=exc.code, message=exc.message), status_code=exc.status)
+    headers = {"retry-after": str(exc.retry_after)} if exc.retry_after else None
+    return Response(ApiError(code=exc.code, message=exc.message), status_code=exc.status,
+                    headers=headers)
 
 
 def bad_id_response(_: Request[Any, Any, Any], exc: subjects.BadId) -> Response[ApiError]:
@@ -72,18 +77,26 @@ async def setup(rt: Runtime) -> None:
         logs.get(NAME).warning("token_secret_unset",
                                note="tokens are valid on this process only")
     tokens = Tokens(secret, s.token_ttl_seconds)
+    try:
+        throttle = Throttle(s.login_failures_per_account, s.login_failures_per_address,
+                            s.signups_per_address)
+    except ValueError as exc:
+        raise StartupError(f"a rate limit setting is invalid: {exc}") from None
     games = GameBus(rt.nc, rt.names, s.request_timeout_seconds)
     tables = Tables(rt.pool, games)
     gateway = Gateway(tables, games, rt.names, s)
     await gateway.start()
     rt.workers.append(gateway)
+    purge = GuestPurge(rt.pool, s.token_ttl_seconds, s.guest_purge_every_seconds)
+    await purge.start()
+    rt.workers.append(purge)
     origins = frozenset(o.strip() for o in s.ws_allowed_origins.split(",") if o.strip())
     rt.openapi = apidocs.config(VERSION)
     rt.routes.extend(apidocs.routes())
     # Past the lobby's own cap a frame gets an error frame; far past it uvicorn cuts it off.
     rt.ws_max_size = 16 * s.ws_max_frame_bytes
     rt.routes.extend(legacy_routes(rt))  # type: ignore[arg-type]
-    rt.routes.extend(api.routes(rt.pool, tokens, tables, gateway))
+    rt.routes.extend(api.routes(rt.pool, tokens, throttle, tables, gateway))
     rt.routes.append(socket.handler(gateway, tokens, origins, s.ws_max_frame_bytes))
     rt.routes.extend(admin_api.routes(rt.pool, tokens, operators.Operators(
         rt.pool, games, s.operator_cache_games)))

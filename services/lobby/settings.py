@@ -43,6 +43,20 @@ class LobbySettings(Settings, frozen=True, kw_only=True):
     resume_max_events: Annotated[int, msgspec.Meta(
         ge=0, description="A resuming socket gets the missed events up to this many, "
                           "else a fresh snapshot.")] = 64
+    login_failures_per_account: Annotated[str, msgspec.Meta(
+        description="Failed logins one account name may take, from any address, "
+                    "e.g. '10/15 minutes'; past it: 429 until the window moves on.")
+    ] = "10/15 minutes"
+    login_failures_per_address: Annotated[str, msgspec.Meta(
+        description="Failed logins one client address may make, whatever the account.")
+    ] = "50/15 minutes"
+    signups_per_address: Annotated[str, msgspec.Meta(
+        description="New accounts (guests and registered) one client address may create.")
+    ] = "20/hour"
+    guest_purge_every_seconds: Annotated[float, msgspec.Meta(
+        gt=0, description="How often idle guests are deleted: guests whose token has "
+                          "expired (token_ttl_seconds after sign-in) and who hold no seat "
+                          "at an open or playing table.")] = 3600.0
     operator_cache_games: Annotated[int, msgspec.Meta(
         ge=1, description="Game logs (and their folded states) an operator's replay keeps "
                           "in memory on one lobby copy.")] = 64
