@@ -158,12 +158,16 @@ def _bid_checks(s: GameState, seat: int) -> None:
 def _place_bid(tx: _Tx, c: cmd.PlaceBid) -> None:
     s = tx.state
     _bid_checks(s, c.seat)
-    assert s.rules is not None
-    if isinstance(c.bid, bool) or not isinstance(c.bid, int) or not 0 <= c.bid <= 13:
-        raise RuleError("bid_out_of_range", f"{c.bid!r} is not a bid; bids are 0 (nil) to 13")
-    if c.bid == 0 and not s.rules.nil:
-        raise RuleError("nil_not_allowed", "these rules have no nil; bid 1 to 13")
+    _check_bid(s, c.bid)
     _record_bid(tx, c.seat, c.bid, blind=False, auto=False)
+
+
+def _check_bid(s: GameState, bid: int) -> None:
+    assert s.rules is not None
+    if isinstance(bid, bool) or not isinstance(bid, int) or not 0 <= bid <= 13:
+        raise RuleError("bid_out_of_range", f"{bid!r} is not a bid; bids are 0 (nil) to 13")
+    if bid == 0 and not s.rules.nil:
+        raise RuleError("nil_not_allowed", "these rules have no nil; bid 1 to 13")
 
 
 def _blind_nil(tx: _Tx, c: cmd.BidBlindNil) -> None:
@@ -217,15 +221,20 @@ def _pass_cards(tx: _Tx, c: cmd.PassCards) -> None:
         raise RuleError("not_your_turn", f"seat {c.seat} takes no part in the exchange")
     if not s.waiting >> c.seat & 1:
         raise RuleError("already_passed", f"seat {c.seat} has already passed")
+    _record_pass(tx, c.seat, _pass_mask(s, c.seat, c.cards), auto=False)
+
+
+def _pass_mask(s: GameState, seat: int, given: tuple[str, ...]) -> int:
+    """The cards ``seat`` passes, checked against the rules' count and its hand."""
     assert s.rules is not None
     n = s.rules.blind_nil_pass
-    cards = [_parse_card(s, x) for x in c.cards]
+    cards = [_parse_card(s, x) for x in given]
     if len(cards) != n or len(set(cards)) != n:
         raise RuleError("wrong_pass_count", f"pass exactly {n} different card(s)")
     for card in cards:
-        if not s.hands[c.seat] >> card & 1:
-            raise RuleError("card_not_in_hand", f"seat {c.seat} does not hold that card")
-    _record_pass(tx, c.seat, bits(cards), auto=False)
+        if not s.hands[seat] >> card & 1:
+            raise RuleError("card_not_in_hand", f"seat {seat} does not hold that card")
+    return bits(cards)
 
 
 def _record_pass(tx: _Tx, seat: int, mask: int, auto: bool) -> None:
@@ -397,15 +406,25 @@ def _clock_expired(tx: _Tx, c: cmd.ClockExpired) -> None:
     if r.abandon == "forfeit" and not s.bots >> c.seat & 1:
         _end(tx, 1 - (c.seat & 1), "forfeit", forfeited_by=c.seat)
         return
-    from engine import bots  # bots read the engine; the engine asks them only here
-
+    # The seat's move is made for it, as the command says: checked like its own would be.
     if s.phase == BIDDING:
-        _record_bid(tx, c.seat, bots.auto_bid(s, c.seat), blind=False, auto=True)
+        if c.bid is None:
+            raise _fallback_missing(c.seat, "bid")
+        _check_bid(s, c.bid)
+        _record_bid(tx, c.seat, c.bid, blind=False, auto=True)
     elif s.phase == PASSING:
-        _record_pass(tx, c.seat, bots.auto_pass(s, c.seat), auto=True)
+        if c.cards is None:
+            raise _fallback_missing(c.seat, "cards")
+        _record_pass(tx, c.seat, _pass_mask(s, c.seat, c.cards), auto=True)
     else:
-        _record_play(tx, c.seat, bots.auto_play(s, c.seat), auto=True, premove=False)
-        _premoves(tx)
+        if c.card is None:
+            raise _fallback_missing(c.seat, "card")
+        _play_checked(tx, c.seat, _parse_card(s, c.card), auto=True)
+
+
+def _fallback_missing(seat: int, field: str) -> RuleError:
+    return RuleError("fallback_missing",
+                     f"seat {seat}'s time is up: the expiry must carry the {field} to play")
 
 
 def _leave(tx: _Tx, c: cmd.LeaveSeat) -> None:

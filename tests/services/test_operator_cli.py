@@ -8,9 +8,17 @@ import sys
 from pathlib import Path
 
 import msgspec
+import pytest
 
+from engine.bots import basic, timeout_command
+from engine.decide import step
+from engine.presets import resolve
+from engine.replay import verify
+from engine.state import PLAY, GameState
+from schemas import commands as cmd
 from schemas import events as ev
 from services.replay import encode_log_line, hand_records, read_log
+from tests.engine.randomgame import play_game
 from tests.engine.test_replay import _bot_game
 
 DATA = Path(__file__).resolve().parents[1] / "engine" / "data"
@@ -115,3 +123,37 @@ def test_a_log_written_with_an_older_event_version_replays_through_its_upcaster(
     done = spades("replay", "--file", str(old))
     assert done.returncode == 0, done.stderr
     assert done.stdout.decode().strip().splitlines()[-1].startswith("verified:")
+
+
+def test_a_stored_log_with_timeouts_verifies_whatever_the_basic_bot_now_plays(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rules never ask a bot (issue 12): a move made for a timed-out seat is read
+    from its stored event, so a basic bot that now bids, passes and plays otherwise (here:
+    one that refuses to be asked at all) changes nothing in the verdict."""
+    old = Path(__file__).parent / "data" / "quick-game-v1.jsonl"
+    events = read_log(old.read_bytes().splitlines())
+    auto = [e for e in events if getattr(e, "auto", False)]
+    assert auto and all(isinstance(e, ev.CardPlayed) for e in auto)
+    # Fresh logs whose clocks ran out while bidding, passing and playing.
+    exchange = resolve({"preset": "house", "blind_nil_pass": 1, "blind_nil_margin": None,
+                        "clocks": {"bank_blocks": 0}})
+    live = [[e for _, es in play_game(seed, exchange, max_hands=2, extras=True) for e in es]
+            for seed in range(12)]
+    s, log = step(GameState(), cmd.StartGame(rules=exchange, seed="3d" * 32))
+    s, out = step(s, cmd.BidBlindNil(seat=s.waiting.bit_length() - 1))
+    log += out
+    while s.phase != PLAY:  # every other bid, then both passes, made as timeouts
+        seat = s.waiting.bit_length() - 1
+        s, out = step(s, timeout_command(s, seat, at=s.deadlines[seat]))
+        log += out
+    live.append(log)
+    timed_out = {type(e) for log in live for e in log if getattr(e, "auto", False)}
+    assert timed_out == {ev.BidPlaced, ev.CardsPassed, ev.CardPlayed}
+
+    def asked(*_: object) -> int:
+        raise AssertionError("a replay asked the bot")
+
+    for name in ("choose_bid", "choose_pass", "choose_card"):
+        monkeypatch.setattr(basic, name, asked)
+    assert verify(events) is None
+    assert all(verify(log) is None for log in live)
