@@ -107,6 +107,43 @@ def test_exported_hands_are_records_the_checker_accepts(tmp_path: Path) -> None:
         assert result["score_delta"] == [t.delta for t in hand.teams]
 
 
+def test_exported_hands_with_the_blind_nil_exchange_carry_their_passes(
+        tmp_path: Path) -> None:
+    """`spades record export` writes each seat's passed cards in ``passes`` ([] for a seat
+    that passed nothing), and `spades record verify` accepts the records it exports."""
+    exchange = resolve({"preset": "house", "blind_nil_pass": 2, "blind_nil_margin": None,
+                        "target": None, "max_hands": 2})
+    s, events = step(GameState(), cmd.StartGame(rules=exchange, seed="5e" * 32))
+    while s.phase != "over":
+        seat = s.waiting.bit_length() - 1
+        if s.phase == "bidding" and not s.looked >> seat & 1 and seat == (s.dealer + 2) % 4:
+            s, out = step(s, cmd.BidBlindNil(seat=seat))
+        else:
+            s, out = step(s, timeout_command(s, seat, at=s.deadlines[seat]))
+        events += out
+    passed = [e for e in events if isinstance(e, ev.CardsPassed)]
+    assert len(passed) == 4  # two hands, two seats each
+    records = list(hand_records(events, "g2"))
+    path = tmp_path / "records.jsonl"
+    path.write_bytes(b"".join(msgspec.json.encode(r) + b"\n" for r in records))
+    for record, hand in zip(records, (1, 2), strict=True):
+        mine = [e for e in passed if events.index(e) > _dealt_at(events, hand)][:2]
+        want = [[], [], [], []]
+        for e in mine:
+            want[e.seat] = list(e.cards)
+        assert record["passes"] == want and sum(map(len, want)) == 4
+    done = spades("record", "verify", str(path))
+    assert done.returncode == 0, done.stderr
+    results = [json.loads(x) for x in done.stdout.decode().splitlines()]
+    scored = [e for e in events if isinstance(e, ev.HandScored)]
+    assert [r["score_delta"] for r in results] == [[t.delta for t in h.teams] for h in scored]
+
+
+def _dealt_at(events: list[ev.Event], hand_no: int) -> int:
+    return next(i for i, e in enumerate(events)
+                if isinstance(e, ev.HandDealt) and e.hand_no == hand_no)
+
+
 def test_a_log_round_trips_through_its_export(tmp_path: Path) -> None:
     events = _bot_game("quick", "80" * 32)
     assert read_log(_log_file(tmp_path, events).read_bytes().splitlines()) == events
