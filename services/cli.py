@@ -3,12 +3,14 @@
 Every failure an operator can cause (a port in use, a server that does not
 answer, a bad setting, a second `spades dev`) ends in one line on stderr and a
 non-zero exit, never a traceback.
+
+The clients of NATS and Postgres are imported by the commands that connect, not
+here: `spades --help` and `spades record verify` start without them.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import fcntl
 import os
@@ -16,11 +18,10 @@ import signal
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 from services import catalog, registry
-from services.platform import bus, db, dbadmin, migrations, servers
+from services.platform import servers
 from services.platform.settings import SettingsError, StartupError, env_names, load
 
 DEV_DATABASE = "spades"
@@ -89,8 +90,7 @@ def main(argv: list[str] | None = None) -> None:
             for name, text in env_names(registry.spec(args.service).settings).items():
                 print(f"{name}\t{text}")
             code = 0
-    except (CliError, SettingsError, StartupError, servers.ServerError, db.DatabaseUnavailable,
-            bus.BusUnavailable, migrations.MigrationError) as exc:
+    except _one_line_errors() as exc:  # evaluated only once something was raised
         print(f"spades: {exc}", file=sys.stderr)
         code = 1
     except KeyboardInterrupt:
@@ -98,7 +98,17 @@ def main(argv: list[str] | None = None) -> None:
     sys.exit(code)
 
 
+def _one_line_errors() -> tuple[type[Exception], ...]:
+    """The failures an operator causes, each told in one line."""
+    from services.platform import bus, db, migrations
+
+    return (CliError, SettingsError, StartupError, servers.ServerError, db.DatabaseUnavailable,
+            bus.BusUnavailable, migrations.MigrationError)
+
+
 def serve_one(name: str) -> int:
+    import asyncio
+
     from services.platform import runtime
 
     spec = registry.spec(name)
@@ -108,6 +118,8 @@ def serve_one(name: str) -> int:
 
 
 def migrate_cmd() -> int:
+    import asyncio
+
     url = os.environ.get("DATABASE_URL")
     if not url:
         raise CliError("setting DATABASE_URL is required")
@@ -118,6 +130,8 @@ def migrate_cmd() -> int:
 
 async def _migrate(url: str) -> list[str]:
     import asyncpg
+
+    from services.platform import db, migrations
 
     try:
         conn = await asyncpg.connect(url, timeout=5)
@@ -130,6 +144,8 @@ async def _migrate(url: str) -> list[str]:
 
 
 def operator_cmd(grant: bool, name: str) -> int:
+    import asyncio
+
     from services.lobby import roles
     from services.lobby.errors import LobbyError
 
@@ -144,6 +160,8 @@ def operator_cmd(grant: bool, name: str) -> int:
 
 
 def resync_cmd(from_position: int, stream: str | None) -> int:
+    import asyncio
+
     url = os.environ.get("DATABASE_URL")
     if not url:
         raise CliError("setting DATABASE_URL is required")
@@ -154,6 +172,7 @@ def resync_cmd(from_position: int, stream: str | None) -> int:
 
 
 async def _requeue(url: str, from_position: int, stream: str | None) -> int:
+    from services.platform import db
     from services.platform.events import EventRegistry
     from services.platform.eventstore import EventStore
 
@@ -189,6 +208,8 @@ def _port(name: str, default: int) -> int:
 
 
 def dev() -> int:
+    import asyncio
+
     root = Path(os.environ.get("SPADES_DATA_DIR", ".data")).resolve()
     lock = _lock(root)
     stop = {"signal": 0}
@@ -261,6 +282,8 @@ def dev() -> int:
 async def _ensure_database(admin_url: str) -> str:
     import asyncpg
 
+    from services.platform import dbadmin
+
     try:
         return await dbadmin.ensure_database(admin_url, DEV_DATABASE)
     except (OSError, asyncpg.PostgresError) as exc:
@@ -268,12 +291,16 @@ async def _ensure_database(admin_url: str) -> str:
 
 
 async def _probe_nats(url: str) -> None:
+    from services.platform import bus
+
     nc = await bus.connect_once(url, "spades-dev-probe", timeout=1.0)
     await nc.close()
 
 
 def _wait_ready(children: dict[str, subprocess.Popen[bytes]], ports: dict[str, int],
                 stop: dict[str, int], timeout: float = 60.0) -> None:
+    from urllib.request import urlopen  # pulls in http and ssl: only `spades dev` waits
+
     pending = dict(ports)
     deadline = time.monotonic() + timeout
     while pending:
@@ -285,7 +312,7 @@ def _wait_ready(children: dict[str, subprocess.Popen[bytes]], ports: dict[str, i
             if children[name].poll() is not None:
                 raise CliError(f"service {name} exited with code {children[name].returncode}")
             url = f"http://127.0.0.1:{pending[name]}/readyz"
-            with contextlib.suppress(OSError), urllib.request.urlopen(url, timeout=1) as answer:
+            with contextlib.suppress(OSError), urlopen(url, timeout=1) as answer:
                 if answer.status == 200:
                     del pending[name]
         time.sleep(0.1)
