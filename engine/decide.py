@@ -14,7 +14,7 @@ from typing import Any
 from engine import shuffle
 from engine.cards import CARD_IDS, CODES, TRUMP, bits, card_id, codes
 from engine.errors import RuleError
-from engine.evolve import blind_nil_offered, evolve, passers
+from engine.evolve import EVOLVERS, blind_nil_offered, evolve, passers
 from engine.play import deck_of, legal_mask, trick_winner, why_illegal
 from engine.scoring import match_outcome, score_hand
 from engine.state import BIDDING, DEALING, NEW, OVER, PASSING, PLAY, GameState
@@ -36,7 +36,8 @@ class _Tx:
         self.events: list[ev.Event] = []
 
     def emit(self, e: Any) -> GameState:
-        self.state = s = evolve(self.state, e)
+        s = self.state
+        self.state = s = EVOLVERS[type(e)](s, e, s.version + 1)  # evolve, one call less
         self.events.append(e)
         return s
 
@@ -125,13 +126,20 @@ def _deal(tx: _Tx, c: cmd.DealHand) -> None:
         raise RuleError("bad_deal", "a deal is four hands of 13 cards")
     seen = 0
     hands = []
+    in_deck = s.deck.mask
     for h in c.hands:
-        cards = [_parse_card(s, code) for code in h]
-        for card in cards:
-            if seen >> card & 1:
-                raise RuleError("bad_deal", f"{CODES[card]} is dealt twice")
-            seen |= 1 << card
-        hands.append(tuple(CODES[card] for card in cards))
+        fast = [CARD_IDS.get(x) if type(x) is str else None for x in h]  # canonical codes
+        if None in fast or bits(fast) & ~in_deck:  # else the careful parser says why
+            cards = [_parse_card(s, code) for code in h]
+        else:
+            cards = fast  # type: ignore[assignment]
+        mask = bits(cards)
+        if seen & mask or mask.bit_count() != 13:
+            twice = next(card for i, card in enumerate(cards)
+                         if seen >> card & 1 or card in cards[:i])
+            raise RuleError("bad_deal", f"{CODES[twice]} is dealt twice")
+        seen |= mask
+        hands.append(tuple([CODES[card] for card in cards]))
     tx.emit(ev.HandDealt(hand_no=s.hand_no + 1, dealer=c.dealer, hands=tuple(hands),
                          deadline=tx.bid_deadline(), at=tx.at))
 
@@ -266,8 +274,8 @@ def _play(tx: _Tx, c: cmd.PlayCard) -> None:
     hand = s.hands[seat]
     if not hand >> card & 1:
         raise RuleError("card_not_in_hand", f"seat {seat} does not hold {CODES[card]}")
-    problem = why_illegal(d, hand, s.trick, s.broken, card)
-    if problem:
+    if not legal_mask(d, hand, s.trick, s.broken) >> card & 1:
+        problem = why_illegal(d, hand, s.trick, s.broken, card)
         raise RuleError(problem, _illegal_message(problem, seat, d, s.trick))
     _record_play(tx, seat, card, False, False)
     if tx.state.premoves != NO_PREMOVES:
@@ -299,23 +307,22 @@ def _illegal_message(code: str, seat: int, d: Any, trick: tuple[int, ...]) -> st
 
 def _record_play(tx: _Tx, seat: int, card: int, auto: bool, premove: bool) -> None:
     s = tx.state
-    assert s.rules is not None
     trick = (*s.trick, card)
-    deadline = 0
     if len(trick) < 4:
-        deadline = tx.play_deadline(s.hands[(seat + 1) % 4], trick, s.broken)
-    s = tx.emit(ev.CardPlayed(seat=seat, card=CODES[card], auto=auto, premove=premove,
-                              deadline=deadline, at=tx.at))
-    if len(trick) < 4:
+        tx.emit(ev.CardPlayed(seat=seat, card=CODES[card], auto=auto, premove=premove,
+                              deadline=tx.play_deadline(s.hands[(seat + 1) & 3], trick, s.broken),
+                              at=tx.at))
         return
-    winner = trick_winner(s.deck, trick, s.leader)
-    by_seat = [""] * 4
-    for i, played in enumerate(trick):
-        by_seat[(s.leader + i) % 4] = CODES[played]
+    s = tx.emit(ev.CardPlayed(seat=seat, card=CODES[card], auto=auto, premove=premove,
+                              at=tx.at))
+    leader = s.leader
+    winner = trick_winner(s.deck, trick, leader)
+    by_seat = trick[-leader:] + trick[:-leader] if leader else trick  # into seat order
     trick_no = len(s.trick_winners) + 1
     deadline = tx.play_deadline(s.hands[winner], (), s.broken) if trick_no < 13 else 0
-    s = tx.emit(ev.TrickWon(trick_no=trick_no, seat=winner, cards=tuple(by_seat),  # type: ignore[arg-type]
-                            deadline=deadline, at=tx.at))
+    tx.emit(ev.TrickWon(trick_no=trick_no, seat=winner,
+                        cards=tuple([CODES[c] for c in by_seat]),  # type: ignore[arg-type]
+                        deadline=deadline, at=tx.at))
     if trick_no == 13:
         _score(tx)
 
