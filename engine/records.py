@@ -16,7 +16,7 @@ from typing import IO, Any, NamedTuple
 
 import msgspec
 
-from engine.cards import card_id
+from engine.cards import CARD_IDS, bits, card_id
 from engine.decide import step
 from engine.errors import RuleError
 from engine.evolve import passers
@@ -73,6 +73,17 @@ def _card(value: Any, field: str) -> str:
     return value.upper()
 
 
+def _cards(values: list[Any], field: str) -> tuple[str, ...]:
+    """A list of card codes; each is looked at on its own (to name the bad one) only
+    when they are not all canonical codes already, the common case."""
+    try:
+        if CARD_IDS.keys() >= set(values):
+            return tuple(values)
+    except TypeError:  # an unhashable value: the careful check below names it
+        pass
+    return tuple(_card(c, f"{field}[{i}]") for i, c in enumerate(values))
+
+
 class HandFields(NamedTuple):
     """One hand of a record, its fields checked for shape (the rules judge the rest)."""
 
@@ -92,20 +103,16 @@ def _hand_fields(h: dict[str, Any], rules: Rules, where: str) -> HandFields:
     if len(hands) != 4:
         raise RecordError("bad_field", where + "hands", "hands must hold four seats")
     parsed: list[tuple[str, ...]] = []
-    seen: set[str] = set()
+    in_deck = deck_of(rules).mask
+    seen = 0
     for s, hand in enumerate(hands):
         if not isinstance(hand, list):
             raise RecordError("bad_field", f"{where}hands[{s}]", "a hand is a list of cards")
-        cards = tuple(_card(c, f"{where}hands[{s}][{i}]") for i, c in enumerate(hand))
-        for i, c in enumerate(cards):
-            cid = card_id(c)
-            if not deck_of(rules).mask >> cid & 1:
-                raise RecordError("card_not_in_deck", f"{where}hands[{s}][{i}]",
-                                  f"{c} is not in the {rules.deck} deck")
-            if c in seen:
-                raise RecordError("duplicate_card", f"{where}hands[{s}][{i}]",
-                                  f"{c} is dealt twice")
-            seen.add(c)
+        cards = _cards(hand, f"{where}hands[{s}]")
+        mask = bits(card_id(c) for c in cards)
+        if mask & ~in_deck or mask & seen or mask.bit_count() != len(cards):
+            _deal_problem(cards, seen, in_deck, rules, f"{where}hands[{s}]")
+        seen |= mask
         if len(cards) != 13:
             raise RecordError("wrong_hand_size", f"{where}hands[{s}]",
                               f"seat {s} holds {len(cards)} cards, not 13")
@@ -128,8 +135,20 @@ def _hand_fields(h: dict[str, Any], rules: Rules, where: str) -> HandFields:
                               f"seat {i} is marked blind nil but bid {bids[i]}")
     passes = _passes(h.get("passes"), where)
     plays = _need(h, "plays", list, where)
-    cards_played = [_card(c, f"{where}plays[{i}]") for i, c in enumerate(plays)]
-    return HandFields(dealer, parsed, bids, blind, passes, cards_played)
+    return HandFields(dealer, parsed, bids, blind, passes, list(_cards(plays, where + "plays")))
+
+
+def _deal_problem(cards: tuple[str, ...], seen: int, in_deck: int, rules: Rules,
+                  field: str) -> None:
+    """The first card of a hand that is not in the deck or was dealt already."""
+    for i, c in enumerate(cards):
+        cid = card_id(c)
+        if not in_deck >> cid & 1:
+            raise RecordError("card_not_in_deck", f"{field}[{i}]",
+                              f"{c} is not in the {rules.deck} deck")
+        if seen >> cid & 1:
+            raise RecordError("duplicate_card", f"{field}[{i}]", f"{c} is dealt twice")
+        seen |= 1 << cid
 
 
 def _passes(value: Any, where: str) -> list[tuple[str, ...]]:
@@ -139,8 +158,7 @@ def _passes(value: Any, where: str) -> list[tuple[str, ...]]:
     if not isinstance(value, list) or len(value) != 4 or not all(
             isinstance(p, list) for p in value):
         raise RecordError("bad_field", where + "passes", "passes is four lists of cards")
-    return [tuple(_card(c, f"{where}passes[{s}][{i}]") for i, c in enumerate(p))
-            for s, p in enumerate(value)]
+    return [_cards(p, f"{where}passes[{s}]") for s, p in enumerate(value)]
 
 
 def _replay_hand(state: GameState, hand: HandFields,
