@@ -26,8 +26,18 @@ def _set_deadlines(deadlines: tuple[int, ...], waiting: int, deadline: int) -> t
     return tuple(deadline if waiting >> s & 1 else deadlines[s] for s in range(4))
 
 
+# Each seat's entry of a four-seat tuple replaced: one small function per seat builds
+# the new tuple directly (a third of the time of slicing, on the engine's hottest path).
+_PUT: tuple[Callable[[tuple[int, ...], int], tuple[int, ...]], ...] = (
+    lambda t, v: (v, t[1], t[2], t[3]),
+    lambda t, v: (t[0], v, t[2], t[3]),
+    lambda t, v: (t[0], t[1], v, t[3]),
+    lambda t, v: (t[0], t[1], t[2], v),
+)
+
+
 def _put(t: tuple[int, ...], i: int, value: int) -> tuple[int, ...]:
-    return (*t[:i], value, *t[i + 1:])
+    return _PUT[i](t, value)
 
 
 def trails_enough(rules: Rules, scores: tuple[int, int], team: int) -> bool:
@@ -128,7 +138,7 @@ def _played(s: GameState, e: ev.CardPlayed, v: int) -> GameState:
     c = CARD_IDS[e.card]
     seat = e.seat
     hands = s.hands
-    hands = (*hands[:seat], hands[seat] & ~(1 << c), *hands[seat + 1:])
+    hands = _PUT[seat](hands, hands[seat] & ~(1 << c))
     trick = s.trick
     broken = s.broken
     if not broken and s.deck.suit_of[c] == TRUMP:
@@ -142,7 +152,7 @@ def _played(s: GameState, e: ev.CardPlayed, v: int) -> GameState:
     nxt = (seat + 1) & 3
     deadlines = s.deadlines
     if e.deadline:
-        deadlines = (*deadlines[:nxt], e.deadline, *deadlines[nxt + 1:])
+        deadlines = _PUT[nxt](deadlines, e.deadline)
     if not trick:
         return replace(s, version=v, hands=hands, trick=(c,), leader=seat, broken=broken,
                        waiting=1 << nxt, deadlines=deadlines)
@@ -155,9 +165,9 @@ def _trick(s: GameState, e: ev.TrickWon, v: int) -> GameState:
     waiting = 1 << seat if e.trick_no < 13 else 0
     deadlines = s.deadlines
     if waiting and e.deadline:
-        deadlines = (*deadlines[:seat], e.deadline, *deadlines[seat + 1:])
+        deadlines = _PUT[seat](deadlines, e.deadline)
     return replace(
-        s, version=v, tricks=_put(s.tricks, seat, s.tricks[seat] + 1),
+        s, version=v, tricks=_PUT[seat](s.tricks, s.tricks[seat] + 1),
         trick_winners=(*s.trick_winners, seat),
         played=(*s.played, tuple([CARD_IDS[c] for c in e.cards])), trick=(), leader=seat,
         waiting=waiting, deadlines=deadlines)
