@@ -129,11 +129,12 @@ def _deal(tx: _Tx, c: cmd.DealHand) -> None:
     in_deck = s.deck.mask
     for h in c.hands:
         fast = [CARD_IDS.get(x) if type(x) is str else None for x in h]  # canonical codes
-        if None in fast or bits(fast) & ~in_deck:  # else the careful parser says why
-            cards = [_parse_card(s, code) for code in h]
+        mask = -1 if None in fast else bits(fast)  # type: ignore[arg-type]
+        if mask & ~in_deck:  # not all canonical codes of the deck: the careful parser
+            cards = [_parse_card(s, code) for code in h]  # reads them, or says why not
+            mask = bits(cards)
         else:
             cards = fast  # type: ignore[assignment]
-        mask = bits(cards)
         if seen & mask or mask.bit_count() != 13:
             twice = next(card for i, card in enumerate(cards)
                          if seen >> card & 1 or card in cards[:i])

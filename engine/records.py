@@ -181,9 +181,10 @@ def _replay_hand(state: GameState, hand: HandFields,
     # The blind-nil exchange: a pass by a seat that takes no part is put to the engine
     # first, so it is refused for what it is whatever the seat order.
     takes_part = passers(state)
-    for seat in sorted(range(4), key=lambda x: bool(takes_part >> x & 1)):
-        if passes[seat] or takes_part >> seat & 1:
-            state = run(cmd.PassCards(seat=seat, cards=passes[seat]), seat=seat)
+    if takes_part or any(passes):
+        for seat in sorted(range(4), key=lambda x: bool(takes_part >> x & 1)):
+            if passes[seat] or takes_part >> seat & 1:
+                state = run(cmd.PassCards(seat=seat, cards=passes[seat]), seat=seat)
     for i, card in enumerate(plays):
         if state.phase != "play":
             raise Violation(RuleError("hand_over", "all 13 tricks have been played"), i, None,
