@@ -17,7 +17,7 @@ from engine.errors import RuleError
 from engine.evolve import EVOLVERS, blind_nil_offered, evolve, passers
 from engine.play import deck_of, legal_mask, trick_winner, why_illegal
 from engine.scoring import match_outcome, score_hand
-from engine.state import BIDDING, DEALING, NEW, OVER, PASSING, PLAY, GameState
+from engine.state import BIDDING, DEALING, NEW, OVER, PASSING, PLAY, GameState, seats_in
 from engine.state import NO_SEATS as NO_PREMOVES
 from schemas import commands as cmd
 from schemas import events as ev
@@ -348,7 +348,14 @@ def _end(tx: _Tx, winner: int | None, reason: str, forfeited_by: int | None = No
     tx.emit(ev.GameEnded(winner=winner, reason=reason, scores=s.scores, bags=s.bags,
                          hands_played=s.hands_played, players=s.players,  # type: ignore[arg-type]
                          forfeited_by=forfeited_by, seed=s.seed, rules=s.rules,
-                         rated=s.rated, at=tx.at))
+                         rated=s.rated, abandoned=tuple(seats_in(s.bots)),
+                         bags_taken=_bags_taken(s), at=tx.at))
+
+
+def _bags_taken(s: GameState) -> tuple[int, int]:
+    """Bags each team took this game: the sheet's sum, since penalties empty ``bags``."""
+    return (sum(h.teams[0].bags_gained for h in s.sheet),
+            sum(h.teams[1].bags_gained for h in s.sheet))
 
 
 # --- pre-moves ----------------------------------------------------------------------

@@ -16,10 +16,6 @@ class ApiError(msgspec.Struct, frozen=True):
     message: str
 
 
-class CreatePlayer(msgspec.Struct, frozen=True):
-    name: PlayerName
-
-
 class Player(msgspec.Struct, frozen=True):
     player_id: str
     name: str
@@ -63,6 +59,7 @@ class Session(msgspec.Struct, frozen=True):
     name: str = ""
     expires_at: int = 0  # seconds since the epoch
     role: str = "player"  # or "operator": may use /v1/admin and the replay viewer
+    guest: bool = False  # a guest account: no password, gone when its token expires
 
 
 # --- Tables --------------------------------------------------------------------------------
@@ -104,6 +101,7 @@ class SeatInfo(msgspec.Struct, frozen=True, kw_only=True):
     player_id: str | None = None
     name: str | None = None
     bot: BotLevel | None = None
+    guest: bool = False  # a guest sits here: its name is not a registered one
 
 
 class Table(msgspec.Struct, frozen=True, kw_only=True):

@@ -9,26 +9,26 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-import uuid
 from typing import Annotated, Any
 
 import msgspec
-from litestar import Request, Response, get, post
-from litestar.exceptions import HTTPException, ValidationException
+from litestar import Request, Response, get
 
 from schemas import subjects
-from schemas.api import ApiError, CreatePlayer, PlatformStatus, Player, ServiceStatus
+from schemas.api import ApiError, PlatformStatus, ServiceStatus
 from schemas.bus import StatusReply, StatusRequest
-from services.lobby import admin_api, api, operators, socket, store
+from services.lobby import admin_api, api, apidocs, operators, socket
 from services.lobby.auth import Tokens
 from services.lobby.errors import LobbyError
 from services.lobby.gamebus import GameBus
 from services.lobby.gateway import Gateway, GatewayLimits
+from services.lobby.guests import GuestPurge
 from services.lobby.tables import Tables
+from services.lobby.throttle import Throttle
 from services.platform import bus, logs
 from services.platform.bus import Consumer
-from services.platform.runtime import Runtime
-from services.platform.settings import Settings
+from services.platform.runtime import VERSION, Runtime
+from services.platform.settings import Settings, StartupError
 
 NAME = "lobby"
 
@@ -68,49 +68,40 @@ class LobbySettings(Settings, frozen=True, kw_only=True):
     resume_max_events: Annotated[int, msgspec.Meta(
         ge=0, description="A resuming socket gets the missed events up to this many, "
                           "else a fresh snapshot.")] = 64
+    login_failures_per_account: Annotated[str, msgspec.Meta(
+        description="Failed logins one account name may take, from any address, "
+                    "e.g. '10/15 minutes'; past it: 429 until the window moves on.")
+    ] = "10/15 minutes"
+    login_failures_per_address: Annotated[str, msgspec.Meta(
+        description="Failed logins one client address may make, whatever the account.")
+    ] = "50/15 minutes"
+    signups_per_address: Annotated[str, msgspec.Meta(
+        description="New accounts (guests and registered) one client address may create.")
+    ] = "20/hour"
+    guest_purge_every_seconds: Annotated[float, msgspec.Meta(
+        gt=0, description="How often idle guests are deleted: guests whose token has "
+                          "expired (token_ttl_seconds after sign-in) and who hold no seat "
+                          "at an open or playing table.")] = 3600.0
     operator_cache_games: Annotated[int, msgspec.Meta(
         ge=1, description="Game logs (and their folded states) an operator's replay keeps "
                           "in memory on one lobby copy.")] = 64
 
 
 def error_response(_: Request[Any, Any, Any], exc: LobbyError) -> Response[ApiError]:
-    return Response(ApiError(code=exc.code, message=exc.message), status_code=exc.status)
+    headers = {"retry-after": str(exc.retry_after)} if exc.retry_after else None
+    return Response(ApiError(code=exc.code, message=exc.message), status_code=exc.status,
+                    headers=headers)
 
 
-def invalid_response(_: Request[Any, Any, Any], exc: ValidationException) -> Response[ApiError]:
-    extra = exc.extra if isinstance(exc.extra, list) else []
-    detail = "; ".join(str(e.get("message", "")) + (f" ({e['key']})" if e.get("key") else "")
-                       for e in extra if isinstance(e, dict))
-    return Response(ApiError(code="bad_request", message=detail or str(exc.detail)),
-                    status_code=400)
-
-
-def http_error_response(_: Request[Any, Any, Any], exc: HTTPException) -> Response[ApiError]:
-    """Litestar's own refusals (no such route, wrong method) in the same shape as ours."""
-    codes = {404: "not_found", 405: "method_not_allowed", 413: "body_too_large"}
-    return Response(ApiError(code=codes.get(exc.status_code, "http_error"),
-                             message=str(exc.detail)), status_code=exc.status_code)
+def bad_id_response(_: Request[Any, Any, Any], exc: subjects.BadId) -> Response[ApiError]:
+    """An id that slipped past the edge's checks and would have made a bad subject."""
+    return Response(ApiError(code="bad_id", message=str(exc)), status_code=400)
 
 
 def legacy_routes(rt: Runtime) -> list[object]:
-    """The player registry and the platform check that predate sign-in."""
+    """The platform check that predates ``/v1``."""
     assert isinstance(rt.settings, LobbySettings)
     timeout = rt.settings.request_timeout_seconds
-
-    @post("/api/v1/players", status_code=201, summary="Register a player name")
-    async def create_player(data: CreatePlayer) -> Player:
-        try:
-            player_id, name = await store.create_player(rt.pool, data.name)
-        except store.NameTaken:
-            raise LobbyError(409, "name_taken", f"the name {data.name!r} is taken") from None
-        return Player(player_id=player_id, name=name)
-
-    @get("/api/v1/players/{player_id:uuid}", summary="A player by id")
-    async def read_player(player_id: uuid.UUID) -> Player:
-        found = await store.get_player(rt.pool, player_id)
-        if found is None:
-            raise LobbyError(404, "player_not_found", f"no player {player_id}")
-        return Player(player_id=found[0], name=found[1])
 
     @get("/api/v1/platform", summary="Which services answer on the bus")
     async def platform() -> PlatformStatus:
@@ -126,7 +117,7 @@ def legacy_routes(rt: Runtime) -> list[object]:
         return PlatformStatus(services=list(await asyncio.gather(
             *(ask(s) for s in subjects.SERVICES))))
 
-    return [create_player, read_player, platform]
+    return [platform]
 
 
 async def setup(rt: Runtime) -> None:
@@ -138,6 +129,11 @@ async def setup(rt: Runtime) -> None:
         logs.get(NAME).warning("token_secret_unset",
                                note="tokens are valid on this process only")
     tokens = Tokens(secret, s.token_ttl_seconds)
+    try:
+        throttle = Throttle(s.login_failures_per_account, s.login_failures_per_address,
+                            s.signups_per_address)
+    except ValueError as exc:
+        raise StartupError(f"a rate limit setting is invalid: {exc}") from None
     games = GameBus(rt.nc, rt.names, s.request_timeout_seconds)
     tables = Tables(rt.pool, games)
     limits = GatewayLimits(
@@ -148,12 +144,16 @@ async def setup(rt: Runtime) -> None:
     gateway = Gateway(tables, games, rt.names, limits)
     await gateway.start()
     rt.workers.append(gateway)
+    purge = GuestPurge(rt.pool, s.token_ttl_seconds, s.guest_purge_every_seconds)
+    await purge.start()
+    rt.workers.append(purge)
     origins = frozenset(o.strip() for o in s.ws_allowed_origins.split(",") if o.strip())
-    rt.public_api = True
+    rt.openapi = apidocs.config(VERSION)
+    rt.routes.extend(apidocs.routes())
     # Past the lobby's own cap a frame gets an error frame; far past it uvicorn cuts it off.
     rt.ws_max_size = 16 * s.ws_max_frame_bytes
     rt.routes.extend(legacy_routes(rt))  # type: ignore[arg-type]
-    rt.routes.extend(api.routes(rt.pool, tokens, tables, gateway))
+    rt.routes.extend(api.routes(rt.pool, tokens, throttle, tables, gateway))
     rt.routes.append(socket.handler(gateway, tokens, origins, s.ws_max_frame_bytes))
     rt.routes.extend(admin_api.routes(rt.pool, tokens, operators.Operators(
         rt.pool, games, s.operator_cache_games)))
@@ -166,5 +166,4 @@ async def setup(rt: Runtime) -> None:
         await consumer.start()
         rt.workers.append(consumer)
     rt.exception_handlers[LobbyError] = error_response
-    rt.exception_handlers[ValidationException] = invalid_response
-    rt.exception_handlers[HTTPException] = http_error_response
+    rt.exception_handlers[subjects.BadId] = bad_id_response

@@ -1,4 +1,4 @@
-"""The lobby's tables: players, accounts and game tables. The only module that touches asyncpg."""
+"""The lobby's tables: accounts and game tables. The only module that touches asyncpg."""
 
 from __future__ import annotations
 
@@ -25,42 +25,42 @@ class NotFound(Exception):
     pass
 
 
-async def create_player(pool: asyncpg.Pool, name: str) -> tuple[str, str]:
-    player_id = uuid.uuid4()
-    try:
-        await pool.execute("INSERT INTO players (player_id, name) VALUES ($1, $2)",
-                           player_id, name)
-    except asyncpg.UniqueViolationError:
-        raise NameTaken(name) from None
-    return str(player_id), name
-
-
-async def get_player(pool: asyncpg.Pool, player_id: uuid.UUID) -> tuple[str, str] | None:
-    row = await pool.fetchrow("SELECT player_id, name FROM players WHERE player_id = $1",
-                              player_id)
-    return None if row is None else (str(row["player_id"]), row["name"])
-
-
 # --- Accounts ------------------------------------------------------------------------------
 
 
-async def create_account(pool: asyncpg.Pool, player_id: str, name: str,
+async def create_account(pool: asyncpg.Pool, player_id: str, name: str, skeleton: str,
                          password_hash: str | None) -> None:
+    """A registered account (with ``password_hash``) or a guest; ``NameTaken`` when a
+    registered account has the same skeleton."""
     try:
-        await pool.execute("INSERT INTO accounts (player_id, name, password_hash)"
-                           " VALUES ($1, $2, $3)", uuid.UUID(player_id), name, password_hash)
+        done = await pool.fetchval(
+            "INSERT INTO accounts (player_id, name, name_skeleton, password_hash)"
+            " SELECT $1, $2, $3, $4 WHERE NOT EXISTS (SELECT 1 FROM accounts"
+            "   WHERE name_skeleton = $3 AND password_hash IS NOT NULL) RETURNING true",
+            uuid.UUID(player_id), name, skeleton, password_hash)
     except asyncpg.UniqueViolationError:
         raise NameTaken(name) from None
+    if not done:
+        raise NameTaken(name)
 
 
 async def registered_account(pool: asyncpg.Pool,
-                             name: str) -> tuple[str, str, str, str] | None:
-    """(player_id, name, password_hash, role) of a registered name."""
+                             skeleton: str) -> tuple[str, str, str, str] | None:
+    """(player_id, name, password_hash, role) of the registered name with that skeleton."""
     row = await pool.fetchrow("SELECT player_id, name, password_hash, role FROM accounts"
-                              " WHERE lower(name) = lower($1) AND password_hash IS NOT NULL",
-                              name)
+                              " WHERE name_skeleton = $1 AND password_hash IS NOT NULL",
+                              skeleton)
     return None if row is None else (str(row["player_id"]), row["name"], row["password_hash"],
                                      row["role"])
+
+
+async def account(pool: asyncpg.Pool, player_id: str) -> tuple[str, str] | None:
+    """(player_id, name) of a guest or registered account."""
+    key = _uuid(player_id)
+    if key is None:
+        return None
+    row = await pool.fetchrow("SELECT player_id, name FROM accounts WHERE player_id = $1", key)
+    return None if row is None else (str(row["player_id"]), row["name"])
 
 
 async def account_role(pool: asyncpg.Pool, player_id: str) -> str | None:
@@ -86,6 +86,7 @@ class Seat:
     player_id: str | None = None
     name: str | None = None
     bot: str | None = None  # bot level when a bot sits here
+    guest: bool = False  # a guest account (no password) sits here
 
     @property
     def free(self) -> bool:
@@ -120,7 +121,8 @@ def _row(r: asyncpg.Record) -> TableRow:
 
 
 def _seats_json(seats: tuple[Seat, ...]) -> str:
-    return json.dumps([{"player_id": s.player_id, "name": s.name, "bot": s.bot} for s in seats])
+    return json.dumps([{"player_id": s.player_id, "name": s.name, "bot": s.bot,
+                        "guest": s.guest} for s in seats])
 
 
 async def insert_table(pool: asyncpg.Pool, t: TableRow) -> None:
