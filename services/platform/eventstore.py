@@ -20,21 +20,18 @@ import datetime as dt
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import asyncpg
 import msgspec
 
-from services.platform import faults, lease
+from services.platform import faults, sqlfolders
 from services.platform.events import EventRegistry
 from services.platform.lease import fencing
 
 OUTBOX_CHANNEL = "spades_outbox"
-SQL = Path(__file__).parent / "sql" / "eventstore"
-# The folders a schema holding an event store is migrated from, in order: appends with
-# an epoch check it against the schema's leases.
-MIGRATIONS = (("lease", lease.SQL), ("eventstore", SQL))
+SQL = sqlfolders.EVENTSTORE
+MIGRATIONS = sqlfolders.EVENTSTORE_MIGRATIONS
 
 
 class StoreError(Exception):
