@@ -122,6 +122,23 @@ class TableList(msgspec.Struct, frozen=True):
     tables: list[Table]
 
 
+class CurrentGame(msgspec.Struct, frozen=True, kw_only=True):
+    """A game the player sits in that has not ended: subscribe to ``game_id``."""
+
+    game_id: str
+    table_id: str  # "" for a game no table opened (ranked, tournament)
+    seat: int
+
+
+class Me(msgspec.Struct, frozen=True, kw_only=True):
+    """Where the player is: after a reload or on a second device, the way back in."""
+
+    player_id: str
+    name: str
+    games: list[CurrentGame]  # newest first
+    tables: list[Table]  # open or playing tables where the player sits or hosts
+
+
 class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
     """What anyone may know of a game: the public (spectator) view's headline."""
 

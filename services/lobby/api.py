@@ -18,6 +18,7 @@ from schemas.api import (
     JoinByCode,
     JoinTable,
     Login,
+    Me,
     Player,
     Register,
     Session,
@@ -174,6 +175,17 @@ def routes(pool: Any, tokens: Tokens, throttle: Throttle, tables: Tables,
         `game_unavailable` when no game worker answered (retry)."""
         return await tables.start(me(request), table_id)
 
+    @get("/v1/me", summary="The caller's running games and tables (the way back in)",
+         tags=["players"], security=BEARER, responses=answers(200, Me, {
+             "player_id": "p-7f3a", "name": "Ada",
+             "games": [{"game_id": "g-9c1d", "table_id": "t-2b", "seat": 0}],
+             "tables": [{**TABLE, "state": "playing", "game_id": "g-9c1d"}]}, 401))
+    async def whoami(request: Request[Any, Any, Any]) -> Me:
+        """After a reload or on a second device: the games the caller sits in that have
+        not ended (newest first; subscribe to one over /v1/ws to play on), and the open
+        or playing tables where the caller sits or hosts."""
+        return await tables.whereabouts(me(request))
+
     @get("/v1/players/{player_id:str}", summary="A player's name", tags=["players"],
          security=BEARER, responses=answers(200, Player, {"player_id": "p-7f3a", "name": "Ada"},
                                             400, 401, 404))
@@ -203,7 +215,8 @@ def routes(pool: Any, tokens: Tokens, throttle: Throttle, tables: Tables,
         return Response(code, media_type="text/javascript; charset=utf-8")
 
     return [guest, register, login, create_table, list_tables, read_table, join_by_code, join,
-            leave, bots, change_rules, reset_rules, options, start, player, game, index, script]
+            leave, bots, change_rules, reset_rules, options, start, whoami, player, game, index,
+            script]
 
 
 __all__ = ["routes"]
