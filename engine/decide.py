@@ -257,15 +257,9 @@ def _play(tx: _Tx, c: cmd.PlayCard) -> None:
     hand = s.hands[seat]
     if not hand >> card & 1:
         raise RuleError("card_not_in_hand", f"seat {seat} does not hold {CODES[card]}")
-    trick = s.trick
-    if trick:
-        led = d.suit_mask[d.suit_of[trick[0]]]
-        if not led >> card & 1 and hand & led:
-            code = "must_follow_suit"
-            raise RuleError(code, _illegal_message(code, seat, d, trick))
-    elif not s.broken and d.trump_mask >> card & 1 and hand & ~d.trump_mask:
-        code = "spades_not_broken"
-        raise RuleError(code, _illegal_message(code, seat, d, trick))
+    problem = why_illegal(d, hand, s.trick, s.broken, card)
+    if problem:
+        raise RuleError(problem, _illegal_message(problem, seat, d, s.trick))
     _record_play(tx, seat, card, False, False)
     if tx.state.premoves != NO_PREMOVES:
         _premoves(tx)

@@ -18,10 +18,14 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from services import catalog, registry
+from services import catalog, devdata, registry
 from services.platform import bus, db, dbadmin, migrations, servers
 from services.platform.settings import SettingsError, StartupError, env_names, load
+
+if TYPE_CHECKING:
+    from services.platform.outbox import Republished
 
 DEV_DATABASE = "spades"
 DEV_PG_PORT = 15432
@@ -109,14 +113,12 @@ def serve_one(name: str) -> int:
 
     spec = registry.spec(name)
     settings = load(spec.settings)
-    asyncio.run(runtime.run(name, settings, spec.setup))
+    asyncio.run(runtime.run(name, settings, spec.setup, spec.migrations))
     return 0
 
 
 def migrate_cmd() -> int:
-    url = os.environ.get("DATABASE_URL")
-    if not url:
-        raise CliError("setting DATABASE_URL is required")
+    url = devdata.database_url()
     applied = asyncio.run(_migrate(url))
     print(f"applied {len(applied)} migration(s)" + (": " + ", ".join(applied) if applied else ""))
     return 0
@@ -139,9 +141,7 @@ def operator_cmd(grant: bool, name: str) -> int:
     from services.lobby import roles
     from services.lobby.errors import LobbyError
 
-    url = os.environ.get("DATABASE_URL")
-    if not url:
-        raise CliError("setting DATABASE_URL is required")
+    url = devdata.database_url()
     try:
         print(asyncio.run(roles.set_role(url, name, grant)))
     except LobbyError as exc:
@@ -150,42 +150,55 @@ def operator_cmd(grant: bool, name: str) -> int:
 
 
 def resync_cmd(from_position: int, stream: str | None) -> int:
-    url = os.environ.get("DATABASE_URL")
-    if not url:
-        raise CliError("setting DATABASE_URL is required")
-    queued = asyncio.run(_requeue(url, from_position, stream))
-    print(f"queued {queued} event(s); the game service's outbox relay publishes them, "
-          "and consumers skip what they already applied")
+    """Publish stored events again and say what JetStream stored, not what was sent."""
+    settings = load(registry.spec("game").settings, devdata.environ())
+    done = asyncio.run(_republish(settings.database_url, settings.nats_url,
+                                  settings.nats_prefix, from_position, stream))
+    print(f"republished {done.sent} event(s); JetStream stored {done.stored}; "
+          "consumers skip what they already applied")
     return 0
 
 
-async def _requeue(url: str, from_position: int, stream: str | None) -> int:
-    from services.platform.events import EventRegistry
-    from services.platform.eventstore import EventStore
+async def _republish(database_url: str, nats_url: str, prefix: str, from_position: int,
+                     stream: str | None, event_type: str | None = None) -> Republished:
+    import nats.errors
 
-    pool = await db.create_pool(url, "game", min_size=1, max_size=1)
+    from schemas.subjects import Names
+    from services.platform.outbox import republish
+
+    pool = await db.create_pool(database_url, "game", min_size=1, max_size=1)
     try:
-        return await EventStore(pool, EventRegistry([])).requeue(from_position, stream)
+        nc = await bus.connect_once(nats_url, "spades-resync")
+        try:
+            return await republish(pool, nc.jetstream(), Names(prefix).game_event,
+                                   from_position=from_position, stream=stream,
+                                   event_type=event_type)
+        except (nats.errors.Error, TimeoutError) as exc:
+            raise CliError(f"JetStream did not take every event: {exc!r}; run it again"
+                           ) from None
+        finally:
+            await nc.close()
     finally:
         await pool.close()
 
 
 def ratings_rebuild_cmd() -> int:
-    url = os.environ.get("DATABASE_URL")
-    if not url:
-        raise CliError("setting DATABASE_URL is required")
-    queued = asyncio.run(_rebuild_ratings(url))
-    print(f"ratings emptied; queued {queued} GameEnded event(s) in order: the ratings "
-          "service rates them again as the game service's outbox relay publishes them")
+    """Forget every rating, then publish every stored ending again in order (under new
+    message ids, as resync does): the running ratings service rates them anew."""
+    from schemas import subjects
+
+    settings = load(registry.spec("game").settings, devdata.environ())
+    asyncio.run(_forget_ratings(settings.database_url))
+    done = asyncio.run(_republish(settings.database_url, settings.nats_url,
+                                  settings.nats_prefix, 0, None, subjects.GAME_ENDED))
+    print(f"ratings emptied; republished {done.sent} GameEnded event(s) in order, "
+          f"JetStream stored {done.stored}: the ratings service rates them again")
     return 0
 
 
-async def _rebuild_ratings(url: str) -> int:
-    """Empty the ratings and the record of applied games in one transaction, then
-    queue every stored ending: the running ratings service replays them in order."""
+async def _forget_ratings(url: str) -> None:
+    """Empty the ratings and the record of applied games in one transaction."""
     from schemas import subjects
-    from services.platform.events import EventRegistry
-    from services.platform.eventstore import EventStore
     from services.ratings import store
 
     ratings = await db.create_pool(url, "ratings", min_size=1, max_size=1)
@@ -194,11 +207,6 @@ async def _rebuild_ratings(url: str) -> int:
             await store.reset(conn, subjects.RATINGS_RESULTS)
     finally:
         await ratings.close()
-    game = await db.create_pool(url, "game", min_size=1, max_size=1)
-    try:
-        return await EventStore(game, EventRegistry([])).requeue(event_type=subjects.GAME_ENDED)
-    finally:
-        await game.close()
 
 
 # --- spades dev ------------------------------------------------------------------------
@@ -206,7 +214,7 @@ async def _rebuild_ratings(url: str) -> int:
 
 def _lock(root: Path) -> int:
     root.mkdir(parents=True, exist_ok=True)
-    fd = os.open(root / "dev.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    fd = os.open(root / devdata.LOCK, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -226,7 +234,7 @@ def _port(name: str, default: int) -> int:
 
 
 def dev() -> int:
-    root = Path(os.environ.get("SPADES_DATA_DIR", ".data")).resolve()
+    root = devdata.root()
     lock = _lock(root)
     stop = {"signal": 0}
 
@@ -264,8 +272,12 @@ def dev() -> int:
             asyncio.run(_probe_nats(nats_url))
         applied = asyncio.run(_migrate(database_url))
         print(f"spades dev: database ready ({len(applied)} migration(s) applied)", flush=True)
+        devdata.announce(root, database_url, nats_url)
+        # A secret kept in the data folder: a restart must not sign everyone out.
+        secret = os.environ.get("SPADES_TOKEN_SECRET") or devdata.token_secret(root)
         for name in catalog.SERVICES:
             env = {**os.environ, "DATABASE_URL": database_url, "NATS_URL": nats_url,
+                   "SPADES_TOKEN_SECRET": secret,
                    "SPADES_HTTP_PORT": str(http_ports[name]), "SPADES_MIGRATE_ON_START": "false",
                    "SPADES_INSTANCE_ID": f"dev-{name}"}
             children[name] = subprocess.Popen(
@@ -292,6 +304,7 @@ def dev() -> int:
         _stop_children(children)
         for server in reversed(started):
             server.stop()
+        devdata.withdraw(root)
         os.close(lock)
 
 

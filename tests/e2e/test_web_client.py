@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from playwright.async_api import Page, async_playwright
+from playwright.async_api import Page, Route, async_playwright
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from tests.e2e.conftest import Platform
@@ -101,3 +101,31 @@ async def test_two_friends_and_two_bots_play_a_whole_hand_in_the_browser(
         finally:
             await browser.close()
     assert problems == []
+
+
+async def test_the_api_docs_render_with_no_outside_network(platform: Platform) -> None:
+    """Every request the docs page makes stays on the lobby; anything else is refused,
+    as it would be on a machine with no internet."""
+    outside: list[str] = []
+    missing: list[str] = []
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        try:
+            page = await browser.new_page(viewport={"width": 1100, "height": 900})
+
+            async def only_local(route: Route) -> None:
+                if route.request.url.startswith(platform.a.url):
+                    await route.continue_()
+                else:
+                    outside.append(route.request.url)
+                    await route.abort()
+
+            await page.route("**/*", only_local)
+            page.on("response", lambda r: missing.append(r.url) if r.status >= 400 else None)
+            await page.goto(f"{platform.a.url}/schema")
+            await page.wait_for_selector(".swagger-ui .opblock-summary-path", timeout=15000)
+            await page.get_by_text("/v1/tables/{table_id}/join", exact=True).wait_for()
+            await page.screenshot(path=str(ARTIFACTS / "api-docs.png"))
+        finally:
+            await browser.close()
+    assert outside == [] and missing == []

@@ -39,13 +39,15 @@ async def test_migrate_applies_every_schema_once(database_url: str) -> None:
         await dbadmin.drop(admin, name)
 
 
-def test_migrate_without_a_database_url_is_one_line() -> None:
+def test_migrate_without_a_database_url_or_a_running_dev_is_one_line(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
     done = subprocess.run([sys.executable, "-m", "services.cli", "migrate"], cwd=ROOT,
-                          env={**env, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
-                          timeout=60)
+                          env={**env, "PYTHONPATH": str(ROOT),
+                               "SPADES_DATA_DIR": str(tmp_path)},
+                          capture_output=True, text=True, timeout=60)
     assert done.returncode == 1
-    assert done.stderr == "spades: setting DATABASE_URL is required\n"
+    assert done.stderr == ("spades: setting DATABASE_URL is required (or run this beside "
+                           "`spades dev`, which it then finds by itself)\n")
 
 
 def test_settings_lists_every_setting_with_its_meaning() -> None:

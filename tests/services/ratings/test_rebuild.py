@@ -12,6 +12,7 @@ from pathlib import Path
 
 import nats
 
+from schemas.subjects import Names
 from services.platform import bus
 from services.platform.db import create_pool
 from services.platform.events import game_registry
@@ -29,14 +30,16 @@ async def test_a_rebuild_replays_every_ending_with_todays_formula(
     url = await make_database()
     game = await create_pool(url, "game")
     ratings = await create_pool(url, "ratings")
-    tag = uuid.uuid4().hex[:8]
-    base, name = f"{nats_prefix}.rebuild{tag}", f"{nats_prefix}_REBUILD{tag}"
+    prefix = f"{nats_prefix}rb{uuid.uuid4().hex[:8]}"
+    names = Names(prefix)
     nc = await nats.connect(nats_url)
     js = nc.jetstream()
-    await bus.ensure_stream(js, bus.StreamSpec(name, (f"{base}.>",), duplicate_window=1))
-    relay = OutboxRelay(game, js, lambda s, t: f"{base}.{s}.{t}")
-    spec = bus.ConsumerSpec(name, "ratings-results", f"{base}.*.GameEnded", ack_wait=5,
-                            max_deliver=3)
+    # A production-sized duplicate window: the rebuild runs well inside it.
+    await bus.ensure_stream(js, bus.StreamSpec(names.game_events_stream,
+                                               (names.game_events_all,), duplicate_window=600))
+    relay = OutboxRelay(game, js, names.game_event)
+    spec = bus.ConsumerSpec(names.game_events_stream, "ratings-results",
+                            names.game_events_of_type("GameEnded"), ack_wait=5, max_deliver=3)
     store = EventStore(game, game_registry())
     await store.append("g1", 0, [ended(("a", "b", "c", "d"), winner=0)])
     await store.append("g2", 0, [ended(("a", "b", "c", "d"), winner=0, rated=False)])
@@ -58,12 +61,12 @@ async def test_a_rebuild_replays_every_ending_with_todays_formula(
     try:
         # a, c: +20 then 40 * (0 - 1 / (1 + 10^-0.1)) = -22.3 -> -22
         assert await rate_with(SCHEDULE, 3) == [1498, 1502, 1498, 1502]
-        await asyncio.sleep(1.1)  # past the stream's duplicate window
-        env = {**os.environ, "DATABASE_URL": url, "PYTHONPATH": str(ROOT)}
+        env = {**os.environ, "DATABASE_URL": url, "NATS_URL": nats_url,
+               "SPADES_NATS_PREFIX": prefix, "PYTHONPATH": str(ROOT)}
         done = subprocess.run([sys.executable, "-m", "services.cli", "ratings", "rebuild"],
                               env=env, cwd=ROOT, capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, done.stderr
-        assert "queued 3 GameEnded event(s)" in done.stdout
+        assert "republished 3 GameEnded event(s) in order, JetStream stored 3" in done.stdout
         assert await ratings.fetchval("SELECT count(*) FROM ratings") == 0
         # K 30 throughout: +15, then 30 * (0 - 1 / (1 + 10^(-30/400))) = -16.3 -> -16
         assert await rate_with(KSchedule(30, 30, 20), 3) == [1499, 1501, 1499, 1501]
