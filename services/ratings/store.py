@@ -37,39 +37,38 @@ class Board:
 async def lock(conn: asyncpg.Connection, players: Sequence[str],
                initial: int) -> dict[str, asyncpg.Record]:
     """The players' rows, created at the initial rating if new, locked in player order
-    so two games sharing players never deadlock."""
-    ordered = sorted(set(players))
-    await conn.execute(
-        "INSERT INTO ratings (player_id, rating, peak) SELECT p, $2, $2 FROM unnest($1::text[]) p"
-        " ON CONFLICT DO NOTHING", ordered, initial)
+    so two games sharing players never deadlock. One statement: the no-op update of
+    an existing row is what locks and returns it."""
     rows = await conn.fetch(
-        f"SELECT {_COLUMNS} FROM ratings WHERE player_id = ANY($1::text[])"
-        " ORDER BY player_id FOR UPDATE", ordered)
+        "INSERT INTO ratings AS r (player_id, rating, peak)"
+        " SELECT p, $2, $2 FROM unnest($1::text[]) p ORDER BY p"
+        " ON CONFLICT (player_id) DO UPDATE SET player_id = r.player_id"
+        f" RETURNING {_COLUMNS}", sorted(set(players)), initial)
     return {r["player_id"]: r for r in rows}
 
 
 async def record(conn: asyncpg.Connection, game: str, players: tuple[str, str, str, str],
                  before: Sequence[int], changes: Sequence[Change], ended_at: dt.datetime) -> None:
-    """Apply one game's changes and write one history row per seat."""
-    results = [c.result for c in changes]
+    """Apply one game's changes and write one history row per seat, in one statement."""
     await conn.execute(
-        "UPDATE ratings r SET rating = r.rating + c.delta, games = r.games + 1,"
-        " wins = r.wins + (c.result = 'win')::int, losses = r.losses + (c.result = 'loss')::int,"
-        " draws = r.draws + (c.result = 'draw')::int,"
-        " \"left\" = r.\"left\" + (c.result = 'left')::int,"
-        " peak = greatest(r.peak, r.rating + c.delta), last_game_at = $4, updated_at = now()"
-        " FROM unnest($1::text[], $2::int[], $3::text[]) AS c(player_id, delta, result)"
-        " WHERE r.player_id = c.player_id",
-        list(players), [c.delta for c in changes], results, ended_at)
-    await conn.execute(
-        "INSERT INTO rating_history (player_id, game_stream, rating_before, rating_after, delta,"
+        "WITH c AS (SELECT * FROM unnest($1::text[], $4::int[], $5::int[], $6::int[],"
+        "   $7::text[], $8::text[], $9::text[], $10::text[])"
+        "   AS c(player_id, before, delta, k, result, partner, o1, o2)),"
+        " u AS (UPDATE ratings r SET rating = r.rating + c.delta, games = r.games + 1,"
+        "   wins = r.wins + (c.result = 'win')::int,"
+        "   losses = r.losses + (c.result = 'loss')::int,"
+        "   draws = r.draws + (c.result = 'draw')::int,"
+        "   \"left\" = r.\"left\" + (c.result = 'left')::int,"
+        "   peak = greatest(r.peak, r.rating + c.delta), last_game_at = $3, updated_at = now()"
+        "   FROM c WHERE r.player_id = c.player_id)"
+        " INSERT INTO rating_history (player_id, game_stream, rating_before, rating_after, delta,"
         " k, result, partner, opponents, rated_at)"
-        " SELECT p, $2, b, b + d, d, k, res, partner, ARRAY[o1, o2], $3"
-        " FROM unnest($1::text[], $4::int[], $5::int[], $6::int[], $7::text[], $8::text[],"
-        " $9::text[], $10::text[]) AS x(p, b, d, k, res, partner, o1, o2)",
+        " SELECT player_id, $2, before, before + delta, delta, k, result, partner,"
+        " ARRAY[o1, o2], $3 FROM c",
         list(players), game, ended_at, list(before), [c.delta for c in changes],
-        [c.k for c in changes], results, [players[(s + 2) % 4] for s in range(4)],
-        [players[(s + 1) % 4] for s in range(4)], [players[(s + 3) % 4] for s in range(4)])
+        [c.k for c in changes], [c.result for c in changes],
+        [players[(s + 2) % 4] for s in range(4)], [players[(s + 1) % 4] for s in range(4)],
+        [players[(s + 3) % 4] for s in range(4)])
 
 
 async def ratings_of(pool: asyncpg.Pool, players: Sequence[str]) -> dict[str, asyncpg.Record]:
