@@ -61,6 +61,7 @@ class Session(msgspec.Struct, frozen=True):
     name: str = ""
     expires_at: int = 0  # seconds since the epoch
     role: str = "player"  # or "operator": may use /v1/admin and the replay viewer
+    guest: bool = False  # a guest account: no password, gone when its token expires
 
 
 # --- Tables --------------------------------------------------------------------------------
@@ -102,6 +103,7 @@ class SeatInfo(msgspec.Struct, frozen=True, kw_only=True):
     player_id: str | None = None
     name: str | None = None
     bot: BotLevel | None = None
+    guest: bool = False  # a guest sits here: its name is not a registered one
 
 
 class Table(msgspec.Struct, frozen=True, kw_only=True):

@@ -297,6 +297,7 @@ def dev() -> int:
             for name, child in children.items():
                 if child.poll() is not None:
                     raise CliError(f"service {name} exited with code {child.returncode}")
+            _restart_exited(started)
             time.sleep(0.2)
         print("\nspades dev: stopping", flush=True)
         return 0
@@ -306,6 +307,17 @@ def dev() -> int:
             server.stop()
         devdata.withdraw(root)
         os.close(lock)
+
+
+def _restart_exited(started: list[servers.PostgresServer | servers.NatsServer]) -> None:
+    """A server of ours that died (killed, out of memory) is started again on its data;
+    the services ride out the gap and are ready again without a restart."""
+    for server in started:
+        if server.exited:
+            what = "PostgreSQL" if isinstance(server, servers.PostgresServer) else "NATS"
+            print(f"spades dev: {what} exited; starting it again", flush=True)
+            server.start()
+            print(f"spades dev: {what} is back", flush=True)
 
 
 async def _ensure_database(admin_url: str) -> str:

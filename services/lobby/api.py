@@ -31,6 +31,7 @@ from services.lobby.auth import Claims, Tokens
 from services.lobby.gateway import Gateway
 from services.lobby.params import GameId, TableId
 from services.lobby.tables import Tables
+from services.lobby.throttle import Throttle
 
 STATIC = Path(__file__).parent / "static"
 
@@ -51,27 +52,38 @@ GAME = {"game_id": "g-9c1d", "table_id": "t-1a2b3c",
          "hand_no": 2, "scores": [120, 64], "bags": [3, 1], "winner": None, "end_reason": ""}
 
 
-def routes(pool: Any, tokens: Tokens, tables: Tables, gateway: Gateway) -> list[Any]:
+def routes(pool: Any, tokens: Tokens, throttle: Throttle, tables: Tables,
+           gateway: Gateway) -> list[Any]:
     def me(request: Request[Any, Any, Any]) -> Claims:
         return tokens.from_header(request.headers.get("authorization"))
 
+    def address(request: Request[Any, Any, Any]) -> str:
+        """The caller's address (a trusted proxy's X-Forwarded-For, as uvicorn reads it)."""
+        return request.client.host if request.client else "unknown"
+
     @post("/v1/auth/guest", status_code=201, summary="Sign in as a guest", tags=["auth"],
-          responses=answers(201, Session, SESSION, 400))
-    async def guest(data: GuestSignIn) -> Session:
-        """A guest's name need not be unique; the token is the guest's only key."""
+          responses=answers(201, Session, SESSION, 400, 429))
+    async def guest(request: Request[Any, Any, Any], data: GuestSignIn) -> Session:
+        """A guest's name need not be unique among guests, but may not look like a
+        registered name. 429 `rate_limited`: too many new accounts from one address."""
+        throttle.sign_up(address(request))
         return await auth.guest(pool, tokens, data.name)
 
     @post("/v1/auth/register", status_code=201, summary="Register a name with a password",
-          tags=["auth"], responses=answers(201, Session, SESSION, 400, 409))
-    async def register(data: Register) -> Session:
-        """Signs in too. 409 `name_taken`: the name is registered already."""
+          tags=["auth"], responses=answers(201, Session, SESSION, 400, 409, 429))
+    async def register(request: Request[Any, Any, Any], data: Register) -> Session:
+        """Signs in too. 409 `name_taken`: the name, or a look-alike of it, is registered
+        already. 429 `rate_limited`: too many new accounts from one address."""
+        throttle.sign_up(address(request))
         return await auth.register(pool, tokens, data.name, data.password)
 
     @post("/v1/auth/login", status_code=200, summary="Sign in to a registered name",
-          tags=["auth"], responses=answers(200, Session, SESSION, 400, 401))
-    async def login(data: Login) -> Session:
-        """401 `bad_credentials` for an unknown name or a wrong password alike."""
-        return await auth.login(pool, tokens, data.name, data.password)
+          tags=["auth"], responses=answers(200, Session, SESSION, 400, 401, 429))
+    async def login(request: Request[Any, Any, Any], data: Login) -> Session:
+        """401 `bad_credentials` for an unknown name or a wrong password alike. 429
+        `rate_limited` after too many failures for the account or from the address."""
+        return await auth.login(pool, tokens, throttle, data.name, data.password,
+                                address(request))
 
     @post("/v1/tables", status_code=201, summary="Open a table (private ones get a room code)",
           tags=["tables"], security=BEARER, responses=answers(201, Table, TABLE, 400, 401))
@@ -104,7 +116,7 @@ def routes(pool: Any, tokens: Tokens, tables: Tables, gateway: Gateway) -> list[
 
     @post("/v1/tables/{table_id:str}/join", status_code=200,
           summary="Take a seat (a given one, or the first free)", tags=["tables"],
-          security=BEARER, responses=answers(200, Table, TABLE, 400, 401, 404, 409))
+          security=BEARER, responses=answers(200, Table, TABLE, 400, 401, 403, 404, 409))
     async def join(request: Request[Any, Any, Any], table_id: TableId,
                    data: JoinTable | None = None) -> Table:
         """409 `table_full`, `seat_taken` or `table_started`."""

@@ -22,13 +22,15 @@ from services.lobby.auth import Tokens
 from services.lobby.errors import LobbyError
 from services.lobby.gamebus import GameBus
 from services.lobby.gateway import Gateway, GatewayLimits
+from services.lobby.guests import GuestPurge
 from services.lobby.ratingsbus import RatingsBus
 from services.lobby.standings import Standings
 from services.lobby.tables import Tables
+from services.lobby.throttle import Throttle
 from services.platform import bus, logs
 from services.platform.bus import Consumer
 from services.platform.runtime import VERSION, Runtime
-from services.platform.settings import Settings
+from services.platform.settings import Settings, StartupError
 
 NAME = "lobby"
 
@@ -68,13 +70,29 @@ class LobbySettings(Settings, frozen=True, kw_only=True):
     resume_max_events: Annotated[int, msgspec.Meta(
         ge=0, description="A resuming socket gets the missed events up to this many, "
                           "else a fresh snapshot.")] = 64
+    login_failures_per_account: Annotated[str, msgspec.Meta(
+        description="Failed logins one account name may take, from any address, "
+                    "e.g. '10/15 minutes'; past it: 429 until the window moves on.")
+    ] = "10/15 minutes"
+    login_failures_per_address: Annotated[str, msgspec.Meta(
+        description="Failed logins one client address may make, whatever the account.")
+    ] = "50/15 minutes"
+    signups_per_address: Annotated[str, msgspec.Meta(
+        description="New accounts (guests and registered) one client address may create.")
+    ] = "20/hour"
+    guest_purge_every_seconds: Annotated[float, msgspec.Meta(
+        gt=0, description="How often idle guests are deleted: guests whose token has "
+                          "expired (token_ttl_seconds after sign-in) and who hold no seat "
+                          "at an open or playing table.")] = 3600.0
     operator_cache_games: Annotated[int, msgspec.Meta(
         ge=1, description="Game logs (and their folded states) an operator's replay keeps "
                           "in memory on one lobby copy.")] = 64
 
 
 def error_response(_: Request[Any, Any, Any], exc: LobbyError) -> Response[ApiError]:
-    return Response(ApiError(code=exc.code, message=exc.message), status_code=exc.status)
+    headers = {"retry-after": str(exc.retry_after)} if exc.retry_after else None
+    return Response(ApiError(code=exc.code, message=exc.message), status_code=exc.status,
+                    headers=headers)
 
 
 def bad_id_response(_: Request[Any, Any, Any], exc: subjects.BadId) -> Response[ApiError]:
@@ -113,6 +131,11 @@ async def setup(rt: Runtime) -> None:
         logs.get(NAME).warning("token_secret_unset",
                                note="tokens are valid on this process only")
     tokens = Tokens(secret, s.token_ttl_seconds)
+    try:
+        throttle = Throttle(s.login_failures_per_account, s.login_failures_per_address,
+                            s.signups_per_address)
+    except ValueError as exc:
+        raise StartupError(f"a rate limit setting is invalid: {exc}") from None
     games = GameBus(rt.nc, rt.names, s.request_timeout_seconds)
     tables = Tables(rt.pool, games)
     limits = GatewayLimits(
@@ -123,13 +146,16 @@ async def setup(rt: Runtime) -> None:
     gateway = Gateway(tables, games, rt.names, limits)
     await gateway.start()
     rt.workers.append(gateway)
+    purge = GuestPurge(rt.pool, s.token_ttl_seconds, s.guest_purge_every_seconds)
+    await purge.start()
+    rt.workers.append(purge)
     origins = frozenset(o.strip() for o in s.ws_allowed_origins.split(",") if o.strip())
     rt.openapi = apidocs.config(VERSION)
     rt.routes.extend(apidocs.routes())
     # Past the lobby's own cap a frame gets an error frame; far past it uvicorn cuts it off.
     rt.ws_max_size = 16 * s.ws_max_frame_bytes
     rt.routes.extend(legacy_routes(rt))  # type: ignore[arg-type]
-    rt.routes.extend(api.routes(rt.pool, tokens, tables, gateway))
+    rt.routes.extend(api.routes(rt.pool, tokens, throttle, tables, gateway))
     standings = Standings(rt.pool, RatingsBus(rt.nc, rt.names, s.request_timeout_seconds))
     rt.routes.extend(standings_api.routes(tokens, standings))
     rt.routes.append(socket.handler(gateway, tokens, origins, s.ws_max_frame_bytes))

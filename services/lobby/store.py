@@ -28,21 +28,28 @@ class NotFound(Exception):
 # --- Accounts ------------------------------------------------------------------------------
 
 
-async def create_account(pool: asyncpg.Pool, player_id: str, name: str,
+async def create_account(pool: asyncpg.Pool, player_id: str, name: str, skeleton: str,
                          password_hash: str | None) -> None:
+    """A registered account (with ``password_hash``) or a guest; ``NameTaken`` when a
+    registered account has the same skeleton."""
     try:
-        await pool.execute("INSERT INTO accounts (player_id, name, password_hash)"
-                           " VALUES ($1, $2, $3)", uuid.UUID(player_id), name, password_hash)
+        done = await pool.fetchval(
+            "INSERT INTO accounts (player_id, name, name_skeleton, password_hash)"
+            " SELECT $1, $2, $3, $4 WHERE NOT EXISTS (SELECT 1 FROM accounts"
+            "   WHERE name_skeleton = $3 AND password_hash IS NOT NULL) RETURNING true",
+            uuid.UUID(player_id), name, skeleton, password_hash)
     except asyncpg.UniqueViolationError:
         raise NameTaken(name) from None
+    if not done:
+        raise NameTaken(name)
 
 
 async def registered_account(pool: asyncpg.Pool,
-                             name: str) -> tuple[str, str, str, str] | None:
-    """(player_id, name, password_hash, role) of a registered name."""
+                             skeleton: str) -> tuple[str, str, str, str] | None:
+    """(player_id, name, password_hash, role) of the registered name with that skeleton."""
     row = await pool.fetchrow("SELECT player_id, name, password_hash, role FROM accounts"
-                              " WHERE lower(name) = lower($1) AND password_hash IS NOT NULL",
-                              name)
+                              " WHERE name_skeleton = $1 AND password_hash IS NOT NULL",
+                              skeleton)
     return None if row is None else (str(row["player_id"]), row["name"], row["password_hash"],
                                      row["role"])
 
@@ -87,6 +94,7 @@ class Seat:
     player_id: str | None = None
     name: str | None = None
     bot: str | None = None  # bot level when a bot sits here
+    guest: bool = False  # a guest account (no password) sits here
 
     @property
     def free(self) -> bool:
@@ -121,7 +129,8 @@ def _row(r: asyncpg.Record) -> TableRow:
 
 
 def _seats_json(seats: tuple[Seat, ...]) -> str:
-    return json.dumps([{"player_id": s.player_id, "name": s.name, "bot": s.bot} for s in seats])
+    return json.dumps([{"player_id": s.player_id, "name": s.name, "bot": s.bot,
+                        "guest": s.guest} for s in seats])
 
 
 async def insert_table(pool: asyncpg.Pool, t: TableRow) -> None:
