@@ -110,15 +110,17 @@ def standings(seeds: Sequence[str], results: Sequence[Result],
                 t.differential += scored - conceded
                 t.bags += bags
                 t.points += scored
+    byes_of: dict[str, list[int]] = defaultdict(list)
     for round_no, team in byes:
         tally[team].match_points += bye_points
         by_round[team][round_no] = by_round[team].get(round_no, 0) + bye_points
+        byes_of[team].append(round_no)
 
     buchholz = dict.fromkeys(seeds, 0)
     if "buchholz" in tiebreaks:
         for team in seeds:
             total = sum(tally[o].match_points for o in opponents[team])
-            for round_no, _ in ((r, t) for r, t in byes if t == team):
+            for round_no in byes_of.get(team, ()):
                 before = sum(p for rn, p in by_round[team].items() if rn < round_no)
                 total += before + (last_round - round_no)  # a draw (1 half point) a round
             buchholz[team] = total
