@@ -15,8 +15,9 @@ from typing import Any
 
 from schemas.tournament_events import Outcome
 from services.tournaments.formats import bracket, double_elimination
-from services.tournaments.formats.swiss import SwissTeam, pair
+from services.tournaments.formats.swiss import EXACT_LIMIT, SwissTeam, pair
 from services.tournaments.standings import Result, standings, tiebreak_order
+from tests.services.tournaments.driver import swiss_history
 
 
 def timed(fn: Callable[[], Any]) -> tuple[Any, str]:
@@ -29,26 +30,7 @@ def timed(fn: Callable[[], Any]) -> tuple[Any, str]:
 
 def swiss_field(n: int, rounds: int, rng: random.Random) -> list[SwissTeam]:
     """The standings of an ``n``-team Swiss after ``rounds`` randomly decided rounds."""
-    ids = [f"t{i:05d}" for i in range(n)]
-    points = dict.fromkeys(ids, 0)
-    opponents: dict[str, set[str]] = {t: set() for t in ids}
-    byes: set[str] = set()
-    for _ in range(rounds):
-        drawn = pair(_order(ids, points, opponents, byes), "00" * 16)
-        for a, b in drawn.pairs:
-            opponents[a].add(b)
-            opponents[b].add(a)
-            points[rng.choice((a, b))] += 2
-        if drawn.bye:
-            byes.add(drawn.bye)
-            points[drawn.bye] += 2
-    return _order(ids, points, opponents, byes)
-
-
-def _order(ids: list[str], points: dict[str, int], opponents: dict[str, set[str]],
-           byes: set[str]) -> list[SwissTeam]:
-    return [SwissTeam(t, points[t], frozenset(opponents[t]), t in byes)
-            for t in sorted(ids, key=lambda t: (-points[t], t))]
+    return swiss_history(n, rounds + 1, rng, EXACT_LIMIT)[-1][0]
 
 
 def bench_swiss(n: int) -> None:

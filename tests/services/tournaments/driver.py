@@ -11,6 +11,7 @@ from engine.presets import PRESETS
 from schemas import tournament_commands as cmd
 from schemas import tournament_events as ev
 from services.tournaments.decide import decide
+from services.tournaments.formats.swiss import SwissRound, SwissTeam, pair
 from services.tournaments.state import Tournament
 
 MINUTE = 60_000
@@ -74,3 +75,27 @@ def play_out(run: Run, rng: random.Random, draws: bool = False) -> None:
                                     scores=(home, away), bags_taken=(rng.randrange(8),
                                                                      rng.randrange(8)),
                                     game_stream=f"game-{m.pairing.match_id}"))
+
+
+def swiss_history(n: int, rounds: int, rng: random.Random,
+            exact_limit: int) -> list[tuple[list[SwissTeam], SwissRound]]:
+    """Play ``rounds`` Swiss rounds with random results; each round's input (the
+    standings) and its pairing."""
+    ids = [f"t{i:03d}" for i in range(n)]
+    points = dict.fromkeys(ids, 0)
+    opponents: dict[str, set[str]] = {t: set() for t in ids}
+    byes: set[str] = set()
+    out = []
+    for _ in range(rounds):
+        order = sorted(ids, key=lambda t: (-points[t], t))
+        standing = [SwissTeam(t, points[t], frozenset(opponents[t]), t in byes) for t in order]
+        drawn = pair(standing, f"{rng.getrandbits(128):032x}", exact_limit)
+        out.append((standing, drawn))
+        for a, b in drawn.pairs:
+            opponents[a].add(b)
+            opponents[b].add(a)
+            points[rng.choice((a, b))] += 2
+        if drawn.bye:
+            byes.add(drawn.bye)
+            points[drawn.bye] += 2
+    return out

@@ -17,31 +17,10 @@ from services.tournaments.formats.swiss import (
     pair,
 )
 
+from .driver import swiss_history as history
+
 SETTINGS = settings(max_examples=40, derandomize=True, deadline=None)
 SEED = "00" * 16
-
-
-def history(n: int, rounds: int, rng: random.Random,
-            exact_limit: int) -> list[tuple[list[SwissTeam], SwissRound]]:
-    """Play ``rounds`` Swiss rounds with random results; each round's input and pairing."""
-    ids = [f"t{i:03d}" for i in range(n)]
-    points = dict.fromkeys(ids, 0)
-    opponents: dict[str, set[str]] = {t: set() for t in ids}
-    byes: set[str] = set()
-    out = []
-    for _ in range(rounds):
-        order = sorted(ids, key=lambda t: (-points[t], t))
-        standing = [SwissTeam(t, points[t], frozenset(opponents[t]), t in byes) for t in order]
-        drawn = pair(standing, f"{rng.getrandbits(128):032x}", exact_limit)
-        out.append((standing, drawn))
-        for a, b in drawn.pairs:
-            opponents[a].add(b)
-            opponents[b].add(a)
-            points[rng.choice((a, b))] += 2
-        if drawn.bye:
-            byes.add(drawn.bye)
-            points[drawn.bye] += 2
-    return out
 
 
 def avoidable(standing: list[SwissTeam]) -> bool:
