@@ -68,7 +68,7 @@ def settle(state: Tournament, at: int) -> list[ev.Event]:
     settings = _settings(state)
     rounds = formats.total_rounds(settings.format, len(state.seeds))
     if len(state.rounds) == rounds and state.rounds[-1].completed:
-        ranking = tuple(r.team_id for r in _standings(state))
+        ranking = tuple(r.team_id for r in standings_of(state))
         return [ev.TournamentFinished(at=at, champion=ranking[0], ranking=ranking)]
     return []
 
@@ -102,7 +102,7 @@ def _elimination_ranking(state: Tournament, slots: dict[str, bracket.Slot]) -> t
         for team in (m.pairing.home, m.pairing.away):
             key = (-rounds[match_id], match_id not in finals, team in lost)
             last[team] = min(last.get(team, key), key)
-    position = {r.team_id: i for i, r in enumerate(_standings(state))}
+    position = {r.team_id: i for i, r in enumerate(standings_of(state))}
     never = (1, 1, 1)
     order = sorted(state.seeds, key=lambda t: (last.get(t, never), position[t]))
     return tuple(order)
@@ -314,7 +314,7 @@ def _pair_round(state: Tournament, c: cmd.PairRound) -> list[ev.Event]:
         groups = formats.groups_for(s.format, len(state.seeds))
         pairs, byes = round_robin.round_pairs(state.seeds, round_no, groups)
     else:
-        drawn = swiss.pair(_swiss_standings(state, withdrawn), c.seed)
+        drawn = swiss.pair(_swissstandings_of(state, withdrawn), c.seed)
         pairs, byes = drawn.pairs, [drawn.bye] if drawn.bye else []
     pairings = tuple(ev.Pairing(match_id=f"R{round_no}-{i + 1}", round_no=round_no,
                                 home=home, away=away) for i, (home, away) in enumerate(pairs))
@@ -325,8 +325,8 @@ def _pair_round(state: Tournament, c: cmd.PairRound) -> list[ev.Event]:
         deal_seed=c.seed if duplicate else "")]
 
 
-def _swiss_standings(state: Tournament, withdrawn: set[str]) -> list[swiss.SwissTeam]:
-    rows = _standings(state)
+def _swissstandings_of(state: Tournament, withdrawn: set[str]) -> list[swiss.SwissTeam]:
+    rows = standings_of(state)
     opponents: dict[str, set[str]] = {t: set() for t in state.seeds}
     for m in state.matches.values():
         opponents[m.pairing.home].add(m.pairing.away)
@@ -338,7 +338,8 @@ def _swiss_standings(state: Tournament, withdrawn: set[str]) -> list[swiss.Swiss
             for r in rows if r.team_id not in withdrawn]
 
 
-def _standings(state: Tournament) -> list[Row]:
+def standings_of(state: Tournament) -> list[Row]:
+    """The tournament's standings now, with its format's bye value and tie-breaks."""
     s = _settings(state)
     return standings(state.seeds, state.results(), state.byes(),
                      bye_points=2 if s.format.kind == "swiss" else 0,

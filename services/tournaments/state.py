@@ -65,6 +65,7 @@ class Tournament:
     rounds: list[Round] = field(default_factory=list)
     champion: str | None = None
     ranking: tuple[str, ...] = ()
+    turned_at: int = 0  # when it started or last completed a round: the next pairing counts from it
 
     def copy(self) -> Tournament:
         """A state to fold further without touching this one."""
@@ -115,7 +116,7 @@ class Tournament:
                 for team_id in event.promoted:
                     self.teams[team_id].waiting = False
             case ev.TournamentStarted():
-                self.seeds, self.status = event.seeds, "running"
+                self.seeds, self.status, self.turned_at = event.seeds, "running", event.at
             case ev.BracketDrawn():
                 self.bracket = event.matches
             case ev.MatchesPaired():
@@ -139,6 +140,7 @@ class Tournament:
                 m.outcome, m.reason, m.scores = event.outcome, "override", event.scores
             case ev.RoundCompleted():
                 self.rounds[event.round_no - 1].completed = True
+                self.turned_at = event.at
             case ev.TournamentFinished():
                 self.status, self.champion = "finished", event.champion
                 self.ranking = event.ranking
