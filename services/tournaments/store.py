@@ -14,6 +14,7 @@ each timer fires once and a crash loses none.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import secrets
 import uuid
 from collections.abc import Callable
@@ -22,6 +23,7 @@ import asyncpg
 import msgspec
 
 from schemas import subjects
+from schemas import tournament_api as api
 from schemas import tournament_commands as cmd
 from schemas import tournament_events as ev
 from services.platform import logs
@@ -133,6 +135,56 @@ class TournamentStore:
                     await conn.execute("DELETE FROM tournament_timers WHERE tournament_id = $1"
                                        " AND kind = $2", row["tournament_id"], row["kind"])
         return fired
+
+
+_SUMMARY = "tournament_id, name, status, format, organizer, starts_at, champion"
+
+
+def _summary(row: asyncpg.Record) -> api.TournamentSummary:
+    return api.TournamentSummary(
+        tournament_id=str(row["tournament_id"]), name=row["name"], status=row["status"],
+        format=row["format"], organizer=row["organizer"],
+        starts_at=int(row["starts_at"].timestamp() * 1000) if row["starts_at"] else 0,
+        champion=row["champion"])
+
+
+async def summaries(pool: asyncpg.Pool, status: str | None,
+                    limit: int) -> list[api.TournamentSummary]:
+    """Tournaments by start time, soonest first, of one status or all."""
+    rows = await pool.fetch(f"SELECT {_SUMMARY} FROM tournaments"
+                            " WHERE ($1::text IS NULL OR status = $1)"
+                            " ORDER BY starts_at, tournament_id LIMIT $2", status, limit)
+    return [_summary(r) for r in rows]
+
+
+async def view(pool: asyncpg.Pool, tournament_id: uuid.UUID) -> api.TournamentView | None:
+    """A tournament as its projections show it, or None if there is none."""
+    async with pool.acquire() as conn, conn.transaction(isolation="repeatable_read"):
+        head = await conn.fetchrow(f"SELECT {_SUMMARY}, settings, version FROM tournaments"
+                                   " WHERE tournament_id = $1", tournament_id)
+        if head is None:
+            return None
+        teams = await conn.fetch(
+            "SELECT team_id, name, players, confirmed, waiting, checked_in, withdrawn, seed"
+            " FROM tournament_teams WHERE tournament_id = $1 ORDER BY seed NULLS LAST, team_id",
+            tournament_id)
+        matches = await conn.fetch(
+            "SELECT match_id, round_no, home, away, outcome, reason, scores FROM"
+            " tournament_matches WHERE tournament_id = $1 ORDER BY round_no, match_id",
+            tournament_id)
+        table = await conn.fetch(
+            "SELECT team_id, rank, match_points, buchholz, head_to_head, differential, bags,"
+            " points FROM tournament_standings WHERE tournament_id = $1 ORDER BY rank",
+            tournament_id)
+    return api.TournamentView(
+        summary=_summary(head), settings=json.loads(head["settings"]), version=head["version"],
+        teams=[api.TeamView(**dict(r)) for r in teams],
+        matches=[api.MatchView(**dict(r)) for r in matches],
+        standings=[api.StandingView(
+            team_id=r["team_id"], rank=r["rank"], match_points=r["match_points"] / 2,
+            buchholz=r["buchholz"] / 2, head_to_head=r["head_to_head"] / 2,
+            differential=r["differential"], bags=r["bags"], points=r["points"])
+            for r in table])
 
 
 async def project(conn: asyncpg.Connection, tournament_id: uuid.UUID, state: Tournament) -> None:
