@@ -22,6 +22,7 @@ from pathlib import Path
 from services import catalog, registry
 from services.platform import bus, db, dbadmin, migrations, servers
 from services.platform.settings import SettingsError, StartupError, env_names, load
+from services.tournaments import cli as tournament_cli
 
 DEV_DATABASE = "spades"
 DEV_PG_PORT = 15432
@@ -69,6 +70,7 @@ def main(argv: list[str] | None = None) -> None:
                                                  "role, or take it away")
     operator_p.add_argument("action", choices=("grant", "revoke"))
     operator_p.add_argument("name", help="a registered account's name")
+    tournament_cli.add_parser(sub)
     args = parser.parse_args(argv)
     try:
         if args.command == "dev":
@@ -85,12 +87,15 @@ def main(argv: list[str] | None = None) -> None:
             code = operator_cli.run(args)
         elif args.command == "operator":
             code = operator_cmd(args.action == "grant", args.name)
+        elif args.command == "tournament":
+            code = tournament_cli.run(args)
         else:
             for name, text in env_names(registry.spec(args.service).settings).items():
                 print(f"{name}\t{text}")
             code = 0
     except (CliError, SettingsError, StartupError, servers.ServerError, db.DatabaseUnavailable,
-            bus.BusUnavailable, migrations.MigrationError) as exc:
+            bus.BusUnavailable, migrations.MigrationError,
+            tournament_cli.TournamentCliError) as exc:
         print(f"spades: {exc}", file=sys.stderr)
         code = 1
     except KeyboardInterrupt:

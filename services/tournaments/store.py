@@ -187,6 +187,38 @@ async def view(pool: asyncpg.Pool, tournament_id: uuid.UUID) -> api.TournamentVi
             for r in table])
 
 
+_PROJECTIONS = ("tournaments", "tournament_teams", "tournament_matches", "tournament_standings",
+                "tournament_timers")
+
+
+async def stale_projections(pool: asyncpg.Pool, tournament_id: uuid.UUID,
+                            state: Tournament) -> list[str]:
+    """The projection tables whose rows differ from what the fold ``state`` projects to:
+    the rows are rewritten from the fold in a transaction that is rolled back."""
+
+    async def dump(conn: asyncpg.Connection) -> dict[str, list[tuple[object, ...]]]:
+        return {table: sorted(tuple(r.values()) for r in await conn.fetch(
+            f"SELECT * FROM {table} WHERE tournament_id = $1", tournament_id))
+            for table in _PROJECTIONS}
+
+    async with pool.acquire() as conn:
+        tx = conn.transaction(isolation="repeatable_read")
+        await tx.start()
+        try:
+            stored = await dump(conn)
+            await project(conn, tournament_id, state)
+            folded = await dump(conn)
+        finally:
+            await tx.rollback()
+    return [table for table in _PROJECTIONS
+            if _comparable(table, stored[table]) != _comparable(table, folded[table])]
+
+
+def _comparable(table: str, rows: list[tuple[object, ...]]) -> list[tuple[object, ...]]:
+    # The tournaments row's created_at is when it was first projected, not a fact of the fold.
+    return [r[:3] + r[4:] for r in rows] if table == "tournaments" else rows
+
+
 async def project(conn: asyncpg.Connection, tournament_id: uuid.UUID, state: Tournament) -> None:
     """Rewrite the tournament's rows (tournament, teams, matches, standings, timers) from
     its fold, inside the caller's transaction."""

@@ -20,8 +20,6 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-import networkx as nx
-
 EXACT_LIMIT = 100
 _BYE = -1
 _BACKTRACK_BUDGET = 20_000  # steps per score group before allowing more floaters
@@ -69,6 +67,8 @@ def _seat(a: str, b: str, seed: str) -> tuple[str, str]:
 
 
 def _exact(teams: list[SwissTeam]) -> tuple[list[tuple[str, str]], str | None]:
+    import networkx as nx  # a large import, needed only here: commands that never pair skip it
+
     n = len(teams)
     if n < 2:
         return [], teams[0].team_id if teams else None
@@ -80,7 +80,7 @@ def _exact(teams: list[SwissTeam]) -> tuple[list[tuple[str, str]], str | None]:
     avoid_unit = gap_unit * (gap_max + 1)
     base = avoid_unit * (n + 1)
 
-    graph: nx.Graph = nx.Graph()
+    graph = nx.Graph()
     for i in range(n):
         a = teams[i]
         for j in range(i + 1, n):
