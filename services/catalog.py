@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from services.platform import sqlfolders
 from services.platform.migrations import MigrationSet
 
 HERE = Path(__file__).parent
-EVENTSTORE_SQL = HERE / "platform" / "sql" / "eventstore"
-CONSUMER_SQL = HERE / "platform" / "sql" / "consumer"
+CONSUMER_SQL = sqlfolders.CONSUMER
 
 SERVICES = ("lobby", "game", "ratings", "tournaments")
 
@@ -21,13 +21,13 @@ MIGRATIONS: dict[str, MigrationSet] = {
     "lobby": MigrationSet("lobby", (("consumer", CONSUMER_SQL),
                                     ("lobby", HERE / "lobby" / "migrations"))),
     # The game service owns the event store: game streams live in its schema.
-    "game": MigrationSet("game", (("eventstore", EVENTSTORE_SQL),
+    "game": MigrationSet("game", (*sqlfolders.EVENTSTORE_MIGRATIONS,
                                   ("game", HERE / "game" / "migrations"))),
     "ratings": MigrationSet("ratings", (("consumer", CONSUMER_SQL),
                                         ("ratings", HERE / "ratings" / "migrations"))),
     # Tournaments keep their own event store (tournament-<id> streams) beside the consumer's.
     "tournaments": MigrationSet("tournaments", (
-        ("consumer", CONSUMER_SQL), ("eventstore", EVENTSTORE_SQL),
+        ("consumer", CONSUMER_SQL), *sqlfolders.EVENTSTORE_MIGRATIONS,
         ("tournaments", HERE / "tournaments" / "migrations"))),
 }
 

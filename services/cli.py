@@ -1,14 +1,17 @@
-"""`spades dev | serve SERVICE | migrate | settings`.
+"""`spades dev | serve SERVICE | migrate | resync | ratings rebuild | settings`.
 
 Every failure an operator can cause (a port in use, a server that does not
 answer, a bad setting, a second `spades dev`) ends in one line on stderr and a
 non-zero exit, never a traceback.
+
+The clients of NATS and Postgres and the event loop are imported by the
+commands that connect, not here: `spades --help` and `spades record verify`
+start without them.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import fcntl
 import os
@@ -16,13 +19,16 @@ import signal
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from services import catalog, registry
-from services.platform import bus, db, dbadmin, migrations, servers
+from services import catalog, devdata, registry
+from services.platform import servers
 from services.platform.settings import SettingsError, StartupError, env_names, load
 from services.tournaments import cli as tournament_cli
+
+if TYPE_CHECKING:
+    from services.platform.outbox import Republished
 
 DEV_DATABASE = "spades"
 DEV_PG_PORT = 15432
@@ -46,6 +52,10 @@ def main(argv: list[str] | None = None) -> None:
     resync.add_argument("--from-position", type=int, default=0,
                         help="first global position to republish (default: all)")
     resync.add_argument("--stream", help="only this game's stream")
+    ratings_p = sub.add_parser("ratings", help="the ratings service's tables")
+    ratings_sub = ratings_p.add_subparsers(dest="ratings_command", required=True)
+    ratings_sub.add_parser("rebuild", help="forget every rating and rate every stored "
+                                           "GameEnded again, in order (after a formula change)")
     show = sub.add_parser("settings", help="list a service's settings and what they mean")
     show.add_argument("service", choices=catalog.SERVICES)
     record = sub.add_parser("record", help="game records: check them, or export a game's hands")
@@ -81,6 +91,8 @@ def main(argv: list[str] | None = None) -> None:
             code = migrate_cmd()
         elif args.command == "resync":
             code = resync_cmd(args.from_position, args.stream)
+        elif args.command == "ratings":
+            code = ratings_rebuild_cmd()
         elif args.command in ("record", "replay", "events"):
             from services import operator_cli
 
@@ -93,9 +105,7 @@ def main(argv: list[str] | None = None) -> None:
             for name, text in env_names(registry.spec(args.service).settings).items():
                 print(f"{name}\t{text}")
             code = 0
-    except (CliError, SettingsError, StartupError, servers.ServerError, db.DatabaseUnavailable,
-            bus.BusUnavailable, migrations.MigrationError,
-            tournament_cli.TournamentCliError) as exc:
+    except _one_line_errors() as exc:  # evaluated only once something was raised
         print(f"spades: {exc}", file=sys.stderr)
         code = 1
     except KeyboardInterrupt:
@@ -103,19 +113,29 @@ def main(argv: list[str] | None = None) -> None:
     sys.exit(code)
 
 
+def _one_line_errors() -> tuple[type[Exception], ...]:
+    """The failures an operator causes, each told in one line."""
+    from services.platform import bus, db, migrations
+
+    return (CliError, SettingsError, StartupError, servers.ServerError, db.DatabaseUnavailable,
+            bus.BusUnavailable, migrations.MigrationError, tournament_cli.TournamentCliError)
+
+
 def serve_one(name: str) -> int:
+    import asyncio
+
     from services.platform import runtime
 
     spec = registry.spec(name)
     settings = load(spec.settings)
-    asyncio.run(runtime.run(name, settings, spec.setup))
+    asyncio.run(runtime.run(name, settings, spec.setup, spec.migrations))
     return 0
 
 
 def migrate_cmd() -> int:
-    url = os.environ.get("DATABASE_URL")
-    if not url:
-        raise CliError("setting DATABASE_URL is required")
+    import asyncio
+
+    url = devdata.database_url()
     applied = asyncio.run(_migrate(url))
     print(f"applied {len(applied)} migration(s)" + (": " + ", ".join(applied) if applied else ""))
     return 0
@@ -123,6 +143,8 @@ def migrate_cmd() -> int:
 
 async def _migrate(url: str) -> list[str]:
     import asyncpg
+
+    from services.platform import db, migrations
 
     try:
         conn = await asyncpg.connect(url, timeout=5)
@@ -135,12 +157,12 @@ async def _migrate(url: str) -> list[str]:
 
 
 def operator_cmd(grant: bool, name: str) -> int:
+    import asyncio
+
     from services.lobby import roles
     from services.lobby.errors import LobbyError
 
-    url = os.environ.get("DATABASE_URL")
-    if not url:
-        raise CliError("setting DATABASE_URL is required")
+    url = devdata.database_url()
     try:
         print(asyncio.run(roles.set_role(url, name, grant)))
     except LobbyError as exc:
@@ -149,24 +171,69 @@ def operator_cmd(grant: bool, name: str) -> int:
 
 
 def resync_cmd(from_position: int, stream: str | None) -> int:
-    url = os.environ.get("DATABASE_URL")
-    if not url:
-        raise CliError("setting DATABASE_URL is required")
-    queued = asyncio.run(_requeue(url, from_position, stream))
-    print(f"queued {queued} event(s); the game service's outbox relay publishes them, "
-          "and consumers skip what they already applied")
+    """Publish stored events again and say what JetStream stored, not what was sent."""
+    import asyncio
+
+    settings = load(registry.spec("game").settings, devdata.environ())
+    done = asyncio.run(_republish(settings.database_url, settings.nats_url,
+                                  settings.nats_prefix, from_position, stream))
+    print(f"republished {done.sent} event(s); JetStream stored {done.stored}; "
+          "consumers skip what they already applied")
     return 0
 
 
-async def _requeue(url: str, from_position: int, stream: str | None) -> int:
-    from services.platform.events import EventRegistry
-    from services.platform.eventstore import EventStore
+async def _republish(database_url: str, nats_url: str, prefix: str, from_position: int,
+                     stream: str | None, event_type: str | None = None) -> Republished:
+    import nats.errors
 
-    pool = await db.create_pool(url, "game", min_size=1, max_size=1)
+    from schemas.subjects import Names
+    from services.platform import bus, db
+    from services.platform.outbox import republish
+
+    pool = await db.create_pool(database_url, "game", min_size=1, max_size=1)
     try:
-        return await EventStore(pool, EventRegistry([])).requeue(from_position, stream)
+        nc = await bus.connect_once(nats_url, "spades-resync")
+        try:
+            return await republish(pool, nc.jetstream(), Names(prefix).game_event,
+                                   from_position=from_position, stream=stream,
+                                   event_type=event_type)
+        except (nats.errors.Error, TimeoutError) as exc:
+            raise CliError(f"JetStream did not take every event: {exc!r}; run it again"
+                           ) from None
+        finally:
+            await nc.close()
     finally:
         await pool.close()
+
+
+def ratings_rebuild_cmd() -> int:
+    """Forget every rating, then publish every stored ending again in order (under new
+    message ids, as resync does): the running ratings service rates them anew."""
+    import asyncio
+
+    from schemas import subjects
+
+    settings = load(registry.spec("game").settings, devdata.environ())
+    asyncio.run(_forget_ratings(settings.database_url))
+    done = asyncio.run(_republish(settings.database_url, settings.nats_url,
+                                  settings.nats_prefix, 0, None, subjects.GAME_ENDED))
+    print(f"ratings emptied; republished {done.sent} GameEnded event(s) in order, "
+          f"JetStream stored {done.stored}: the ratings service rates them again")
+    return 0
+
+
+async def _forget_ratings(url: str) -> None:
+    """Empty the ratings and the record of applied games in one transaction."""
+    from schemas import subjects
+    from services.platform import db
+    from services.ratings import store
+
+    ratings = await db.create_pool(url, "ratings", min_size=1, max_size=1)
+    try:
+        async with ratings.acquire() as conn, conn.transaction():
+            await store.reset(conn, subjects.RATINGS_RESULTS)
+    finally:
+        await ratings.close()
 
 
 # --- spades dev ------------------------------------------------------------------------
@@ -174,7 +241,7 @@ async def _requeue(url: str, from_position: int, stream: str | None) -> int:
 
 def _lock(root: Path) -> int:
     root.mkdir(parents=True, exist_ok=True)
-    fd = os.open(root / "dev.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    fd = os.open(root / devdata.LOCK, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -194,7 +261,9 @@ def _port(name: str, default: int) -> int:
 
 
 def dev() -> int:
-    root = Path(os.environ.get("SPADES_DATA_DIR", ".data")).resolve()
+    import asyncio
+
+    root = devdata.root()
     lock = _lock(root)
     stop = {"signal": 0}
 
@@ -232,8 +301,12 @@ def dev() -> int:
             asyncio.run(_probe_nats(nats_url))
         applied = asyncio.run(_migrate(database_url))
         print(f"spades dev: database ready ({len(applied)} migration(s) applied)", flush=True)
+        devdata.announce(root, database_url, nats_url)
+        # A secret kept in the data folder: a restart must not sign everyone out.
+        secret = os.environ.get("SPADES_TOKEN_SECRET") or devdata.token_secret(root)
         for name in catalog.SERVICES:
             env = {**os.environ, "DATABASE_URL": database_url, "NATS_URL": nats_url,
+                   "SPADES_TOKEN_SECRET": secret,
                    "SPADES_HTTP_PORT": str(http_ports[name]), "SPADES_MIGRATE_ON_START": "false",
                    "SPADES_INSTANCE_ID": f"dev-{name}"}
             children[name] = subprocess.Popen(
@@ -253,6 +326,7 @@ def dev() -> int:
             for name, child in children.items():
                 if child.poll() is not None:
                     raise CliError(f"service {name} exited with code {child.returncode}")
+            _restart_exited(started)
             time.sleep(0.2)
         print("\nspades dev: stopping", flush=True)
         return 0
@@ -260,11 +334,25 @@ def dev() -> int:
         _stop_children(children)
         for server in reversed(started):
             server.stop()
+        devdata.withdraw(root)
         os.close(lock)
+
+
+def _restart_exited(started: list[servers.PostgresServer | servers.NatsServer]) -> None:
+    """A server of ours that died (killed, out of memory) is started again on its data;
+    the services ride out the gap and are ready again without a restart."""
+    for server in started:
+        if server.exited:
+            what = "PostgreSQL" if isinstance(server, servers.PostgresServer) else "NATS"
+            print(f"spades dev: {what} exited; starting it again", flush=True)
+            server.start()
+            print(f"spades dev: {what} is back", flush=True)
 
 
 async def _ensure_database(admin_url: str) -> str:
     import asyncpg
+
+    from services.platform import dbadmin
 
     try:
         return await dbadmin.ensure_database(admin_url, DEV_DATABASE)
@@ -273,12 +361,16 @@ async def _ensure_database(admin_url: str) -> str:
 
 
 async def _probe_nats(url: str) -> None:
+    from services.platform import bus
+
     nc = await bus.connect_once(url, "spades-dev-probe", timeout=1.0)
     await nc.close()
 
 
 def _wait_ready(children: dict[str, subprocess.Popen[bytes]], ports: dict[str, int],
                 stop: dict[str, int], timeout: float = 60.0) -> None:
+    from urllib.request import urlopen  # pulls in http and ssl: only `spades dev` waits
+
     pending = dict(ports)
     deadline = time.monotonic() + timeout
     while pending:
@@ -290,7 +382,7 @@ def _wait_ready(children: dict[str, subprocess.Popen[bytes]], ports: dict[str, i
             if children[name].poll() is not None:
                 raise CliError(f"service {name} exited with code {children[name].returncode}")
             url = f"http://127.0.0.1:{pending[name]}/readyz"
-            with contextlib.suppress(OSError), urllib.request.urlopen(url, timeout=1) as answer:
+            with contextlib.suppress(OSError), urlopen(url, timeout=1) as answer:
                 if answer.status == 200:
                     del pending[name]
         time.sleep(0.1)

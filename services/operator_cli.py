@@ -7,14 +7,13 @@ log does not verify, so scripts can tell a broken game from a broken command.
 from __future__ import annotations
 
 import argparse
-import asyncio
-import os
 import sys
 from collections.abc import Sequence
 
 from engine.records import verify_file
 from schemas import events as ev
-from services import replay
+from services import devdata, replay
+from services.platform.settings import SettingsError
 
 
 class OperatorError(Exception):
@@ -24,7 +23,7 @@ class OperatorError(Exception):
 def run(args: argparse.Namespace) -> int:
     try:
         return _dispatch(args)
-    except (OperatorError, replay.LogError, OSError) as exc:
+    except (OperatorError, SettingsError, replay.LogError, OSError) as exc:
         print(f"spades: {exc}", file=sys.stderr)
         return 1
 
@@ -44,6 +43,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         out.flush()
         return 0
     if args.verify_all:
+        import asyncio  # only the commands that read the event store run a loop
+
         return asyncio.run(_verify_all())
     if args.file:
         with open(args.file, "rb") as f:
@@ -59,21 +60,16 @@ def _dispatch(args: argparse.Namespace) -> int:
     return 0 if ok else 2
 
 
-def _database_url() -> str:
-    url = os.environ.get("DATABASE_URL")
-    if not url:
-        raise OperatorError("setting DATABASE_URL is required to read stored games")
-    return url
-
-
 def _stored(game_id: str) -> Sequence[ev.Event]:
+    import asyncio
+
     return asyncio.run(_read_stored(game_id))
 
 
 async def _read_stored(game_id: str) -> list[ev.Event]:
     from services.game import logs
 
-    events = await logs.read_game(_database_url(), game_id)
+    events = await logs.read_game(devdata.database_url(), game_id)
     if not events:
         raise OperatorError(f"no game {game_id!r} in the event store")
     return events
@@ -83,7 +79,7 @@ async def _verify_all() -> int:
     from services.game import logs
 
     total = bad = 0
-    async for game_id, events in logs.every_game(_database_url()):
+    async for game_id, events in logs.every_game(devdata.database_url()):
         total += 1
         divergence = replay.verify(events)
         if divergence is not None:

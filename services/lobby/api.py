@@ -18,6 +18,7 @@ from schemas.api import (
     JoinByCode,
     JoinTable,
     Login,
+    Me,
     Register,
     Session,
     SetBots,
@@ -26,91 +27,167 @@ from schemas.api import (
     TableList,
 )
 from services.lobby import auth
+from services.lobby.apidocs import BEARER, answers
 from services.lobby.auth import Claims, Tokens
 from services.lobby.gateway import Gateway
+from services.lobby.params import GameId, TableId
 from services.lobby.tables import Tables
+from services.lobby.throttle import Throttle
 
 STATIC = Path(__file__).parent / "static"
 
+SESSION = {"token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJwLTdmM2EifQ.c2lnbmF0dXJl",
+           "player_id": "p-7f3a", "name": "Ada", "expires_at": 1798761600, "role": "player"}
+TABLE = {"table_id": "t-1a2b3c", "host": "p-7f3a", "private": True, "code": "K7QX2M",
+         "rules": {"preset": "house", "target": 500}, "preset": "house",
+         "seats": [{"seat": 0, "player_id": "p-7f3a", "name": "Ada"},
+                   {"seat": 1, "bot": "basic", "name": "Bot 1 (basic)"},
+                   {"seat": 2}, {"seat": 3}],
+         "free_seats": [2, 3], "state": "open", "game_id": None, "banter": True}
+GAME = {"game_id": "g-9c1d", "table_id": "t-1a2b3c",
+        "players": [{"seat": 0, "player_id": "p-7f3a", "name": "Ada"},
+                    {"seat": 1, "bot": "basic", "name": "Bot 1 (basic)"},
+                    {"seat": 2, "player_id": "p-11b0", "name": "Ben"},
+                    {"seat": 3, "bot": "expert", "name": "Bot 3 (expert)"}],
+         "rules": {"preset": "house", "target": 500}, "state": "play", "version": 57,
+         "hand_no": 2, "scores": [120, 64], "bags": [3, 1], "winner": None, "end_reason": ""}
 
-def routes(pool: Any, tokens: Tokens, tables: Tables, gateway: Gateway) -> list[Any]:
+
+def routes(pool: Any, tokens: Tokens, throttle: Throttle, tables: Tables,
+           gateway: Gateway) -> list[Any]:
     def me(request: Request[Any, Any, Any]) -> Claims:
         return tokens.from_header(request.headers.get("authorization"))
 
-    @post("/v1/auth/guest", status_code=201, summary="Sign in as a guest", tags=["auth"])
-    async def guest(data: GuestSignIn) -> Session:
+    def address(request: Request[Any, Any, Any]) -> str:
+        """The caller's address (a trusted proxy's X-Forwarded-For, as uvicorn reads it)."""
+        return request.client.host if request.client else "unknown"
+
+    @post("/v1/auth/guest", status_code=201, summary="Sign in as a guest", tags=["auth"],
+          responses=answers(201, Session, SESSION, 400, 429))
+    async def guest(request: Request[Any, Any, Any], data: GuestSignIn) -> Session:
+        """A guest's name need not be unique among guests, but may not look like a
+        registered name. 429 `rate_limited`: too many new accounts from one address."""
+        throttle.sign_up(address(request))
         return await auth.guest(pool, tokens, data.name)
 
     @post("/v1/auth/register", status_code=201, summary="Register a name with a password",
-          tags=["auth"])
-    async def register(data: Register) -> Session:
+          tags=["auth"], responses=answers(201, Session, SESSION, 400, 409, 429))
+    async def register(request: Request[Any, Any, Any], data: Register) -> Session:
+        """Signs in too. 409 `name_taken`: the name, or a look-alike of it, is registered
+        already. 429 `rate_limited`: too many new accounts from one address."""
+        throttle.sign_up(address(request))
         return await auth.register(pool, tokens, data.name, data.password)
 
     @post("/v1/auth/login", status_code=200, summary="Sign in to a registered name",
-          tags=["auth"])
-    async def login(data: Login) -> Session:
-        return await auth.login(pool, tokens, data.name, data.password)
+          tags=["auth"], responses=answers(200, Session, SESSION, 400, 401, 429))
+    async def login(request: Request[Any, Any, Any], data: Login) -> Session:
+        """401 `bad_credentials` for an unknown name or a wrong password alike. 429
+        `rate_limited` after too many failures for the account or from the address."""
+        return await auth.login(pool, tokens, throttle, data.name, data.password,
+                                address(request))
 
     @post("/v1/tables", status_code=201, summary="Open a table (private ones get a room code)",
-          tags=["tables"])
+          tags=["tables"], security=BEARER, responses=answers(201, Table, TABLE, 400, 401))
     async def create_table(request: Request[Any, Any, Any], data: CreateTable) -> Table:
+        """`rules` is a preset name or `{"preset": NAME, **options}` (docs/rules.md); a
+        public table keeps its preset as it is. The host sits at `seat` (default 0)."""
         return await tables.create(me(request), data.rules, data.private, data.banter, data.seat)
 
-    @get("/v1/tables", summary="Open public tables, their rules and free seats", tags=["tables"])
-    async def list_tables(request: Request[Any, Any, Any]) -> TableList:
-        me(request)
+    @get("/v1/tables", summary="Open public tables, their rules and free seats", tags=["tables"],
+         responses=answers(200, TableList, {"tables": [{**TABLE, "private": False,
+                                                       "code": None}]}))
+    async def list_tables() -> TableList:
+        """Open to anyone, signed in or not: a visitor sees what is on before signing in.
+        The same list, kept current, comes over /v1/ws after `watch_tables`."""
         return TableList(tables=await tables.list_open())
 
-    @get("/v1/tables/{table_id:str}", summary="One table", tags=["tables"])
-    async def read_table(request: Request[Any, Any, Any], table_id: str) -> Table:
+    @get("/v1/tables/{table_id:str}", summary="One table", tags=["tables"], security=BEARER,
+         responses=answers(200, Table, TABLE, 400, 401, 404))
+    async def read_table(request: Request[Any, Any, Any], table_id: TableId) -> Table:
+        """The room code is shown to the host and the seated players only."""
         return await tables.get(me(request), table_id)
 
     @post("/v1/tables/join", status_code=200, summary="Join a private table by its room code",
-          tags=["tables"])
+          tags=["tables"], security=BEARER,
+          responses=answers(200, Table, TABLE, 400, 401, 404, 409))
     async def join_by_code(request: Request[Any, Any, Any], data: JoinByCode) -> Table:
+        """404 `table_not_found`: no table has that code; 409 `table_full`, `seat_taken`,
+        `table_started`."""
         return await tables.join_by_code(me(request), data.code, data.seat)
 
     @post("/v1/tables/{table_id:str}/join", status_code=200,
-          summary="Take a seat (a given one, or the first free)", tags=["tables"])
-    async def join(request: Request[Any, Any, Any], table_id: str,
+          summary="Take a seat (a given one, or the first free)", tags=["tables"],
+          security=BEARER, responses=answers(200, Table, TABLE, 400, 401, 403, 404, 409))
+    async def join(request: Request[Any, Any, Any], table_id: TableId,
                    data: JoinTable | None = None) -> Table:
+        """409 `table_full`, `seat_taken` or `table_started`."""
         return await tables.join(me(request), table_id, data.seat if data else None)
 
     @post("/v1/tables/{table_id:str}/leave", status_code=200, summary="Leave one's seat",
-          tags=["tables"])
-    async def leave(request: Request[Any, Any, Any], table_id: str) -> Table:
+          tags=["tables"], security=BEARER,
+          responses=answers(200, Table, TABLE, 400, 401, 404, 409))
+    async def leave(request: Request[Any, Any, Any], table_id: TableId) -> Table:
+        """Frees the seat before the game; during it, tells the game the seat left (the
+        rules decide: a bot plays it, or the pair forfeits). 409 `not_seated`."""
         return await tables.leave(me(request), table_id)
 
     @post("/v1/tables/{table_id:str}/bots", status_code=200,
           summary="Host: a bot (and its level) on one seat or on every free seat",
-          tags=["tables"])
-    async def bots(request: Request[Any, Any, Any], table_id: str, data: SetBots) -> Table:
+          tags=["tables"], security=BEARER,
+          responses=answers(200, Table, TABLE, 400, 401, 403, 404, 409))
+    async def bots(request: Request[Any, Any, Any], table_id: TableId, data: SetBots) -> Table:
+        """Bots are named "Bot N (level)" for their seat N, here and in the game."""
         return await tables.set_bots(me(request), table_id, data.seat, data.level, data.remove)
 
     @patch("/v1/tables/{table_id:str}/rules", summary="Private table host: change rules "
-           "before the first deal (body: the options to change)", tags=["tables"])
-    async def change_rules(request: Request[Any, Any, Any], table_id: str,
+           "before the first deal (body: the options to change)", tags=["tables"],
+           security=BEARER, responses=answers(200, Table, TABLE, 400, 401, 403, 404, 409))
+    async def change_rules(request: Request[Any, Any, Any], table_id: TableId,
                            data: dict[str, Any]) -> Table:
+        """Body: e.g. `{"target": 300, "nil": false}`, the options of docs/rules.md;
+        400 `bad_rules` names the option refused. 409 `public_rules_fixed`."""
         return await tables.change_rules(me(request), table_id, data)
 
     @post("/v1/tables/{table_id:str}/rules/reset", status_code=200,
-          summary="Host: every rule back to the table's preset", tags=["tables"])
-    async def reset_rules(request: Request[Any, Any, Any], table_id: str) -> Table:
+          summary="Host: every rule back to the table's preset", tags=["tables"],
+          security=BEARER, responses=answers(200, Table, TABLE, 400, 401, 403, 404, 409))
+    async def reset_rules(request: Request[Any, Any, Any], table_id: TableId) -> Table:
+        """403 `not_host` for anyone but the host."""
         return await tables.reset_rules(me(request), table_id)
 
     @patch("/v1/tables/{table_id:str}", summary="Host: table options (bot banter on or off)",
-           tags=["tables"])
-    async def options(request: Request[Any, Any, Any], table_id: str,
+           tags=["tables"], security=BEARER,
+           responses=answers(200, Table, TABLE, 400, 401, 403, 404))
+    async def options(request: Request[Any, Any, Any], table_id: TableId,
                       data: SetTableOptions) -> Table:
+        """Bot table talk (chat lines from bots) on or off for everyone at the table."""
         return await tables.set_banter(me(request), table_id, data.banter)
 
     @post("/v1/tables/{table_id:str}/start", status_code=200,
-          summary="Host: start the game (empty seats get bots)", tags=["tables"])
-    async def start(request: Request[Any, Any, Any], table_id: str) -> Table:
+          summary="Host: start the game (empty seats get bots)", tags=["tables"],
+          security=BEARER, responses=answers(200, Table, {**TABLE, "state": "playing",
+                                                          "game_id": "g-9c1d"},
+                                             400, 401, 403, 404, 409, 503))
+    async def start(request: Request[Any, Any, Any], table_id: TableId) -> Table:
+        """The answer carries the `game_id`; subscribe to it over /v1/ws. 503
+        `game_unavailable` when no game worker answered (retry)."""
         return await tables.start(me(request), table_id)
 
-    @get("/v1/games/{game_id:str}", summary="A game's public summary", tags=["games"])
-    async def game(request: Request[Any, Any, Any], game_id: str) -> GameSummary:
+    @get("/v1/me", summary="The caller's running games and tables (the way back in)",
+         tags=["players"], security=BEARER, responses=answers(200, Me, {
+             "player_id": "p-7f3a", "name": "Ada",
+             "games": [{"game_id": "g-9c1d", "table_id": "t-2b", "seat": 0}],
+             "tables": [{**TABLE, "state": "playing", "game_id": "g-9c1d"}]}, 401))
+    async def whoami(request: Request[Any, Any, Any]) -> Me:
+        """After a reload or on a second device: the games the caller sits in that have
+        not ended (newest first; subscribe to one over /v1/ws to play on), and the open
+        or playing tables where the caller sits or hosts."""
+        return await tables.whereabouts(me(request))
+
+    @get("/v1/games/{game_id:str}", summary="A game's public summary", tags=["games"],
+         security=BEARER, responses=answers(200, GameSummary, GAME, 400, 401, 404, 503))
+    async def game(request: Request[Any, Any, Any], game_id: GameId) -> GameSummary:
+        """What anyone at the table may know: seats, rules, phase, score."""
         me(request)
         return await gateway.summary(game_id)
 
@@ -125,7 +202,7 @@ def routes(pool: Any, tokens: Tokens, tables: Tables, gateway: Gateway) -> list[
         return Response(code, media_type="text/javascript; charset=utf-8")
 
     return [guest, register, login, create_table, list_tables, read_table, join_by_code, join,
-            leave, bots, change_rules, reset_rules, options, start, game, index, script]
+            leave, bots, change_rules, reset_rules, options, start, whoami, game, index, script]
 
 
 __all__ = ["routes"]

@@ -77,11 +77,18 @@ async def connect(url: str, name: str, *, timeout: float = 3.0) -> Client:
         else:
             errors.append(exc)
 
+    async def on_closed() -> None:
+        # Closed, not reconnecting: the server threw us out (a protocol error) or we
+        # gave up. /healthz now fails so that an orchestrator restarts the process.
+        if connected and nc.last_error is not None:  # not our own close or drain
+            _log.error("nats_closed", error=repr(nc.last_error))
+
     try:
         # At start-up, try each server a couple of times, then say which URL failed.
         nc = await nats.connect(servers, name=name, connect_timeout=timeout,
                                 allow_reconnect=True, max_reconnect_attempts=2,
-                                reconnect_time_wait=0.3, error_cb=on_error)
+                                reconnect_time_wait=0.3, error_cb=on_error,
+                                closed_cb=on_closed)
     except (OSError, nats.errors.Error, TimeoutError) as exc:
         cause = errors[-1] if errors else exc
         reason = getattr(cause, "strerror", None) or str(cause) or type(cause).__name__
@@ -187,44 +194,58 @@ async def ensure_consumer(js: JetStreamContext, spec: ConsumerSpec) -> None:
 
 @dataclass(frozen=True)
 class Endpoint:
+    """A request type and its handler. With ``tasks``, each request is answered in a
+    task of its own (kept in that set until answered), so a slow request never holds
+    up the next one on the same subscription; without it, one at a time."""
+
     name: str
     request_type: type[msgspec.Struct]
     handler: Callable[[Any], Awaitable[msgspec.Struct]]
+    tasks: set[asyncio.Task[None]] | None = None
 
 
 async def serve(nc: Client, *, service: str, version: str, group: str,
                 endpoints: list[Endpoint], instance: str = "") -> Any:
-    """Start a NATS micro service whose endpoints take and return msgspec Structs.
-
-    Decoding and error mapping live here, once: a handler receives a decoded
-    request and returns a reply Struct; a `ServiceError` it raises becomes an
-    error reply with its code; anything else becomes code 500 and is logged.
-    """
+    """Start a NATS micro service whose endpoints take and return msgspec Structs,
+    each at ``<group>.<name>`` in the queue group ``<group>.q``."""
     svc = await add_service(nc, name=service, version=version,
                             metadata={"instance": instance} if instance else None)
     grp = svc.add_group(name=group, queue_group=f"{group}.q")
     for ep in endpoints:
-        await grp.add_endpoint(name=ep.name, handler=_wrap(ep))
+        await grp.add_endpoint(name=ep.name, handler=responder(ep))
     return svc
 
 
-def _wrap(ep: Endpoint) -> Callable[[Request], Awaitable[None]]:
+def responder(ep: Endpoint) -> Callable[[Request], Awaitable[None]]:
+    """Decoding and error mapping, once for every request/reply handler.
+
+    A handler receives a decoded request and returns a reply Struct; a request
+    that does not decode gets error code 400, a ``ServiceError`` the handler
+    raises becomes an error reply with its code and description, anything else
+    code 500 (and a log line). Also for plain subscriptions: wrap the message in
+    ``nats.micro.request.Request``.
+    """
     decoder = msgspec.msgpack.Decoder(ep.request_type)
 
     async def handle(req: Request) -> None:
         started = time.perf_counter()
         with structlog.contextvars.bound_contextvars(
                 endpoint=ep.name, correlation_id=(req.headers or {}).get("Correlation-Id")):
-            await answer(req, started)
-
-    async def answer(req: Request, started: float) -> None:
-        try:
             try:
                 body = decoder.decode(req.data)
             except (msgspec.DecodeError, msgspec.ValidationError) as exc:
                 _log.warning("bad_request", endpoint=ep.name, error=str(exc))
                 await req.respond_error("400", f"bad request: {exc}")
                 return
+            if ep.tasks is None:
+                await answer(req, body, started)
+                return
+            task = asyncio.create_task(answer(req, body, started))
+            ep.tasks.add(task)
+            task.add_done_callback(ep.tasks.discard)
+
+    async def answer(req: Request, body: msgspec.Struct, started: float) -> None:
+        try:
             try:
                 reply = await ep.handler(body)
             except ServiceError as exc:
@@ -234,7 +255,10 @@ def _wrap(ep: Endpoint) -> Callable[[Request], Awaitable[None]]:
                 _log.exception("handler_failed", endpoint=ep.name)
                 await req.respond_error("500", f"internal error: {type(exc).__name__}")
                 return
-            await req.respond(_encoder.encode(reply))
+            try:
+                await req.respond(_encoder.encode(reply))
+            except Exception as exc:  # the connection is going away; the requester retries
+                _log.warning("reply_failed", endpoint=ep.name, error=repr(exc))
         finally:
             HANDLED.labels(ep.name).observe(time.perf_counter() - started)
 
@@ -258,13 +282,15 @@ Handler = Callable[[asyncpg.Connection, EventEnvelope], Awaitable[None]]
 class Consumer:
     """A durable pull consumer that applies each event once, by (stream, version).
 
-    For every message, in one Postgres transaction: record (stream, version) in
-    ``consumer_processed`` (a conflict means it was applied before: just ack),
-    then run the handler's side effects. Commit, then ack. A crash between
-    commit and ack makes JetStream redeliver, and the record makes it a no-op.
-    A handler that fails is retried by redelivery until the last allowed
-    delivery, then the message goes to ``dead_letters``; a message that does not
-    decode goes there at once and is terminated, never crashing the loop.
+    For every message: record (stream, version) in ``consumer_processed`` (a
+    conflict means it was applied before: just ack), then run the handler's side
+    effects. The messages of one fetch share one Postgres transaction, each in its
+    own savepoint, so a batch costs one commit (one WAL flush) instead of one per
+    message, and a handler that fails undoes only its own message. Commit, then
+    ack. A crash between commit and ack makes JetStream redeliver, and the record
+    makes it a no-op. A handler that fails is retried by redelivery until the last
+    allowed delivery, then the message goes to ``dead_letters``; a message that
+    does not decode goes there at once and is terminated, never crashing the loop.
     """
 
     def __init__(self, js: JetStreamContext, pool: asyncpg.Pool, spec: ConsumerSpec,
@@ -305,55 +331,82 @@ class Consumer:
                 _log.warning("fetch_failed", consumer=self.spec.durable, error=str(exc))
                 await asyncio.sleep(0.5)
                 continue
-            for msg in msgs:
-                try:
-                    await self.process(msg)
-                except Exception as exc:  # Postgres away, say: unacked, JetStream redelivers
-                    _log.warning("process_failed", consumer=self.spec.durable,
-                                 subject=msg.subject, error=repr(exc))
-                    await asyncio.sleep(0.5)
+            try:
+                await self.process(msgs)
+            except Exception as exc:  # Postgres away, say: unacked, JetStream redelivers
+                _log.warning("process_failed", consumer=self.spec.durable, error=repr(exc))
+                await asyncio.sleep(0.5)
 
-    async def process(self, msg: Msg) -> str:
-        deliveries = msg.metadata.num_delivered or 1
-        try:
-            env = self._decoder.decode(msg.data)
-        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            _log.error("poison_message", consumer=self.spec.durable, subject=msg.subject,
-                       error=str(exc))
-            await self._dead_letter(msg, None, deliveries, f"undecodable: {exc}")
-            await msg.term()
-            return self._count("poison")
-        with structlog.contextvars.bound_contextvars(
-                consumer=self.spec.durable, stream=env.stream, version=env.version,
-                correlation_id=env.correlation_id):
-            return await self._apply(msg, env, deliveries)
+    async def process(self, msgs: list[Msg]) -> list[str]:
+        """Apply one fetch of messages; returns each message's outcome, in order."""
+        outcomes: dict[int, str] = {}
+        good: list[tuple[int, Msg, EventEnvelope]] = []
+        for i, msg in enumerate(msgs):
+            try:
+                good.append((i, msg, self._decoder.decode(msg.data)))
+            except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+                _log.error("poison_message", consumer=self.spec.durable, subject=msg.subject,
+                           error=str(exc))
+                await self._dead_letter(msg, None, _deliveries(msg), f"undecodable: {exc}")
+                await msg.term()
+                outcomes[i] = self._count("poison")
+        if good:
+            for i, outcome in zip([i for i, _, _ in good], await self._apply(good), strict=True):
+                outcomes[i] = outcome
+        return [outcomes[i] for i in range(len(msgs))]
 
-    async def _apply(self, msg: Msg, env: EventEnvelope, deliveries: int) -> str:
+    async def _apply(self, batch: list[tuple[int, Msg, EventEnvelope]]) -> list[str]:
+        fresh: dict[int, bool] = {}
+        failed: dict[int, Exception] = {}
         try:
-            # A handler must finish inside the ack wait, or JetStream hands the same
-            # message to another copy while this one still holds it.
+            # The handlers must finish inside the ack wait, or JetStream hands the same
+            # messages to another copy while this one still holds them.
             async with asyncio.timeout(self.spec.ack_wait * 0.8), self.pool.acquire() as conn, \
                     conn.transaction():
-                fresh = await conn.fetchval(
-                    "INSERT INTO consumer_processed (consumer, stream, version)"
-                    " VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING true",
-                    self.spec.durable, env.stream, env.version)
-                if fresh:
-                    await self.handler(conn, env)
-        except Exception as exc:
-            if deliveries >= self.spec.max_deliver:
-                _log.error("dead_letter", consumer=self.spec.durable, stream=env.stream,
-                           version=env.version, deliveries=deliveries, error=repr(exc))
-                await self._dead_letter(msg, env, deliveries, repr(exc))
-                await msg.term()
-                return self._count("dead_letter")
-            _log.warning("handler_failed", consumer=self.spec.durable, stream=env.stream,
-                         version=env.version, deliveries=deliveries, error=repr(exc))
-            await msg.nak(delay=self.retry_delay * deliveries)
-            return self._count("retry")
-        faults.hit(faults.CONSUMER_AFTER_COMMIT_BEFORE_ACK)
-        await msg.ack()
-        return self._count("applied" if fresh else "duplicate")
+                for i, _, env in batch:
+                    with structlog.contextvars.bound_contextvars(
+                            consumer=self.spec.durable, stream=env.stream, version=env.version,
+                            correlation_id=env.correlation_id):
+                        try:
+                            async with conn.transaction():  # a savepoint
+                                fresh[i] = await self._record_and_handle(conn, env)
+                        except Exception as exc:
+                            failed[i] = exc
+        except Exception as exc:  # the whole transaction is lost: every message retries
+            fresh.clear()
+            failed = {i: exc for i, _, _ in batch}
+        if fresh:
+            faults.hit(faults.CONSUMER_AFTER_COMMIT_BEFORE_ACK)
+        out = []
+        for i, msg, env in batch:
+            if i in failed:
+                out.append(await self._failed(msg, env, failed[i]))
+            else:
+                await msg.ack()
+                out.append(self._count("applied" if fresh[i] else "duplicate"))
+        return out
+
+    async def _record_and_handle(self, conn: asyncpg.Connection, env: EventEnvelope) -> bool:
+        fresh = bool(await conn.fetchval(
+            "INSERT INTO consumer_processed (consumer, stream, version)"
+            " VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING true",
+            self.spec.durable, env.stream, env.version))
+        if fresh:
+            await self.handler(conn, env)
+        return fresh
+
+    async def _failed(self, msg: Msg, env: EventEnvelope, exc: Exception) -> str:
+        deliveries = _deliveries(msg)
+        if deliveries >= self.spec.max_deliver:
+            _log.error("dead_letter", consumer=self.spec.durable, stream=env.stream,
+                       version=env.version, deliveries=deliveries, error=repr(exc))
+            await self._dead_letter(msg, env, deliveries, repr(exc))
+            await msg.term()
+            return self._count("dead_letter")
+        _log.warning("handler_failed", consumer=self.spec.durable, stream=env.stream,
+                     version=env.version, deliveries=deliveries, error=repr(exc))
+        await msg.nak(delay=self.retry_delay * deliveries)
+        return self._count("retry")
 
     def _count(self, outcome: str) -> str:
         CONSUMED.labels(self.spec.durable, outcome).inc()
@@ -366,3 +419,7 @@ class Consumer:
             " payload) VALUES ($1, $2, $3, $4, $5, $6, $7)",
             self.spec.durable, msg.subject, env.stream if env else None,
             env.version if env else None, deliveries, reason, msg.data)
+
+
+def _deliveries(msg: Msg) -> int:
+    return msg.metadata.num_delivered or 1

@@ -4,7 +4,7 @@ An append is one transaction (one function call in the database, see
 ``sql/eventstore``): it locks the stream, returns the first result again for a
 repeated command id, checks the writer's fencing epoch and the expected
 version, inserts the events and queues them in the outbox. Either all of it
-happens or none.
+happens or none. The epoch is a lease's (``lease.py``), named after the stream.
 
 The global feed orders events by (writing transaction id, position) and only
 returns events whose transaction id is below the oldest transaction still
@@ -25,10 +25,13 @@ from typing import Any
 import asyncpg
 import msgspec
 
-from services.platform import faults
+from services.platform import faults, sqlfolders
 from services.platform.events import EventRegistry
+from services.platform.lease import fencing
 
 OUTBOX_CHANNEL = "spades_outbox"
+SQL = sqlfolders.EVENTSTORE
+MIGRATIONS = sqlfolders.EVENTSTORE_MIGRATIONS
 
 
 class StoreError(Exception):
@@ -43,16 +46,13 @@ class ConcurrencyError(StoreError):
         self.stream, self.expected, self.actual = stream, expected, actual
 
 
-class FencedError(StoreError):
-    """The writer's ownership epoch is stale: another worker adopted the stream."""
-
-
 @dataclass(frozen=True, slots=True)
 class AppendResult:
     first_version: int
     last_version: int
     first_position: int | None
     duplicate: bool
+    command_hash: str | None = None  # of the command that first used the command id
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,9 +109,12 @@ class EventStore:
     async def append(self, stream: str, expected_version: int | None,
                      events: Sequence[msgspec.Struct], command_id: str | None = None, *,
                      epoch: int | None = None, correlation_id: str | None = None,
-                     causation_id: str | None = None,
+                     causation_id: str | None = None, command_hash: str | None = None,
                      conn: asyncpg.Connection | None = None) -> AppendResult:
         """Append ``events`` after ``expected_version`` (0 for a new stream).
+
+        ``command_hash`` is kept with the command id; a repeat returns the first
+        command's hash, so the caller can tell a retry from a reused id.
 
         ``expected_version=None`` appends at the end whatever the version is.
         With ``conn`` the append joins the caller's open transaction instead of
@@ -123,7 +126,8 @@ class EventStore:
         args = (stream, expected_version, command_id, epoch,
                 [e.type for e in encoded], [e.schema_version for e in encoded],
                 [uuid.uuid4() for _ in encoded], [e.body for e in encoded],
-                self.clock(), correlation_id, causation_id or command_id, self.notify_channel)
+                self.clock(), correlation_id, causation_id or command_id, self.notify_channel,
+                command_hash)
         if conn is not None:
             return await self._call(conn, args)
         async with self.pool.acquire() as own:
@@ -144,22 +148,21 @@ class EventStore:
     async def _call(self, conn: asyncpg.Connection, args: tuple[Any, ...]) -> AppendResult:
         try:
             row = await conn.fetchrow(
-                "SELECT * FROM append_events($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+                "SELECT * FROM append_events($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,"
+                " $13)",
                 *args)
         except asyncpg.UniqueViolationError:
             # Only reachable under snapshot isolation chosen by a caller's transaction:
             # another writer took these versions after this transaction's snapshot.
             raise ConcurrencyError(args[0], args[1], -1) from None
         except asyncpg.PostgresError as exc:
-            code = getattr(exc, "sqlstate", None)
-            if code == "SPC01":
+            if getattr(exc, "sqlstate", None) == "SPC01":
                 raise ConcurrencyError(args[0], args[1], int(exc.detail or -1)) from None  # type: ignore[attr-defined]
-            if code == "SPF01":
-                raise FencedError(str(exc)) from None
-            raise
+            with fencing():
+                raise
         assert row is not None
         return AppendResult(row["first_version"], row["last_version"], row["first_position"],
-                            row["duplicate"])
+                            row["duplicate"], row["command_hash"])
 
     async def version(self, stream: str) -> int:
         value = await self.pool.fetchval("SELECT max(version) FROM events WHERE stream = $1",
@@ -198,35 +201,3 @@ class EventStore:
             event=self.registry.decode(row["type"], row["schema_version"], row["body"]),
             tx_id=row.get("tx", 0) if "tx" in row else 0)
 
-    async def requeue(self, from_position: int = 0, stream: str | None = None) -> int:
-        """Queue stored events for publishing again; returns how many were queued.
-
-        Postgres is the truth and JetStream only transport: if JetStream lost or
-        purged messages, this puts them back on it. Consumers apply by (stream,
-        version), so what they already have changes nothing.
-        """
-        status = await self.pool.execute(
-            "INSERT INTO outbox (position) SELECT position FROM events"
-            " WHERE position >= $1 AND ($2::text IS NULL OR stream = $2)"
-            " ON CONFLICT DO NOTHING", from_position, stream)
-        return int(status.rsplit(" ", 1)[-1])
-
-    async def claim(self, stream: str, owner: str, lease_seconds: float,
-                    conn: asyncpg.Connection | None = None) -> int:
-        """Take or renew the lease on a stream; returns the epoch to append with.
-
-        Taking over from another owner (only once its lease ran out) bumps the
-        epoch, so the previous owner's next append is refused. With ``conn`` the
-        claim joins the caller's open transaction.
-        """
-        row = await (conn or self.pool).fetchrow(
-            "INSERT INTO stream_owner AS o (stream, owner, epoch, lease_until)"
-            " VALUES ($1, $2, 1, now() + make_interval(secs => $3))"
-            " ON CONFLICT (stream) DO UPDATE SET"
-            "   epoch = CASE WHEN o.owner = EXCLUDED.owner THEN o.epoch ELSE o.epoch + 1 END,"
-            "   owner = EXCLUDED.owner, lease_until = EXCLUDED.lease_until"
-            " WHERE o.owner = EXCLUDED.owner OR o.lease_until < now()"
-            " RETURNING epoch", stream, owner, lease_seconds)
-        if row is None:
-            raise FencedError(f"stream {stream} is leased by another owner")
-        return int(row["epoch"])

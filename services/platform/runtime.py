@@ -19,13 +19,13 @@ from typing import Any, Protocol
 
 import asyncpg
 import uvicorn
+from litestar.openapi import OpenAPIConfig
 from litestar.types import ControllerRouterHandler
 from nats.aio.client import Client
 from nats.js import JetStreamContext
 
 from schemas import subjects
 from schemas.bus import StatusReply, StatusRequest
-from services import catalog
 from services.platform import bus, db, logs, migrations
 from services.platform.http import create_app
 from services.platform.settings import Settings, StartupError
@@ -54,7 +54,7 @@ class Runtime:
     routes: list[ControllerRouterHandler] = field(default_factory=list)
     endpoints: list[bus.Endpoint] = field(default_factory=list)
     exception_handlers: dict[Any, Any] = field(default_factory=dict)
-    public_api: bool = False
+    openapi: OpenAPIConfig | None = None  # a public API's document and its viewer
     ws_max_size: int = 16 * 1024 * 1024  # bytes uvicorn reads of one WebSocket message
 
     def game_events(self) -> bus.StreamSpec:
@@ -100,7 +100,10 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-async def run(service: str, settings: Settings, setup: Setup) -> None:
+async def run(service: str, settings: Settings, setup: Setup,
+              schema: migrations.MigrationSet) -> None:
+    """Serve one service until SIGTERM. ``schema`` is the service's own migrations: the
+    caller knows the services, the runtime only runs one."""
     logs.configure(service, settings.instance_id, settings.log_level)
     log = logs.get(service)
     sock = bind(settings.http_host, settings.http_port)
@@ -113,7 +116,7 @@ async def run(service: str, settings: Settings, setup: Setup) -> None:
     try:
         if settings.migrate_on_start:
             async with pool.acquire() as conn:
-                applied = await migrations.apply(conn, [catalog.MIGRATIONS[service]])
+                applied = await migrations.apply(conn, [schema])
             if applied:
                 log.info("migrated", applied=applied)
         nc = await bus.connect(settings.nats_url, f"spades-{service}-{settings.instance_id}")
@@ -136,7 +139,8 @@ async def run(service: str, settings: Settings, setup: Setup) -> None:
                                 group=names.service_group(service), instance=settings.instance_id,
                                 endpoints=[bus.Endpoint("status", StatusRequest, status),
                                            *rt.endpoints])
-        app = create_app(service, VERSION, _checks(rt), rt.routes, public_api=rt.public_api,
+        app = create_app(service, _checks(rt), lambda: not nc.is_closed, rt.routes,
+                         openapi=rt.openapi,
                          exception_handlers=rt.exception_handlers)
         config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on",
                                 timeout_graceful_shutdown=int(settings.shutdown_grace_seconds),

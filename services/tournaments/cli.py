@@ -8,7 +8,6 @@ they do not, so a script can tell a stale projection from a failed command).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import datetime as dt
 import os
 import uuid
@@ -38,6 +37,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def run(args: argparse.Namespace) -> int:
+    import asyncio  # not at the top: `spades --help` builds this parser and needs no event loop
+
     url = os.environ.get("DATABASE_URL")
     if not url:
         raise TournamentCliError("setting DATABASE_URL is required to read tournaments")

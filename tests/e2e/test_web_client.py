@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from playwright.async_api import Page, async_playwright
+from playwright.async_api import Page, Route, async_playwright
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from tests.e2e.conftest import Platform
@@ -20,11 +20,27 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-net
         "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
+def need_chromium() -> None:
+    """Fail (never skip) without the browser; make the screenshots' folder."""
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"Chromium is not installed at {CHROMIUM}: install the Debian package "
+                    "(apt-get install -y chromium) or set SPADES_CHROMIUM")
+    ARTIFACTS.mkdir(exist_ok=True)
+
+
 async def sign_in(page: Page, base: str, name: str) -> None:
     await page.goto(f"{base}/")
     await page.fill("#guest-name", name)
     await page.click("#guest-go")
     await page.wait_for_selector("#lobby:not([hidden])")
+
+
+async def fill_with_bots_and_start(page: Page) -> None:
+    """The host's last steps at the table: bots on the empty seats, then start."""
+    await page.click("#fill-bots")
+    await page.wait_for_function(
+        "[...document.querySelectorAll('#seats li')].every(li => li.textContent !== 'empty')")
+    await page.click("#start")
 
 
 async def play_a_little(page: Page) -> None:
@@ -42,10 +58,7 @@ async def play_a_little(page: Page) -> None:
 
 async def test_two_friends_and_two_bots_play_a_whole_hand_in_the_browser(
         platform: Platform) -> None:
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"Chromium is not installed at {CHROMIUM}: install the Debian package "
-                    "(apt-get install -y chromium) or set SPADES_CHROMIUM")
-    ARTIFACTS.mkdir(exist_ok=True)
+    need_chromium()
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
         host = await browser.new_page(viewport={"width": 1100, "height": 900})
@@ -67,11 +80,7 @@ async def test_two_friends_and_two_bots_play_a_whole_hand_in_the_browser(
             await friend.wait_for_selector("#table:not([hidden])")
             await host.wait_for_selector("#seats li:has-text('Friend')")
 
-            await host.click("#fill-bots")
-            await host.wait_for_function(
-                "[...document.querySelectorAll('#seats li')]"
-                ".every(li => li.textContent !== 'empty')")
-            await host.click("#start")
+            await fill_with_bots_and_start(host)
             for page in (host, friend):
                 await page.wait_for_selector("#game:not([hidden])")
                 await page.wait_for_selector("#hand button.card", timeout=10000)
@@ -101,3 +110,31 @@ async def test_two_friends_and_two_bots_play_a_whole_hand_in_the_browser(
         finally:
             await browser.close()
     assert problems == []
+
+
+async def test_the_api_docs_render_with_no_outside_network(platform: Platform) -> None:
+    """Every request the docs page makes stays on the lobby; anything else is refused,
+    as it would be on a machine with no internet."""
+    outside: list[str] = []
+    missing: list[str] = []
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        try:
+            page = await browser.new_page(viewport={"width": 1100, "height": 900})
+
+            async def only_local(route: Route) -> None:
+                if route.request.url.startswith(platform.a.url):
+                    await route.continue_()
+                else:
+                    outside.append(route.request.url)
+                    await route.abort()
+
+            await page.route("**/*", only_local)
+            page.on("response", lambda r: missing.append(r.url) if r.status >= 400 else None)
+            await page.goto(f"{platform.a.url}/schema")
+            await page.wait_for_selector(".swagger-ui .opblock-summary-path", timeout=15000)
+            await page.get_by_text("/v1/tables/{table_id}/join", exact=True).wait_for()
+            await page.screenshot(path=str(ARTIFACTS / "api-docs.png"))
+        finally:
+            await browser.close()
+    assert outside == [] and missing == []

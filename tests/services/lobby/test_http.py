@@ -27,22 +27,45 @@ async def test_a_guest_gets_a_token_that_opens_the_api(lobby: Service) -> None:
     await p.aclose()
 
 
+async def test_a_players_name_is_read_by_id_and_the_legacy_registry_is_gone(
+        host: Player, lobby: Service) -> None:
+    page = await host.ok("GET", f"/v1/players/{host.player_id}")
+    assert (page["player_id"], page["name"]) == (host.player_id, "Host")
+    for unknown in (str(uuid.uuid4()), "not-a-uuid"):
+        status, body = await host.call("GET", f"/v1/players/{unknown}")
+        assert (status, body["code"]) == (404, "player_not_found")
+    async with httpx.AsyncClient(base_url=lobby.url) as http:
+        r = await http.get(f"/v1/players/{host.player_id}")
+        assert (r.status_code, r.json()["code"]) == (401, "unauthenticated")
+        r = await http.post("/api/v1/players", json={"name": "Nobody"})
+        assert r.status_code in (404, 405)
+
+
 async def test_calls_without_a_valid_token_are_refused(lobby: Service) -> None:
     async with httpx.AsyncClient(base_url=lobby.url) as http:
-        r = await http.get("/v1/tables")
+        r = await http.get("/v1/tables/t-none")
         assert (r.status_code, r.json()["code"]) == (401, "unauthenticated")
         forged = jwt.encode({"sub": "x", "iat": 0, "exp": int(time.time()) + 60},
                             "a-wrong-secret-that-is-long-enough-0123456789", algorithm="HS256")
-        r = await http.get("/v1/tables", headers={"authorization": f"Bearer {forged}"})
+        r = await http.get("/v1/tables/t-none", headers={"authorization": f"Bearer {forged}"})
         assert (r.status_code, r.json()["code"]) == (401, "bad_token")
         expired = jwt.encode({"sub": "x", "iat": 0, "exp": int(time.time()) - 5}, SECRET,
                              algorithm="HS256")
-        r = await http.get("/v1/tables", headers={"authorization": f"Bearer {expired}"})
+        r = await http.get("/v1/tables/t-none", headers={"authorization": f"Bearer {expired}"})
         assert (r.status_code, r.json()["code"]) == (401, "token_expired")
         unsigned = jwt.encode({"sub": "x", "iat": 0, "exp": int(time.time()) + 60}, None,
                               algorithm="none")
-        r = await http.get("/v1/tables", headers={"authorization": f"Bearer {unsigned}"})
+        r = await http.get("/v1/tables/t-none",
+                           headers={"authorization": f"Bearer {unsigned}"})
         assert (r.status_code, r.json()["code"]) == (401, "bad_token")
+
+
+async def test_the_list_of_open_tables_needs_no_token(host: Player, lobby: Service) -> None:
+    t = await host.ok("POST", "/v1/tables", {"rules": "quick"})
+    async with httpx.AsyncClient(base_url=lobby.url) as http:
+        r = await http.get("/v1/tables")
+    assert r.status_code == 200
+    assert t["table_id"] in [x["table_id"] for x in r.json()["tables"]]
 
 
 async def test_register_then_login_with_the_password_only(lobby: Service) -> None:
@@ -174,3 +197,98 @@ async def test_the_api_is_documented_at_schema(lobby: Service) -> None:
                  "/v1/tables/{table_id}/rules/reset", "/v1/tables/{table_id}/start",
                  "/v1/games/{game_id}"):
         assert path in paths, path
+
+
+HUGE = 1_000_000_000_000_000_000_000_000_000_000
+
+
+@pytest.mark.parametrize("option", ["target", "max_hands", "nil_value", "bag_penalty",
+                                    "blind_nil_value", "blind_nil_margin", "boston_bonus",
+                                    "bag_limit", "floor"])
+async def test_every_numeric_rule_option_is_bounded(host: Player, option: str) -> None:
+    for value in (HUGE, -HUGE):
+        status, err = await host.call("POST", "/v1/tables", {
+            "rules": {"preset": "house", option: value}, "private": True})
+        assert (status, err["code"]) == (400, "bad_rules"), (option, value, err)
+    t = await host.ok("POST", "/v1/tables", {"rules": "house", "private": True})
+    status, err = await host.call("PATCH", f"/v1/tables/{t['table_id']}/rules", {option: HUGE})
+    assert (status, err["code"]) == (400, "bad_rules")
+
+
+async def test_clock_options_are_bounded(host: Player) -> None:
+    for clock in ("bid_ms", "play_ms", "single_card_ms", "bank_blocks", "bank_block_ms"):
+        status, err = await host.call("POST", "/v1/tables", {
+            "rules": {"preset": "house", "clocks": {clock: HUGE}}, "private": True})
+        assert (status, err["code"]) == (400, "bad_rules"), clock
+
+
+async def test_a_start_that_fails_leaves_the_table_open(host: Player) -> None:
+    # No game worker runs beside this lobby: the start fails, and the table can try again.
+    t = await host.ok("POST", "/v1/tables", {"rules": "quick", "private": True})
+    for _ in range(2):
+        status, err = await host.call("POST", f"/v1/tables/{t['table_id']}/start")
+        assert (status, err["code"]) == (503, "game_unavailable")
+        again = await host.ok("GET", f"/v1/tables/{t['table_id']}")
+        assert again["state"] == "open" and again["game_id"] is None
+
+
+async def test_the_document_names_the_bearer_scheme_and_the_real_error_shape(
+        lobby: Service) -> None:
+    async with httpx.AsyncClient(base_url=lobby.url) as http:
+        doc = (await http.get("/schema/openapi.json")).json()
+    assert doc["components"]["securitySchemes"]["bearer"] == {
+        "type": "http", "scheme": "bearer", "bearerFormat": "JWT",
+        "description": "The token of POST /v1/auth/guest, /register or /login."}
+    assert set(doc["components"]["schemas"]["ApiError"]["required"]) == {"code", "message"}
+    operations = [(path, method, op) for path, item in doc["paths"].items()
+                  if path.startswith("/v1/") for method, op in item.items()]
+    assert len(operations) >= 18
+    for path, method, op in operations:
+        where = f"{method} {path}"
+        open_to_all = path.startswith("/v1/auth/") or (path, method) == ("/v1/tables", "get")
+        assert ("security" in op) is not open_to_all, where
+        assert op.get("description"), where
+        for status, answer in op["responses"].items():
+            media = answer["content"]["application/json"]
+            assert media.get("examples"), f"{where} {status}"
+            if status.startswith("4") or status.startswith("5"):
+                assert media["schema"] == {"$ref": "#/components/schemas/ApiError"}, where
+                for example in media["examples"].values():
+                    assert set(example["value"]) == {"code", "message"}, where
+        if not open_to_all:
+            assert "401" in op["responses"], where
+    # The framework's own error body never appears: clients get {code, message} only.
+    v1 = str({path: item for path, item in doc["paths"].items() if path.startswith("/v1/")})
+    assert "status_code" not in v1 and "'extra'" not in v1
+
+
+async def test_the_docs_viewer_and_its_assets_are_served_from_the_package(
+        lobby: Service) -> None:
+    async with httpx.AsyncClient(base_url=lobby.url) as http:
+        page = (await http.get("/schema")).text
+        assert "http://" not in page.replace("http://www.w3.org", "")
+        assert "https://" not in page
+        for asset in ("swagger-ui-bundle.js", "swagger-ui.css",
+                      "swagger-ui-standalone-preset.js"):
+            assert f"/schema-assets/{asset}" in page
+            r = await http.get(f"/schema-assets/{asset}")
+            assert r.status_code == 200 and len(r.content) > 10_000, asset
+        for icon in ("/favicon.svg", "/favicon.ico"):
+            r = await http.get(icon)
+            assert (r.status_code, r.headers["content-type"]) == (200, "image/svg+xml")
+
+
+async def test_a_private_table_is_joined_with_its_room_code_not_its_id(
+        host: Player, lobby: Service) -> None:
+    t = await host.ok("POST", "/v1/tables", {"rules": "house", "private": True})
+    stranger = await Player.guest(lobby.url, "Stranger")
+    status, err = await stranger.call("POST", f"/v1/tables/{t['table_id']}/join", {"seat": 1})
+    assert (status, err["code"]) == (403, "room_code_required")
+    seen = await host.ok("GET", f"/v1/tables/{t['table_id']}")
+    assert seen["seats"][1]["player_id"] is None
+    joined = await stranger.ok("POST", "/v1/tables/join", {"code": t["code"], "seat": 1})
+    assert joined["seats"][1]["player_id"] == stranger.player_id
+    # Seated once, the player may move seats by the table's id.
+    moved = await stranger.ok("POST", f"/v1/tables/{t['table_id']}/join", {"seat": 2})
+    assert moved["seats"][2]["player_id"] == stranger.player_id
+    await stranger.aclose()
