@@ -19,7 +19,6 @@ from schemas.api import (
     JoinTable,
     Login,
     Me,
-    Player,
     Register,
     Session,
     SetBots,
@@ -27,12 +26,11 @@ from schemas.api import (
     Table,
     TableList,
 )
-from services.lobby import auth, store
+from services.lobby import auth
 from services.lobby.apidocs import BEARER, answers
 from services.lobby.auth import Claims, Tokens
-from services.lobby.errors import LobbyError
 from services.lobby.gateway import Gateway
-from services.lobby.params import GameId, PlayerId, TableId
+from services.lobby.params import GameId, TableId
 from services.lobby.tables import Tables
 from services.lobby.throttle import Throttle
 
@@ -186,17 +184,6 @@ def routes(pool: Any, tokens: Tokens, throttle: Throttle, tables: Tables,
         or playing tables where the caller sits or hosts."""
         return await tables.whereabouts(me(request))
 
-    @get("/v1/players/{player_id:str}", summary="A player's name", tags=["players"],
-         security=BEARER, responses=answers(200, Player, {"player_id": "p-7f3a", "name": "Ada"},
-                                            400, 401, 404))
-    async def player(request: Request[Any, Any, Any], player_id: PlayerId) -> Player:
-        """404 `player_not_found` for an id no account has."""
-        me(request)
-        found = await store.account(pool, player_id)
-        if found is None:
-            raise LobbyError(404, "player_not_found", f"no player {player_id}")
-        return Player(player_id=found[0], name=found[1])
-
     @get("/v1/games/{game_id:str}", summary="A game's public summary", tags=["games"],
          security=BEARER, responses=answers(200, GameSummary, GAME, 400, 401, 404, 503))
     async def game(request: Request[Any, Any, Any], game_id: GameId) -> GameSummary:
@@ -215,8 +202,7 @@ def routes(pool: Any, tokens: Tokens, throttle: Throttle, tables: Tables,
         return Response(code, media_type="text/javascript; charset=utf-8")
 
     return [guest, register, login, create_table, list_tables, read_table, join_by_code, join,
-            leave, bots, change_rules, reset_rules, options, start, whoami, player, game, index,
-            script]
+            leave, bots, change_rules, reset_rules, options, start, whoami, game, index, script]
 
 
 __all__ = ["routes"]

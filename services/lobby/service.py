@@ -18,14 +18,16 @@ from schemas import subjects
 from schemas.api import ApiError, PlatformStatus, ServiceStatus
 from schemas.bus import StatusReply, StatusRequest
 from schemas.matches import OPEN_MATCH, MatchOpened, OpenMatch
-from services.lobby import admin_api, api, apidocs, operators, socket
+from services.lobby import admin_api, api, apidocs, operators, socket, standings_api
 from services.lobby.auth import Tokens
 from services.lobby.errors import LobbyError
 from services.lobby.gamebus import GameBus
 from services.lobby.gateway import Gateway
 from services.lobby.guests import GuestPurge
 from services.lobby.matches import Matches, Sweeper
+from services.lobby.ratingsbus import RatingsBus
 from services.lobby.settings import LobbySettings
+from services.lobby.standings import Standings
 from services.lobby.tables import Tables
 from services.lobby.throttle import Throttle
 from services.platform import bus, logs
@@ -112,6 +114,8 @@ async def setup(rt: Runtime) -> None:
     rt.ws_max_size = 16 * s.ws_max_frame_bytes
     rt.routes.extend(legacy_routes(rt))  # type: ignore[arg-type]
     rt.routes.extend(api.routes(rt.pool, tokens, throttle, tables, gateway))
+    standings = Standings(rt.pool, RatingsBus(rt.nc, rt.names, s.request_timeout_seconds))
+    rt.routes.extend(standings_api.routes(tokens, standings))
     rt.routes.append(socket.handler(gateway, tokens, origins, s.ws_max_frame_bytes))
     rt.routes.extend(admin_api.routes(rt.pool, tokens, operators.Operators(
         rt.pool, games, s.operator_cache_games)))

@@ -63,6 +63,14 @@ async def account(pool: asyncpg.Pool, player_id: str) -> tuple[str, str] | None:
     return None if row is None else (str(row["player_id"]), row["name"])
 
 
+async def names(pool: asyncpg.Pool, player_ids: list[str]) -> dict[str, str]:
+    """Names of the accounts among ``player_ids`` (ids no account has are left out)."""
+    keys = [k for k in (_uuid(p) for p in player_ids) if k is not None]
+    rows = await pool.fetch("SELECT player_id, name FROM accounts WHERE player_id = ANY($1)",
+                            keys)
+    return {str(r["player_id"]): r["name"] for r in rows}
+
+
 async def account_role(pool: asyncpg.Pool, player_id: str) -> str | None:
     key = _uuid(player_id)
     if key is None:
