@@ -119,14 +119,16 @@ _N = subjects.Names()
 USES: dict[str, dict[str, list[str]]] = {
     "lobby": {"publish": [_N.game_create, _N.game_command("g1"), _N.game_events_since,
                           _N.game_chat("g1"), _N.lobby_tables, _N.lobby_presence("g1"),
-                          _N.endpoint("game", "status")],
+                          _N.endpoint("game", "status"), _N.player_note("p1")],
               "subscribe": [_N.game_chat("g1"), _N.lobby_tables, _N.lobby_presence("g1"),
-                            _N.endpoint("lobby", "status")]},
+                            _N.endpoint("lobby", "status"), _N.player_notes_all,
+                            _N.endpoint("lobby", "open_match")]},
     "game": {"publish": [_N.game_event("g1", "CardPlayed"), _N.game_chat("g1"),
                          _N.game_handover],
              "subscribe": [_N.game_create, _N.game_command("g1"), _N.game_events_since,
                            _N.game_handover, _N.endpoint("game", "status")]},
-    "ratings": {"publish": [], "subscribe": [_N.endpoint("ratings", "status")]},
+    "ratings": {"publish": [_N.player_note("p1")],
+                "subscribe": [_N.endpoint("ratings", "status")]},
     "tournaments": {"publish": [], "subscribe": [_N.endpoint("tournaments", "status")]},
 }
 # What a service must never do: start games, write game events, answer for another.
