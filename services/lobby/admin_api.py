@@ -99,8 +99,10 @@ def routes(pool: Any, tokens: Tokens, operators: Operators) -> list[Any]:
 
     page, code = (STATIC / "replay.html").read_bytes(), (STATIC / "replay.js").read_bytes()
 
-    @get("/admin/replay/{game_id:str}", include_in_schema=False, sync_to_thread=False)
-    def viewer(game_id: str) -> Response[bytes]:
+    @get(["/admin/replay", "/admin/replay/{game_id:str}"], include_in_schema=False,
+         sync_to_thread=False)
+    def viewer(game_id: str = "") -> Response[bytes]:
+        """The viewer; without a game id it opens on the search of games."""
         return Response(page, media_type="text/html; charset=utf-8")
 
     @get("/admin/replay.js", include_in_schema=False, sync_to_thread=False)
