@@ -17,7 +17,7 @@ from engine.errors import RuleError
 from engine.evolve import blind_nil_offered, evolve, passers
 from engine.play import deck_of, legal_mask, trick_winner, why_illegal
 from engine.scoring import match_outcome, score_hand
-from engine.state import BIDDING, DEALING, NEW, OVER, PASSING, PLAY, GameState
+from engine.state import BIDDING, DEALING, NEW, OVER, PASSING, PLAY, GameState, seats_in
 from engine.state import NO_SEATS as NO_PREMOVES
 from schemas import commands as cmd
 from schemas import events as ev
@@ -257,15 +257,9 @@ def _play(tx: _Tx, c: cmd.PlayCard) -> None:
     hand = s.hands[seat]
     if not hand >> card & 1:
         raise RuleError("card_not_in_hand", f"seat {seat} does not hold {CODES[card]}")
-    trick = s.trick
-    if trick:
-        led = d.suit_mask[d.suit_of[trick[0]]]
-        if not led >> card & 1 and hand & led:
-            code = "must_follow_suit"
-            raise RuleError(code, _illegal_message(code, seat, d, trick))
-    elif not s.broken and d.trump_mask >> card & 1 and hand & ~d.trump_mask:
-        code = "spades_not_broken"
-        raise RuleError(code, _illegal_message(code, seat, d, trick))
+    problem = why_illegal(d, hand, s.trick, s.broken, card)
+    if problem:
+        raise RuleError(problem, _illegal_message(problem, seat, d, s.trick))
     _record_play(tx, seat, card, False, False)
     if tx.state.premoves != NO_PREMOVES:
         _premoves(tx)
@@ -337,7 +331,14 @@ def _end(tx: _Tx, winner: int | None, reason: str, forfeited_by: int | None = No
     tx.emit(ev.GameEnded(winner=winner, reason=reason, scores=s.scores, bags=s.bags,
                          hands_played=s.hands_played, players=s.players,  # type: ignore[arg-type]
                          forfeited_by=forfeited_by, seed=s.seed, rules=s.rules,
-                         rated=s.rated, at=tx.at))
+                         rated=s.rated, abandoned=tuple(seats_in(s.bots)),
+                         bags_taken=_bags_taken(s), at=tx.at))
+
+
+def _bags_taken(s: GameState) -> tuple[int, int]:
+    """Bags each team took this game: the sheet's sum, since penalties empty ``bags``."""
+    return (sum(h.teams[0].bags_gained for h in s.sheet),
+            sum(h.teams[1].bags_gained for h in s.sheet))
 
 
 # --- pre-moves ----------------------------------------------------------------------

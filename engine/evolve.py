@@ -12,9 +12,10 @@ from typing import Any
 from msgspec.structs import replace
 
 from engine.cards import CARD_IDS, bits, card_id
-from engine.play import deck_of
+from engine.play import breaks_spades, deck_of
 from engine.state import BIDDING, DEALING, OVER, PASSING, PLAY, GameState
 from schemas import events as ev
+from schemas.rules import Rules
 
 
 def _set_deadlines(deadlines: tuple[int, ...], waiting: int, deadline: int) -> tuple[int, ...]:
@@ -29,13 +30,19 @@ def _put(t: tuple[int, ...], i: int, value: int) -> tuple[int, ...]:
     return (*t[:i], value, *t[i + 1:])
 
 
+def trails_enough(rules: Rules, scores: tuple[int, int], team: int) -> bool:
+    """Whether ``team`` may bid blind nil at these scores: it trails by the margin, or the
+    rules offer it whatever the score (no margin)."""
+    margin = rules.blind_nil_margin
+    return margin is None or scores[1 - team] - scores[team] >= margin
+
+
 def blind_nil_offered(state: GameState, seat: int) -> bool:
     """Blind nil is open to a seat that has not looked, when its team trails enough."""
     r = state.rules
     if r is None or not r.blind_nil or state.phase != BIDDING or state.looked >> seat & 1:
         return False
-    team = seat & 1
-    return state.scores[1 - team] - state.scores[team] >= r.blind_nil_margin
+    return trails_enough(r, state.scores, seat & 1)
 
 
 def _started(s: GameState, e: ev.GameStarted, v: int) -> GameState:
@@ -52,7 +59,7 @@ def _dealt(s: GameState, e: ev.HandDealt, v: int) -> GameState:
     waiting = 0b1111 if r.bidding == "simultaneous" else 1 << (e.dealer + 1) % 4
     looked = 0b1111
     if r.blind_nil:  # a seat offered blind nil has not seen its cards yet
-        trailing = [s.scores[1 - t] - s.scores[t] >= r.blind_nil_margin for t in (0, 1)]
+        trailing = [trails_enough(r, s.scores, t) for t in (0, 1)]
         looked = sum(1 << seat for seat in range(4) if not trailing[seat & 1])
     return replace(
         s, version=v, phase=BIDDING, hand_no=e.hand_no, dealer=e.dealer, dealt=masks, hands=masks,
@@ -131,10 +138,13 @@ def _played(s: GameState, e: ev.CardPlayed, v: int) -> GameState:
     premoves = s.premoves
     if premoves[seat] >= 0:
         premoves = _put(premoves, seat, -1)
+    broken = s.broken
+    if not broken and s.rules is not None:
+        broken = breaks_spades(s.deck, s.trick, c, s.rules.spades_broken_by == "any_spade")
     return replace(
         s, version=v, hands=_put(s.hands, seat, s.hands[seat] & ~(1 << c)), trick=trick,
         leader=seat if len(trick) == 1 else s.leader,
-        broken=s.broken or s.deck.suit_of[c] == 0, waiting=waiting, premoves=premoves,
+        broken=broken, waiting=waiting, premoves=premoves,
         deadlines=deadlines)
 
 

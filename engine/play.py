@@ -17,7 +17,8 @@ def deck_of(rules: Rules) -> Deck:
 
 
 def legal_mask(d: Deck, hand: int, trick: tuple[int, ...], broken: bool) -> int:
-    """The cards of ``hand`` that may be played to ``trick``."""
+    """The cards of ``hand`` that may be played to ``trick``: the one statement of
+    following suit and of leading trumps, which ``decide``, the views and the bots ask."""
     if trick:
         follow = hand & d.suit_mask[d.suit_of[trick[0]]]
         return follow or hand
@@ -35,15 +36,24 @@ def legal_cards(state: GameState, seat: int) -> int:
 
 
 def why_illegal(d: Deck, hand: int, trick: tuple[int, ...], broken: bool, card: int) -> str:
-    """The rule a held card breaks, as an error code ('' when legal)."""
-    if trick:
-        led = d.suit_of[trick[0]]
-        if d.suit_of[card] != led and hand & d.suit_mask[led]:
-            return "must_follow_suit"
+    """The rule a held card breaks, as an error code ('' when legal): read off
+    ``legal_mask``, so a refusal can never disagree with the legal cards shown."""
+    if legal_mask(d, hand, trick, broken) >> card & 1:
         return ""
-    if not broken and d.suit_of[card] == TRUMP and hand & ~d.trump_mask:
-        return "spades_not_broken"
-    return ""
+    return "must_follow_suit" if trick else "spades_not_broken"
+
+
+def breaks_spades(d: Deck, trick: tuple[int, ...], card: int, any_spade: bool) -> bool:
+    """Whether ``card`` played to ``trick`` (the cards before it) breaks spades.
+
+    A trump played on another suit's lead always does. Under ``spades_broken_by:
+    any_spade`` every trump does, so a lead from a hand of nothing but trumps
+    breaks them too (the house text); under ``play_on_other_suit`` it does not,
+    and the next leader still may not lead one while holding another suit.
+    """
+    if d.suit_of[card] != TRUMP:
+        return False
+    return any_spade or (bool(trick) and d.suit_of[trick[0]] != TRUMP)
 
 
 def trick_winner(d: Deck, trick: tuple[int, ...], leader: int) -> int:

@@ -28,23 +28,29 @@ HOUSE = Rules(
 QUICK = msgspec.structs.replace(HOUSE, preset="quick", target=None, max_hands=4)
 
 # Plain 52 cards, bids in turn 0-13 with nil, no blind nil, failed-nil tricks are
-# bags with no points, 500 to win, ties play on.
+# bags with no points, 500 to win, ties play on; "do not lead spades until one has
+# been played on another suit, unless only spades remain".
 CLASSIC = Rules(
     preset="classic", deck="standard", bidding="sequential", failed_nil="bags_unscored",
+    spades_broken_by="play_on_other_suit",
     boston="off", target=500, tie="play_on",
 )
 
 # The beginner's guide: standard deck, bids in turn, nil, 300 to win (its default),
-# a Boston ends the game on the spot, and at the tenth bag "the bag count starts over".
+# a Boston ends the game on the spot, and at the tenth bag "the bag count starts over";
+# spades break "the first time a spade is played on a non-spade lead".
 BEGINNER = Rules(
     preset="beginner", deck="standard", bidding="sequential", failed_nil="bags_scored",
+    spades_broken_by="play_on_other_suit",
     bag_carry=False, boston="win", target=300, tie="play_on",
 )
 
 # The club rules: nil tricks count for nothing, draws, the -200 floor, optional bag
-# penalty (on), leaving or running out of time forfeits the match for the pair.
+# penalty (on), leaving or running out of time forfeits the match for the pair; spades
+# are led only once "broken by a play on another suit".
 CLUB = Rules(
     preset="club", deck="standard", bidding="sequential", failed_nil="nothing",
+    spades_broken_by="play_on_other_suit",
     boston="off", target=500, tie="draw", floor=-200, abandon="forfeit",
     clocks=Clocks(bank_blocks=0),
 )

@@ -16,10 +16,6 @@ class ApiError(msgspec.Struct, frozen=True):
     message: str
 
 
-class CreatePlayer(msgspec.Struct, frozen=True):
-    name: PlayerName
-
-
 class Player(msgspec.Struct, frozen=True):
     player_id: str
     name: str

@@ -163,8 +163,14 @@ class SeatReclaimed(Event, frozen=True):
 
 
 class GameEnded(Event, frozen=True):
-    """The match is over. ``winner`` is a team, or None for a draw."""
+    """The match is over. ``winner`` is a team, or None for a draw.
 
+    Version 2 added ``abandoned`` and ``bags_taken`` (see ``schemas/upcasters.py``):
+    ratings score a seat its player abandoned as a loss whatever the result, and
+    tournaments break ties on bags.
+    """
+
+    VERSION: ClassVar[int] = 2
     winner: int | None
     reason: str  # target, floor, hands, boston, forfeit
     scores: tuple[int, int]
@@ -175,6 +181,9 @@ class GameEnded(Event, frozen=True):
     seed: str = ""  # the revealed shuffle seed
     rules: Rules | None = None
     rated: bool = False
+    # Seats a bot played at the end because their player left; one who came back is not here.
+    abandoned: tuple[int, ...] = ()
+    bags_taken: tuple[int, int] = (0, 0)  # overtricks each team took over the whole game
 
 
 GameEvent = (

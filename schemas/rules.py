@@ -19,6 +19,7 @@ FailedNil = Literal["bags_scored", "bags_unscored", "nothing", "help_partner"]
 Boston = Literal["off", "bonus", "win"]
 Tie = Literal["play_on", "draw"]
 Abandon = Literal["bot", "forfeit"]
+SpadesBrokenBy = Literal["any_spade", "play_on_other_suit"]
 
 
 class Clocks(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -30,6 +31,19 @@ class Clocks(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     bank_blocks: int = 2  # extra blocks per seat per hand
     bank_block_ms: int = 15_000
 
+
+# Bounds of every numeric option, inclusive (``docs/rules.md`` lists them): a game must be
+# able to end, and every number must fit the 64-bit integers of msgpack and Postgres.
+BOUNDS: dict[str, tuple[int, int]] = {
+    "nil_value": (0, 1_000), "board": (0, 13), "blind_nil_value": (0, 1_000),
+    "blind_nil_margin": (0, 10_000), "bag_limit": (1, 100), "bag_penalty": (0, 1_000),
+    "boston_bonus": (0, 1_000), "target": (1, 10_000), "max_hands": (1, 100),
+    "floor": (-10_000, -1),
+}
+CLOCK_BOUNDS: dict[str, tuple[int, int]] = {
+    "bid_ms": (100, 3_600_000), "play_ms": (100, 3_600_000), "single_card_ms": (100, 3_600_000),
+    "bank_blocks": (0, 10), "bank_block_ms": (0, 3_600_000),
+}
 
 BLITZ_CLOCKS = Clocks(bid_ms=15_000, play_ms=7_000, single_card_ms=3_000, bank_blocks=1,
                       bank_block_ms=10_000)
@@ -49,9 +63,13 @@ class Rules(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=Tru
     board: int = 0
     blind_nil: bool = False
     blind_nil_value: int = 200
-    blind_nil_margin: int = 100
+    blind_nil_margin: int | None = 100  # None: offered whatever the score, even when ahead
     blind_nil_pass: int = 0
     failed_nil: FailedNil = "bags_scored"
+    # Trick play. ``any_spade``: any trump played breaks spades, a lead from an all-trump
+    # hand included; ``play_on_other_suit``: only a trump played on another suit's lead.
+    # The default keeps the reading every game stored before the option existed was played by.
+    spades_broken_by: SpadesBrokenBy = "any_spade"
     # Scoring.
     bag_limit: int = 10
     bag_penalty: int = 100
@@ -89,24 +107,13 @@ def _contradictions(r: Rules):
         yield "blind_nil_pass must be 0, 1 or 2"
     if r.blind_nil_pass and not r.blind_nil:
         yield "blind_nil_pass needs blind_nil"
-    if not 0 <= r.board <= 13:
-        yield "board must be between 0 and 13"
-    if r.bag_limit < 1:
-        yield "bag_limit must be at least 1"
-    for name in ("nil_value", "blind_nil_value", "blind_nil_margin", "bag_penalty",
-                 "boston_bonus"):
-        if getattr(r, name) < 0:
-            yield f"{name} must not be negative"
+    for owner, bounds in ((r, BOUNDS), (r.clocks, CLOCK_BOUNDS)):
+        for name, (low, high) in bounds.items():
+            value = getattr(owner, name)
+            if value is not None and not low <= value <= high:
+                yield f"{name} must be between {low} and {high}"
     if r.boston_needs_bid and r.boston == "off":
         yield "boston_needs_bid needs boston (bonus or win)"
     if r.target is None and r.max_hands is None:
         yield "a match needs a target or a number of hands, or it never ends"
-    if r.target is not None and r.target <= 0:
-        yield "target must be positive"
-    if r.max_hands is not None and r.max_hands < 1:
-        yield "max_hands must be at least 1"
-    if r.floor is not None and r.floor >= 0:
-        yield "floor must be negative"
-    c = r.clocks
-    if min(c.bid_ms, c.play_ms, c.single_card_ms) <= 0 or c.bank_blocks < 0 or c.bank_block_ms < 0:
-        yield "clocks must be positive"
+

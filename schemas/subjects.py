@@ -7,6 +7,14 @@ side-by-side installs share one NATS without seeing each other.
 
 from __future__ import annotations
 
+import re
+
+# What an id must look like to become one subject token (a game, table or player id):
+# nats-server cuts a client off whose control line is too long, and ``.``, ``*``, ``>``
+# or white space would change which subjects a name means. Edges refuse other ids with
+# a typed error; ``token`` refuses them here too, so no caller can build such a subject.
+ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
+_ID = re.compile(ID_PATTERN)
 # JetStream streams (transport only; Postgres is the source of truth).
 GAME_EVENTS = "GAME_EVENTS"
 
@@ -62,17 +70,15 @@ class Names:
 
     @property
     def game_create(self) -> str:
-        """``CreateGame`` -> ``GameReply``: a table starts a game."""
-        return self.subject("game.create")
-
-    def game_events_since(self, game_id: str) -> str:
-        """``EventsSince`` -> ``EventsReply``: stored events of a game from the store."""
-        return self.subject(f"game.since.{_token(game_id)}")
+        """``CreateGame`` -> ``GameReply``: start a game (services API endpoint of the
+        game workers, any one of them)."""
+        return self.endpoint("game", "create")
 
     @property
-    def game_events_since_all(self) -> str:
-        """Where every game worker answers ``EventsSince``, whichever game it names."""
-        return self.subject("game.since.*")
+    def game_events_since(self) -> str:
+        """``EventsSince`` -> ``EventsReply``: stored events of a game from the store
+        (services API endpoint of the game workers, any one of them)."""
+        return self.endpoint("game", "since")
 
     @property
     def game_handover(self) -> str:
@@ -107,6 +113,11 @@ class Names:
         return f"{self.service_group(service)}.{endpoint}"
 
 
+class BadId(ValueError):
+    """An id that cannot be a subject token (see ``ID_PATTERN``)."""
+
+
 def _token(value: str) -> str:
-    """A stream name made safe as one subject token."""
-    return "".join(c if c.isalnum() or c in "-_" else "_" for c in value) or "_"
+    if not _ID.fullmatch(value):
+        raise BadId(f"an id is 1 to 64 letters, digits, '-' or '_', not {value[:40]!r}")
+    return value

@@ -24,6 +24,13 @@ def _hand_scored_v1(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "teams": teams}
 
 
+def _game_ended_v1(data: dict[str, Any]) -> dict[str, Any]:
+    """v1 said neither who had left nor how many bags each team took: nobody is counted
+    a leaver (a v1 game was never scored for one) and no team took a bag."""
+    return {**data, "abandoned": [], "bags_taken": [0, 0]}
+
+
 GAME_UPCASTERS: dict[tuple[str, int], Upcaster] = {
     ("HandScored", 1): _hand_scored_v1,
+    ("GameEnded", 1): _game_ended_v1,
 }

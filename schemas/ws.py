@@ -15,10 +15,11 @@ import msgspec
 
 from schemas.api import Table
 from schemas.events import GameEvent
+from schemas.subjects import ID_PATTERN
 from schemas.views import SeatView
 
-CommandId = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
-Id = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+CommandId = Annotated[str, msgspec.Meta(pattern=ID_PATTERN)]
+Id = Annotated[str, msgspec.Meta(pattern=ID_PATTERN)]
 Seat = Annotated[int, msgspec.Meta(ge=0, le=3)]
 
 

@@ -1,4 +1,4 @@
-"""`spades dev | serve SERVICE | migrate | settings`.
+"""`spades dev | serve SERVICE | migrate | resync | ratings rebuild | settings`.
 
 Every failure an operator can cause (a port in use, a server that does not
 answer, a bad setting, a second `spades dev`) ends in one line on stderr and a
@@ -18,10 +18,14 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from services import catalog, devdata, registry
 from services.platform import bus, db, dbadmin, migrations, servers
 from services.platform.settings import SettingsError, StartupError, env_names, load
+
+if TYPE_CHECKING:
+    from services.platform.outbox import Republished
 
 DEV_DATABASE = "spades"
 DEV_PG_PORT = 15432
@@ -45,6 +49,10 @@ def main(argv: list[str] | None = None) -> None:
     resync.add_argument("--from-position", type=int, default=0,
                         help="first global position to republish (default: all)")
     resync.add_argument("--stream", help="only this game's stream")
+    ratings_p = sub.add_parser("ratings", help="the ratings service's tables")
+    ratings_sub = ratings_p.add_subparsers(dest="ratings_command", required=True)
+    ratings_sub.add_parser("rebuild", help="forget every rating and rate every stored "
+                                           "GameEnded again, in order (after a formula change)")
     show = sub.add_parser("settings", help="list a service's settings and what they mean")
     show.add_argument("service", choices=catalog.SERVICES)
     record = sub.add_parser("record", help="game records: check them, or export a game's hands")
@@ -81,6 +89,8 @@ def main(argv: list[str] | None = None) -> None:
             code = migrate_cmd()
         elif args.command == "resync":
             code = resync_cmd(args.from_position, args.stream)
+        elif args.command == "ratings":
+            code = ratings_rebuild_cmd()
         elif args.command in ("record", "replay", "events"):
             from services import operator_cli
 
@@ -105,7 +115,7 @@ def serve_one(name: str) -> int:
 
     spec = registry.spec(name)
     settings = load(spec.settings)
-    asyncio.run(runtime.run(name, settings, spec.setup))
+    asyncio.run(runtime.run(name, settings, spec.setup, spec.migrations))
     return 0
 
 
@@ -142,22 +152,63 @@ def operator_cmd(grant: bool, name: str) -> int:
 
 
 def resync_cmd(from_position: int, stream: str | None) -> int:
-    url = devdata.database_url()
-    queued = asyncio.run(_requeue(url, from_position, stream))
-    print(f"queued {queued} event(s); the game service's outbox relay publishes them, "
-          "and consumers skip what they already applied")
+    """Publish stored events again and say what JetStream stored, not what was sent."""
+    settings = load(registry.spec("game").settings, devdata.environ())
+    done = asyncio.run(_republish(settings.database_url, settings.nats_url,
+                                  settings.nats_prefix, from_position, stream))
+    print(f"republished {done.sent} event(s); JetStream stored {done.stored}; "
+          "consumers skip what they already applied")
     return 0
 
 
-async def _requeue(url: str, from_position: int, stream: str | None) -> int:
-    from services.platform.events import EventRegistry
-    from services.platform.eventstore import EventStore
+async def _republish(database_url: str, nats_url: str, prefix: str, from_position: int,
+                     stream: str | None, event_type: str | None = None) -> Republished:
+    import nats.errors
 
-    pool = await db.create_pool(url, "game", min_size=1, max_size=1)
+    from schemas.subjects import Names
+    from services.platform.outbox import republish
+
+    pool = await db.create_pool(database_url, "game", min_size=1, max_size=1)
     try:
-        return await EventStore(pool, EventRegistry([])).requeue(from_position, stream)
+        nc = await bus.connect_once(nats_url, "spades-resync")
+        try:
+            return await republish(pool, nc.jetstream(), Names(prefix).game_event,
+                                   from_position=from_position, stream=stream,
+                                   event_type=event_type)
+        except (nats.errors.Error, TimeoutError) as exc:
+            raise CliError(f"JetStream did not take every event: {exc!r}; run it again"
+                           ) from None
+        finally:
+            await nc.close()
     finally:
         await pool.close()
+
+
+def ratings_rebuild_cmd() -> int:
+    """Forget every rating, then publish every stored ending again in order (under new
+    message ids, as resync does): the running ratings service rates them anew."""
+    from schemas import subjects
+
+    settings = load(registry.spec("game").settings, devdata.environ())
+    asyncio.run(_forget_ratings(settings.database_url))
+    done = asyncio.run(_republish(settings.database_url, settings.nats_url,
+                                  settings.nats_prefix, 0, None, subjects.GAME_ENDED))
+    print(f"ratings emptied; republished {done.sent} GameEnded event(s) in order, "
+          f"JetStream stored {done.stored}: the ratings service rates them again")
+    return 0
+
+
+async def _forget_ratings(url: str) -> None:
+    """Empty the ratings and the record of applied games in one transaction."""
+    from schemas import subjects
+    from services.ratings import store
+
+    ratings = await db.create_pool(url, "ratings", min_size=1, max_size=1)
+    try:
+        async with ratings.acquire() as conn, conn.transaction():
+            await store.reset(conn, subjects.RATINGS_RESULTS)
+    finally:
+        await ratings.close()
 
 
 # --- spades dev ------------------------------------------------------------------------

@@ -58,30 +58,38 @@ def withdraw(folder: Path) -> None:
     (folder / RUNNING).unlink(missing_ok=True)
 
 
-def running_database_url(folder: Path) -> str | None:
-    """The database of the `spades dev` running on ``folder``, if one runs."""
+def running_urls(folder: Path) -> dict[str, str]:
+    """The servers of the `spades dev` running on ``folder`` (``DATABASE_URL`` and
+    ``NATS_URL``), or nothing when none runs there."""
     try:
         fd = os.open(folder / LOCK, os.O_RDONLY)
     except FileNotFoundError:
-        return None
+        return {}
     try:
         fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
     except BlockingIOError:
         pass  # held: spades dev runs
     else:
-        return None
+        return {}
     finally:
         os.close(fd)
     try:
-        url = json.loads((folder / RUNNING).read_text()).get("database_url")
+        kept = json.loads((folder / RUNNING).read_text())
     except (FileNotFoundError, ValueError):
-        return None
-    return url if isinstance(url, str) and url else None
+        return {}
+    urls = {"DATABASE_URL": kept.get("database_url"), "NATS_URL": kept.get("nats_url")}
+    return {k: v for k, v in urls.items() if isinstance(v, str) and v}
+
+
+def environ() -> dict[str, str]:
+    """The environment, with the servers of the `spades dev` running in the data folder
+    filling in whichever of ``DATABASE_URL`` and ``NATS_URL`` it does not set."""
+    return {**running_urls(root()), **os.environ}
 
 
 def database_url() -> str:
     """``DATABASE_URL``, else the database of the `spades dev` running in the data folder."""
-    url = os.environ.get("DATABASE_URL") or running_database_url(root())
+    url = environ().get("DATABASE_URL")
     if not url:
         raise SettingsError("setting DATABASE_URL is required (or run this beside "
                             "`spades dev`, which it then finds by itself)")

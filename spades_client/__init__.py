@@ -183,7 +183,10 @@ class GameConnection:
     """One game followed over ``/v1/ws``: the seat's view kept current from the snapshot
     and the events (in version order), one command in flight at a time, retried with its
     own ``command_id`` on the codes that ask for it, and a dropped socket resumed with
-    ``since`` (the server answers with the missed events, or a fresh snapshot)."""
+    ``since`` (the server answers with the missed events, or a fresh snapshot).
+
+    ``view`` is the seat's view of the last snapshot; ``turn`` and ``version`` follow
+    every event after it, and ``events`` holds those events."""
 
     _ids = itertools.count(1)
 

@@ -24,11 +24,11 @@ import nats
 import pytest
 
 from services import catalog
-from services.platform import dbadmin, servers
+from services.platform import dbadmin, eventstore, servers
 from services.platform.migrations import MigrationSet
 
 # A schema with the shared tables only, for contract tests of the store and the bus.
-CONTRACT = MigrationSet("contract", (("eventstore", catalog.EVENTSTORE_SQL),
+CONTRACT = MigrationSet("contract", (*eventstore.MIGRATIONS,
                                      ("consumer", catalog.CONSUMER_SQL)))
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engine.bots.playout import WIDTH, Fast, fast_of, split
+from engine.bots.playout import legal as legal_bits
 from engine.evolve import blind_nil_offered
 from engine.state import GameState
 
@@ -173,12 +174,8 @@ def policy(f: Fast, me: int, hand: int, trick: list[int], leader: int, played: i
     """
     n = len(trick)
     trump = f.trump
-    if n:
-        lead_suit = f.suit_at[trick[0].bit_length()]
-        legal = hand & lead_suit or hand
-    else:
-        lead_suit = 0
-        legal = hand if broken else (hand & f.side or hand)
+    lead_suit = f.suit_at[trick[0].bit_length()] if n else 0
+    legal = legal_bits(f, hand, trick, broken)
     if not legal & (legal - 1):
         return legal
     out = f.all & ~played & ~hand  # cards someone else still holds
@@ -448,7 +445,7 @@ def wants_blind_nil(state: GameState, seat: int) -> bool:
     team = seat & 1
     behind = state.scores[1 - team] - state.scores[team]
     bids = visible_bids(state, seat)
-    return behind >= max(r.blind_nil_margin, 200) and bids[seat ^ 2] != 0
+    return behind >= max(r.blind_nil_margin or 0, 200) and bids[seat ^ 2] != 0
 
 
 def choose_pass(state: GameState, seat: int) -> int:

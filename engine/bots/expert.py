@@ -30,7 +30,8 @@ from engine.bots.basic import (
     policy,
     visible_bids,
 )
-from engine.bots.playout import Fast, Scorer, fast_of, split
+from engine.bots.playout import Fast, Scorer, breaks, fast_of, split
+from engine.bots.playout import legal as legal_bits
 from engine.state import GameState
 
 DEFAULT_BUDGET = 32
@@ -142,7 +143,6 @@ def rollout(f: Fast, me: int, first: int, hands: list[int], trick: list[int], le
     ``hands``, ``tricks`` and ``voids`` are consumed; returns the tricks per seat.
     """
     trump = f.trump
-    side = f.side
     suit_at = f.suit_at
     p = me
     c = first
@@ -155,10 +155,9 @@ def rollout(f: Fast, me: int, first: int, hands: list[int], trick: list[int], le
         else:
             leader = p
         hands[p] ^= c
+        broken = broken or breaks(f, trick, c)
         trick.append(c)
         played |= c
-        if c & trump:
-            broken = True
         if len(trick) == 4:
             win_mask = suit_at[trick[0].bit_length()] | trump
             best = 0
@@ -174,12 +173,7 @@ def rollout(f: Fast, me: int, first: int, hands: list[int], trick: list[int], le
         else:
             p = (p + 1) & 3
         h = hands[p]
-        if trick:
-            c = h & suit_at[trick[0].bit_length()] or h
-        elif broken:
-            c = h
-        else:
-            c = h & side or h
+        c = legal_bits(f, h, trick, broken)
         if c & (c - 1):  # more than one legal card: ask the policy
             c = policy(f, p, h, trick, leader, played, bids, tricks, broken, voids, contracts)
 
@@ -210,10 +204,7 @@ def choose_card(state: GameState, seat: int, seed: int = 0,
     k = Seen(state, seat)
     f = k.f
     hand = k.hand
-    if k.trick:
-        legal = hand & f.suit_at[k.trick[0].bit_length()] or hand
-    else:
-        legal = hand if k.broken else (hand & f.side or hand)
+    legal = legal_bits(f, hand, k.trick, k.broken)
     out = f.all & ~k.played & ~hand
     cands = _candidates(f, legal, out)
     if len(cands) == 1:

@@ -23,11 +23,12 @@ _SLOT = (3, 0, 1, 2)  # effective suit (S H D C) -> slot; trumps on top
 
 
 class Fast:
-    """One deck variant in the playout encoding."""
+    """One deck variant, and the rules' spades breaking, in the playout encoding."""
 
-    __slots__ = ("all", "bit", "card", "side", "sides", "suit", "suit_at", "trump")
+    __slots__ = ("all", "any_spade", "bit", "card", "side", "sides", "suit", "suit_at", "trump")
 
-    def __init__(self, d: Deck) -> None:
+    def __init__(self, d: Deck, any_spade: bool = True) -> None:
+        self.any_spade = any_spade  # a trump lead breaks spades (``spades_broken_by``)
         self.bit = [0] * 54  # engine card id -> one-bit mask (0 when not in this deck)
         self.card: dict[int, int] = {}  # one-bit mask -> engine card id
         for c in d.cards:
@@ -65,12 +66,31 @@ class Fast:
 
 
 @cache
-def fast(deck_name: str, deuce_order: str = "diamond_high") -> Fast:
-    return Fast(deck(deck_name, deuce_order))
+def fast(deck_name: str, deuce_order: str = "diamond_high",
+         spades_broken_by: str = "any_spade") -> Fast:
+    return Fast(deck(deck_name, deuce_order), spades_broken_by == "any_spade")
 
 
 def fast_of(rules: Rules) -> Fast:
-    return fast(rules.deck, rules.deuce_order)
+    return fast(rules.deck, rules.deuce_order, rules.spades_broken_by)
+
+
+def legal(f: Fast, hand: int, trick: list[int], broken: bool) -> int:
+    """``engine.play.legal_mask`` in playout bits, for the searches' policies.
+
+    A twin kept for speed (no card ids, no tuples); the tests hold it, and the
+    inlined copy in ``random_playout``, to the engine's on every input.
+    """
+    if trick:
+        return hand & f.suit_at[trick[0].bit_length()] or hand
+    return hand if broken else (hand & f.side or hand)
+
+
+def breaks(f: Fast, trick: list[int], card: int) -> bool:
+    """``engine.play.breaks_spades`` in playout bits (held to it by the tests too)."""
+    if not card & f.trump:
+        return False
+    return f.any_spade or (bool(trick) and not trick[0] & f.trump)
 
 
 def split(mask: int) -> list[int]:
@@ -175,6 +195,7 @@ def random_playout(f: Fast, hands: list[int], trick: list[int], leader: int, bro
     side = f.side
     trump = f.trump
     suit_at = f.suit_at
+    lead_breaks = f.any_spade
     p = leader
     while True:
         if trick:
@@ -198,7 +219,7 @@ def random_playout(f: Fast, hands: list[int], trick: list[int], leader: int, bro
                 k -= 1
             c = legal & -legal
             hands[p] = h ^ c
-            if c & trump:
+            if c & trump and lead_breaks:
                 broken = True
             lead_suit = suit_at[c.bit_length()]
             win_mask = lead_suit | trump
@@ -214,7 +235,7 @@ def random_playout(f: Fast, hands: list[int], trick: list[int], leader: int, bro
                 k -= 1
             c = legal & -legal
             hands[p] = h ^ c
-            if c & trump:
+            if c & trump and not lead_suit & trump:
                 broken = True
             if c & win_mask and c > best:
                 best, winner = c, p
@@ -245,5 +266,5 @@ def bench_random(f: Fast, n: int, seed: int = 1, deal_each: bool = True) -> int:
     return total
 
 
-__all__ = ["TRUMP", "Fast", "Scorer", "bench_random", "deal_random", "fast", "fast_of",
-           "random_playout", "split"]
+__all__ = ["TRUMP", "Fast", "Scorer", "bench_random", "breaks", "deal_random", "fast",
+           "fast_of", "legal", "random_playout", "split"]

@@ -22,7 +22,7 @@ import time
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import structlog
 from msgspec.structs import replace
@@ -33,14 +33,15 @@ from engine.errors import RuleError
 from engine.state import OVER, GameState, seats_in
 from schemas import commands as cmd
 from schemas import events as ev
+from schemas.codes import CONFLICT, NOT_ALLOWED, NOT_OWNER, RETRYABLE, UNAVAILABLE
 from schemas.play import ChatLine, GameReply
 from services.game import banter, metrics
-from services.game.store import Refusal
+from services.game.clock import Clock
+from services.game.settings import GameSettings
+from services.game.store import GameStore, Refusal
 from services.platform import logs
-from services.platform.eventstore import ConcurrencyError, FencedError
-
-if TYPE_CHECKING:
-    from services.game.worker import GameWorker
+from services.platform.eventstore import ConcurrencyError
+from services.platform.lease import FencedError
 
 _log = logs.get("game")
 
@@ -49,10 +50,20 @@ _log = logs.get("game")
 # game, or say a clock ran out.
 PLATFORM_ONLY = (cmd.StartGame, cmd.DealHand, cmd.ClockExpired)
 
-# Platform reply codes. Retryable ones (busy, not_owner, conflict, unavailable) may be
-# sent again with the same command id: nothing was applied.
-BUSY, NOT_OWNER, CONFLICT, UNAVAILABLE = "busy", "not_owner", "conflict", "unavailable"
-NOT_ALLOWED = "not_allowed"
+
+
+class Host(Protocol):
+    """What a game's task needs from the worker that runs it, and nothing more."""
+
+    settings: GameSettings
+    clock: Clock
+    store: GameStore
+
+    async def rebuild(self, game_id: str) -> GameState: ...  # the state, from the events
+
+    async def say(self, line: ChatLine) -> None: ...  # a bot's table talk
+
+    def actor_done(self, actor: GameActor) -> None: ...  # the task ended
 
 
 class Lost(Exception):
@@ -79,7 +90,7 @@ def bot_seats(players: Sequence[str]) -> tuple[int, dict[int, str]]:
 
 
 class GameActor:
-    def __init__(self, worker: GameWorker, game_id: str, epoch: int, state: GameState,
+    def __init__(self, worker: Host, game_id: str, epoch: int, state: GameState,
                  banter_on: bool, refused: dict[str, Refusal]) -> None:
         self.worker = worker
         self.game_id = game_id
@@ -107,7 +118,7 @@ class GameActor:
 
     def submit(self, item: Item) -> bool:
         """Queue a command; False when the inbox is full (the caller answers ``busy``)."""
-        if self.closing or len(self.inbox) >= self.worker.config.inbox_size:
+        if self.closing or len(self.inbox) >= self.worker.settings.inbox_size:
             return False
         self.inbox.append(item)
         self.wake.set()
@@ -140,10 +151,10 @@ class GameActor:
                         raise
                     except Exception as exc:  # Postgres away, say: the move is due again
                         _log.warning("internal_move_failed", error=repr(exc))
-                        await asyncio.sleep(self.worker.config.retry_seconds)
+                        await asyncio.sleep(self.worker.settings.retry_seconds)
                     continue
                 if self.ended_at is not None:
-                    left = self.ended_at + self.worker.config.linger_seconds - time.monotonic()
+                    left = self.ended_at + self.worker.settings.linger_seconds - time.monotonic()
                     if left <= 0:
                         break
                     timeout: float | None = left
@@ -174,7 +185,7 @@ class GameActor:
             return None
         due = None
         if s.waiting & self.bot_mask and self.bot_blocked != s.version:
-            due = self.changed_ms + self.worker.config.think_ms
+            due = self.changed_ms + self.worker.settings.bot_think_ms
         if self.clock_blocked == s.version:
             return due
         for seat in seats_in(s.waiting):
@@ -187,7 +198,7 @@ class GameActor:
         s = self.state
         started = time.perf_counter()
         waiting_bots = s.waiting & self.bot_mask if self.bot_blocked != s.version else 0
-        if waiting_bots and now >= self.changed_ms + self.worker.config.think_ms:
+        if waiting_bots and now >= self.changed_ms + self.worker.settings.bot_think_ms:
             seat = (waiting_bots & -waiting_bots).bit_length() - 1
             origin = "bot"
             level = self.levels.get(seat, "basic")
@@ -252,9 +263,9 @@ class GameActor:
             self._answer(item, reply, _result(reply))
 
     def _remember(self, command_id: str, reply: GameReply) -> None:
-        if reply.ok or reply.code not in (BUSY, NOT_OWNER, CONFLICT, UNAVAILABLE):
+        if reply.ok or reply.code not in RETRYABLE:
             self.answers[command_id] = reply
-            if len(self.answers) > self.worker.config.answers_kept:
+            if len(self.answers) > self.worker.settings.answers_kept:
                 self.answers.popitem(last=False)
 
     def _answer(self, item: Item, reply: GameReply, result: str) -> None:
@@ -349,4 +360,4 @@ def _result(reply: GameReply) -> str:
         return "duplicate"
     if reply.ok:
         return "ok"
-    return reply.code if reply.code in (BUSY, NOT_OWNER, CONFLICT, UNAVAILABLE) else "refused"
+    return reply.code if reply.code in RETRYABLE else "refused"

@@ -1,12 +1,13 @@
 """The game workers' Postgres side: games, leases on their streams, refused commands.
 
 The event store keeps the facts and checks the fencing epoch on every append;
-this module keeps what a worker needs around them. Ownership of a game is the
-event store's ``stream_owner`` row of the game's stream (same schema, same
-service): an owner renews the leases of all its games in one statement, an
-adopter claims games whose lease ran out in one statement (bumping the epoch,
-which fences the previous owner's next append), and a worker that shuts down
-lets its leases lapse at once so another adopts its games without waiting.
+this module keeps what a worker needs around them. Ownership of a game is a
+lease (``services/platform/lease.py``) named after the game's stream, in the
+game schema beside the events: an owner renews the leases of all its games in
+one statement, an adopter claims live games whose lease ran out in one
+statement (bumping the epoch, which fences the previous owner's next append),
+and a worker that shuts down lets its leases lapse at once so another adopts
+its games without waiting.
 """
 
 from __future__ import annotations
@@ -17,15 +18,15 @@ from dataclasses import dataclass
 import asyncpg
 import msgspec
 
-from services.platform.eventstore import AppendResult, EventStore, FencedError, RecordedEvent
+from services.platform.eventstore import AppendResult, EventStore, RecordedEvent
+from services.platform.lease import Lease, Leases
+
+# The games an adopter may claim: live ones (a finished game's lease just lapses).
+LIVE_GAMES = "SELECT game_id FROM games WHERE ended_at IS NULL"
 
 
 class GameExists(Exception):
     """The game id is taken by a game that another command created."""
-
-
-class LeaseHeld(Exception):
-    """Another live worker holds the game's lease."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,12 +34,6 @@ class GameRow:
     game_id: str
     banter: bool
     ended: bool
-
-
-@dataclass(frozen=True, slots=True)
-class Claimed:
-    game_id: str
-    epoch: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +48,7 @@ class GameStore:
     def __init__(self, pool: asyncpg.Pool, events: EventStore) -> None:
         self.pool = pool
         self.events = events
+        self.leases = Leases(pool)
 
     # --- creating a game -----------------------------------------------------------
 
@@ -62,7 +58,8 @@ class GameStore:
         """Record the game, take its lease and append its first events, all or nothing.
 
         A repeated create (same command id) returns the first result; another
-        command creating the same game id raises ``GameExists``.
+        command creating the same game id raises ``GameExists``, and a live lease of
+        another worker on it ``LeaseHeld``.
         """
         async with self.pool.acquire() as conn, conn.transaction():
             fresh = await conn.fetchval(
@@ -73,15 +70,12 @@ class GameStore:
                 if first is None:
                     raise GameExists(game_id)
                 return first, 0
-            try:
-                epoch = await self.events.claim(game_id, owner, lease_seconds, conn)
-            except FencedError:
-                raise LeaseHeld(game_id) from None
-            result = await self.events.append(game_id, 0, events, command_id, epoch=epoch,
-                                              conn=conn)
+            lease = await self.leases.claim(game_id, owner, lease_seconds, conn)
+            result = await self.events.append(game_id, 0, events, command_id,
+                                              epoch=lease.epoch, conn=conn)
         if self.events.on_commit is not None:
             self.events.on_commit()
-        return result, int(epoch)
+        return result, lease.epoch
 
     async def game(self, game_id: str) -> GameRow | None:
         row = await self.pool.fetchrow(
@@ -103,36 +97,16 @@ class GameStore:
     async def renew(self, owner: str, game_ids: Sequence[str], lease_seconds: float) -> set[str]:
         """Extend the leases this owner still holds; the games missing from the answer
         were adopted by another worker (this one was paused or cut off too long)."""
-        if not game_ids:
-            return set()
-        rows = await self.pool.fetch(
-            "UPDATE stream_owner SET lease_until = now() + make_interval(secs => $3)"
-            " WHERE owner = $1 AND stream = ANY($2::text[]) RETURNING stream",
-            owner, list(game_ids), lease_seconds)
-        return {r["stream"] for r in rows}
+        return await self.leases.renew(owner, game_ids, lease_seconds)
 
-    async def claim_orphans(self, owner: str, lease_seconds: float,
-                            limit: int) -> list[Claimed]:
+    async def claim_orphans(self, owner: str, lease_seconds: float, limit: int) -> list[Lease]:
         """Take live games whose lease ran out; each claim bumps the epoch unless the
-        lease was this owner's own. ``SKIP LOCKED`` lets several adopters share the work."""
-        rows = await self.pool.fetch(
-            "WITH orphans AS ("
-            "  SELECT o.stream FROM games g JOIN stream_owner o ON o.stream = g.game_id"
-            "  WHERE g.ended_at IS NULL AND o.lease_until < now()"
-            "  ORDER BY o.lease_until LIMIT $3 FOR UPDATE OF o SKIP LOCKED)"
-            " UPDATE stream_owner o SET"
-            "   epoch = CASE WHEN o.owner = $1 THEN o.epoch ELSE o.epoch + 1 END,"
-            "   owner = $1, lease_until = now() + make_interval(secs => $2)"
-            " FROM orphans WHERE o.stream = orphans.stream RETURNING o.stream, o.epoch",
-            owner, lease_seconds, limit)
-        return [Claimed(r["stream"], int(r["epoch"])) for r in rows]
+        lease was this owner's own."""
+        return await self.leases.claim_lapsed(owner, lease_seconds, limit, LIVE_GAMES)
 
     async def release(self, owner: str, game_ids: Sequence[str]) -> None:
         """Let this owner's leases lapse now: another worker may adopt at once."""
-        if game_ids:
-            await self.pool.execute(
-                "UPDATE stream_owner SET lease_until = now() - interval '1 millisecond'"
-                " WHERE owner = $1 AND stream = ANY($2::text[])", owner, list(game_ids))
+        await self.leases.release(owner, game_ids)
 
     # --- the facts -----------------------------------------------------------------
 
@@ -170,16 +144,14 @@ class GameStore:
         """Remember a refusal; if the same command was refused before, the first stands.
 
         Fenced like an append: only the game's current owner decides refusals (a
-        stale worker would refuse against a stale state). The owner row is held
+        stale worker would refuse against a stale state). The lease row is held
         for share, so an adopter's claim waits for this write and then reads it.
         """
-        row = await self.pool.fetchrow(
-            "WITH owner AS (SELECT 1 FROM stream_owner WHERE stream = $1 AND epoch = $5"
-            "               FOR SHARE)"
-            " INSERT INTO refused_commands AS r (game_id, command_id, code, message)"
-            " SELECT $1, $2, $3, $4 FROM owner"
-            " ON CONFLICT (game_id, command_id) DO UPDATE SET code = r.code"
-            " RETURNING code, message", game_id, command_id, code, message, epoch)
-        if row is None:
-            raise FencedError(f"game {game_id} is no longer owned at epoch {epoch}")
+        async with self.pool.acquire() as conn, conn.transaction():
+            await self.leases.check(conn, game_id, epoch)
+            row = await conn.fetchrow(
+                "INSERT INTO refused_commands AS r (game_id, command_id, code, message)"
+                " VALUES ($1, $2, $3, $4)"
+                " ON CONFLICT (game_id, command_id) DO UPDATE SET code = r.code"
+                " RETURNING code, message", game_id, command_id, code, message)
         return Refusal(row["code"], row["message"])

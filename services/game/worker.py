@@ -38,7 +38,6 @@ import asyncio
 import contextlib
 import os
 import re
-from dataclasses import dataclass
 from typing import Protocol
 
 import structlog
@@ -50,14 +49,17 @@ from engine.evolve import fold
 from engine.state import OVER, GameState
 from schemas import commands as cmd
 from schemas.bus import EventEnvelope
+from schemas.codes import BAD_REQUEST, BUSY, GAME_EXISTS, NOT_OWNER
 from schemas.events import Event
 from schemas.play import ChatLine, CreateGame, EventsReply, EventsSince, GameReply, GameRequest
 from services.game import metrics
-from services.game.actor import BUSY, NOT_OWNER, GameActor, Item
+from services.game.actor import GameActor, Item
 from services.game.clock import Clock
-from services.game.store import Claimed, GameExists, GameStore, LeaseHeld
+from services.game.settings import GameSettings
+from services.game.store import GameExists, GameStore
 from services.platform import logs
 from services.platform.eventstore import RecordedEvent
+from services.platform.lease import Lease, LeaseHeld
 
 _log = logs.get("game")
 
@@ -77,24 +79,11 @@ class Outlet(Protocol):
     async def handed_over(self) -> None: ...  # tell the other workers to adopt now
 
 
-@dataclass(frozen=True)
-class WorkerConfig:
-    lease_seconds: float = 5.0
-    heartbeat_seconds: float = 1.0
-    inbox_size: int = 64
-    think_ms: int = 800
-    adopt_batch: int = 256
-    linger_seconds: float = 30.0
-    answers_kept: int = 512
-    handover_seconds: float = 5.0
-    retry_seconds: float = 0.5  # pause before a bot or clock move that failed is tried again
-
-
 class GameWorker:
-    def __init__(self, store: GameStore, config: WorkerConfig, clock: Clock, owner: str,
+    def __init__(self, store: GameStore, settings: GameSettings, clock: Clock, owner: str,
                  outlet: Outlet) -> None:
         self.store = store
-        self.config = config
+        self.settings = settings
         self.clock = clock
         self.owner = owner
         self.outlet = outlet
@@ -130,7 +119,7 @@ class GameWorker:
             a.close()
         tasks = [a.task for a in actors if a.task is not None]
         if tasks:
-            await asyncio.wait(tasks, timeout=self.config.handover_seconds)
+            await asyncio.wait(tasks, timeout=self.settings.handover_seconds)
         try:
             await self.store.release(self.owner, [a.game_id for a in actors])
             await self.outlet.handed_over()
@@ -148,7 +137,7 @@ class GameWorker:
         log = _log.bind(game_id=req.game_id, command_id=req.command_id)
         problem = _check_create(req)
         if problem:
-            return GameReply(ok=False, code="bad_request", message=problem)
+            return GameReply(ok=False, code=BAD_REQUEST, message=problem)
         players = tuple(
             f"bot:{level}" if level and not p.startswith("bot:") else p
             for p, level in zip(req.players, req.bot_levels, strict=True))
@@ -161,10 +150,10 @@ class GameWorker:
             return GameReply(ok=False, code=exc.code, message=exc.message)
         try:
             result, epoch = await self.store.create(
-                req.game_id, req.table_id, req.banter, self.owner, self.config.lease_seconds,
+                req.game_id, req.table_id, req.banter, self.owner, self.settings.lease_seconds,
                 events, req.command_id)
         except GameExists:
-            return GameReply(ok=False, code="game_exists",
+            return GameReply(ok=False, code=GAME_EXISTS,
                              message=f"game {req.game_id} was created by another command")
         except LeaseHeld:
             return GameReply(ok=False, code=BUSY, message="the game is being created; "
@@ -203,8 +192,8 @@ class GameWorker:
         events: list[Event] = [r.event for r in await self.store.read(game_id)]  # type: ignore[misc]
         return fold(events)
 
-    async def _adopt(self, claimed: Claimed) -> None:
-        game_id = claimed.game_id
+    async def _adopt(self, claimed: Lease) -> None:
+        game_id = claimed.name
         if game_id in self.actors:
             self.actors[game_id].epoch = claimed.epoch
             return
@@ -262,7 +251,7 @@ class GameWorker:
         while not self._stopping:
             self._poke.clear()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._poke.wait(), self.config.heartbeat_seconds)
+                await asyncio.wait_for(self._poke.wait(), self.settings.heartbeat_seconds)
             if self._stopping:
                 return
             try:
@@ -272,7 +261,7 @@ class GameWorker:
 
     async def _tick(self) -> None:
         mine = [gid for gid, a in self.actors.items() if not a.closing]
-        held = await self.store.renew(self.owner, mine, self.config.lease_seconds)
+        held = await self.store.renew(self.owner, mine, self.settings.lease_seconds)
         for gid in mine:
             if gid not in held and gid in self.actors:
                 _log.warning("lease_lost", game_id=gid)
@@ -282,8 +271,8 @@ class GameWorker:
                 actor.close()
         if self._stopping:
             return
-        for claimed in await self.store.claim_orphans(self.owner, self.config.lease_seconds,
-                                                      self.config.adopt_batch):
+        for claimed in await self.store.claim_orphans(self.owner, self.settings.lease_seconds,
+                                                      self.settings.adopt_batch):
             await self._adopt(claimed)
 
 

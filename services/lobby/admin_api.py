@@ -15,10 +15,12 @@ from litestar import Request, Response, get
 from litestar.params import Parameter
 
 from schemas.admin import EventLog, GameSearch, StateAt, Verification
+from schemas.subjects import ID_PATTERN
 from services.lobby import auth
 from services.lobby.apidocs import BEARER, answers
 from services.lobby.auth import Claims, Tokens
 from services.lobby.operators import Operators
+from services.lobby.params import ID_HELP, LAST_MS, PLAYER_PATTERN, GameId
 
 STATIC = Path(__file__).parent / "static"
 TAGS = ["operators"]
@@ -42,11 +44,15 @@ def routes(pool: Any, tokens: Tokens, operators: Operators) -> list[Any]:
     async def search(
         request: Request[Any, Any, Any],
         player: Annotated[str | None, Parameter(
+            pattern=PLAYER_PATTERN, max_length=64,
             description="a player id, or a name seated at the game's table")] = None,
-        table: Annotated[str | None, Parameter(description="a table id")] = None,
+        table: Annotated[str | None, Parameter(
+            pattern=ID_PATTERN, max_length=64, description=f"a table id: {ID_HELP}")] = None,
         started_after: Annotated[int | None, Parameter(
+            ge=0, le=LAST_MS,
             description="games started at or after this time (ms since the epoch)")] = None,
         started_before: Annotated[int | None, Parameter(
+            ge=0, le=LAST_MS,
             description="games started before this time (ms since the epoch)")] = None,
         outcome: Annotated[str | None, Parameter(
             description="playing, over, team0, team1, draw, or an end reason: target, "
@@ -65,7 +71,7 @@ def routes(pool: Any, tokens: Tokens, operators: Operators) -> list[Any]:
          "log, every event with its version, hands included", tags=TAGS, security=BEARER,
          responses=answers(200, EventLog, {"game_id": "g-9c1d", "version": 57, "over": False,
                                            "events": [LOGGED]}, 400, 401, 403, 404))
-    async def events(request: Request[Any, Any, Any], game_id: str) -> EventLog:
+    async def events(request: Request[Any, Any, Any], game_id: GameId) -> EventLog:
         """Versions count from 1; the log of an older event version is served upcast."""
         await operator(request)
         return await operators.log(game_id)
@@ -77,7 +83,7 @@ def routes(pool: Any, tokens: Tokens, operators: Operators) -> list[Any]:
                                           "state": {"...": "the operator view"}, "view": None},
                            400, 401, 403, 404))
     async def state(
-        request: Request[Any, Any, Any], game_id: str,
+        request: Request[Any, Any, Any], game_id: GameId,
         at: Annotated[int | None, Parameter(
             ge=0, description="events folded (0: before the first); the last if absent")] = None,
         seat: Annotated[int | None, Parameter(
@@ -92,24 +98,27 @@ def routes(pool: Any, tokens: Tokens, operators: Operators) -> list[Any]:
          security=BEARER, responses=answers(200, Verification, {
              "game_id": "g-9c1d", "events": 57, "verified": True, "divergence": None},
              400, 401, 403, 404))
-    async def verification(request: Request[Any, Any, Any], game_id: str) -> Verification:
+    async def verification(request: Request[Any, Any, Any], game_id: GameId) -> Verification:
         """Exit status of `spades replay` in HTTP form: verified, or where it diverged."""
         await operator(request)
         return await operators.verification(game_id)
 
     page, code = (STATIC / "replay.html").read_bytes(), (STATIC / "replay.js").read_bytes()
 
-    @get(["/admin/replay", "/admin/replay/{game_id:str}"], include_in_schema=False,
-         sync_to_thread=False)
-    def viewer(game_id: str = "") -> Response[bytes]:
-        """The viewer; without a game id it opens on the search of games."""
+    @get("/admin/replay", include_in_schema=False, sync_to_thread=False)
+    def search_page() -> Response[bytes]:
+        """The same page without a game: it opens on the search of games."""
+        return Response(page, media_type="text/html; charset=utf-8")
+
+    @get("/admin/replay/{game_id:str}", include_in_schema=False, sync_to_thread=False)
+    def viewer(game_id: GameId) -> Response[bytes]:
         return Response(page, media_type="text/html; charset=utf-8")
 
     @get("/admin/replay.js", include_in_schema=False, sync_to_thread=False)
     def viewer_script() -> Response[bytes]:
         return Response(code, media_type="text/javascript; charset=utf-8")
 
-    return [search, events, state, verification, viewer, viewer_script]
+    return [search, events, state, verification, search_page, viewer, viewer_script]
 
 
 __all__ = ["routes"]

@@ -18,6 +18,7 @@ from schemas.api import (
     JoinByCode,
     JoinTable,
     Login,
+    Player,
     Register,
     Session,
     SetBots,
@@ -25,10 +26,12 @@ from schemas.api import (
     Table,
     TableList,
 )
-from services.lobby import auth
+from services.lobby import auth, store
 from services.lobby.apidocs import BEARER, answers
 from services.lobby.auth import Claims, Tokens
+from services.lobby.errors import LobbyError
 from services.lobby.gateway import Gateway
+from services.lobby.params import GameId, PlayerId, TableId
 from services.lobby.tables import Tables
 
 STATIC = Path(__file__).parent / "static"
@@ -91,7 +94,7 @@ def routes(pool: Any, tokens: Tokens, tables: Tables, gateway: Gateway) -> list[
 
     @get("/v1/tables/{table_id:str}", summary="One table", tags=["tables"], security=BEARER,
          responses=answers(200, Table, TABLE, 400, 401, 404))
-    async def read_table(request: Request[Any, Any, Any], table_id: str) -> Table:
+    async def read_table(request: Request[Any, Any, Any], table_id: TableId) -> Table:
         """The room code is shown to the host and the seated players only."""
         return await tables.get(me(request), table_id)
 
@@ -106,7 +109,7 @@ def routes(pool: Any, tokens: Tokens, tables: Tables, gateway: Gateway) -> list[
     @post("/v1/tables/{table_id:str}/join", status_code=200,
           summary="Take a seat (a given one, or the first free)", tags=["tables"],
           security=BEARER, responses=answers(200, Table, TABLE, 400, 401, 404, 409))
-    async def join(request: Request[Any, Any, Any], table_id: str,
+    async def join(request: Request[Any, Any, Any], table_id: TableId,
                    data: JoinTable | None = None) -> Table:
         """409 `table_full`, `seat_taken` or `table_started`."""
         return await tables.join(me(request), table_id, data.seat if data else None)
@@ -114,7 +117,7 @@ def routes(pool: Any, tokens: Tokens, tables: Tables, gateway: Gateway) -> list[
     @post("/v1/tables/{table_id:str}/leave", status_code=200, summary="Leave one's seat",
           tags=["tables"], security=BEARER,
           responses=answers(200, Table, TABLE, 400, 401, 404, 409))
-    async def leave(request: Request[Any, Any, Any], table_id: str) -> Table:
+    async def leave(request: Request[Any, Any, Any], table_id: TableId) -> Table:
         """Frees the seat before the game; during it, tells the game the seat left (the
         rules decide: a bot plays it, or the pair forfeits). 409 `not_seated`."""
         return await tables.leave(me(request), table_id)
@@ -123,14 +126,14 @@ def routes(pool: Any, tokens: Tokens, tables: Tables, gateway: Gateway) -> list[
           summary="Host: a bot (and its level) on one seat or on every free seat",
           tags=["tables"], security=BEARER,
           responses=answers(200, Table, TABLE, 400, 401, 403, 404, 409))
-    async def bots(request: Request[Any, Any, Any], table_id: str, data: SetBots) -> Table:
+    async def bots(request: Request[Any, Any, Any], table_id: TableId, data: SetBots) -> Table:
         """A bot at seat S is named "Bot S+1"; clients show it as "Bot 2 (basic)"."""
         return await tables.set_bots(me(request), table_id, data.seat, data.level, data.remove)
 
     @patch("/v1/tables/{table_id:str}/rules", summary="Private table host: change rules "
            "before the first deal (body: the options to change)", tags=["tables"],
            security=BEARER, responses=answers(200, Table, TABLE, 400, 401, 403, 404, 409))
-    async def change_rules(request: Request[Any, Any, Any], table_id: str,
+    async def change_rules(request: Request[Any, Any, Any], table_id: TableId,
                            data: dict[str, Any]) -> Table:
         """Body: e.g. `{"target": 300, "nil": false}`, the options of docs/rules.md;
         400 `bad_rules` names the option refused. 409 `public_rules_fixed`."""
@@ -139,14 +142,14 @@ def routes(pool: Any, tokens: Tokens, tables: Tables, gateway: Gateway) -> list[
     @post("/v1/tables/{table_id:str}/rules/reset", status_code=200,
           summary="Host: every rule back to the table's preset", tags=["tables"],
           security=BEARER, responses=answers(200, Table, TABLE, 400, 401, 403, 404, 409))
-    async def reset_rules(request: Request[Any, Any, Any], table_id: str) -> Table:
+    async def reset_rules(request: Request[Any, Any, Any], table_id: TableId) -> Table:
         """403 `not_host` for anyone but the host."""
         return await tables.reset_rules(me(request), table_id)
 
     @patch("/v1/tables/{table_id:str}", summary="Host: table options (bot banter on or off)",
            tags=["tables"], security=BEARER,
            responses=answers(200, Table, TABLE, 400, 401, 403, 404))
-    async def options(request: Request[Any, Any, Any], table_id: str,
+    async def options(request: Request[Any, Any, Any], table_id: TableId,
                       data: SetTableOptions) -> Table:
         """Bot table talk (chat lines from bots) on or off for everyone at the table."""
         return await tables.set_banter(me(request), table_id, data.banter)
@@ -156,14 +159,25 @@ def routes(pool: Any, tokens: Tokens, tables: Tables, gateway: Gateway) -> list[
           security=BEARER, responses=answers(200, Table, {**TABLE, "state": "playing",
                                                           "game_id": "g-9c1d"},
                                              400, 401, 403, 404, 409, 503))
-    async def start(request: Request[Any, Any, Any], table_id: str) -> Table:
+    async def start(request: Request[Any, Any, Any], table_id: TableId) -> Table:
         """The answer carries the `game_id`; subscribe to it over /v1/ws. 503
         `game_unavailable` when no game worker answered (retry)."""
         return await tables.start(me(request), table_id)
 
+    @get("/v1/players/{player_id:str}", summary="A player's name", tags=["players"],
+         security=BEARER, responses=answers(200, Player, {"player_id": "p-7f3a", "name": "Ada"},
+                                            400, 401, 404))
+    async def player(request: Request[Any, Any, Any], player_id: PlayerId) -> Player:
+        """404 `player_not_found` for an id no account has."""
+        me(request)
+        found = await store.account(pool, player_id)
+        if found is None:
+            raise LobbyError(404, "player_not_found", f"no player {player_id}")
+        return Player(player_id=found[0], name=found[1])
+
     @get("/v1/games/{game_id:str}", summary="A game's public summary", tags=["games"],
          security=BEARER, responses=answers(200, GameSummary, GAME, 400, 401, 404, 503))
-    async def game(request: Request[Any, Any, Any], game_id: str) -> GameSummary:
+    async def game(request: Request[Any, Any, Any], game_id: GameId) -> GameSummary:
         """What anyone at the table may know: seats, rules, phase, score."""
         me(request)
         return await gateway.summary(game_id)
@@ -179,7 +193,7 @@ def routes(pool: Any, tokens: Tokens, tables: Tables, gateway: Gateway) -> list[
         return Response(code, media_type="text/javascript; charset=utf-8")
 
     return [guest, register, login, create_table, list_tables, read_table, join_by_code, join,
-            leave, bots, change_rules, reset_rules, options, start, game, index, script]
+            leave, bots, change_rules, reset_rules, options, start, player, game, index, script]
 
 
 __all__ = ["routes"]

@@ -77,7 +77,7 @@ class GameBus:
 
     async def events_since(self, game_id: str, version: int) -> EventsReply:
         try:
-            return await self._ask(self.names.game_events_since(game_id),
+            return await self._ask(self.names.game_events_since,
                                    EventsSince(game_id=game_id, version=version), EventsReply)
         except bus.RemoteError:
             raise GameUnavailable(game_id) from None

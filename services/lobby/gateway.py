@@ -28,6 +28,7 @@ from schemas import commands as cmd
 from schemas import ws
 from schemas.api import GameSummary
 from schemas.bus import EventEnvelope
+from schemas.codes import GAME_UNAVAILABLE, TRANSIENT
 from schemas.events import Event, GameEnded
 from schemas.play import ChatLine, GameRequest, SeatPresent, TableChanged
 from schemas.subjects import Names
@@ -41,11 +42,6 @@ from services.platform.events import game_registry
 
 _log = logs.get("gateway")
 _encoder = msgspec.json.Encoder()
-
-
-# Worker answers that mean "not now" (the game is moving between workers, its inbox is
-# full): worth sending the same command id again.
-TRANSIENT = frozenset({"game_unavailable", "busy", "not_owner", "conflict", "unavailable"})
 
 
 def now_ms() -> int:
@@ -428,7 +424,7 @@ class Gateway:
         try:
             await asyncio.wait_for(hub.ready.wait(), 5.0)
         except TimeoutError:
-            raise LobbyError(503, "game_unavailable", "the game's events did not arrive") from None
+            raise LobbyError(503, GAME_UNAVAILABLE, "the game's events did not arrive") from None
         if frame.since is not None and frame.since > hub.state.version:
             # Another gateway may be ahead of this one by a moment.
             for _ in range(50):
@@ -488,7 +484,7 @@ class Gateway:
                 game_id=game_id, command_id=command_id, command=command,  # type: ignore[arg-type]
                 player_id=player))
         except GameUnavailable:
-            raise LobbyError(503, "game_unavailable", "no game worker answered; retry the "
+            raise LobbyError(503, GAME_UNAVAILABLE, "no game worker answered; retry the "
                              "same command_id") from None
         if not reply.ok:
             raise LobbyError(409, reply.code or "rejected", reply.message)
@@ -560,7 +556,7 @@ class Gateway:
             try:
                 reply = await self.games.events_after(game_id, 0)
             except GameUnavailable:
-                raise LobbyError(503, "game_unavailable", "no game worker answered") from None
+                raise LobbyError(503, GAME_UNAVAILABLE, "no game worker answered") from None
             state = fold(self.registry.decode(env.type, env.schema_version, env.body)  # type: ignore[misc]
                          for env in reply.events)
         return summary(table, view(state, None))

@@ -30,6 +30,7 @@ from engine.views import operator_view, redact, view
 from schemas import admin
 from schemas import events as ev
 from schemas.bus import EventEnvelope
+from schemas.codes import GAME_UNAVAILABLE
 from services.lobby import store
 from services.lobby.errors import LobbyError
 from services.lobby.gamebus import GameBus, GameUnavailable
@@ -80,7 +81,7 @@ class Operators:
             try:
                 reply = await self.games.events_after(game_id, len(game.logged))
             except GameUnavailable:
-                raise LobbyError(503, "game_unavailable", "no game worker answered") from None
+                raise LobbyError(503, GAME_UNAVAILABLE, "no game worker answered") from None
             for env in reply.events:
                 if env.version == len(game.logged) + 1:
                     game.logged.append(self._logged(env))

@@ -9,17 +9,15 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-import uuid
 from typing import Annotated, Any
 
 import msgspec
-from litestar import Request, Response, get, post
-from litestar.exceptions import HTTPException, ValidationException
+from litestar import Request, Response, get
 
 from schemas import subjects
-from schemas.api import ApiError, CreatePlayer, PlatformStatus, Player, ServiceStatus
+from schemas.api import ApiError, PlatformStatus, ServiceStatus
 from schemas.bus import StatusReply, StatusRequest
-from services.lobby import admin_api, api, apidocs, operators, socket, store
+from services.lobby import admin_api, api, apidocs, operators, socket
 from services.lobby.auth import Tokens
 from services.lobby.errors import LobbyError
 from services.lobby.gamebus import GameBus
@@ -77,40 +75,15 @@ def error_response(_: Request[Any, Any, Any], exc: LobbyError) -> Response[ApiEr
     return Response(ApiError(code=exc.code, message=exc.message), status_code=exc.status)
 
 
-def invalid_response(_: Request[Any, Any, Any], exc: ValidationException) -> Response[ApiError]:
-    extra = exc.extra if isinstance(exc.extra, list) else []
-    detail = "; ".join(str(e.get("message", "")) + (f" ({e['key']})" if e.get("key") else "")
-                       for e in extra if isinstance(e, dict))
-    return Response(ApiError(code="bad_request", message=detail or str(exc.detail)),
-                    status_code=400)
-
-
-def http_error_response(_: Request[Any, Any, Any], exc: HTTPException) -> Response[ApiError]:
-    """Litestar's own refusals (no such route, wrong method) in the same shape as ours."""
-    codes = {404: "not_found", 405: "method_not_allowed", 413: "body_too_large"}
-    return Response(ApiError(code=codes.get(exc.status_code, "http_error"),
-                             message=str(exc.detail)), status_code=exc.status_code)
+def bad_id_response(_: Request[Any, Any, Any], exc: subjects.BadId) -> Response[ApiError]:
+    """An id that slipped past the edge's checks and would have made a bad subject."""
+    return Response(ApiError(code="bad_id", message=str(exc)), status_code=400)
 
 
 def legacy_routes(rt: Runtime) -> list[object]:
-    """The player registry and the platform check that predate sign-in."""
+    """The platform check that predates ``/v1``."""
     assert isinstance(rt.settings, LobbySettings)
     timeout = rt.settings.request_timeout_seconds
-
-    @post("/api/v1/players", status_code=201, summary="Register a player name")
-    async def create_player(data: CreatePlayer) -> Player:
-        try:
-            player_id, name = await store.create_player(rt.pool, data.name)
-        except store.NameTaken:
-            raise LobbyError(409, "name_taken", f"the name {data.name!r} is taken") from None
-        return Player(player_id=player_id, name=name)
-
-    @get("/api/v1/players/{player_id:uuid}", summary="A player by id")
-    async def read_player(player_id: uuid.UUID) -> Player:
-        found = await store.get_player(rt.pool, player_id)
-        if found is None:
-            raise LobbyError(404, "player_not_found", f"no player {player_id}")
-        return Player(player_id=found[0], name=found[1])
 
     @get("/api/v1/platform", summary="Which services answer on the bus")
     async def platform() -> PlatformStatus:
@@ -126,7 +99,7 @@ def legacy_routes(rt: Runtime) -> list[object]:
         return PlatformStatus(services=list(await asyncio.gather(
             *(ask(s) for s in subjects.SERVICES))))
 
-    return [create_player, read_player, platform]
+    return [platform]
 
 
 async def setup(rt: Runtime) -> None:
@@ -167,5 +140,4 @@ async def setup(rt: Runtime) -> None:
         await consumer.start()
         rt.workers.append(consumer)
     rt.exception_handlers[LobbyError] = error_response
-    rt.exception_handlers[ValidationException] = invalid_response
-    rt.exception_handlers[HTTPException] = http_error_response
+    rt.exception_handlers[subjects.BadId] = bad_id_response

@@ -1,4 +1,4 @@
-"""The lobby's tables: players, accounts and game tables. The only module that touches asyncpg."""
+"""The lobby's tables: accounts and game tables. The only module that touches asyncpg."""
 
 from __future__ import annotations
 
@@ -25,22 +25,6 @@ class NotFound(Exception):
     pass
 
 
-async def create_player(pool: asyncpg.Pool, name: str) -> tuple[str, str]:
-    player_id = uuid.uuid4()
-    try:
-        await pool.execute("INSERT INTO players (player_id, name) VALUES ($1, $2)",
-                           player_id, name)
-    except asyncpg.UniqueViolationError:
-        raise NameTaken(name) from None
-    return str(player_id), name
-
-
-async def get_player(pool: asyncpg.Pool, player_id: uuid.UUID) -> tuple[str, str] | None:
-    row = await pool.fetchrow("SELECT player_id, name FROM players WHERE player_id = $1",
-                              player_id)
-    return None if row is None else (str(row["player_id"]), row["name"])
-
-
 # --- Accounts ------------------------------------------------------------------------------
 
 
@@ -61,6 +45,15 @@ async def registered_account(pool: asyncpg.Pool,
                               name)
     return None if row is None else (str(row["player_id"]), row["name"], row["password_hash"],
                                      row["role"])
+
+
+async def account(pool: asyncpg.Pool, player_id: str) -> tuple[str, str] | None:
+    """(player_id, name) of a guest or registered account."""
+    key = _uuid(player_id)
+    if key is None:
+        return None
+    row = await pool.fetchrow("SELECT player_id, name FROM accounts WHERE player_id = $1", key)
+    return None if row is None else (str(row["player_id"]), row["name"])
 
 
 async def account_role(pool: asyncpg.Pool, player_id: str) -> str | None:

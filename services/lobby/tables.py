@@ -15,6 +15,7 @@ import msgspec
 
 from engine.presets import PRESETS, RulesError, resolve
 from schemas.api import GameSummary, SeatInfo, Table
+from schemas.codes import GAME_UNAVAILABLE
 from schemas.commands import LeaveSeat
 from schemas.play import CreateGame, GameRequest
 from services.lobby import store
@@ -158,7 +159,7 @@ class Tables:
                 game_id=game_id, command_id=f"{player_id}:leave:{uuid.uuid4().hex}",
                 command=LeaveSeat(seat=seat), player_id=player_id))
         except GameUnavailable:
-            raise LobbyError(503, "game_unavailable", "no game worker answered") from None
+            raise LobbyError(503, GAME_UNAVAILABLE, "no game worker answered") from None
         if not reply.ok:
             raise LobbyError(409, reply.code or "rejected", reply.message)
 
@@ -220,6 +221,17 @@ class Tables:
             return t.with_(seats=seats, state="playing", game_id=game_id)
 
         t = await self._change(table_id, begin)
+        try:
+            await self._create_game(t, game_id)
+        except BaseException:
+            # Whatever went wrong, the table is open again: a start that failed must
+            # not leave it "playing" a game that never began.
+            await self._change(table_id, lambda r: r.with_(state="open", game_id=None)
+                               if r.game_id == game_id else r)
+            raise
+        return to_api(t, me.player_id)
+
+    async def _create_game(self, t: store.TableRow, game_id: str) -> None:
         players = tuple(s.player_id or f"bot:{s.bot}" for s in t.seats)
         create = CreateGame(
             game_id=game_id, command_id=f"start:{t.table_id}", rules=resolve(t.rules),
@@ -228,13 +240,10 @@ class Tables:
         try:
             reply = await self.games.create(create)
         except GameUnavailable:
-            reply = None
-        if reply is None or not reply.ok:
-            await self._change(table_id, lambda r: r.with_(state="open", game_id=None))
-            if reply is None:
-                raise LobbyError(503, "game_unavailable", "no game worker answered; try again")
+            raise LobbyError(503, GAME_UNAVAILABLE, "no game worker answered; try again"
+                             ) from None
+        if not reply.ok:
             raise LobbyError(409, reply.code or "rejected", reply.message)
-        return to_api(t, me.player_id)
 
     async def finish(self, table_id: str) -> None:
         """The table's game ended: it leaves the list of open and playing tables."""

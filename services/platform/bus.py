@@ -77,11 +77,18 @@ async def connect(url: str, name: str, *, timeout: float = 3.0) -> Client:
         else:
             errors.append(exc)
 
+    async def on_closed() -> None:
+        # Closed, not reconnecting: the server threw us out (a protocol error) or we
+        # gave up. /healthz now fails so that an orchestrator restarts the process.
+        if connected and nc.last_error is not None:  # not our own close or drain
+            _log.error("nats_closed", error=repr(nc.last_error))
+
     try:
         # At start-up, try each server a couple of times, then say which URL failed.
         nc = await nats.connect(servers, name=name, connect_timeout=timeout,
                                 allow_reconnect=True, max_reconnect_attempts=2,
-                                reconnect_time_wait=0.3, error_cb=on_error)
+                                reconnect_time_wait=0.3, error_cb=on_error,
+                                closed_cb=on_closed)
     except (OSError, nats.errors.Error, TimeoutError) as exc:
         cause = errors[-1] if errors else exc
         reason = getattr(cause, "strerror", None) or str(cause) or type(cause).__name__
@@ -187,44 +194,58 @@ async def ensure_consumer(js: JetStreamContext, spec: ConsumerSpec) -> None:
 
 @dataclass(frozen=True)
 class Endpoint:
+    """A request type and its handler. With ``tasks``, each request is answered in a
+    task of its own (kept in that set until answered), so a slow request never holds
+    up the next one on the same subscription; without it, one at a time."""
+
     name: str
     request_type: type[msgspec.Struct]
     handler: Callable[[Any], Awaitable[msgspec.Struct]]
+    tasks: set[asyncio.Task[None]] | None = None
 
 
 async def serve(nc: Client, *, service: str, version: str, group: str,
                 endpoints: list[Endpoint], instance: str = "") -> Any:
-    """Start a NATS micro service whose endpoints take and return msgspec Structs.
-
-    Decoding and error mapping live here, once: a handler receives a decoded
-    request and returns a reply Struct; a `ServiceError` it raises becomes an
-    error reply with its code; anything else becomes code 500 and is logged.
-    """
+    """Start a NATS micro service whose endpoints take and return msgspec Structs,
+    each at ``<group>.<name>`` in the queue group ``<group>.q``."""
     svc = await add_service(nc, name=service, version=version,
                             metadata={"instance": instance} if instance else None)
     grp = svc.add_group(name=group, queue_group=f"{group}.q")
     for ep in endpoints:
-        await grp.add_endpoint(name=ep.name, handler=_wrap(ep))
+        await grp.add_endpoint(name=ep.name, handler=responder(ep))
     return svc
 
 
-def _wrap(ep: Endpoint) -> Callable[[Request], Awaitable[None]]:
+def responder(ep: Endpoint) -> Callable[[Request], Awaitable[None]]:
+    """Decoding and error mapping, once for every request/reply handler.
+
+    A handler receives a decoded request and returns a reply Struct; a request
+    that does not decode gets error code 400, a ``ServiceError`` the handler
+    raises becomes an error reply with its code and description, anything else
+    code 500 (and a log line). Also for plain subscriptions: wrap the message in
+    ``nats.micro.request.Request``.
+    """
     decoder = msgspec.msgpack.Decoder(ep.request_type)
 
     async def handle(req: Request) -> None:
         started = time.perf_counter()
         with structlog.contextvars.bound_contextvars(
                 endpoint=ep.name, correlation_id=(req.headers or {}).get("Correlation-Id")):
-            await answer(req, started)
-
-    async def answer(req: Request, started: float) -> None:
-        try:
             try:
                 body = decoder.decode(req.data)
             except (msgspec.DecodeError, msgspec.ValidationError) as exc:
                 _log.warning("bad_request", endpoint=ep.name, error=str(exc))
                 await req.respond_error("400", f"bad request: {exc}")
                 return
+            if ep.tasks is None:
+                await answer(req, body, started)
+                return
+            task = asyncio.create_task(answer(req, body, started))
+            ep.tasks.add(task)
+            task.add_done_callback(ep.tasks.discard)
+
+    async def answer(req: Request, body: msgspec.Struct, started: float) -> None:
+        try:
             try:
                 reply = await ep.handler(body)
             except ServiceError as exc:
@@ -234,7 +255,10 @@ def _wrap(ep: Endpoint) -> Callable[[Request], Awaitable[None]]:
                 _log.exception("handler_failed", endpoint=ep.name)
                 await req.respond_error("500", f"internal error: {type(exc).__name__}")
                 return
-            await req.respond(_encoder.encode(reply))
+            try:
+                await req.respond(_encoder.encode(reply))
+            except Exception as exc:  # the connection is going away; the requester retries
+                _log.warning("reply_failed", endpoint=ep.name, error=repr(exc))
         finally:
             HANDLED.labels(ep.name).observe(time.perf_counter() - started)
 

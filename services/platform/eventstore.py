@@ -4,7 +4,7 @@ An append is one transaction (one function call in the database, see
 ``sql/eventstore``): it locks the stream, returns the first result again for a
 repeated command id, checks the writer's fencing epoch and the expected
 version, inserts the events and queues them in the outbox. Either all of it
-happens or none.
+happens or none. The epoch is a lease's (``lease.py``), named after the stream.
 
 The global feed orders events by (writing transaction id, position) and only
 returns events whose transaction id is below the oldest transaction still
@@ -20,15 +20,21 @@ import datetime as dt
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import asyncpg
 import msgspec
 
-from services.platform import faults
+from services.platform import faults, lease
 from services.platform.events import EventRegistry
+from services.platform.lease import fencing
 
 OUTBOX_CHANNEL = "spades_outbox"
+SQL = Path(__file__).parent / "sql" / "eventstore"
+# The folders a schema holding an event store is migrated from, in order: appends with
+# an epoch check it against the schema's leases.
+MIGRATIONS = (("lease", lease.SQL), ("eventstore", SQL))
 
 
 class StoreError(Exception):
@@ -41,10 +47,6 @@ class ConcurrencyError(StoreError):
     def __init__(self, stream: str, expected: int, actual: int) -> None:
         super().__init__(f"stream {stream} is at version {actual}, expected {expected}")
         self.stream, self.expected, self.actual = stream, expected, actual
-
-
-class FencedError(StoreError):
-    """The writer's ownership epoch is stale: another worker adopted the stream."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,12 +153,10 @@ class EventStore:
             # another writer took these versions after this transaction's snapshot.
             raise ConcurrencyError(args[0], args[1], -1) from None
         except asyncpg.PostgresError as exc:
-            code = getattr(exc, "sqlstate", None)
-            if code == "SPC01":
+            if getattr(exc, "sqlstate", None) == "SPC01":
                 raise ConcurrencyError(args[0], args[1], int(exc.detail or -1)) from None  # type: ignore[attr-defined]
-            if code == "SPF01":
-                raise FencedError(str(exc)) from None
-            raise
+            with fencing():
+                raise
         assert row is not None
         return AppendResult(row["first_version"], row["last_version"], row["first_position"],
                             row["duplicate"])
@@ -197,35 +197,3 @@ class EventStore:
             event=self.registry.decode(row["type"], row["schema_version"], row["body"]),
             tx_id=row.get("tx", 0) if "tx" in row else 0)
 
-    async def requeue(self, from_position: int = 0, stream: str | None = None) -> int:
-        """Queue stored events for publishing again; returns how many were queued.
-
-        Postgres is the truth and JetStream only transport: if JetStream lost or
-        purged messages, this puts them back on it. Consumers apply by (stream,
-        version), so what they already have changes nothing.
-        """
-        status = await self.pool.execute(
-            "INSERT INTO outbox (position) SELECT position FROM events"
-            " WHERE position >= $1 AND ($2::text IS NULL OR stream = $2)"
-            " ON CONFLICT DO NOTHING", from_position, stream)
-        return int(status.rsplit(" ", 1)[-1])
-
-    async def claim(self, stream: str, owner: str, lease_seconds: float,
-                    conn: asyncpg.Connection | None = None) -> int:
-        """Take or renew the lease on a stream; returns the epoch to append with.
-
-        Taking over from another owner (only once its lease ran out) bumps the
-        epoch, so the previous owner's next append is refused. With ``conn`` the
-        claim joins the caller's open transaction.
-        """
-        row = await (conn or self.pool).fetchrow(
-            "INSERT INTO stream_owner AS o (stream, owner, epoch, lease_until)"
-            " VALUES ($1, $2, 1, now() + make_interval(secs => $3))"
-            " ON CONFLICT (stream) DO UPDATE SET"
-            "   epoch = CASE WHEN o.owner = EXCLUDED.owner THEN o.epoch ELSE o.epoch + 1 END,"
-            "   owner = EXCLUDED.owner, lease_until = EXCLUDED.lease_until"
-            " WHERE o.owner = EXCLUDED.owner OR o.lease_until < now()"
-            " RETURNING epoch", stream, owner, lease_seconds)
-        if row is None:
-            raise FencedError(f"stream {stream} is leased by another owner")
-        return int(row["epoch"])

@@ -6,13 +6,22 @@ commit. The relay publishes queued rows with ``Nats-Msg-Id = stream:version``
 (JetStream drops a republished duplicate inside its window), waits for
 JetStream's acknowledgement, and only then deletes the rows. Rows are claimed
 with ``FOR UPDATE SKIP LOCKED``, so several relays can run side by side.
+
+``republish`` is the resync after JetStream lost or purged events: it reads
+them from the store and publishes them under a new generation of message ids
+(``stream:version:generation``), since the old ids may still sit in the
+duplicate window and JetStream would drop them unseen. Consumers apply by
+(stream, version), so an event they already hold changes nothing.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
 
 import asyncpg
 import msgspec
@@ -32,8 +41,54 @@ _encoder = msgspec.msgpack.Encoder()
 SubjectFor = Callable[[str, str], str]
 
 
-def msg_id(stream: str, version: int) -> str:
-    return f"{stream}:{version}"
+_EVENT_COLUMNS = ("e.position, e.stream, e.version, e.type, e.schema_version, e.event_id,"
+                  " e.occurred_at, e.correlation_id, e.causation_id, e.body")
+
+
+def msg_id(stream: str, version: int, generation: str = "") -> str:
+    return f"{stream}:{version}:{generation}" if generation else f"{stream}:{version}"
+
+
+def _envelope(r: Mapping[str, Any]) -> EventEnvelope:
+    return EventEnvelope(
+        stream=r["stream"], version=r["version"], position=r["position"], type=r["type"],
+        schema_version=r["schema_version"], event_id=str(r["event_id"]),
+        occurred_at_ms=int(r["occurred_at"].timestamp() * 1000),
+        correlation_id=r["correlation_id"], causation_id=r["causation_id"], body=r["body"])
+
+
+@dataclass(frozen=True)
+class Republished:
+    sent: int  # events read from the store and published
+    stored: int  # of those, how many JetStream acknowledged as new messages
+
+
+async def republish(pool: asyncpg.Pool, js: JetStreamContext, subject_for: SubjectFor, *,
+                    from_position: int = 0, stream: str | None = None,
+                    event_type: str | None = None, batch: int = 256,
+                    ack_timeout: float = 30.0) -> Republished:
+    """Publish stored events again, from ``from_position`` (and of ``stream`` or of
+    ``event_type`` only, if given), in position order under a fresh generation of
+    message ids; raises unless JetStream answered for every one."""
+    generation = f"r{time.time_ns()}"
+    sent = stored = 0
+    after = from_position - 1
+    while True:
+        rows = await pool.fetch(
+            f"SELECT {_EVENT_COLUMNS} FROM events e WHERE e.position > $1"
+            " AND ($2::text IS NULL OR e.stream = $2) AND ($3::text IS NULL OR e.type = $3)"
+            " ORDER BY e.position LIMIT $4",
+            after, stream, event_type, batch)
+        if not rows:
+            return Republished(sent, stored)
+        acks = [await js.publish_async(
+            subject_for(r["stream"], r["type"]), _encoder.encode(_envelope(r)),
+            headers={"Nats-Msg-Id": msg_id(r["stream"], r["version"], generation)})
+            for r in rows]
+        answers = await asyncio.wait_for(asyncio.gather(*acks), ack_timeout)
+        sent += len(rows)
+        stored += sum(1 for a in answers if not a.duplicate)
+        after = rows[-1]["position"]
 
 
 class OutboxRelay:
@@ -54,23 +109,14 @@ class OutboxRelay:
             # JetStream drops those duplicates by message id: no need to wait for fsync.
             await conn.execute("SET LOCAL synchronous_commit = off")
             rows = await conn.fetch(
-                "SELECT e.position, e.stream, e.version, e.type, e.schema_version, e.event_id,"
-                " e.occurred_at, e.correlation_id, e.causation_id, e.body"
-                " FROM outbox o JOIN events e USING (position)"
+                f"SELECT {_EVENT_COLUMNS} FROM outbox o JOIN events e USING (position)"
                 " ORDER BY o.position LIMIT $1 FOR UPDATE OF o SKIP LOCKED", self.batch)
             if not rows:
                 return 0
             acks = []
             for r in rows:
-                env = EventEnvelope(
-                    stream=r["stream"], version=r["version"], position=r["position"],
-                    type=r["type"], schema_version=r["schema_version"],
-                    event_id=str(r["event_id"]),
-                    occurred_at_ms=int(r["occurred_at"].timestamp() * 1000),
-                    correlation_id=r["correlation_id"], causation_id=r["causation_id"],
-                    body=r["body"])
                 acks.append(await self.js.publish_async(
-                    self.subject_for(r["stream"], r["type"]), _encoder.encode(env),
+                    self.subject_for(r["stream"], r["type"]), _encoder.encode(_envelope(r)),
                     headers={"Nats-Msg-Id": msg_id(r["stream"], r["version"])}))
             # Raises (and keeps the rows queued) unless JetStream stored every one.
             await asyncio.wait_for(asyncio.gather(*acks), self.ack_timeout)

@@ -26,7 +26,6 @@ from nats.js import JetStreamContext
 
 from schemas import subjects
 from schemas.bus import StatusReply, StatusRequest
-from services import catalog
 from services.platform import bus, db, logs, migrations
 from services.platform.http import create_app
 from services.platform.settings import Settings, StartupError
@@ -101,7 +100,10 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-async def run(service: str, settings: Settings, setup: Setup) -> None:
+async def run(service: str, settings: Settings, setup: Setup,
+              schema: migrations.MigrationSet) -> None:
+    """Serve one service until SIGTERM. ``schema`` is the service's own migrations: the
+    caller knows the services, the runtime only runs one."""
     logs.configure(service, settings.instance_id, settings.log_level)
     log = logs.get(service)
     sock = bind(settings.http_host, settings.http_port)
@@ -114,7 +116,7 @@ async def run(service: str, settings: Settings, setup: Setup) -> None:
     try:
         if settings.migrate_on_start:
             async with pool.acquire() as conn:
-                applied = await migrations.apply(conn, [catalog.MIGRATIONS[service]])
+                applied = await migrations.apply(conn, [schema])
             if applied:
                 log.info("migrated", applied=applied)
         nc = await bus.connect(settings.nats_url, f"spades-{service}-{settings.instance_id}")
@@ -137,7 +139,8 @@ async def run(service: str, settings: Settings, setup: Setup) -> None:
                                 group=names.service_group(service), instance=settings.instance_id,
                                 endpoints=[bus.Endpoint("status", StatusRequest, status),
                                            *rt.endpoints])
-        app = create_app(service, _checks(rt), rt.routes, openapi=rt.openapi,
+        app = create_app(service, _checks(rt), lambda: not nc.is_closed, rt.routes,
+                         openapi=rt.openapi,
                          exception_handlers=rt.exception_handlers)
         config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on",
                                 timeout_graceful_shutdown=int(settings.shutdown_grace_seconds),

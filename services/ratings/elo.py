@@ -1,24 +1,75 @@
 """Team Elo for partnership games: each partner moves by the team's result.
 
-A team's strength is its partners' mean rating; both partners of a team gain
-or lose the same amount, so a strong player is not punished twice for a weak
-partner.
+A team's strength is its partners' mean rating (WoCG's team calculator): the
+partner's strength is in the prediction, so a strong player is not punished
+twice for a weak partner, and partners who finish alike move alike. Each
+player's own K applies: 40 while provisional (the first 20 rated games), then 20
+(FIDE). A rating gap above 400 counts as 400 (FIDE), so beating a far weaker
+team still earns a point or two. A player who abandoned the game scores 0
+whatever happened (a quit is a loss); partner and opponents get the real result.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Literal
+
+Result = Literal["win", "loss", "draw", "left"]
+
+MAX_GAP = 400
+
+
+@dataclass(frozen=True, slots=True)
+class KSchedule:
+    provisional: int = 40
+    established: int = 20
+    provisional_games: int = 20  # rated games played before the established K applies
+
+    def k(self, games: int) -> int:
+        return self.provisional if games < self.provisional_games else self.established
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One seat's move: its K, what it scored, and by how much its rating changed."""
+
+    k: int
+    result: Result
+    delta: int
+
 
 def expected(team: float, opponents: float) -> float:
-    return 1.0 / (1.0 + 10 ** ((opponents - team) / 400.0))
+    """The chance ``team`` wins, by the Elo curve, with the gap capped at 400."""
+    gap = max(-MAX_GAP, min(MAX_GAP, opponents - team))
+    return 1.0 / (1.0 + 10 ** (gap / 400.0))
 
 
-def update(ratings: tuple[int, int, int, int], winner: int | None,
-           k: int) -> tuple[int, int, int, int]:
-    """New ratings of seats 0..3; seats 0 and 2 are team 0, seats 1 and 3 team 1."""
-    teams = ((ratings[0] + ratings[2]) / 2, (ratings[1] + ratings[3]) / 2)
+def result_of(seat: int, winner: int | None, abandoned: tuple[int, ...]) -> Result:
+    if seat in abandoned:
+        return "left"
+    if winner is None:
+        return "draw"
+    return "win" if winner == seat % 2 else "loss"
+
+
+def rate(ratings: tuple[int, int, int, int], games: tuple[int, int, int, int],
+         winner: int | None, abandoned: tuple[int, ...], schedule: KSchedule) -> list[Change]:
+    """The change of seats 0..3 (seats 0 and 2 are team 0, seats 1 and 3 team 1), given
+    each seat's rating and rated games before this one.
+
+    Team 1's surprise is team 0's negated, not recomputed, and rounding is half to
+    even: with equal K and no leaver the two teams' changes cancel exactly.
+    """
+    e0 = expected((ratings[0] + ratings[2]) / 2, (ratings[1] + ratings[3]) / 2)
+    real0 = 0.5 if winner is None else 1.0 - winner
+    surprise0 = real0 - e0
     out = []
-    for seat, rating in enumerate(ratings):
-        team = seat % 2
-        score = 0.5 if winner is None else (1.0 if winner == team else 0.0)
-        out.append(round(rating + k * (score - expected(teams[team], teams[1 - team]))))
-    return (out[0], out[1], out[2], out[3])
+    for seat in range(4):
+        k = schedule.k(games[seat])
+        result = result_of(seat, winner, abandoned)
+        if result == "left":
+            surprise = -(e0 if seat % 2 == 0 else 1.0 - e0)
+        else:
+            surprise = surprise0 if seat % 2 == 0 else -surprise0
+        out.append(Change(k=k, result=result, delta=round(k * surprise)))
+    return out

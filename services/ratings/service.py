@@ -1,26 +1,22 @@
-"""The ratings service: Elo from finished games, applied once per game.
+"""The ratings service: Elo from finished games, and the board and pages built on it.
 
-It follows ``GameEnded`` events on JetStream with a durable consumer; the
-consumer records (stream, version) in the same transaction as the new ratings,
-so a redelivered or republished event never counts twice.
+It follows ``GameEnded`` events on JetStream with a durable consumer
+(``results.py``) and answers ``svc.ratings.*`` requests (``api.py``).
 """
 
 from __future__ import annotations
 
 from typing import Annotated
 
-import asyncpg
 import msgspec
 
 from schemas import subjects
-from schemas.bus import EventEnvelope
-from schemas.events import GameEnded
-from services.platform import logs
 from services.platform.bus import Consumer
-from services.platform.events import game_registry
 from services.platform.runtime import Runtime
 from services.platform.settings import Settings
-from services.ratings import elo, store
+from services.ratings import results
+from services.ratings.api import Ratings
+from services.ratings.elo import KSchedule
 
 NAME = "ratings"
 
@@ -30,32 +26,28 @@ class RatingsSettings(Settings, frozen=True, kw_only=True):
         ge=0, le=65535, description="Port of the HTTP server (health, metrics).")] = 8002
     initial_rating: Annotated[int, msgspec.Meta(
         ge=0, description="Rating of a player's first rated game.")] = 1500
-    k_factor: Annotated[int, msgspec.Meta(
-        ge=1, le=100, description="Elo K: the most one game can move a rating.")] = 32
+    k_provisional: Annotated[int, msgspec.Meta(
+        ge=1, le=100, description="Elo K of a player's first rated games.")] = 40
+    k_established: Annotated[int, msgspec.Meta(
+        ge=1, le=100, description="Elo K once a player is established.")] = 20
+    provisional_games: Annotated[int, msgspec.Meta(
+        ge=0, le=1000, description="Rated games a player stays provisional for: the K is "
+                                   "k_provisional and the leaderboard marks or hides them.")] = 20
+    leaderboard_active_days: Annotated[float, msgspec.Meta(
+        gt=0, le=3650, description="The leaderboard lists players with a rated game this "
+                                   "many days back.")] = 14.0
 
-
-def handler(settings: RatingsSettings):  # type: ignore[no-untyped-def]
-    events = game_registry()
-    log = logs.get(NAME)
-
-    async def on_game_ended(conn: asyncpg.Connection, env: EventEnvelope) -> None:
-        event = events.decode(env.type, env.schema_version, env.body)
-        if (not isinstance(event, GameEnded) or not event.rated or not all(event.players)
-                or any(p.startswith("bot:") for p in event.players)):
-            return  # casual games, and games with an empty or bot seat, move no rating
-        players = tuple(event.players)
-        before = await store.current(conn, players, settings.initial_rating)
-        after = elo.update((before[0], before[1], before[2], before[3]), event.winner,
-                           settings.k_factor)
-        await store.record(conn, env.stream, players, before, after)
-        log.info("rated", game=env.stream, before=before, after=list(after))
-
-    return on_game_ended
+    @property
+    def schedule(self) -> KSchedule:
+        return KSchedule(self.k_provisional, self.k_established, self.provisional_games)
 
 
 async def setup(rt: Runtime) -> None:
     assert isinstance(rt.settings, RatingsSettings)
+    s = rt.settings
     spec = rt.consumer(subjects.RATINGS_RESULTS, rt.names.game_events_of_type(subjects.GAME_ENDED))
-    consumer = Consumer(rt.js, rt.pool, spec, handler(rt.settings))
+    consumer = Consumer(rt.js, rt.pool, spec, results.handler(s.initial_rating, s.schedule))
     await consumer.start()
     rt.workers.append(consumer)
+    rt.endpoints.extend(Ratings(rt.pool, s.initial_rating, s.schedule,
+                                s.leaderboard_active_days).endpoints())

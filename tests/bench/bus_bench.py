@@ -18,8 +18,7 @@ import nats
 from nats.aio.msg import Msg
 
 from schemas.bus import StatusReply, StatusRequest
-from services import catalog
-from services.platform import bus, dbadmin, migrations
+from services.platform import bus, dbadmin, eventstore, migrations
 from services.platform.events import EventRegistry
 from services.platform.eventstore import EventStore
 from services.platform.migrations import MigrationSet
@@ -79,8 +78,7 @@ async def publishing(admin_url: str, nats_url: str) -> None:
     name = f"spades_bench_{uuid.uuid4().hex[:8]}"
     url = await dbadmin.ensure_database(admin_url, name)
     conn = await asyncpg.connect(url)
-    await migrations.apply(conn, [MigrationSet("bench", (("eventstore",
-                                                          catalog.EVENTSTORE_SQL),))])
+    await migrations.apply(conn, [MigrationSet("bench", eventstore.MIGRATIONS)])
     await conn.close()
     pool = await asyncpg.create_pool(url, min_size=4, max_size=8,
                                      server_settings={"search_path": "bench"})

@@ -19,8 +19,7 @@ import asyncpg
 
 from engine.replay import verify
 from schemas import events as ev
-from services import catalog
-from services.platform import dbadmin, migrations
+from services.platform import dbadmin, eventstore, migrations
 from services.platform.events import game_registry
 from services.platform.eventstore import EventStore
 from services.platform.migrations import MigrationSet
@@ -51,7 +50,7 @@ async def run(admin_url: str) -> None:
     print(f"{GAMES} {HANDS}-hand bot games ({events} events) made in "
           f"{time.perf_counter() - t0:.1f} s")
 
-    bench_set = MigrationSet("bench", (("eventstore", catalog.EVENTSTORE_SQL),))
+    bench_set = MigrationSet("bench", eventstore.MIGRATIONS)
     name = f"spades_bench_{uuid.uuid4().hex[:8]}"
     url = await dbadmin.ensure_database(admin_url, name)
     conn = await asyncpg.connect(url)

@@ -15,8 +15,7 @@ from datetime import UTC, datetime
 import asyncpg
 import msgspec
 
-from services import catalog
-from services.platform import dbadmin, migrations
+from services.platform import dbadmin, eventstore, migrations
 from services.platform.events import EventRegistry
 from services.platform.eventstore import EventStore
 from services.platform.migrations import MigrationSet
@@ -65,7 +64,7 @@ def median(rounds: list[dict[str, float]]) -> dict[str, float]:
 
 
 async def run(admin_url: str) -> None:
-    bench_set = MigrationSet("bench", (("eventstore", catalog.EVENTSTORE_SQL),))
+    bench_set = MigrationSet("bench", eventstore.MIGRATIONS)
     name = f"spades_bench_{uuid.uuid4().hex[:8]}"
     url = await dbadmin.ensure_database(admin_url, name)
     conn = await asyncpg.connect(url)

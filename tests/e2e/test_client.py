@@ -87,7 +87,7 @@ async def test_the_client_raises_typed_errors(platform: Platform) -> None:
         async with asyncio.timeout(30):
             while not game.my_turn():
                 await game.next()
-        assert game.view is not None and game.view.phase == "bidding"
+        assert game.turn is not None and game.turn.legal_bids and not game.turn.legal_cards
         with pytest.raises(CommandRejected) as wrong:
             await game.command(Move.play("AS"))  # a card while the seat must bid
         assert wrong.value.error.code == "wrong_phase"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from engine.cards import card_id
+from engine.presets import RulesError
 from engine.records import judge
 from engine.scoring import contract_of, score_hand, score_team
 from engine.state import BIDDING, PLAY
@@ -193,6 +194,28 @@ def test_blind_nil_only_when_trailing_by_100() -> None:
     assert refusal(s, cmd.BidBlindNil(seat=1)) == "blind_nil_not_offered"
     s = deal(HOUSE, fill(HOUSE), scores=(0, 99))
     assert refusal(s, cmd.BidBlindNil(seat=0)) == "blind_nil_not_offered"
+
+
+def test_blind_nil_offered_always_even_when_ahead() -> None:
+    """The beginner's guide: "Most houses reserve it for a team trailing badly", so some
+    do not: with ``blind_nil_margin: null`` every seat that has not looked is offered
+    blind nil whatever the score, the team far ahead included."""
+    always = rules("house", blind_nil_margin=None)
+    s = deal(always, fill(always), scores=(450, -100))
+    assert s.looked == 0  # every seat is offered it, so none has seen its cards
+    assert step(s, cmd.BidBlindNil(seat=0))[0].blind == 1  # 550 ahead
+    assert step(s, cmd.BidBlindNil(seat=1))[0].blind == 2
+    s, _ = step(s, cmd.LookAtCards(seat=2))
+    assert refusal(s, cmd.BidBlindNil(seat=2)) == "blind_nil_not_offered"  # it looked
+    margin_0 = rules("house", blind_nil_margin=0)
+    s = deal(margin_0, fill(margin_0), scores=(10, 0))
+    assert refusal(s, cmd.BidBlindNil(seat=0)) == "blind_nil_not_offered"
+
+
+def test_blind_nil_margin_is_zero_or_more_or_null() -> None:
+    """A negative margin is a contradiction; ``null`` is the way to say "always"."""
+    with pytest.raises(RulesError, match="blind_nil_margin must not be negative"):
+        rules("house", blind_nil_margin=-1)
 
 
 def test_blind_nil_gone_after_looking() -> None:

@@ -54,5 +54,5 @@ def test_settings_lists_every_setting_with_its_meaning() -> None:
     done = spades("settings", "ratings")
     assert done.returncode == 0
     lines = dict(line.split("\t") for line in done.stdout.strip().splitlines())
-    assert lines["SPADES_K_FACTOR"].startswith("Elo K")
+    assert lines["SPADES_K_PROVISIONAL"].startswith("Elo K")
     assert "DATABASE_URL" in lines and all(lines.values())

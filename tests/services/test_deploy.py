@@ -36,7 +36,7 @@ def settings_of(service: str) -> dict[str, str]:
 
 
 def served_paths() -> set[str]:
-    app = create_app("probe", {})
+    app = create_app("probe", {}, lambda: True)
     return {route.path for route in app.routes}
 
 

@@ -9,9 +9,10 @@ import pytest
 from engine.bots.arena import bot, deal, play_hand
 from engine.bots.basic import Seen, contracts_of, policy
 from engine.bots.expert import rollout
-from engine.bots.playout import Scorer, fast, random_playout, split
+from engine.bots.playout import Scorer, breaks, fast, random_playout, split
+from engine.bots.playout import legal as fast_legal
 from engine.cards import deck, ids
-from engine.play import legal_mask, trick_winner
+from engine.play import breaks_spades, legal_mask, trick_winner
 from engine.presets import PRESETS, resolve
 from engine.scoring import score_team
 from tests.engine.bots.situations import position
@@ -21,15 +22,24 @@ DECKS = [("standard", "diamond_high"), ("jokers_deuces", "diamond_high"),
          ("deuces", "diamond_high"), ("deuces", "spade_high"), ("deuce_ace", "diamond_high")]
 
 
+@pytest.mark.parametrize("broken_by", ["any_spade", "play_on_other_suit"])
 @pytest.mark.parametrize(("name", "order"), DECKS)
-def test_trick_winner_and_legal_cards_match_the_engine(name: str, order: str) -> None:
+def test_trick_winner_legal_cards_and_breaking_match_the_engine(name: str, order: str,
+                                                                 broken_by: str) -> None:
+    """The playout twins of ``legal_mask`` and ``breaks_spades`` agree with the engine on
+    random hands, some of them all trumps, with spades broken or not."""
     d = deck(name, order)
-    f = fast(name, order)
-    rng = random.Random(name + order)
+    f = fast(name, order, broken_by)
+    rng = random.Random(name + order + broken_by)
     for _ in range(300):
         cards = list(d.cards)
         rng.shuffle(cards)
-        hands = [sum(1 << c for c in cards[i::4]) for i in range(4)]
+        if rng.random() < 0.2:  # a seat of nothing but trumps, to reach the forced lead
+            trumps = [c for c in cards if d.trump_mask >> c & 1]
+            cards = trumps[:13] + [c for c in cards if c not in trumps[:13]]
+            hands = [sum(1 << c for c in cards[i * 13:i * 13 + 13]) for i in range(4)]
+        else:
+            hands = [sum(1 << c for c in cards[i::4]) for i in range(4)]
         broken = rng.random() < 0.5
         leader = rng.randrange(4)
         trick: list[int] = []
@@ -37,12 +47,12 @@ def test_trick_winner_and_legal_cards_match_the_engine(name: str, order: str) ->
             seat = (leader + k) % 4
             legal = legal_mask(d, hands[seat], tuple(trick), broken)
             bits = f.to_bits(hands[seat])
-            if trick:
-                fast_legal = bits & f.suit_at[f.bit[trick[0]].bit_length()] or bits
-            else:
-                fast_legal = bits if broken else (bits & f.side or bits)
-            assert f.to_ids(fast_legal) == legal
-            trick.append(rng.choice(ids(legal)))
+            fast_trick = [f.bit[c] for c in trick]
+            assert f.to_ids(fast_legal(f, bits, fast_trick, broken)) == legal
+            card = rng.choice(ids(legal))
+            assert breaks(f, fast_trick, f.bit[card]) == breaks_spades(
+                d, tuple(trick), card, broken_by == "any_spade")
+            trick.append(card)
         win_mask = f.suit_at[f.bit[trick[0]].bit_length()] | f.trump
         best = max(f.bit[c] for c in trick if f.bit[c] & win_mask)
         assert (leader + [f.bit[c] for c in trick].index(best)) % 4 == trick_winner(
@@ -59,6 +69,46 @@ def test_a_random_playout_plays_thirteen_tricks(name: str, order: str) -> None:
         hands = [sum(cards[i::4]) for i in range(4)]
         tricks = random_playout(f, hands, [], rng.randrange(4), False, [0] * 4, rng.random)
         assert sum(tricks) == 13 and hands == [0, 0, 0, 0]
+
+
+@pytest.mark.parametrize("broken_by", ["any_spade", "play_on_other_suit"])
+@pytest.mark.parametrize(("name", "order"), DECKS)
+def test_a_random_playout_follows_the_engines_rules(name: str, order: str,
+                                                    broken_by: str) -> None:
+    """``random_playout`` keeps its own inlined copy of legality and breaking: played
+    with the same random stream through the engine's ``legal_mask``, ``breaks_spades``
+    and ``trick_winner``, every hand takes the same tricks."""
+    d = deck(name, order)
+    f = fast(name, order, broken_by)
+    rng = random.Random(7)
+    for _ in range(300):
+        cards = list(d.cards)
+        rng.shuffle(cards)
+        # The leader is long in trumps, so it is often left with nothing else while
+        # other seats still hold a trump and a side card.
+        trumps = [c for c in cards if d.trump_mask >> c & 1][:rng.randint(6, 11)]
+        cards = trumps + [c for c in cards if c not in trumps]
+        hands = [sum(1 << c for c in cards[i * 13:i * 13 + 13]) for i in range(4)]
+        leader = 0
+        stream = [rng.random() for _ in range(52)]
+        fast_tricks = random_playout(f, [f.to_bits(h) for h in hands], [], leader, False,
+                                     [0] * 4, iter(stream).__next__)
+        draws = iter(stream)
+        tricks, broken = [0] * 4, False
+        while hands[leader]:
+            trick: list[int] = []
+            for k in range(4):
+                seat = (leader + k) % 4
+                legal = sorted(ids(legal_mask(d, hands[seat], tuple(trick), broken)),
+                               key=lambda c: f.bit[c])
+                card = legal[int(next(draws) * len(legal))]
+                broken = broken or breaks_spades(d, tuple(trick), card,
+                                                 broken_by == "any_spade")
+                hands[seat] &= ~(1 << card)
+                trick.append(card)
+            leader = trick_winner(d, tuple(trick), leader)
+            tricks[leader] += 1
+        assert fast_tricks == tricks
 
 
 @pytest.mark.parametrize("spec", [

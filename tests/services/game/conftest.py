@@ -33,9 +33,10 @@ from schemas.play import CreateGame, GameReply, GameRequest
 from schemas.rules import Rules
 from schemas.subjects import Names
 from services.game.clock import Clock, ManualClock
+from services.game.settings import GameSettings
 from services.game.store import GameStore
 from services.game.transport import GameTransport
-from services.game.worker import GameWorker, WorkerConfig
+from services.game.worker import GameWorker
 from services.platform import bus, servers
 from services.platform.events import game_registry
 from services.platform.eventstore import EventStore
@@ -81,7 +82,7 @@ class Harness:
         self.relay = OutboxRelay(pool, self.js, names.game_event, poll_seconds=0.1)
         self.events = EventStore(pool, REGISTRY, on_commit=self.relay.wake)
         self.store = GameStore(pool, self.events)
-        self.workers: list[tuple[GameWorker, GameTransport]] = []
+        self.workers: list[tuple[GameWorker, GameTransport, Any]] = []
 
     async def start(self) -> None:
         await bus.ensure_stream(self.js, bus.StreamSpec(
@@ -91,18 +92,22 @@ class Harness:
     async def worker(self, clock: Clock | None = None, owner: str = "",
                      **config: Any) -> GameWorker:
         owner = owner or f"w{len(self.workers) + 1}"
-        settings = {"lease_seconds": 5.0, "heartbeat_seconds": 0.2, "think_ms": 0,
-                    "linger_seconds": 5.0, **config}
-        transport = GameTransport(self.nc, self.names, owner, "0.1.0")
-        worker = GameWorker(self.store, WorkerConfig(**settings), clock or ManualClock(), owner,
-                            transport)
+        settings = GameSettings(**{
+            "database_url": "", "nats_url": "", "instance_id": owner, "lease_seconds": 5.0,
+            "heartbeat_seconds": 0.2, "bot_think_ms": 0, "linger_seconds": 5.0, **config})
+        transport = GameTransport(self.nc, self.names, owner)
+        worker = GameWorker(self.store, settings, clock or ManualClock(), owner, transport)
         await transport.start(worker)
         await worker.start()
-        self.workers.append((worker, transport))
+        service = await bus.serve(self.nc, service="game", version="0.1.0", instance=owner,
+                                  group=self.names.service_group("game"),
+                                  endpoints=transport.endpoints(worker))
+        self.workers.append((worker, transport, service))
         return worker
 
     async def stop(self) -> None:
-        for worker, transport in self.workers:
+        for worker, transport, service in self.workers:
+            await service.stop()
             await transport.stop_listening()
             await worker.stop()
             await transport.finish()
@@ -133,19 +138,6 @@ async def harness(pool: asyncpg.Pool, nc: Client, prefix: str) -> AsyncIterator[
     await h.start()
     yield h
     await h.stop()
-
-
-async def until(check: Callable[[], Awaitable[Any]], timeout: float = 10.0,
-                every: float = 0.05) -> Any:
-    """Poll ``check`` until it returns something truthy; fail after ``timeout``."""
-    deadline = time.monotonic() + timeout
-    while True:
-        got = await check()
-        if got:
-            return got
-        if time.monotonic() > deadline:
-            raise AssertionError(f"still not true after {timeout}s: {check.__name__}")
-        await asyncio.sleep(every)
 
 
 async def ended_on_jetstream(js: Any, names: Names, game_id: str) -> Event | None:

@@ -13,7 +13,8 @@ from schemas import events as ev
 from schemas.play import ChatLine
 from services.game import banter
 from services.game.clock import ManualClock
-from tests.services.game.conftest import Harness, ended_on_jetstream, until
+from tests.services.game.conftest import Harness, ended_on_jetstream
+from tests.waiting import until
 
 BOTS = ("bot:basic", "bot:basic", "bot:basic", "bot:basic")
 

@@ -14,7 +14,8 @@ from schemas import events as ev
 from schemas.play import GameRequest
 from schemas.rules import Clocks
 from services.game.clock import ManualClock
-from tests.services.game.conftest import Harness, until
+from tests.services.game.conftest import Harness
+from tests.waiting import until
 
 PEOPLE = ("ann", "bob", "cy", "di")
 SHORT = Clocks(bid_ms=1000, play_ms=800, single_card_ms=300, bank_blocks=1, bank_block_ms=500)

@@ -11,7 +11,8 @@ from schemas import commands as cmd
 from schemas import events as ev
 from schemas.play import CreateGame, GameReply, GameRequest
 from services.platform import bus
-from tests.services.game.conftest import Harness, until
+from tests.services.game.conftest import Harness
+from tests.waiting import until
 
 PEOPLE = ("ann", "bob", "cy", "di")
 

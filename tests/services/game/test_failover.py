@@ -23,8 +23,9 @@ from tests.services.game.conftest import (
     WorkerProcess,
     ended_on_jetstream,
     send_until_answered,
-    until,
 )
+from tests.services.platform.pausing import pause_until_adopted
+from tests.waiting import until
 
 BOTS = ("bot:basic",) * 4
 TWO_HANDS = replace(HOUSE, target=None, max_hands=2)
@@ -43,10 +44,10 @@ class Game:
         assert reply.ok
 
     async def owner(self) -> tuple[str, int]:
-        row = await self.pool.fetchrow("SELECT owner, epoch FROM stream_owner WHERE stream = $1",
+        row = await self.pool.fetchrow("SELECT holder, epoch FROM leases WHERE name = $1",
                                        self.game_id)
         assert row is not None
-        return row["owner"], row["epoch"]
+        return row["holder"], row["epoch"]
 
     async def version(self) -> int:
         return await self.store.version(self.game_id)
@@ -108,19 +109,18 @@ async def test_a_paused_worker_cannot_write_after_its_game_was_adopted(
     # Either way it writes nothing (the events replay exactly, below); the refusal of
     # the append itself is shown deterministically in test_ownership.
     victim, survivor = await _two_workers(spawn, game, heartbeat_seconds="1.0")
-    victim.signal(signal.SIGSTOP)
-    try:
-        async def adopted() -> bool:
-            return (await game.owner())[0] == survivor.name
-        await until(adopted, timeout=10)
-        await game.past(await game.version() + 10)  # the new owner plays on
-    finally:
-        victim.signal(signal.SIGCONT)
+
+    async def adopted() -> bool:
+        return (await game.owner())[0] == survivor.name
+
+    async def new_owner_plays_on() -> None:
+        await game.past(await game.version() + 10)
 
     async def gave_up() -> bool:
         text = victim.text()
         return '"fenced"' in text or '"lease_lost"' in text
-    await until(gave_up, timeout=10)
+
+    await pause_until_adopted(victim.proc.pid, adopted, new_owner_plays_on, gave_up)
     await game.finished()
     assert victim.proc.poll() is None  # it lives on, without the game
     assert (await game.owner()) == (survivor.name, 2)

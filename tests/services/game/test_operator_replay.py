@@ -13,7 +13,8 @@ from engine.presets import PRESETS
 from engine.records import judge
 from engine.state import OVER
 from schemas import events as ev
-from tests.services.game.conftest import Harness, until
+from tests.services.game.conftest import Harness
+from tests.waiting import until
 
 BOTS = ("bot:basic",) * 4
 

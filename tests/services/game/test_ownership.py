@@ -10,15 +10,16 @@ from engine.presets import CLASSIC
 from engine.state import seats_in
 from schemas import commands as cmd
 from schemas.play import CreateGame, GameRequest
-from tests.services.game.conftest import Harness, until
+from tests.services.game.conftest import Harness
+from tests.waiting import until
 
 PEOPLE = ("ann", "bob", "cy", "di")
 
 
 async def _owner(h: Harness, game_id: str) -> tuple[str, int] | None:
-    row = await h.pool.fetchrow("SELECT owner, epoch FROM stream_owner WHERE stream = $1",
+    row = await h.pool.fetchrow("SELECT holder, epoch FROM leases WHERE name = $1",
                                 game_id)
-    return None if row is None else (row["owner"], row["epoch"])
+    return None if row is None else (row["holder"], row["epoch"])
 
 
 async def test_a_worker_whose_game_was_adopted_is_fenced_on_its_next_append(

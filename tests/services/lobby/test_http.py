@@ -27,6 +27,20 @@ async def test_a_guest_gets_a_token_that_opens_the_api(lobby: Service) -> None:
     await p.aclose()
 
 
+async def test_a_players_name_is_read_by_id_and_the_legacy_registry_is_gone(
+        host: Player, lobby: Service) -> None:
+    assert await host.ok("GET", f"/v1/players/{host.player_id}") == {
+        "player_id": host.player_id, "name": "Host"}
+    for unknown in (str(uuid.uuid4()), "not-a-uuid"):
+        status, body = await host.call("GET", f"/v1/players/{unknown}")
+        assert (status, body["code"]) == (404, "player_not_found")
+    async with httpx.AsyncClient(base_url=lobby.url) as http:
+        r = await http.get(f"/v1/players/{host.player_id}")
+        assert (r.status_code, r.json()["code"]) == (401, "unauthenticated")
+        r = await http.post("/api/v1/players", json={"name": "Nobody"})
+        assert r.status_code in (404, 405)
+
+
 async def test_calls_without_a_valid_token_are_refused(lobby: Service) -> None:
     async with httpx.AsyncClient(base_url=lobby.url) as http:
         r = await http.get("/v1/tables/t-none")
@@ -183,6 +197,39 @@ async def test_the_api_is_documented_at_schema(lobby: Service) -> None:
                  "/v1/tables/{table_id}/rules/reset", "/v1/tables/{table_id}/start",
                  "/v1/games/{game_id}"):
         assert path in paths, path
+
+
+HUGE = 1_000_000_000_000_000_000_000_000_000_000
+
+
+@pytest.mark.parametrize("option", ["target", "max_hands", "nil_value", "bag_penalty",
+                                    "blind_nil_value", "blind_nil_margin", "boston_bonus",
+                                    "bag_limit", "floor"])
+async def test_every_numeric_rule_option_is_bounded(host: Player, option: str) -> None:
+    for value in (HUGE, -HUGE):
+        status, err = await host.call("POST", "/v1/tables", {
+            "rules": {"preset": "house", option: value}, "private": True})
+        assert (status, err["code"]) == (400, "bad_rules"), (option, value, err)
+    t = await host.ok("POST", "/v1/tables", {"rules": "house", "private": True})
+    status, err = await host.call("PATCH", f"/v1/tables/{t['table_id']}/rules", {option: HUGE})
+    assert (status, err["code"]) == (400, "bad_rules")
+
+
+async def test_clock_options_are_bounded(host: Player) -> None:
+    for clock in ("bid_ms", "play_ms", "single_card_ms", "bank_blocks", "bank_block_ms"):
+        status, err = await host.call("POST", "/v1/tables", {
+            "rules": {"preset": "house", "clocks": {clock: HUGE}}, "private": True})
+        assert (status, err["code"]) == (400, "bad_rules"), clock
+
+
+async def test_a_start_that_fails_leaves_the_table_open(host: Player) -> None:
+    # No game worker runs beside this lobby: the start fails, and the table can try again.
+    t = await host.ok("POST", "/v1/tables", {"rules": "quick", "private": True})
+    for _ in range(2):
+        status, err = await host.call("POST", f"/v1/tables/{t['table_id']}/start")
+        assert (status, err["code"]) == (503, "game_unavailable")
+        again = await host.ok("GET", f"/v1/tables/{t['table_id']}")
+        assert again["state"] == "open" and again["game_id"] is None
 
 
 async def test_the_document_names_the_bearer_scheme_and_the_real_error_shape(

@@ -1,4 +1,9 @@
-"""Rebuilding consumers after JetStream lost messages: republish from Postgres, apply once."""
+"""Rebuilding consumers after JetStream lost messages: republish from Postgres, apply once.
+
+JetStream drops a message whose id it saw within its duplicate window, so a
+resync that reused the outbox's ids would restore nothing right after a purge,
+which is exactly when it is run. These tests purge and resync at once.
+"""
 
 from __future__ import annotations
 
@@ -16,10 +21,11 @@ import pytest
 from nats.js import JetStreamContext
 
 from schemas.bus import EventEnvelope
+from schemas.subjects import Names
 from services.platform import bus
 from services.platform.events import EventRegistry
 from services.platform.eventstore import EventStore
-from services.platform.outbox import OutboxRelay
+from services.platform.outbox import OutboxRelay, republish
 from tests.services.platform.sample_events import Counted, Sample
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -32,13 +38,17 @@ async def js(nats_url: str) -> AsyncIterator[JetStreamContext]:
     await nc.close()
 
 
-async def test_after_jetstream_is_purged_requeue_brings_consumers_back_without_doubles(
+async def test_right_after_a_purge_republish_brings_consumers_back_without_doubles(
         contract_pool: asyncpg.Pool, js: JetStreamContext, nats_prefix: str) -> None:
     tag = uuid.uuid4().hex[:8]
     base, name, stream = f"{nats_prefix}.resync{tag}", f"{nats_prefix}_RESYNC{tag}", f"rs{tag}"
-    await bus.ensure_stream(js, bus.StreamSpec(name, (f"{base}.>",), duplicate_window=1))
+    await bus.ensure_stream(js, bus.StreamSpec(name, (f"{base}.>",), duplicate_window=600))
     store = EventStore(contract_pool, EventRegistry(Sample))
-    relay = OutboxRelay(contract_pool, js, lambda s, t: f"{base}.{s}.{t}")
+
+    def subject(s: str, t: str) -> str:
+        return f"{base}.{s}.{t}"
+
+    relay = OutboxRelay(contract_pool, js, subject)
     applied: list[int] = []
 
     async def handler(conn: asyncpg.Connection, env: EventEnvelope) -> None:
@@ -55,32 +65,49 @@ async def test_after_jetstream_is_purged_requeue_brings_consumers_back_without_d
         await js.purge_stream(name)  # JetStream loses what the consumer has not seen yet
         await relay.drain()
         await js.purge_stream(name)
-        await asyncio.sleep(1.1)  # past the duplicate window, as after a long outage
-        assert await store.requeue(stream=stream) == 3
-        await relay.drain()
+        # At once, well inside the 600 s duplicate window.
+        result = await republish(contract_pool, js, subject, stream=stream)
+        assert (result.sent, result.stored) == (3, 3)
         await _until(lambda: len(applied) == 3)
-        await asyncio.sleep(0.3)
+        # Twice in a row: a new generation is stored again, and consumers skip it.
+        result = await republish(contract_pool, js, subject, stream=stream)
+        assert (result.sent, result.stored) == (3, 3)
+        await asyncio.sleep(0.5)
     finally:
         await consumer.stop()
     assert applied == [1, 2, 3]
 
 
-async def test_spades_resync_queues_the_game_events(database_url: str) -> None:
+async def test_spades_resync_reports_what_jetstream_stored(
+        database_url: str, nats_url: str, js: JetStreamContext, nats_prefix: str) -> None:
+    prefix = f"{nats_prefix}rs{uuid.uuid4().hex[:6]}"
+    names = Names(prefix)
+    await bus.ensure_stream(js, bus.StreamSpec(names.game_events_stream,
+                                               (names.game_events_all,), duplicate_window=600))
     pool = await asyncpg.create_pool(database_url, server_settings={"search_path": "game"})
     assert pool is not None
     store = EventStore(pool, EventRegistry(Sample))
     stream = f"resync-cli-{uuid.uuid4().hex[:8]}"
     await store.append(stream, 0, [Counted(n=1), Counted(n=2)])
-    ours = "SELECT position FROM events WHERE stream = $1"
-    await pool.execute(f"DELETE FROM outbox WHERE position IN ({ours})", stream)
-    env = {**os.environ, "DATABASE_URL": database_url, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-m", "services.cli", "resync", "--stream", stream],
-                          env=env, cwd=ROOT, capture_output=True, text=True, timeout=30)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("queued 2 event(s)")
-    assert await pool.fetchval(
-        f"SELECT count(*) FROM outbox WHERE position IN ({ours})", stream) == 2
+    env = {**os.environ, "DATABASE_URL": database_url, "NATS_URL": nats_url,
+           "SPADES_NATS_PREFIX": prefix, "PYTHONPATH": str(ROOT)}
+    for _ in range(2):  # the second run is inside the duplicate window of the first
+        done = subprocess.run([sys.executable, "-m", "services.cli", "resync", "--stream",
+                               stream], env=env, cwd=ROOT, capture_output=True, text=True,
+                              timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.startswith("republished 2 event(s); JetStream stored 2"), done.stdout
+    info = await js.stream_info(names.game_events_stream)
+    assert info.state.messages == 4
     await pool.close()
+
+
+async def test_spades_resync_fails_when_nats_does_not_answer(database_url: str) -> None:
+    env = {**os.environ, "DATABASE_URL": database_url, "NATS_URL": "nats://127.0.0.1:1",
+           "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-m", "services.cli", "resync"], env=env, cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "cannot reach NATS" in done.stderr, done.stderr
 
 
 async def _until(condition: object, timeout: float = 10) -> None:

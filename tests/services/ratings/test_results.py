@@ -2,43 +2,99 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import asyncio
+import uuid
 
-from schemas.bus import EventEnvelope
-from schemas.events import GameEnded
-from services.platform.db import create_pool
-from services.platform.events import game_registry
-from services.ratings import store
-from services.ratings.service import RatingsSettings, handler
+import asyncpg
+import msgspec
+import nats
 
+from services.platform import bus
+from services.ratings import results, store
+from tests.services.ratings.conftest import NOW_MS, SCHEDULE, Feed, ended, envelope
 
-def _envelope(game: str, event: GameEnded) -> EventEnvelope:
-    encoded = game_registry().encode(event)
-    return EventEnvelope(stream=game, version=99, position=1, type=encoded.type,
-                         schema_version=encoded.schema_version, event_id=game,
-                         occurred_at_ms=0, correlation_id=None, causation_id=None,
-                         body=encoded.body)
+PEOPLE = ("a", "b", "c", "d")
 
 
-def _ended(players: tuple[str, str, str, str], rated: bool) -> GameEnded:
-    return GameEnded(winner=0, reason="target", scores=(510, 300), bags=(1, 2), hands_played=9,
-                     players=players, rated=rated)
+async def _rating(pool: asyncpg.Pool, player: str) -> int | None:
+    row = (await store.ratings_of(pool, [player])).get(player)
+    return None if row is None else int(row["rating"])
 
 
-async def test_only_rated_games_of_four_people_move_ratings(
-        make_database: Callable[[], Awaitable[str]]) -> None:
-    url = await make_database()
-    pool = await create_pool(url, "ratings")
-    apply = handler(RatingsSettings(database_url=url, nats_url="nats://unused"))
+async def test_only_rated_games_of_four_people_move_ratings(pool: asyncpg.Pool,
+                                                            feed: Feed) -> None:
+    await feed(envelope("g1", ended(("a", "bot:basic", "c", "bot:basic"))))
+    await feed(envelope("g2", ended(PEOPLE, rated=False)))
+    await feed(envelope("g3", ended(("a", "b", "", "d"))))
+    assert await _rating(pool, "a") is None
+    await feed(envelope("g4", ended(PEOPLE)))
+    assert [await _rating(pool, p) for p in PEOPLE] == [1520, 1480, 1520, 1480]
+    assert await _rating(pool, "bot:basic") is None
+
+
+async def test_a_player_row_counts_results_peak_and_last_game(pool: asyncpg.Pool,
+                                                              feed: Feed) -> None:
+    await feed(envelope("g1", ended(PEOPLE, winner=0), at_ms=NOW_MS))
+    await feed(envelope("g2", ended(PEOPLE, winner=None, abandoned=(1,)), at_ms=NOW_MS + 5000))
+    await feed(envelope("g3", ended(PEOPLE, winner=1), at_ms=NOW_MS + 9000))
+    rows = await store.ratings_of(pool, PEOPLE)
+    a, b = rows["a"], rows["b"]
+    assert (a["games"], a["wins"], a["losses"], a["draws"], a["left"]) == (3, 1, 1, 1, 0)
+    assert (b["games"], b["wins"], b["losses"], b["draws"], b["left"]) == (3, 1, 1, 0, 1)
+    assert a["peak"] == 1520 > a["rating"]
+    assert int(a["last_game_at"].timestamp() * 1000) == NOW_MS + 9000
+
+
+async def test_history_rows_say_how_each_change_came_about(pool: asyncpg.Pool,
+                                                           feed: Feed) -> None:
+    """Four 1500s, a has left: a scores 0 (-20), its partner c still wins (+20)."""
+    await feed(envelope("g1", ended(PEOPLE, winner=0, abandoned=(0,))))
+    rows = {r["player_id"]: r for r in await pool.fetch("SELECT * FROM rating_history")}
+    got = {p: (r["rating_before"], r["rating_after"], r["delta"], r["k"], r["result"],
+               r["partner"], list(r["opponents"])) for p, r in rows.items()}
+    assert got == {
+        "a": (1500, 1480, -20, 40, "left", "c", ["b", "d"]),
+        "b": (1500, 1480, -20, 40, "loss", "d", ["c", "a"]),
+        "c": (1500, 1520, 20, 40, "win", "a", ["d", "b"]),
+        "d": (1500, 1480, -20, 40, "loss", "b", ["a", "c"]),
+    }
+
+
+async def test_a_forfeit_loses_as_the_winner_says(pool: asyncpg.Pool, feed: Feed) -> None:
+    forfeit = msgspec.structs.replace(ended(PEOPLE, winner=1), reason="forfeit", forfeited_by=2)
+    await feed(envelope("g1", forfeit))
+    assert [await _rating(pool, p) for p in PEOPLE] == [1480, 1520, 1480, 1520]
+
+
+async def test_a_game_ended_twice_rates_once(pool: asyncpg.Pool, nats_url: str,
+                                             nats_prefix: str) -> None:
+    """The same ending arrives twice (republished past JetStream's de-duplication):
+    the consumer's record of (stream, version) makes the second a no-op."""
+    tag = uuid.uuid4().hex[:8]
+    subject, name = f"{nats_prefix}.twice{tag}", f"{nats_prefix}_TWICE{tag}"
+    nc = await nats.connect(nats_url)
+    js = nc.jetstream()
+    await bus.ensure_stream(js, bus.StreamSpec(name, (f"{subject}.>",), duplicate_window=60))
+    spec = bus.ConsumerSpec(name, f"r{tag}", f"{subject}.>", ack_wait=5, max_deliver=3)
+    consumer = bus.Consumer(js, pool, spec, results.handler(1500, SCHEDULE))
+    await consumer.start()
     try:
-        async with pool.acquire() as conn, conn.transaction():
-            await apply(conn, _envelope("g1", _ended(("a", "bot:basic", "c", "bot:basic"), True)))
-            await apply(conn, _envelope("g2", _ended(("a", "b", "c", "d"), False)))
-        assert await store.rating(pool, "a") is None
-        async with pool.acquire() as conn, conn.transaction():
-            await apply(conn, _envelope("g3", _ended(("a", "b", "c", "d"), True)))
-        a, b = await store.rating(pool, "a"), await store.rating(pool, "b")
-        assert a is not None and b is not None and a > 1500 > b
-        assert await store.rating(pool, "bot:basic") is None
+        body = msgspec.msgpack.encode(envelope("g1", ended(PEOPLE)))
+        await js.publish(f"{subject}.g1", body, headers={"Nats-Msg-Id": "first"})
+        await js.publish(f"{subject}.g1", body, headers={"Nats-Msg-Id": "again"})
+        for _ in range(100):
+            done = await pool.fetchval("SELECT count(*) FROM consumer_processed")
+            if done and (await js.consumer_info(name, spec.durable)).num_pending == 0 \
+                    and (await js.consumer_info(name, spec.durable)).num_ack_pending == 0:
+                break
+            await asyncio.sleep(0.05)
     finally:
-        await pool.close()
+        await consumer.stop()
+        await nc.close()
+    assert await pool.fetchval("SELECT count(*) FROM rating_history") == 4
+    assert [await _rating(pool, p) for p in PEOPLE] == [1520, 1480, 1520, 1480]
+
+
+def test_a_player_in_two_seats_is_not_four_people() -> None:
+    assert results.rated_players(ended(("a", "b", "c", "d"))) == PEOPLE
+    assert results.rated_players(ended(("a", "b", "a", "d"))) is None

@@ -1,0 +1,23 @@
+"""Reply codes of the platform itself (the rules' own codes are in engine/errors.py).
+
+A ``GameReply`` that is not ok carries either a rule code or one of these; a
+client sees them in error frames. The retryable ones mean "not now, nothing was
+applied": send the same command id again.
+"""
+
+from __future__ import annotations
+
+BUSY = "busy"  # the game's inbox is full
+NOT_OWNER = "not_owner"  # this worker does not run the game (any more)
+CONFLICT = "conflict"  # the game moved on under the command
+UNAVAILABLE = "unavailable"  # the store could not be reached
+GAME_UNAVAILABLE = "game_unavailable"  # the lobby: no game worker answered
+
+NOT_ALLOWED = "not_allowed"  # a command only the platform sends
+BAD_REQUEST = "bad_request"
+GAME_EXISTS = "game_exists"  # another command created a game with this id
+
+# Answers from a game worker worth repeating with the same command id.
+RETRYABLE = frozenset({BUSY, NOT_OWNER, CONFLICT, UNAVAILABLE})
+# The same, as a gateway sees them: also when no worker answered at all.
+TRANSIENT = RETRYABLE | {GAME_UNAVAILABLE}

@@ -1,0 +1,47 @@
+"""The game service's settings: one declaration, read by the runtime from the
+environment and by the workers and their games as they run."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import msgspec
+
+from services.platform.settings import Settings
+
+
+class GameSettings(Settings, frozen=True, kw_only=True):
+    http_port: Annotated[int, msgspec.Meta(
+        ge=0, le=65535, description="Port of the HTTP server (health, metrics).")] = 8001
+    outbox_batch: Annotated[int, msgspec.Meta(
+        ge=1, description="Events the outbox relay publishes per transaction.")] = 256
+    outbox_poll_seconds: Annotated[float, msgspec.Meta(
+        gt=0, description="Longest pause of the outbox relay between checks for events "
+                          "committed by other processes.")] = 0.2
+    lease_seconds: Annotated[float, msgspec.Meta(
+        gt=0, description="How long a worker's hold on a game lasts without renewal; a "
+                          "dead worker's games are adopted this long after its last "
+                          "heartbeat.")] = 5.0
+    heartbeat_seconds: Annotated[float, msgspec.Meta(
+        gt=0, description="How often a worker renews its leases and looks for games "
+                          "to adopt; well under the lease.")] = 1.0
+    inbox_size: Annotated[int, msgspec.Meta(
+        ge=1, description="Commands one game holds waiting; more are refused with "
+                          "code busy.")] = 64
+    bot_think_ms: Annotated[int, msgspec.Meta(
+        ge=0, description="How long a bot seat waits before it bids or plays, in "
+                          "milliseconds (0 in tests and benchmarks).")] = 800
+    adopt_batch: Annotated[int, msgspec.Meta(
+        ge=1, description="Most orphaned games one heartbeat adopts.")] = 256
+    linger_seconds: Annotated[float, msgspec.Meta(
+        ge=0, description="How long a finished game keeps answering repeated "
+                          "commands before its worker forgets it.")] = 30.0
+    answers_kept: Annotated[int, msgspec.Meta(
+        ge=1, description="Recent answers a game keeps in memory to answer a repeated "
+                          "command id without asking the store.")] = 512
+    handover_seconds: Annotated[float, msgspec.Meta(
+        gt=0, description="On SIGTERM, how long a worker waits for its games to finish "
+                          "the command in hand before it lets their leases lapse.")] = 5.0
+    retry_seconds: Annotated[float, msgspec.Meta(
+        gt=0, description="Pause before a bot's or a clock's move that could not be "
+                          "stored (Postgres away) is tried again.")] = 0.5

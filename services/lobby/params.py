@@ -1,0 +1,31 @@
+"""Path and query parameters of the lobby's routes that name something by id.
+
+An id in a path or query ends up in a NATS subject or an SQL query, so it is
+checked here, at the edge, against the one id shape of ``schemas.subjects``:
+a bad one is a typed 400 before any handler runs.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from litestar.params import Parameter
+
+from schemas.subjects import ID_PATTERN
+
+ID_HELP = "1 to 64 letters, digits, '-' or '_'"
+
+GameId = Annotated[str, Parameter(pattern=ID_PATTERN, max_length=64,
+                                  description=f"a game id: {ID_HELP}")]
+TableId = Annotated[str, Parameter(pattern=ID_PATTERN, max_length=64,
+                                   description=f"a table id: {ID_HELP}")]
+PlayerId = Annotated[str, Parameter(pattern=ID_PATTERN, max_length=64,
+                                    description=f"a player id: {ID_HELP}")]
+
+# A player id or a seated name (the characters a name may hold).
+PLAYER_PATTERN = r"^[\w .:-]{1,64}$"
+
+# Times in ms since the epoch, up to the last millisecond of the year 9999.
+LAST_MS = 253_402_300_799_999
+
+__all__ = ["ID_HELP", "LAST_MS", "PLAYER_PATTERN", "GameId", "PlayerId", "TableId"]

@@ -1,0 +1,89 @@
+"""The ratings service's endpoints on the NATS services API (``svc.ratings.*``).
+
+Handlers take and return the Structs of ``schemas/ratings.py``; decoding, and
+turning a bad request into a 400 error reply, happen once in the bus module.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import asyncpg
+
+from schemas import ratings as api
+from services.platform.bus import Endpoint
+from services.ratings import store
+from services.ratings.elo import KSchedule
+
+
+@dataclass(frozen=True)
+class Ratings:
+    pool: asyncpg.Pool
+    initial: int
+    schedule: KSchedule
+    active_days: float  # the board lists players with a rated game this recently
+    now: Callable[[], float] = time.time  # seconds since the epoch; tests move it
+
+    def board(self, provisional: bool = False) -> store.Board:
+        since = dt.datetime.fromtimestamp(self.now() - self.active_days * 86400, dt.UTC)
+        return store.Board(since, self.schedule.provisional_games, provisional)
+
+    def _standing(self, player: str, row: asyncpg.Record | None,
+                  rank: int | None = None) -> api.PlayerRating:
+        if row is None:
+            return api.PlayerRating(player_id=player, rating=self.initial, peak=self.initial,
+                                    provisional=True)
+        last = row["last_game_at"]
+        return api.PlayerRating(
+            player_id=player, rating=row["rating"], games=row["games"], wins=row["wins"],
+            losses=row["losses"], draws=row["draws"], left=row["left"], peak=row["peak"],
+            provisional=row["games"] < self.schedule.provisional_games,
+            last_game_at_ms=None if last is None else int(last.timestamp() * 1000), rank=rank)
+
+    async def ratings(self, req: api.RatingsRequest) -> api.RatingsReply:
+        rows = await store.ratings_of(self.pool, req.players)
+        return api.RatingsReply([self._standing(p, rows.get(p)) for p in req.players])
+
+    async def player(self, req: api.PlayerRequest) -> api.PlayerRating:
+        row = (await store.ratings_of(self.pool, [req.player_id])).get(req.player_id)
+        rank = None
+        board = self.board()
+        if row is not None and row["games"] >= board.provisional_games \
+                and row["last_game_at"] >= board.active_since:
+            rank = 1 + await store.ahead(self.pool, board, row["rating"], req.player_id)
+        return self._standing(req.player_id, row, rank)
+
+    async def leaderboard(self, req: api.LeaderboardRequest) -> api.LeaderboardReply:
+        board = self.board(req.provisional)
+        offset = req.offset
+        if req.around is not None:
+            row = (await store.ratings_of(self.pool, [req.around])).get(req.around)
+            rating = self.initial if row is None else row["rating"]
+            place = await store.ahead(self.pool, board, rating, req.around)
+            offset = max(0, place - req.limit // 2)
+        rows = await store.page(self.pool, board, req.limit, offset)
+        return api.LeaderboardReply(offset=offset, rows=[
+            api.LeaderboardRow(rank=offset + i + 1, player_id=r["player_id"], rating=r["rating"],
+                               games=r["games"], wins=r["wins"], losses=r["losses"],
+                               draws=r["draws"],
+                               provisional=r["games"] < self.schedule.provisional_games)
+            for i, r in enumerate(rows)])
+
+    async def history(self, req: api.HistoryRequest) -> api.HistoryReply:
+        rows = await store.history(self.pool, req.player_id, req.before, req.limit)
+        entries = [api.HistoryEntry(
+            id=r["id"], game_id=r["game_stream"], rated_at_ms=int(r["rated_at"].timestamp() * 1000),
+            rating_before=r["rating_before"], rating_after=r["rating_after"], delta=r["delta"],
+            k=r["k"], result=r["result"], partner=r["partner"], opponents=list(r["opponents"]))
+            for r in rows]
+        more = len(entries) == req.limit
+        return api.HistoryReply(entries=entries, next=entries[-1].id if more and entries else None)
+
+    def endpoints(self) -> list[Endpoint]:
+        return [Endpoint(api.RATINGS, api.RatingsRequest, self.ratings),
+                Endpoint(api.LEADERBOARD, api.LeaderboardRequest, self.leaderboard),
+                Endpoint(api.PLAYER, api.PlayerRequest, self.player),
+                Endpoint(api.HISTORY, api.HistoryRequest, self.history)]

@@ -1,0 +1,113 @@
+"""The ratings endpoints: batch ratings, the leaderboard, a player's page and history."""
+
+from __future__ import annotations
+
+import uuid
+
+import asyncpg
+import nats
+import pytest
+
+from schemas import ratings as api
+from services.platform import bus
+from services.ratings.api import Ratings
+from services.ratings.elo import KSchedule
+from tests.services.ratings.conftest import NOW_MS, Feed, ended, envelope
+
+DAY_MS = 86_400_000
+# Established after two rated games, so the board fills with few games.
+BOARD_SCHEDULE = KSchedule(provisional=40, established=20, provisional_games=2)
+
+
+@pytest.fixture
+async def ratings(pool: asyncpg.Pool, feed: Feed) -> Ratings:
+    """a and c beat b and d twice (+20, then 40 * (1 - 1 / (1 + 10^-0.1)) = 17.7 -> +18);
+    e..h played twice three weeks ago; i..l played once."""
+    for n in range(2):
+        await feed(envelope(f"now{n}", ended(("a", "b", "c", "d"), winner=0), at_ms=NOW_MS))
+        await feed(envelope(f"old{n}", ended(("e", "f", "g", "h"), winner=1),
+                            at_ms=NOW_MS - 21 * DAY_MS))
+    await feed(envelope("once", ended(("i", "j", "k", "l"), winner=0), at_ms=NOW_MS))
+    return Ratings(pool, 1500, BOARD_SCHEDULE, active_days=14, now=lambda: NOW_MS / 1000 + 60)
+
+
+def _board(reply: api.LeaderboardReply) -> list[tuple[int, str, int]]:
+    return [(r.rank, r.player_id, r.rating) for r in reply.rows]
+
+
+async def test_the_board_lists_established_players_active_in_two_weeks(ratings: Ratings) -> None:
+    reply = await ratings.leaderboard(api.LeaderboardRequest())
+    assert _board(reply) == [(1, "a", 1538), (2, "c", 1538), (3, "b", 1462), (4, "d", 1462)]
+    assert not any(r.provisional for r in reply.rows)
+
+
+async def test_provisional_players_join_the_board_when_asked_and_are_marked(
+        ratings: Ratings) -> None:
+    reply = await ratings.leaderboard(api.LeaderboardRequest(provisional=True))
+    assert [(r.player_id, r.provisional) for r in reply.rows] == [
+        ("a", False), ("c", False), ("i", True), ("k", True), ("j", True), ("l", True),
+        ("b", False), ("d", False)]
+
+
+async def test_a_page_starts_at_its_offset(ratings: Ratings) -> None:
+    reply = await ratings.leaderboard(api.LeaderboardRequest(limit=2, offset=2))
+    assert _board(reply) == [(3, "b", 1462), (4, "d", 1462)]
+
+
+async def test_around_a_player_centres_the_page_on_its_place(ratings: Ratings) -> None:
+    reply = await ratings.leaderboard(api.LeaderboardRequest(limit=2, around="d"))
+    assert reply.offset == 2 and [r.player_id for r in reply.rows] == ["b", "d"]
+    top = await ratings.leaderboard(api.LeaderboardRequest(limit=4, around="a"))
+    assert top.offset == 0 and [r.player_id for r in top.rows] == ["a", "c", "b", "d"]
+
+
+async def test_a_players_page_has_its_rank_only_when_the_board_lists_it(
+        ratings: Ratings) -> None:
+    c = await ratings.player(api.PlayerRequest("c"))
+    assert (c.rating, c.rank, c.games, c.wins, c.peak, c.provisional) == \
+        (1538, 2, 2, 2, 1538, False)
+    assert c.last_game_at_ms == NOW_MS
+    e = await ratings.player(api.PlayerRequest("e"))
+    assert e.rank is None and e.games == 2  # no rated game for three weeks
+    i = await ratings.player(api.PlayerRequest("i"))
+    assert i.rank is None and i.provisional
+    new = await ratings.player(api.PlayerRequest("nobody"))
+    assert new == api.PlayerRating(player_id="nobody", rating=1500, peak=1500, provisional=True)
+
+
+async def test_batch_ratings_come_back_in_the_order_asked(ratings: Ratings) -> None:
+    reply = await ratings.ratings(api.RatingsRequest(["d", "nobody", "a"]))
+    assert [(r.player_id, r.rating) for r in reply.ratings] == [
+        ("d", 1462), ("nobody", 1500), ("a", 1538)]
+
+
+async def test_history_pages_newest_first(ratings: Ratings) -> None:
+    first = await ratings.history(api.HistoryRequest(player_id="a", limit=1))
+    assert [(e.game_id, e.rating_before, e.delta, e.k, e.result, e.partner, e.opponents)
+            for e in first.entries] == [("now1", 1520, 18, 40, "win", "c", ["b", "d"])]
+    assert first.next is not None
+    second = await ratings.history(api.HistoryRequest(player_id="a", limit=1,
+                                                      before=first.next))
+    assert [(e.game_id, e.rating_before, e.rating_after) for e in second.entries] == [
+        ("now0", 1500, 1520)]
+    whole = await ratings.history(api.HistoryRequest(player_id="a"))
+    assert [e.game_id for e in whole.entries] == ["now1", "now0"] and whole.next is None
+
+
+async def test_the_endpoints_answer_on_the_bus_and_refuse_bad_requests(
+        ratings: Ratings, nats_url: str, nats_prefix: str) -> None:
+    group = f"{nats_prefix}.svc{uuid.uuid4().hex[:8]}"
+    nc = await nats.connect(nats_url)
+    micro = await bus.serve(nc, service="ratings", version="0.1.0", group=group,
+                            endpoints=ratings.endpoints())
+    try:
+        reply = await bus.request(nc, f"{group}.{api.PLAYER}", api.PlayerRequest("a"),
+                                  api.PlayerRating)
+        assert (reply.rating, reply.rank) == (1538, 1)
+        with pytest.raises(bus.RemoteError) as bad:
+            await bus.request(nc, f"{group}.{api.LEADERBOARD}",
+                              api.LeaderboardRequest(limit=500), api.LeaderboardReply)
+        assert bad.value.code == "400"
+    finally:
+        await micro.stop()
+        await nc.close()

@@ -1,0 +1,131 @@
+"""DESIGN rule 1, kept by a test: imports point one way, and services share only
+``schemas`` and ``services/platform``.
+
+- ``schemas`` imports neither ``engine`` nor ``services``;
+- ``engine`` imports no service and no IO library;
+- a service (``services/<name>/``) imports no other service's modules;
+- ``services/platform`` imports no service, nor the modules that know the list of
+  services (``services/*.py``: the CLI, the catalog, the registry).
+
+Every import counts, also one inside a function or under ``TYPE_CHECKING``.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+IO_LIBRARIES = {"asyncio", "asyncpg", "nats", "litestar", "uvicorn", "socket", "subprocess",
+                "threading", "urllib", "http", "time", "datetime"}
+
+
+def imports(path: Path) -> Iterator[tuple[int, str]]:
+    """Every module ``path`` imports, as (line, dotted name), relative ones resolved."""
+    package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*parts, base] if base else parts)
+            yield node.lineno, base
+            for alias in node.names:  # `from services import catalog` names a module
+                yield node.lineno, f"{base}.{alias.name}"
+
+
+def service_of(module: str) -> str | None:
+    """The service a module belongs to, "platform", "composition" for ``services/*.py``,
+    or None outside ``services``."""
+    parts = module.split(".")
+    if parts[0] != "services" or len(parts) == 1:
+        return None
+    if (ROOT / "services" / parts[1]).is_dir():
+        return parts[1]
+    return "composition"
+
+
+def broken_rule(path: Path, module: str) -> str | None:
+    rel = path.relative_to(ROOT).parts
+    top = module.split(".")[0]
+    if rel[0] == "schemas" and top in ("engine", "services"):
+        return "schemas imports only msgspec and the standard library"
+    if rel[0] == "engine" and (top == "services" or top in IO_LIBRARIES):
+        return "the engine imports no service and no IO library"
+    if rel[0] != "services" or len(rel) < 3:
+        return None  # services/*.py compose the services: they may import any
+    mine, theirs = rel[1], service_of(module)
+    if mine == "platform" and theirs not in (None, "platform"):
+        return "services/platform imports no service and not the list of services"
+    if mine != "platform" and theirs not in (None, "platform", mine):
+        return f"the {mine} service imports only schemas, engine, platform and itself"
+    return None
+
+
+def sources() -> list[Path]:
+    return sorted(p for top in ("schemas", "engine", "services")
+                  for p in (ROOT / top).rglob("*.py"))
+
+
+def violations(paths: list[Path]) -> list[str]:
+    found = []
+    for path in paths:
+        for line, module in imports(path):
+            rule = broken_rule(path, module)
+            if rule:
+                found.append(f"{path.relative_to(ROOT)}:{line} imports {module}: {rule}")
+    return sorted(set(found))
+
+
+def test_the_tree_keeps_the_import_rules() -> None:
+    assert violations(sources()) == []
+
+
+@pytest.mark.parametrize(("where", "line", "rule"), [
+    ("schemas/x.py", "from engine.state import GameState", "schemas imports only"),
+    ("schemas/x.py", "import services.platform.bus", "schemas imports only"),
+    ("engine/x.py", "from services.game import worker", "the engine imports no service"),
+    ("engine/x.py", "import asyncio", "no IO library"),
+    ("services/lobby/x.py", "from services.game.store import GameStore", "the lobby service"),
+    ("services/lobby/x.py", "from services import ratings", "the lobby service"),
+    ("services/game/x.py", "from services import catalog", "the game service"),
+    ("services/platform/x.py", "from services.lobby import auth", "services/platform"),
+    ("services/platform/x.py", "from services import catalog", "services/platform"),
+    ("services/platform/sub/x.py", "from ...lobby import tables", "services/platform"),
+])
+def test_each_rule_catches_a_breach(tmp_path: Path, where: str, line: str, rule: str,
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check itself can fail: a file that breaks a rule is named with the rule."""
+    monkeypatch.setattr(f"{__name__}.ROOT", tmp_path)
+    for folder in ("lobby", "game", "ratings", "platform"):
+        (tmp_path / "services" / folder).mkdir(parents=True)
+    path = tmp_path / where
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"{line}\n")
+    found = violations([path])
+    assert found and all(rule in f and where in f for f in found)
+
+
+@pytest.mark.parametrize(("where", "line"), [
+    ("services/lobby/x.py", "from services.lobby import store"),
+    ("services/lobby/x.py", "from services.platform import bus"),
+    ("services/lobby/x.py", "from schemas import ws"),
+    ("services/game/x.py", "from engine.decide import step"),
+    ("services/cli.py", "from services.lobby import roles"),
+    ("engine/x.py", "from schemas import events"),
+])
+def test_what_the_rules_allow_passes(tmp_path: Path, where: str, line: str,
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(f"{__name__}.ROOT", tmp_path)
+    for folder in ("lobby", "game", "platform"):
+        (tmp_path / "services" / folder).mkdir(parents=True)
+    path = tmp_path / where
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"{line}\n")
+    assert violations([path]) == []
