@@ -258,7 +258,10 @@ class GameConnection:
 
     async def _resend(self) -> None:
         assert self.conn is not None
-        await self.conn.send(self._pending_frame.decode())
+        try:
+            await self.conn.send(self._pending_frame.decode())
+        except ConnectionClosed:
+            await self._resume()  # which sends the pending command again
 
     async def command(self, move: Move, timeout: float = 30.0) -> ws.Ack:
         """Send ``move`` and wait for its ``ack``, taking in the frames on the way."""

@@ -5,31 +5,13 @@ resumed mid-game, and typed errors."""
 from __future__ import annotations
 
 import asyncio
-import time
 
 import pytest
 
 from schemas import events as ev
-from spades_client import ApiFailure, CommandRejected, GameConnection, Lobby, Move, first_legal
+from spades_client import ApiFailure, CommandRejected, GameConnection, Lobby, Move
 from tests.e2e.conftest import Platform
-
-
-async def play_out(game: GameConnection, drop_after: int | None = None,
-                   limit_seconds: float = 120) -> None:
-    """Answer every turn with the first legal move until the game ends; after
-    ``drop_after`` events, cut the socket once to make the client resume."""
-    deadline = time.monotonic() + limit_seconds
-    while game.ended is None:
-        assert time.monotonic() < deadline, "the game did not end in time"
-        if drop_after is not None and len(game.events) >= drop_after:
-            drop_after = None
-            assert game.conn is not None
-            await game.conn.close()
-        if game.my_turn():
-            move = first_legal(game.turn)
-            if move is not None:
-                await game.send(move)
-        await game.next()
+from tests.e2e.players import play_typed
 
 
 async def test_four_typed_clients_play_a_match_and_one_resumes_after_a_dropped_socket(
@@ -50,7 +32,7 @@ async def test_four_typed_clients_play_a_match_and_one_resumes_after_a_dropped_s
         for seat, game in enumerate(games):
             subscribed = await game.open()
             assert subscribed.seat == seat and game.view is not None
-        await asyncio.gather(*(play_out(g, drop_after=30 if i == 2 else None)
+        await asyncio.gather(*(play_typed(g, drop_after=30 if i == 2 else None)
                                for i, g in enumerate(games)))
         assert games[2].resumes == 1
         for game in games:
