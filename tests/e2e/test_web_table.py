@@ -5,12 +5,14 @@ that clear. Screenshots of each stage go to tests/artifacts/."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 import uuid
 
 import pytest
 from playwright.async_api import Page
+from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from engine.cards import CODES, SUITS, TRUMP, deck
 from tests.e2e.browser import (
@@ -201,3 +203,34 @@ async def test_a_spectator_watches_a_match_to_its_end_and_sees_no_hand(
         assert problems == []
     finally:
         await host.aclose()
+
+
+async def test_a_pre_move_that_bounces_says_why(platform: Platform) -> None:
+    """Lock the first card of the hand whenever another seat is to play: sooner or later
+    it cannot be played when the turn comes (the led suit must be followed, or spades
+    are not broken), and the page says so."""
+    problems: list[str] = []
+    async with chromium() as browser:
+        page = await new_page(browser, problems)
+        await open_private_table(page, platform.a.url, "Early", "quick")
+        await page.select_option("#trick-pause", "0")
+        await page.click("#fill-bots")
+        await page.wait_for_selector("#seats li:has-text('Bot 4 (basic)')")
+        await page.click("#start")
+        await page.wait_for_selector("#hand button.card", timeout=10000)
+        deadline = time.monotonic() + 120
+        while "went back to your hand" not in (await page.text_content("#turn-cue") or ""):
+            assert time.monotonic() < deadline, "no pre-move bounced"
+            premove = page.locator("#hand button.card[title^='pre-move']:not(.chosen)")
+            if await premove.count() and not await page.locator("#hand .chosen").count():
+                with contextlib.suppress(PlaywrightTimeout):
+                    await premove.first.click(timeout=300)
+            else:
+                await play_a_little(page)
+            await page.wait_for_timeout(10)
+        text = await page.text_content("#turn-cue")
+        assert text is not None and text.startswith("Your turn: play a card (your pre-move ")
+        assert any(why in text for why in (
+            "you had to follow the suit led", "spades were not broken yet"))
+        await shot(page, "premove-bounced")
+    assert problems == []

@@ -15,6 +15,7 @@ const S = {
   bidsByHand: {},    // hand_no -> {bids, blind}, remembered when the hand is scored
   handResult: null,  // a line on the hand just scored, shown until the next hand's first card
   statusAt: 0,
+  bounce: null,      // why the pre-move just bounced, shown with the turn cue
 };
 const SUIT = { S: "♠", H: "♥", D: "♦", C: "♣" };
 const SIDES = ["south", "west", "north", "east"];
@@ -370,6 +371,7 @@ function send(frame) {
 function command(type, extra = {}) {
   S.seq += 1;
   S.held = null;  // acting skips the pause on a finished trick
+  S.bounce = null;
   send({ type, command_id: `${Date.now().toString(36)}-${S.seq}`, game_id: S.game,
          seat: S.view.seat, ...extra });
 }
@@ -465,7 +467,8 @@ function onEvent(f) {
     v.premove = null;
   } else if (e.type === "PremoveDropped") {
     v.premove = null;
-    if (e.seat === v.seat) status(`Your pre-move ${cardLabel(e.card)} went back to your hand: ${premoveReason(e.reason)}`);
+    // Said where the player looks when the turn comes; it goes with their next move.
+    if (e.seat === v.seat) S.bounce = `your pre-move ${cardLabel(e.card)} went back to your hand: ${premoveReason(e.reason)}`;
   } else if (e.type === "CardsLooked" && e.seat === v.seat) {
     send({ type: "snapshot", game_id: S.game });
   }
@@ -536,7 +539,7 @@ function renderTurnCue() {
   if (mine) {
     if (t.pass_count) text = `Your turn: choose ${t.pass_count} card(s) for your partner`;
     else if (v.phase === "bidding") text = v.hand ? "Your turn: bid" : "Your turn: look at your cards, or bid blind nil";
-    else text = "Your turn: play a card";
+    else text = "Your turn: play a card" + (S.bounce ? ` (${S.bounce})` : "");
   } else if (v.phase !== "over" && t.waiting.length) {
     text = `Waiting for ${t.waiting.map(NAME_OF).join(", ")}`;
   }
@@ -610,7 +613,9 @@ function renderHand() {
       b.classList.toggle("legal", legal.has(code));
       b.disabled = !legal.has(code);
       b.onclick = () => command("play", { card: code });
-    } else if (v.phase === "play" && v.seat !== null) {
+    } else if ((v.phase === "play" || v.phase === "bidding") && v.seat !== null) {
+      // Locked now (while others play, or during the bidding: an opening card), played
+      // the moment the turn comes if it is legal then.
       b.classList.toggle("chosen", v.premove === code);
       b.title = "pre-move: play this card when my turn comes";
       b.onclick = () => v.premove === code ? command("cancel_premove") : command("premove", { card: code });
