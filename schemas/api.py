@@ -6,6 +6,8 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from schemas.ratings import LeaderboardRow, PlayerRating, RatedGame
+
 PlayerName = Annotated[str, msgspec.Meta(min_length=1, max_length=32, pattern=r"^[\w .-]+$")]
 
 
@@ -59,6 +61,7 @@ class Session(msgspec.Struct, frozen=True):
     name: str = ""
     expires_at: int = 0  # seconds since the epoch
     role: str = "player"  # or "operator": may use /v1/admin and the replay viewer
+    guest: bool = False  # a guest account: no password, gone when its token expires
 
 
 # --- Tables --------------------------------------------------------------------------------
@@ -100,6 +103,7 @@ class SeatInfo(msgspec.Struct, frozen=True, kw_only=True):
     player_id: str | None = None
     name: str | None = None
     bot: BotLevel | None = None
+    guest: bool = False  # a guest sits here: its name is not a registered one
 
 
 class Table(msgspec.Struct, frozen=True, kw_only=True):
@@ -120,6 +124,23 @@ class TableList(msgspec.Struct, frozen=True):
     tables: list[Table]
 
 
+class CurrentGame(msgspec.Struct, frozen=True, kw_only=True):
+    """A game the player sits in that has not ended: subscribe to ``game_id``."""
+
+    game_id: str
+    table_id: str  # "" for a game no table opened (ranked, tournament)
+    seat: int
+
+
+class Me(msgspec.Struct, frozen=True, kw_only=True):
+    """Where the player is: after a reload or on a second device, the way back in."""
+
+    player_id: str
+    name: str
+    games: list[CurrentGame]  # newest first
+    tables: list[Table]  # open or playing tables where the player sits or hosts
+
+
 class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
     """What anyone may know of a game: the public (spectator) view's headline."""
 
@@ -134,3 +155,40 @@ class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
     bags: tuple[int, int]
     winner: int | None = None
     end_reason: str = ""
+
+
+# --- Ratings and the leaderboard (from the ratings service, names from the lobby) -------------
+
+
+class PlayerPage(msgspec.Struct, frozen=True, kw_only=True):
+    """``ranked`` is null when the ratings service did not answer in time; its ``rank``
+    is null when the leaderboard does not list the player (provisional, or no rated
+    game for two weeks)."""
+
+    player_id: str
+    name: str
+    ranked: PlayerRating | None = None
+
+
+class LeaderboardEntry(LeaderboardRow, frozen=True, kw_only=True):
+    name: str
+
+
+class Leaderboard(msgspec.Struct, frozen=True, kw_only=True):
+    entries: list[LeaderboardEntry]
+    offset: int  # the first entry's rank, minus one
+
+
+class Named(msgspec.Struct, frozen=True):
+    player_id: str
+    name: str
+
+
+class RatingChange(RatedGame, frozen=True, kw_only=True):
+    partner: Named
+    opponents: list[Named]
+
+
+class RatingHistory(msgspec.Struct, frozen=True, kw_only=True):
+    entries: list[RatingChange]
+    next: int | None = None  # pass as ``before`` for the next page; null on the last

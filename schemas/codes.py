@@ -16,6 +16,9 @@ GAME_UNAVAILABLE = "game_unavailable"  # the lobby: no game worker answered
 NOT_ALLOWED = "not_allowed"  # a command only the platform sends
 BAD_REQUEST = "bad_request"
 GAME_EXISTS = "game_exists"  # another command created a game with this id
+# A command id sent again with another command: answering it with the first command's
+# result would tell the client that a move it did not make was played.
+COMMAND_ID_REUSED = "command_id_reused"
 
 # Answers from a game worker worth repeating with the same command id.
 RETRYABLE = frozenset({BUSY, NOT_OWNER, CONFLICT, UNAVAILABLE})

@@ -105,6 +105,15 @@ class Names:
         """``SeatPresent``: a seated player is back on some gateway."""
         return self.subject(f"lobby.presence.{_token(game_id)}")
 
+    def player_note(self, player_id: str) -> str:
+        """A ``schemas.notes`` note to one player; every gateway forwards it to the
+        player's sockets there."""
+        return self.subject(f"player.note.{_token(player_id)}")
+
+    @property
+    def player_notes_all(self) -> str:
+        return self.subject("player.note.*")
+
     def service_group(self, service: str) -> str:
         """Subject group under which a service's request/reply endpoints live."""
         return self.subject(f"svc.{service}")

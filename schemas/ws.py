@@ -15,10 +15,11 @@ import msgspec
 
 from schemas.api import Table
 from schemas.events import GameEvent
+from schemas.notes import Note
 from schemas.subjects import ID_PATTERN
 from schemas.views import SeatView
 
-CommandId = Annotated[str, msgspec.Meta(pattern=ID_PATTERN)]
+CommandId = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
 Id = Annotated[str, msgspec.Meta(pattern=ID_PATTERN)]
 Seat = Annotated[int, msgspec.Meta(ge=0, le=3)]
 
@@ -211,7 +212,13 @@ class ChatFrame(ServerFrame, frozen=True, tag="chat"):
     at: int = 0
 
 
+class NoteFrame(ServerFrame, frozen=True, tag="note"):
+    """A note to this player (``schemas.notes``), on every socket the player has open."""
+
+    note: Note
+
+
 ServerMessage = (
     Welcome | Snapshot | Subscribed | EventFrame | Ack | Error | Pong | TableListFrame
-    | TableFrame | ChatFrame
+    | TableFrame | ChatFrame | NoteFrame
 )

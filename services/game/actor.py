@@ -18,12 +18,14 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import hashlib
 import time
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+import msgspec
 import structlog
 from msgspec.structs import replace
 
@@ -33,7 +35,14 @@ from engine.errors import RuleError
 from engine.state import OVER, GameState, seats_in
 from schemas import commands as cmd
 from schemas import events as ev
-from schemas.codes import CONFLICT, NOT_ALLOWED, NOT_OWNER, RETRYABLE, UNAVAILABLE
+from schemas.codes import (
+    COMMAND_ID_REUSED,
+    CONFLICT,
+    NOT_ALLOWED,
+    NOT_OWNER,
+    RETRYABLE,
+    UNAVAILABLE,
+)
 from schemas.play import ChatLine, GameReply
 from services.game import banter, metrics
 from services.game.clock import Clock
@@ -64,6 +73,22 @@ class Host(Protocol):
     async def say(self, line: ChatLine) -> None: ...  # a bot's table talk
 
     def actor_done(self, actor: GameActor) -> None: ...  # the task ended
+
+
+_hash_encoder = msgspec.msgpack.Encoder(order="deterministic")
+
+
+def command_hash(player_id: str, command: cmd.Command) -> str:
+    """What a command id stands for: who sent which command (its time left out, as the
+    worker sets that itself)."""
+    body = _hash_encoder.encode((player_id, replace(command, at=0)))
+    return hashlib.blake2b(body, digest_size=16).hexdigest()
+
+
+def _reused(command_id: str) -> GameReply:
+    return GameReply(ok=False, code=COMMAND_ID_REUSED, message=(
+        f"command id {command_id!r} was already used for another command; "
+        "send a new id for a new command"))
 
 
 class Lost(Exception):
@@ -100,7 +125,9 @@ class GameActor:
         self.refused = refused
         self.born_bots, self.levels = bot_seats(state.players)
         self.inbox: collections.deque[Item] = collections.deque()
-        self.answers: collections.OrderedDict[str, GameReply] = collections.OrderedDict()
+        # command id -> (its command's hash, the first answer)
+        self.answers: collections.OrderedDict[str, tuple[str, GameReply]] = \
+            collections.OrderedDict()
         self.wake = asyncio.Event()
         self.changed_ms = worker.clock.now_ms()
         # Internal moves that failed at this version: not again until the state changes.
@@ -219,7 +246,7 @@ class GameActor:
             if not expired:
                 return
             origin, seat = "clock", expired[0]
-            command = cmd.ClockExpired(seat=seat, at=now)
+            command = bots.timeout_command(s, seat, at=now)  # the move rides in the command
         reply = await self._apply(command, None, origin=f"{origin}:{seat}")
         self._count(origin, reply, started)
         if self.state.version == s.version:
@@ -234,15 +261,22 @@ class GameActor:
     async def _handle(self, item: Item) -> None:
         with structlog.contextvars.bound_contextvars(command_id=item.command_id,
                                                      player_id=item.player_id):
+            digest = command_hash(item.player_id, item.command)
             first = self.answers.get(item.command_id)
             if first is not None:
-                self._answer(item, replace(first, duplicate=True), "duplicate")
+                if first[0] != digest:
+                    self._answer(item, _reused(item.command_id), "refused")
+                else:
+                    self._answer(item, replace(first[1], duplicate=True), "duplicate")
                 return
             refused = self.refused.get(item.command_id)
             if refused is not None:
-                self._answer(item, GameReply(ok=False, code=refused.code,
-                                             message=refused.message, duplicate=True),
-                             "duplicate")
+                if refused.command_hash not in (None, digest):
+                    self._answer(item, _reused(item.command_id), "refused")
+                else:
+                    self._answer(item, GameReply(ok=False, code=refused.code,
+                                                 message=refused.message, duplicate=True),
+                                 "duplicate")
                 return
             if isinstance(item.command, PLATFORM_ONLY):
                 self._answer(item, GameReply(ok=False, code=NOT_ALLOWED, message=(
@@ -250,7 +284,8 @@ class GameActor:
                 return
             command = replace(item.command, at=self.worker.clock.now_ms())
             try:
-                reply = await self._apply(command, item.command_id, origin="player")
+                reply = await self._apply(command, item.command_id, origin="player",
+                                          digest=digest)
             except Lost:
                 self._answer(item, GameReply(ok=False, code=NOT_OWNER, message=(
                     "another worker runs this game now; send it again")), "not_owner")
@@ -259,12 +294,12 @@ class GameActor:
                 _log.exception("command_failed")
                 reply = GameReply(ok=False, code=UNAVAILABLE,
                                   message=f"could not apply the command: {type(exc).__name__}")
-            self._remember(item.command_id, reply)
+            self._remember(item.command_id, digest, reply)
             self._answer(item, reply, _result(reply))
 
-    def _remember(self, command_id: str, reply: GameReply) -> None:
-        if reply.ok or reply.code not in RETRYABLE:
-            self.answers[command_id] = reply
+    def _remember(self, command_id: str, digest: str, reply: GameReply) -> None:
+        if reply.ok or reply.code not in RETRYABLE | {COMMAND_ID_REUSED}:
+            self.answers[command_id] = digest, reply
             if len(self.answers) > self.worker.settings.answers_kept:
                 self.answers.popitem(last=False)
 
@@ -285,18 +320,19 @@ class GameActor:
     # --- deciding and storing ------------------------------------------------------
 
     async def _apply(self, command: cmd.Command, command_id: str | None,
-                     origin: str) -> GameReply:
+                     origin: str, digest: str | None = None) -> GameReply:
         before = self.state
         try:
             after, events = step(before, command)
         except RuleError as exc:
-            return await self._refuse(command_id, exc)
+            return await self._refuse(command_id, exc, digest)
         if not events:
             return GameReply(ok=True, version=before.version)
         store = self.worker.store
         try:
             result = await store.events.append(self.game_id, before.version, events, command_id,
-                                               epoch=self.epoch, causation_id=origin)
+                                               epoch=self.epoch, causation_id=origin,
+                                               command_hash=digest)
         except FencedError:
             _log.warning("fenced", epoch=self.epoch, version=before.version)
             metrics.LOST.labels("fenced").inc()
@@ -308,6 +344,8 @@ class GameActor:
             return GameReply(ok=False, code=CONFLICT,
                              message="the game moved on; send the command again")
         if result.duplicate:
+            if result.command_hash not in (None, digest):
+                return _reused(command_id or "")
             return GameReply(ok=True, version=result.last_version,
                              first_version=result.first_version, duplicate=True)
         self.state = after
@@ -315,20 +353,25 @@ class GameActor:
         await self._after(before, events, result.first_version)
         return GameReply(ok=True, version=result.last_version, first_version=result.first_version)
 
-    async def _refuse(self, command_id: str | None, exc: RuleError) -> GameReply:
+    async def _refuse(self, command_id: str | None, exc: RuleError,
+                      digest: str | None) -> GameReply:
         if command_id:
             first = await self.worker.store.command_result(self.game_id, command_id)
             if first is not None:  # accepted before this worker had the game
+                if first.command_hash not in (None, digest):
+                    return _reused(command_id)
                 return GameReply(ok=True, version=first.last_version,
                                  first_version=first.first_version, duplicate=True)
             try:
                 refusal = await self.worker.store.refuse(self.game_id, command_id, exc.code,
-                                                         exc.message, self.epoch)
+                                                         exc.message, self.epoch, digest)
             except FencedError:
                 _log.warning("fenced", epoch=self.epoch, version=self.state.version)
                 metrics.LOST.labels("fenced").inc()
                 raise Lost(self.game_id) from None
             self.refused[command_id] = refusal
+            if refusal.command_hash not in (None, digest):  # refused before, for another
+                return _reused(command_id)
             return GameReply(ok=False, code=refusal.code, message=refusal.message)
         return GameReply(ok=False, code=exc.code, message=exc.message)
 

@@ -40,7 +40,7 @@ class GameRow:
 class Refusal:
     code: str
     message: str
-
+    command_hash: str | None = None  # of the refused command's body
 
 
 
@@ -124,23 +124,24 @@ class GameStore:
     async def _command(conn: asyncpg.Connection, game_id: str,
                        command_id: str) -> AppendResult | None:
         row = await conn.fetchrow(
-            "SELECT first_version, last_version, first_position FROM commands"
+            "SELECT first_version, last_version, first_position, command_hash FROM commands"
             " WHERE stream = $1 AND command_id = $2", game_id, command_id)
         if row is None:
             return None
         return AppendResult(row["first_version"], row["last_version"], row["first_position"],
-                            True)
+                            True, row["command_hash"])
 
     # --- refused commands ----------------------------------------------------------
 
     async def refusals(self, game_id: str) -> dict[str, Refusal]:
         rows = await self.pool.fetch(
-            "SELECT command_id, code, message FROM refused_commands WHERE game_id = $1",
-            game_id)
-        return {r["command_id"]: Refusal(r["code"], r["message"]) for r in rows}
+            "SELECT command_id, code, message, command_hash FROM refused_commands"
+            " WHERE game_id = $1", game_id)
+        return {r["command_id"]: Refusal(r["code"], r["message"], r["command_hash"])
+                for r in rows}
 
     async def refuse(self, game_id: str, command_id: str, code: str, message: str,
-                     epoch: int) -> Refusal:
+                     epoch: int, command_hash: str | None = None) -> Refusal:
         """Remember a refusal; if the same command was refused before, the first stands.
 
         Fenced like an append: only the game's current owner decides refusals (a
@@ -150,8 +151,10 @@ class GameStore:
         async with self.pool.acquire() as conn, conn.transaction():
             await self.leases.check(conn, game_id, epoch)
             row = await conn.fetchrow(
-                "INSERT INTO refused_commands AS r (game_id, command_id, code, message)"
-                " VALUES ($1, $2, $3, $4)"
+                "INSERT INTO refused_commands AS r (game_id, command_id, code, message,"
+                "                                   command_hash)"
+                " VALUES ($1, $2, $3, $4, $5)"
                 " ON CONFLICT (game_id, command_id) DO UPDATE SET code = r.code"
-                " RETURNING code, message", game_id, command_id, code, message)
-        return Refusal(row["code"], row["message"])
+                " RETURNING code, message, command_hash", game_id, command_id, code, message,
+                command_hash)
+        return Refusal(row["code"], row["message"], row["command_hash"])

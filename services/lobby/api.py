@@ -18,7 +18,7 @@ from schemas.api import (
     JoinByCode,
     JoinTable,
     Login,
-    Player,
+    Me,
     Register,
     Session,
     SetBots,
@@ -26,13 +26,13 @@ from schemas.api import (
     Table,
     TableList,
 )
-from services.lobby import auth, store
+from services.lobby import auth
 from services.lobby.apidocs import BEARER, answers
 from services.lobby.auth import Claims, Tokens
-from services.lobby.errors import LobbyError
 from services.lobby.gateway import Gateway
-from services.lobby.params import GameId, PlayerId, TableId
+from services.lobby.params import GameId, TableId
 from services.lobby.tables import Tables
+from services.lobby.throttle import Throttle
 
 STATIC = Path(__file__).parent / "static"
 
@@ -53,27 +53,38 @@ GAME = {"game_id": "g-9c1d", "table_id": "t-1a2b3c",
          "hand_no": 2, "scores": [120, 64], "bags": [3, 1], "winner": None, "end_reason": ""}
 
 
-def routes(pool: Any, tokens: Tokens, tables: Tables, gateway: Gateway) -> list[Any]:
+def routes(pool: Any, tokens: Tokens, throttle: Throttle, tables: Tables,
+           gateway: Gateway) -> list[Any]:
     def me(request: Request[Any, Any, Any]) -> Claims:
         return tokens.from_header(request.headers.get("authorization"))
 
+    def address(request: Request[Any, Any, Any]) -> str:
+        """The caller's address (a trusted proxy's X-Forwarded-For, as uvicorn reads it)."""
+        return request.client.host if request.client else "unknown"
+
     @post("/v1/auth/guest", status_code=201, summary="Sign in as a guest", tags=["auth"],
-          responses=answers(201, Session, SESSION, 400))
-    async def guest(data: GuestSignIn) -> Session:
-        """A guest's name need not be unique; the token is the guest's only key."""
+          responses=answers(201, Session, SESSION, 400, 429))
+    async def guest(request: Request[Any, Any, Any], data: GuestSignIn) -> Session:
+        """A guest's name need not be unique among guests, but may not look like a
+        registered name. 429 `rate_limited`: too many new accounts from one address."""
+        throttle.sign_up(address(request))
         return await auth.guest(pool, tokens, data.name)
 
     @post("/v1/auth/register", status_code=201, summary="Register a name with a password",
-          tags=["auth"], responses=answers(201, Session, SESSION, 400, 409))
-    async def register(data: Register) -> Session:
-        """Signs in too. 409 `name_taken`: the name is registered already."""
+          tags=["auth"], responses=answers(201, Session, SESSION, 400, 409, 429))
+    async def register(request: Request[Any, Any, Any], data: Register) -> Session:
+        """Signs in too. 409 `name_taken`: the name, or a look-alike of it, is registered
+        already. 429 `rate_limited`: too many new accounts from one address."""
+        throttle.sign_up(address(request))
         return await auth.register(pool, tokens, data.name, data.password)
 
     @post("/v1/auth/login", status_code=200, summary="Sign in to a registered name",
-          tags=["auth"], responses=answers(200, Session, SESSION, 400, 401))
-    async def login(data: Login) -> Session:
-        """401 `bad_credentials` for an unknown name or a wrong password alike."""
-        return await auth.login(pool, tokens, data.name, data.password)
+          tags=["auth"], responses=answers(200, Session, SESSION, 400, 401, 429))
+    async def login(request: Request[Any, Any, Any], data: Login) -> Session:
+        """401 `bad_credentials` for an unknown name or a wrong password alike. 429
+        `rate_limited` after too many failures for the account or from the address."""
+        return await auth.login(pool, tokens, throttle, data.name, data.password,
+                                address(request))
 
     @post("/v1/tables", status_code=201, summary="Open a table (private ones get a room code)",
           tags=["tables"], security=BEARER, responses=answers(201, Table, TABLE, 400, 401))
@@ -108,7 +119,7 @@ def routes(pool: Any, tokens: Tokens, tables: Tables, gateway: Gateway) -> list[
 
     @post("/v1/tables/{table_id:str}/join", status_code=200,
           summary="Take a seat (a given one, or the first free)", tags=["tables"],
-          security=BEARER, responses=answers(200, Table, TABLE, 400, 401, 404, 409))
+          security=BEARER, responses=answers(200, Table, TABLE, 400, 401, 403, 404, 409))
     async def join(request: Request[Any, Any, Any], table_id: TableId,
                    data: JoinTable | None = None) -> Table:
         """409 `table_full`, `seat_taken` or `table_started`."""
@@ -164,16 +175,16 @@ def routes(pool: Any, tokens: Tokens, tables: Tables, gateway: Gateway) -> list[
         `game_unavailable` when no game worker answered (retry)."""
         return await tables.start(me(request), table_id)
 
-    @get("/v1/players/{player_id:str}", summary="A player's name", tags=["players"],
-         security=BEARER, responses=answers(200, Player, {"player_id": "p-7f3a", "name": "Ada"},
-                                            400, 401, 404))
-    async def player(request: Request[Any, Any, Any], player_id: PlayerId) -> Player:
-        """404 `player_not_found` for an id no account has."""
-        me(request)
-        found = await store.account(pool, player_id)
-        if found is None:
-            raise LobbyError(404, "player_not_found", f"no player {player_id}")
-        return Player(player_id=found[0], name=found[1])
+    @get("/v1/me", summary="The caller's running games and tables (the way back in)",
+         tags=["players"], security=BEARER, responses=answers(200, Me, {
+             "player_id": "p-7f3a", "name": "Ada",
+             "games": [{"game_id": "g-9c1d", "table_id": "t-2b", "seat": 0}],
+             "tables": [{**TABLE, "state": "playing", "game_id": "g-9c1d"}]}, 401))
+    async def whoami(request: Request[Any, Any, Any]) -> Me:
+        """After a reload or on a second device: the games the caller sits in that have
+        not ended (newest first; subscribe to one over /v1/ws to play on), and the open
+        or playing tables where the caller sits or hosts."""
+        return await tables.whereabouts(me(request))
 
     @get("/v1/games/{game_id:str}", summary="A game's public summary", tags=["games"],
          security=BEARER, responses=answers(200, GameSummary, GAME, 400, 401, 404, 503))
@@ -193,7 +204,7 @@ def routes(pool: Any, tokens: Tokens, tables: Tables, gateway: Gateway) -> list[
         return Response(code, media_type="text/javascript; charset=utf-8")
 
     return [guest, register, login, create_table, list_tables, read_table, join_by_code, join,
-            leave, bots, change_rules, reset_rules, options, start, player, game, index, script]
+            leave, bots, change_rules, reset_rules, options, start, whoami, game, index, script]
 
 
 __all__ = ["routes"]

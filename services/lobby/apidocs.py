@@ -45,6 +45,8 @@ _ERRORS: dict[int, tuple[str, str, str]] = {
     404: ("no such table, game or account", "table_not_found", "no table t-1a2b3c"),
     409: ("the table's state refuses it (taken, started, full...)", "seat_taken",
           "seat 2 is taken"),
+    429: ("too many attempts; wait for the Retry-After seconds", "rate_limited",
+          "too many failed sign-ins; try again in 60 s"),
     503: ("no game worker answered in time; retry", "game_unavailable",
           "no game worker answered"),
 }

@@ -20,8 +20,9 @@ import argon2
 import jwt
 
 from schemas.api import Session
-from services.lobby import store
+from services.lobby import names, store
 from services.lobby.errors import LobbyError
+from services.lobby.throttle import Throttle
 
 ALGORITHM = "HS256"
 PLAYER, OPERATOR = "player", "operator"
@@ -46,7 +47,8 @@ class Tokens:
         exp = now + self.ttl
         token = jwt.encode({"sub": player_id, "name": name, "guest": guest, "role": role,
                             "iat": now, "exp": exp}, self._secret, algorithm=ALGORITHM)
-        return Session(token=token, player_id=player_id, name=name, expires_at=exp, role=role)
+        return Session(token=token, player_id=player_id, name=name, expires_at=exp, role=role,
+                       guest=guest)
 
     def check(self, token: str | None) -> Claims:
         """The caller's claims, or ``LobbyError(401)`` for a missing, forged or expired token."""
@@ -69,32 +71,52 @@ class Tokens:
         return self.check(authorization[7:].strip())
 
 
+def _name(name: str) -> tuple[str, str]:
+    """The name as shown and its skeleton (``names``), or 400 if nothing is left."""
+    name = names.shown(name)
+    if not any(ch.isalnum() for ch in name):
+        raise LobbyError(400, "bad_request", "a name needs a letter or a digit")
+    return name, names.skeleton(name)
+
+
 async def guest(pool: store.Pool, tokens: Tokens, name: str) -> Session:
+    name, skeleton = _name(name)
     player_id = str(uuid.uuid4())
-    await store.create_account(pool, player_id, name, None)
+    try:
+        await store.create_account(pool, player_id, name, skeleton, None)
+    except store.NameTaken:
+        raise LobbyError(409, "name_taken", f"{name!r} is (or looks like) a registered name"
+                         ) from None
     return tokens.issue(player_id, name, guest=True)
 
 
 async def register(pool: store.Pool, tokens: Tokens, name: str, password: str) -> Session:
+    name, skeleton = _name(name)
     # Hashing is deliberately slow; keep it off the event loop.
     hashed = await asyncio.to_thread(_hasher.hash, password)
     player_id = str(uuid.uuid4())
     try:
-        await store.create_account(pool, player_id, name, hashed)
+        await store.create_account(pool, player_id, name, skeleton, hashed)
     except store.NameTaken:
-        raise LobbyError(409, "name_taken", f"the name {name!r} is registered") from None
+        raise LobbyError(409, "name_taken", f"{name!r} is (or looks like) a registered name"
+                         ) from None
     return tokens.issue(player_id, name, guest=False)
 
 
-async def login(pool: store.Pool, tokens: Tokens, name: str, password: str) -> Session:
-    found = await store.registered_account(pool, name)
+async def login(pool: store.Pool, tokens: Tokens, throttle: Throttle, name: str,
+                password: str, address: str) -> Session:
+    account = names.skeleton(name)
+    throttle.before_login(account, address)
+    found = await store.registered_account(pool, account)
     wrong = LobbyError(401, "bad_credentials", "unknown name or wrong password")
     if found is None:
+        throttle.login_failed(account, address)
         raise wrong
     player_id, real_name, hashed, role = found
     try:
         await asyncio.to_thread(_hasher.verify, hashed, password)
     except argon2.exceptions.VerificationError:
+        throttle.login_failed(account, address)
         raise wrong from None
     return tokens.issue(player_id, real_name, guest=False, role=role)
 

@@ -28,21 +28,28 @@ class NotFound(Exception):
 # --- Accounts ------------------------------------------------------------------------------
 
 
-async def create_account(pool: asyncpg.Pool, player_id: str, name: str,
+async def create_account(pool: asyncpg.Pool, player_id: str, name: str, skeleton: str,
                          password_hash: str | None) -> None:
+    """A registered account (with ``password_hash``) or a guest; ``NameTaken`` when a
+    registered account has the same skeleton."""
     try:
-        await pool.execute("INSERT INTO accounts (player_id, name, password_hash)"
-                           " VALUES ($1, $2, $3)", uuid.UUID(player_id), name, password_hash)
+        done = await pool.fetchval(
+            "INSERT INTO accounts (player_id, name, name_skeleton, password_hash)"
+            " SELECT $1, $2, $3, $4 WHERE NOT EXISTS (SELECT 1 FROM accounts"
+            "   WHERE name_skeleton = $3 AND password_hash IS NOT NULL) RETURNING true",
+            uuid.UUID(player_id), name, skeleton, password_hash)
     except asyncpg.UniqueViolationError:
         raise NameTaken(name) from None
+    if not done:
+        raise NameTaken(name)
 
 
 async def registered_account(pool: asyncpg.Pool,
-                             name: str) -> tuple[str, str, str, str] | None:
-    """(player_id, name, password_hash, role) of a registered name."""
+                             skeleton: str) -> tuple[str, str, str, str] | None:
+    """(player_id, name, password_hash, role) of the registered name with that skeleton."""
     row = await pool.fetchrow("SELECT player_id, name, password_hash, role FROM accounts"
-                              " WHERE lower(name) = lower($1) AND password_hash IS NOT NULL",
-                              name)
+                              " WHERE name_skeleton = $1 AND password_hash IS NOT NULL",
+                              skeleton)
     return None if row is None else (str(row["player_id"]), row["name"], row["password_hash"],
                                      row["role"])
 
@@ -54,6 +61,14 @@ async def account(pool: asyncpg.Pool, player_id: str) -> tuple[str, str] | None:
         return None
     row = await pool.fetchrow("SELECT player_id, name FROM accounts WHERE player_id = $1", key)
     return None if row is None else (str(row["player_id"]), row["name"])
+
+
+async def names(pool: asyncpg.Pool, player_ids: list[str]) -> dict[str, str]:
+    """Names of the accounts among ``player_ids`` (ids no account has are left out)."""
+    keys = [k for k in (_uuid(p) for p in player_ids) if k is not None]
+    rows = await pool.fetch("SELECT player_id, name FROM accounts WHERE player_id = ANY($1)",
+                            keys)
+    return {str(r["player_id"]): r["name"] for r in rows}
 
 
 async def account_role(pool: asyncpg.Pool, player_id: str) -> str | None:
@@ -79,6 +94,7 @@ class Seat:
     player_id: str | None = None
     name: str | None = None
     bot: str | None = None  # bot level when a bot sits here
+    guest: bool = False  # a guest account (no password) sits here
 
     @property
     def free(self) -> bool:
@@ -113,7 +129,8 @@ def _row(r: asyncpg.Record) -> TableRow:
 
 
 def _seats_json(seats: tuple[Seat, ...]) -> str:
-    return json.dumps([{"player_id": s.player_id, "name": s.name, "bot": s.bot} for s in seats])
+    return json.dumps([{"player_id": s.player_id, "name": s.name, "bot": s.bot,
+                        "guest": s.guest} for s in seats])
 
 
 async def insert_table(pool: asyncpg.Pool, t: TableRow) -> None:
@@ -156,6 +173,40 @@ async def open_public_tables(pool: asyncpg.Pool, limit: int = 200) -> list[Table
     rows = await pool.fetch(f"SELECT {_COLUMNS} FROM game_tables WHERE state IN ('open', "
                             "'playing') AND NOT private ORDER BY created_at DESC LIMIT $1", limit)
     return [_row(r) for r in rows]
+
+
+async def tables_of(pool: asyncpg.Pool, player_id: str) -> list[TableRow]:
+    """Open or playing tables where the player sits or hosts, newest first."""
+    key = _uuid(player_id)
+    if key is None:
+        return []
+    rows = await pool.fetch(
+        f"SELECT {_COLUMNS} FROM game_tables t WHERE state IN ('open', 'playing')"
+        " AND (host = $1 OR seats @> jsonb_build_array(jsonb_build_object('player_id', $2::text)))"
+        " ORDER BY created_at DESC", key, player_id)
+    return [_row(r) for r in rows]
+
+
+async def running_games_of(pool: asyncpg.Pool, player_id: str) -> list[tuple[str, str, int]]:
+    """(game_id, table_id or "", seat) of the games the player sits in that have not
+    ended: from the games projection, and from playing tables whose game the projection
+    has not seen yet."""
+    rows = await pool.fetch(
+        "SELECT g.game_id, coalesce(t.table_id::text, '') AS table_id,"
+        "       array_position(g.players, $1) - 1 AS seat, g.started_at AS at"
+        " FROM games g LEFT JOIN game_tables t ON t.game_id = g.game_id"
+        " WHERE g.players @> ARRAY[$1] AND g.ended_at IS NULL AND g.started_at IS NOT NULL"
+        " UNION"
+        " SELECT t.game_id, t.table_id::text, (s.n - 1)::int, t.updated_at"
+        " FROM game_tables t, jsonb_array_elements(t.seats) WITH ORDINALITY AS s(seat, n)"
+        " WHERE t.state = 'playing' AND s.seat->>'player_id' = $1"
+        "   AND NOT EXISTS (SELECT 1 FROM games g WHERE g.game_id = t.game_id"
+        "                   AND g.ended_at IS NOT NULL)"
+        " ORDER BY at DESC", player_id)
+    seen: dict[str, tuple[str, str, int]] = {}
+    for r in rows:
+        seen.setdefault(r["game_id"], (r["game_id"], r["table_id"], r["seat"]))
+    return list(seen.values())
 
 
 async def change_table(pool: asyncpg.Pool, table_id: str,

@@ -14,7 +14,7 @@ from typing import Any
 import msgspec
 
 from engine.presets import PRESETS, RulesError, resolve
-from schemas.api import GameSummary, SeatInfo, Table
+from schemas.api import CurrentGame, GameSummary, Me, SeatInfo, Table
 from schemas.codes import GAME_UNAVAILABLE
 from schemas.commands import LeaveSeat
 from schemas.play import CreateGame, GameRequest
@@ -42,7 +42,8 @@ def to_api(t: store.TableRow, viewer: str | None) -> Table:
     return Table(
         table_id=t.table_id, host=t.host, private=t.private,
         code=t.code if at_table else None, rules=t.rules, preset=t.preset,
-        seats=[SeatInfo(seat=i, player_id=s.player_id, name=s.name, bot=s.bot)  # type: ignore[arg-type]
+        seats=[SeatInfo(seat=i, player_id=s.player_id, name=s.name,
+                          bot=s.bot, guest=s.guest)  # type: ignore[arg-type]
                for i, s in enumerate(t.seats)],
         free_seats=[i for i, s in enumerate(t.seats) if s.free], state=t.state,  # type: ignore[arg-type]
         game_id=t.game_id, banter=t.banter)
@@ -80,7 +81,7 @@ class Tables:
         preset, rules = _rules_of(spec)
         seats = [store.Seat()] * 4
         if seat is not None:
-            seats[seat] = store.Seat(player_id=me.player_id, name=me.name)
+            seats[seat] = store.Seat(player_id=me.player_id, name=me.name, guest=me.guest)
         for _ in range(10):
             row = store.TableRow(
                 table_id=str(uuid.uuid4()), host=me.player_id, private=private,
@@ -103,9 +104,15 @@ class Tables:
     async def list_open(self) -> list[Table]:
         return [to_api(t, None) for t in await store.open_public_tables(self.pool)]
 
-    async def join(self, me: Claims, table_id: str, seat: int | None) -> Table:
+    async def join(self, me: Claims, table_id: str, seat: int | None,
+                   *, by_code: bool = False) -> Table:
+        """Take a seat. A private table's id is no secret (it is in links and frames),
+        so a newcomer needs its room code; its host and seated players do not."""
         def sit(t: store.TableRow) -> store.TableRow:
             held = seat_of(t, me.player_id)
+            if t.private and not by_code and held is None and t.host != me.player_id:
+                raise LobbyError(403, "room_code_required",
+                                 "a private table is joined with its room code")
             if t.state != "open":
                 if held is not None:
                     return t
@@ -122,7 +129,7 @@ class Tables:
             seats = list(t.seats)
             if held is not None:
                 seats[held] = store.Seat()
-            seats[want] = store.Seat(player_id=me.player_id, name=me.name)
+            seats[want] = store.Seat(player_id=me.player_id, name=me.name, guest=me.guest)
             return t.with_(seats=tuple(seats))
 
         return to_api(await self._change(table_id, sit), me.player_id)
@@ -131,7 +138,7 @@ class Tables:
         t = await store.table_by_code(self.pool, code.strip().upper())
         if t is None:
             raise LobbyError(404, "table_not_found", "no table has that room code")
-        return await self.join(me, t.table_id, seat)
+        return await self.join(me, t.table_id, seat, by_code=True)
 
     async def leave(self, me: Claims, table_id: str) -> Table:
         def stand(t: store.TableRow) -> store.TableRow:
@@ -245,6 +252,14 @@ class Tables:
         if not reply.ok:
             raise LobbyError(409, reply.code or "rejected", reply.message)
 
+    async def whereabouts(self, me: Claims) -> Me:
+        """The player's running games and tables: the way back in after a reload."""
+        games = await store.running_games_of(self.pool, me.player_id)
+        mine = await store.tables_of(self.pool, me.player_id)
+        return Me(player_id=me.player_id, name=me.name,
+                  games=[CurrentGame(game_id=g, table_id=t, seat=s) for g, t, s in games],
+                  tables=[to_api(t, me.player_id) for t in mine])
+
     async def finish(self, table_id: str) -> None:
         """The table's game ended: it leaves the list of open and playing tables."""
         await self._change(table_id, lambda t: t.with_(state="over"))
@@ -260,7 +275,8 @@ def summary(t: store.TableRow, view: Any) -> GameSummary:
     """The public headline of a game from its table and the spectator's view."""
     return GameSummary(
         game_id=t.game_id or "", table_id=t.table_id,
-        players=[SeatInfo(seat=i, player_id=s.player_id, name=s.name, bot=s.bot)  # type: ignore[arg-type]
+        players=[SeatInfo(seat=i, player_id=s.player_id, name=s.name,
+                          bot=s.bot, guest=s.guest)  # type: ignore[arg-type]
                  for i, s in enumerate(t.seats)],
         rules=t.rules, state=view.phase, version=view.version, hand_no=view.hand_no,
         scores=view.scores, bags=view.bags, winner=view.winner, end_reason=view.end_reason)

@@ -20,21 +20,18 @@ import datetime as dt
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import asyncpg
 import msgspec
 
-from services.platform import faults, lease
+from services.platform import faults, sqlfolders
 from services.platform.events import EventRegistry
 from services.platform.lease import fencing
 
 OUTBOX_CHANNEL = "spades_outbox"
-SQL = Path(__file__).parent / "sql" / "eventstore"
-# The folders a schema holding an event store is migrated from, in order: appends with
-# an epoch check it against the schema's leases.
-MIGRATIONS = (("lease", lease.SQL), ("eventstore", SQL))
+SQL = sqlfolders.EVENTSTORE
+MIGRATIONS = sqlfolders.EVENTSTORE_MIGRATIONS
 
 
 class StoreError(Exception):
@@ -55,6 +52,7 @@ class AppendResult:
     last_version: int
     first_position: int | None
     duplicate: bool
+    command_hash: str | None = None  # of the command that first used the command id
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,9 +109,12 @@ class EventStore:
     async def append(self, stream: str, expected_version: int | None,
                      events: Sequence[msgspec.Struct], command_id: str | None = None, *,
                      epoch: int | None = None, correlation_id: str | None = None,
-                     causation_id: str | None = None,
+                     causation_id: str | None = None, command_hash: str | None = None,
                      conn: asyncpg.Connection | None = None) -> AppendResult:
         """Append ``events`` after ``expected_version`` (0 for a new stream).
+
+        ``command_hash`` is kept with the command id; a repeat returns the first
+        command's hash, so the caller can tell a retry from a reused id.
 
         ``expected_version=None`` appends at the end whatever the version is.
         With ``conn`` the append joins the caller's open transaction instead of
@@ -125,7 +126,8 @@ class EventStore:
         args = (stream, expected_version, command_id, epoch,
                 [e.type for e in encoded], [e.schema_version for e in encoded],
                 [uuid.uuid4() for _ in encoded], [e.body for e in encoded],
-                self.clock(), correlation_id, causation_id or command_id, self.notify_channel)
+                self.clock(), correlation_id, causation_id or command_id, self.notify_channel,
+                command_hash)
         if conn is not None:
             return await self._call(conn, args)
         async with self.pool.acquire() as own:
@@ -146,7 +148,8 @@ class EventStore:
     async def _call(self, conn: asyncpg.Connection, args: tuple[Any, ...]) -> AppendResult:
         try:
             row = await conn.fetchrow(
-                "SELECT * FROM append_events($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+                "SELECT * FROM append_events($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,"
+                " $13)",
                 *args)
         except asyncpg.UniqueViolationError:
             # Only reachable under snapshot isolation chosen by a caller's transaction:
@@ -159,7 +162,7 @@ class EventStore:
                 raise
         assert row is not None
         return AppendResult(row["first_version"], row["last_version"], row["first_position"],
-                            row["duplicate"])
+                            row["duplicate"], row["command_hash"])
 
     async def version(self, stream: str) -> int:
         value = await self.pool.fetchval("SELECT max(version) FROM events WHERE stream = $1",

@@ -149,14 +149,23 @@ class PostgresServer:
                 raise ServerError(f"initdb failed in {pgdata}: {msg[-1] if msg else '?'}")
         else:
             _open_path_for(self.data_dir, ids)
-        stale = pgdata / "postmaster.pid"
-        if stale.exists():
-            pid = int(stale.read_text().split()[0])
-            if _alive(pid):
-                raise ServerError(f"postgres already running on {pgdata} (pid {pid})")
-            stale.unlink()
+        _clear_stale_postmaster(pgdata)
         if port_in_use(self.port, self.host):
             raise ServerError(f"port {self.port} is in use; cannot start postgres there")
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                return self._launch(pgdata, bindir, env, ids, deadline)
+            except _StillAttached:
+                # A killed postmaster's children see it gone and exit within moments;
+                # until then they hold its shared memory and a new one must wait.
+                if time.monotonic() > deadline:
+                    raise ServerError("postgres did not start: the previous server's "
+                                      "processes still hold its shared memory") from None
+                time.sleep(0.5)
+
+    def _launch(self, pgdata: Path, bindir: Path, env: dict[str, str],
+                ids: tuple[int, int] | None, deadline: float) -> None:
         log = open(self.data_dir / "postgres.log", "ab")  # noqa: SIM115
         self.process = subprocess.Popen(
             [str(bindir / "postgres"), "-D", str(pgdata), "-p", str(self.port),
@@ -168,17 +177,22 @@ class PostgresServer:
             preexec_fn=die_with_parent(signal.SIGINT), **_popen_user_kwargs(ids),  # type: ignore[call-overload]
         )
         log.close()
-        deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 tail = (self.data_dir / "postgres.log").read_text(errors="replace")
                 last = tail.strip().splitlines()[-1] if tail.strip() else "no log"
+                if "shared memory block" in tail[-2000:]:
+                    raise _StillAttached(last)
                 raise ServerError(f"postgres exited at start: {last}")
             if _postmaster_ready(pgdata) and _ready(self.host, self.port):
                 return
             time.sleep(0.05)
         self.stop()
-        raise ServerError(f"postgres did not accept connections on port {self.port} in {timeout}s")
+        raise ServerError(f"postgres did not accept connections on port {self.port} in time")
+
+    @property
+    def exited(self) -> bool:
+        return _exited(self.process)
 
     def stop(self) -> None:
         # SIGINT is PostgreSQL's "fast" shutdown: disconnect clients, checkpoint, exit.
@@ -228,10 +242,23 @@ class NatsServer:
         _stop(self.process, signal.SIGTERM)
         self.process = None
 
+    @property
+    def exited(self) -> bool:
+        return _exited(self.process)
+
 
 def _fast() -> bool:
     """Throw-away test clusters need no durability; `spades dev` keeps it."""
     return os.environ.get("SPADES_EPHEMERAL_PG") == "1"
+
+
+def _exited(process: subprocess.Popen[bytes] | None) -> bool:
+    """A started server's process is gone; polling reaps it, so no zombie keeps its pid."""
+    return process is not None and process.poll() is not None
+
+
+class _StillAttached(Exception):
+    """A new postmaster found the old server's shared memory still in use."""
 
 
 def _alive(pid: int) -> bool:
@@ -242,6 +269,41 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+def _postgres_alive(pid: int) -> bool:
+    """True if ``pid`` is a running postgres: not gone, not a zombie nobody reaped, and
+    not another program that was given the same pid after a restart."""
+    proc = Path(f"/proc/{pid}")
+    if not proc.is_dir():
+        return _alive(pid) if not Path("/proc/self").is_dir() else False
+    try:
+        state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        cmdline = (proc / "cmdline").read_bytes()
+    except (OSError, IndexError):
+        return False
+    return state != "Z" and b"postgres" in cmdline
+
+
+def _clear_stale_postmaster(pgdata: Path) -> None:
+    """Remove the pid file and socket locks of a server that is no longer running.
+
+    A postmaster killed outright leaves ``postmaster.pid`` and ``.s.PGSQL.<port>.lock``
+    behind, and postgres refuses to start while the pid they name is alive, even
+    as an unreaped zombie or an unrelated process that reuses the pid.
+    """
+    pidfile = pgdata / "postmaster.pid"
+    if not pidfile.exists():
+        return
+    try:
+        pid = int(pidfile.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        pid = 0
+    if pid and _postgres_alive(pid):
+        raise ServerError(f"postgres already running on {pgdata} (pid {pid})")
+    for lock in pgdata.glob(".s.PGSQL.*.lock"):
+        lock.unlink(missing_ok=True)
+    pidfile.unlink(missing_ok=True)
 
 
 def _postmaster_ready(pgdata: Path) -> bool:

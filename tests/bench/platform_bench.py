@@ -51,10 +51,10 @@ from spades_client import GameConnection, first_legal
 from spades_client import Lobby as Client
 from tests.bench.servers import bench_servers, percentiles
 from tests.services.lobby.harness import Service as Proc
+from tests.services.lobby.harness import lobby_env
 from tests.services.lobby.harness import start as start_service
 
 ROOT = Path(__file__).resolve().parents[2]
-SECRET = "bench-secret-for-signing-tokens-0123456789"
 LONG = 600_000
 RULES = {"preset": "quick", "clocks": {"bid_ms": LONG, "play_ms": LONG, "single_card_ms": LONG,
                                        "bank_blocks": 0, "bank_block_ms": LONG}}
@@ -300,9 +300,8 @@ async def run(db_url: str, nats_url: str, counts: list[int], n_gw: int, n_wk: in
     await migrations.apply(conn, catalog.all_migrations())
     prefix = f"pb{uuid.uuid4().hex[:6]}"
     logs = Path(tempfile.mkdtemp(prefix="spades-pbench-"))
-    base = {"DATABASE_URL": url, "NATS_URL": nats_url, "SPADES_NATS_PREFIX": prefix,
-            "SPADES_TOKEN_SECRET": SECRET, "SPADES_LOG_LEVEL": "warning",
-            "SPADES_DB_POOL_MAX": "20"}
+    base = lobby_env(url, nats_url, prefix, SPADES_LOG_LEVEL="warning",
+                     SPADES_DB_POOL_MAX="20")
     spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
     if profile and not Path(spy).exists():
         print("py-spy is not installed; running without the profile", flush=True)

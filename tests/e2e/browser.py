@@ -70,3 +70,11 @@ async def open_private_table(page: Page, base: str, name: str, preset: str = "ho
     await page.check("#private")
     await page.click("#create")
     await page.wait_for_selector("#table:not([hidden])")
+
+
+async def fill_with_bots_and_start(page: Page) -> None:
+    """The host's last steps at the table: bots on the empty seats, then start."""
+    await page.click("#fill-bots")
+    await page.wait_for_function(
+        "[...document.querySelectorAll('#seats li')].every(li => li.textContent !== 'empty')")
+    await page.click("#start")

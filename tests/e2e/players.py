@@ -114,3 +114,22 @@ async def play_typed(game: GameConnection, drop_after: int | None = None,
             if move is not None:
                 await game.send(move)
         await game.next()
+
+
+async def started(platform: Any, name: str, rules: str = "classic") -> tuple[Player, Seat]:
+    """A table of ``name`` and three bots, started, with ``name``'s socket following it."""
+    p = await Player.guest(platform.a.url, name)
+    t = await p.ok("POST", "/v1/tables", {"rules": rules})
+    t = await p.ok("POST", f"/v1/tables/{t['table_id']}/start")
+    seat = Seat(p, await p.socket(platform.a.ws_url), t["game_id"])
+    await seat.subscribe()
+    return p, seat
+
+
+async def until_my_turn(seat: Seat, kind: str) -> None:
+    """Let the game run (playing for the seat meanwhile) until it must ``kind``."""
+    while True:
+        t = seat.turn
+        if t and seat.seat in t["waiting"] and t[kind] and not seat.pending:
+            return
+        await seat.step()

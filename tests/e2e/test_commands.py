@@ -6,26 +6,8 @@ import asyncio
 
 from engine.errors import CODES
 from tests.e2e.conftest import Platform
-from tests.e2e.players import Seat
+from tests.e2e.players import started, until_my_turn
 from tests.services.lobby.harness import Player
-
-
-async def started(platform: Platform, name: str, rules: str = "classic") -> tuple[Player, Seat]:
-    p = await Player.guest(platform.a.url, name)
-    t = await p.ok("POST", "/v1/tables", {"rules": rules})
-    t = await p.ok("POST", f"/v1/tables/{t['table_id']}/start")
-    seat = Seat(p, await p.socket(platform.a.ws_url), t["game_id"])
-    await seat.subscribe()
-    return p, seat
-
-
-async def until_my_turn(seat: Seat, kind: str) -> None:
-    """Let the game run (playing for the seat meanwhile) until it must ``kind``."""
-    while True:
-        t = seat.turn
-        if t and seat.seat in t["waiting"] and t[kind] and not seat.pending:
-            return
-        await seat.step()
 
 
 async def test_a_player_cannot_act_for_another_seat(platform: Platform) -> None:
@@ -61,9 +43,13 @@ async def test_a_duplicated_command_acts_once_and_gets_the_same_answer(
              "bid": 2}
     await seat.sock.send(frame)
     first = await seat.sock.until(lambda f: f["type"] == "ack" and f["command_id"] == "same-id")
-    await seat.sock.send({**frame, "bid": 5})  # the same id: the first command's answer
+    await seat.sock.send(frame)  # the same command again: the first command's answer
     again = await seat.sock.until(lambda f: f["type"] == "ack" and f["command_id"] == "same-id")
     assert again["version"] == first["version"] and again["duplicate"] and not first["duplicate"]
+    await seat.sock.send({**frame, "bid": 5})  # the same id for another command: refused
+    reused = await seat.sock.until(lambda f: f["type"] == "error"
+                                   and f["command_id"] == "same-id")
+    assert reused["code"] == "command_id_reused"
     for _ in range(6):
         await seat.step()
     mine = [f["event"] for f in seat.sock.frames if f["type"] == "event"

@@ -219,7 +219,8 @@ async def test_a_pre_move_that_bounces_says_why(platform: Platform) -> None:
         await page.click("#start")
         await page.wait_for_selector("#hand button.card", timeout=10000)
         deadline = time.monotonic() + 120
-        while "went back to your hand" not in (await page.text_content("#turn-cue") or ""):
+        text = ""
+        while "went back to your hand" not in text:
             assert time.monotonic() < deadline, "no pre-move bounced"
             premove = page.locator("#hand button.card[title^='pre-move']:not(.chosen)")
             if await premove.count() and not await page.locator("#hand .chosen").count():
@@ -228,8 +229,8 @@ async def test_a_pre_move_that_bounces_says_why(platform: Platform) -> None:
             else:
                 await play_a_little(page)
             await page.wait_for_timeout(10)
-        text = await page.text_content("#turn-cue")
-        assert text is not None and text.startswith("Your turn: play a card (your pre-move ")
+            text = await page.text_content("#turn-cue") or ""
+        assert text.startswith("Your turn: play a card (your pre-move ")
         assert any(why in text for why in (
             "you had to follow the suit led", "spades were not broken yet"))
         await shot(page, "premove-bounced")

@@ -214,7 +214,7 @@ def test_blind_nil_offered_always_even_when_ahead() -> None:
 
 def test_blind_nil_margin_is_zero_or_more_or_null() -> None:
     """A negative margin is a contradiction; ``null`` is the way to say "always"."""
-    with pytest.raises(RulesError, match="blind_nil_margin must not be negative"):
+    with pytest.raises(RulesError, match="blind_nil_margin must be between 0 and"):
         rules("house", blind_nil_margin=-1)
 
 

@@ -249,6 +249,28 @@ function enterLobby() {
   S.table = null; S.game = null; S.view = null; S.held = null; S.lastTrick = null;
   show("lobby");
   connect();
+  offerResume();
+}
+
+// After a reload or on a second device: the server knows the games this player sits in.
+async function offerResume() {
+  try {
+    const me = await api("GET", "/v1/me");
+    offerGame(me.games[0]);
+  } catch (err) { status(err.message); }
+}
+
+function offerGame(game) {
+  $("resume-box").hidden = !game;
+  $("resume").onclick = game ? () => resumeGame(game) : null;
+}
+
+async function resumeGame(game) {
+  offerGame(null);
+  try {
+    S.table = game.table_id ? await api("GET", `/v1/tables/${game.table_id}`) : null;
+  } catch (err) { S.table = null; }
+  openGame(game.game_id, false);
 }
 
 function renderTables(tables) {
@@ -351,7 +373,9 @@ function connect() {
     S.reconnectDelay = 250;
     clearStatus();
     send({ type: "watch_tables" });
-    if (S.game) send({ type: "subscribe", game_id: S.game, since: S.version, spectate: S.spectating });
+    // Resume from what the page holds; with no view yet, ask for a snapshot.
+    if (S.game) send({ type: "subscribe", game_id: S.game, spectate: S.spectating,
+                       ...(S.view ? { since: S.version } : {}) });
     else if (S.table) send({ type: "subscribe", table_id: S.table.table_id });
   };
   ws.onmessage = (m) => onFrame(JSON.parse(m.data));
@@ -388,7 +412,7 @@ function onFrame(f) {
       }
       break;
     case "snapshot":
-      if (f.game_id !== S.game) break;
+      if (f.game_id !== S.game || (S.view && f.version < S.version)) break;  // never go back
       S.view = f.view; S.version = f.version;
       S.turn = { waiting: f.view.waiting, deadlines: f.view.deadlines, bank: f.view.bank,
                  legal_cards: f.view.legal_cards, legal_bids: f.view.legal_bids,
@@ -402,21 +426,26 @@ function onFrame(f) {
       if (f.code === "token_expired") signOut();
       break;
     case "chat": if (f.game_id === S.game) addChat(f); break;
+    case "note":  // a match or a tournament round seated this player somewhere
+      if ((f.note.kind === "match_started" || f.note.kind === "tournament_call")
+          && f.note.game_id !== S.game) offerGame(f.note);
+      break;
     default: break;
   }
 }
 
 // --- the game ----------------------------------------------------------------------------
 
-function openGame(gameId, spectate) {
+// spectate: watch without a seat; by default, when the player holds no seat at the table.
+function openGame(gameId, spectate = mySeatAtTable() === null) {
   S.game = gameId; S.view = null; S.version = 0; S.held = null; S.lastTrick = null;
   S.handResult = null; S.bidsByHand = {};
-  S.spectating = spectate || mySeatAtTable() === null;
+  S.spectating = spectate;
   $("chatlog").replaceChildren();
   $("sheet").replaceChildren();
   $("last-trick-box").hidden = true;
   show("game");
-  send({ type: "subscribe", game_id: gameId, spectate: S.spectating });
+  send({ type: "subscribe", game_id: gameId, spectate });
 }
 
 function mySeatAtTable() {
@@ -451,8 +480,11 @@ function onEvent(f) {
   } else if (e.type === "TrickWon") {
     v.tricks[e.seat] += 1;
     v.last_trick = e.cards;
-    S.lastTrick = { cards: e.cards, winner: e.seat, leader: v.leader };
-    S.held = { cards: v.trick, winner: e.seat, leader: v.leader, until: Date.now() + trickPause() };
+    // The event holds the whole trick (seat order): the page may have missed a card.
+    const leader = v.trick.length ? v.trick[0].seat : v.leader;
+    S.lastTrick = { cards: e.cards, winner: e.seat, leader };
+    S.held = { cards: e.cards.map((card, seat) => ({ seat, card })), winner: e.seat, leader,
+               until: Date.now() + trickPause() };
     if (trickPause()) setTimeout(renderGame, trickPause() + 20);
     v.trick = [];
     v.leader = e.seat;

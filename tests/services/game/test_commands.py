@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from engine.presets import CLASSIC
 from engine.state import seats_in
 from schemas import commands as cmd
@@ -125,3 +127,26 @@ async def test_creating_a_game_twice_is_idempotent_and_a_taken_id_is_refused(
     assert (bad.ok, bad.code) == (False, "bad_request")
     started = (await harness.stored("g7"))[0]
     assert isinstance(started, ev.GameStarted) and len(bytes.fromhex(started.seed)) == 32
+
+
+@pytest.mark.parametrize("answers_kept", [1000, 0], ids=["remembered", "from_the_store"])
+async def test_a_command_id_reused_with_another_body_is_refused_not_taken_for_a_retry(
+        harness: Harness, answers_kept: int) -> None:
+    await harness.worker(answers_kept=answers_kept)
+    game = f"reuse{answers_kept}"
+    await harness.create(game, CLASSIC, PEOPLE)
+    seat = await _turn(harness, game)
+    first = await harness.send(game, cmd.PlaceBid(seat=seat, bid=3), "b1", PEOPLE[seat])
+    assert first.ok
+    stored = await harness.stored(game)
+    other = await harness.send(game, cmd.PlaceBid(seat=seat, bid=5), "b1", PEOPLE[seat])
+    assert (other.ok, other.code, other.duplicate) == (False, "command_id_reused", False)
+    again = await harness.send(game, cmd.PlaceBid(seat=seat, bid=3), "b1", PEOPLE[seat])
+    assert again.ok and again.duplicate and again.version == first.version
+    # A refused command's id is taken too.
+    later = (seat + 2) % 4
+    refused = await harness.send(game, cmd.PlaceBid(seat=later, bid=4), "r1", PEOPLE[later])
+    assert refused.code == "not_your_turn"
+    other = await harness.send(game, cmd.PlaceBid(seat=later, bid=6), "r1", PEOPLE[later])
+    assert other.code == "command_id_reused"
+    assert await harness.stored(game) == stored

@@ -29,8 +29,8 @@ async def test_a_guest_gets_a_token_that_opens_the_api(lobby: Service) -> None:
 
 async def test_a_players_name_is_read_by_id_and_the_legacy_registry_is_gone(
         host: Player, lobby: Service) -> None:
-    assert await host.ok("GET", f"/v1/players/{host.player_id}") == {
-        "player_id": host.player_id, "name": "Host"}
+    page = await host.ok("GET", f"/v1/players/{host.player_id}")
+    assert (page["player_id"], page["name"]) == (host.player_id, "Host")
     for unknown in (str(uuid.uuid4()), "not-a-uuid"):
         status, body = await host.call("GET", f"/v1/players/{unknown}")
         assert (status, body["code"]) == (404, "player_not_found")
@@ -276,3 +276,19 @@ async def test_the_docs_viewer_and_its_assets_are_served_from_the_package(
         for icon in ("/favicon.svg", "/favicon.ico"):
             r = await http.get(icon)
             assert (r.status_code, r.headers["content-type"]) == (200, "image/svg+xml")
+
+
+async def test_a_private_table_is_joined_with_its_room_code_not_its_id(
+        host: Player, lobby: Service) -> None:
+    t = await host.ok("POST", "/v1/tables", {"rules": "house", "private": True})
+    stranger = await Player.guest(lobby.url, "Stranger")
+    status, err = await stranger.call("POST", f"/v1/tables/{t['table_id']}/join", {"seat": 1})
+    assert (status, err["code"]) == (403, "room_code_required")
+    seen = await host.ok("GET", f"/v1/tables/{t['table_id']}")
+    assert seen["seats"][1]["player_id"] is None
+    joined = await stranger.ok("POST", "/v1/tables/join", {"code": t["code"], "seat": 1})
+    assert joined["seats"][1]["player_id"] == stranger.player_id
+    # Seated once, the player may move seats by the table's id.
+    moved = await stranger.ok("POST", f"/v1/tables/{t['table_id']}/join", {"seat": 2})
+    assert moved["seats"][2]["player_id"] == stranger.player_id
+    await stranger.aclose()
