@@ -14,7 +14,7 @@ from typing import Any
 from engine import shuffle
 from engine.cards import CARD_IDS, CODES, TRUMP, bits, card_id, codes
 from engine.errors import RuleError
-from engine.evolve import blind_nil_offered, evolve, passers
+from engine.evolve import EVOLVERS, blind_nil_offered, evolve, passers
 from engine.play import deck_of, legal_mask, trick_winner, why_illegal
 from engine.scoring import match_outcome, score_hand
 from engine.state import BIDDING, DEALING, NEW, OVER, PASSING, PLAY, GameState, seats_in
@@ -36,7 +36,8 @@ class _Tx:
         self.events: list[ev.Event] = []
 
     def emit(self, e: Any) -> GameState:
-        self.state = s = evolve(self.state, e)
+        s = self.state
+        self.state = s = EVOLVERS[type(e)](s, e, s.version + 1)  # evolve, one call less
         self.events.append(e)
         return s
 
@@ -125,13 +126,21 @@ def _deal(tx: _Tx, c: cmd.DealHand) -> None:
         raise RuleError("bad_deal", "a deal is four hands of 13 cards")
     seen = 0
     hands = []
+    in_deck = s.deck.mask
     for h in c.hands:
-        cards = [_parse_card(s, code) for code in h]
-        for card in cards:
-            if seen >> card & 1:
-                raise RuleError("bad_deal", f"{CODES[card]} is dealt twice")
-            seen |= 1 << card
-        hands.append(tuple(CODES[card] for card in cards))
+        fast = [CARD_IDS.get(x) if type(x) is str else None for x in h]  # canonical codes
+        mask = -1 if None in fast else bits(fast)  # type: ignore[arg-type]
+        if mask & ~in_deck:  # not all canonical codes of the deck: the careful parser
+            cards = [_parse_card(s, code) for code in h]  # reads them, or says why not
+            mask = bits(cards)
+        else:
+            cards = fast  # type: ignore[assignment]
+        if seen & mask or mask.bit_count() != 13:
+            twice = next(card for i, card in enumerate(cards)
+                         if seen >> card & 1 or card in cards[:i])
+            raise RuleError("bad_deal", f"{CODES[twice]} is dealt twice")
+        seen |= mask
+        hands.append(tuple([CODES[card] for card in cards]))
     tx.emit(ev.HandDealt(hand_no=s.hand_no + 1, dealer=c.dealer, hands=tuple(hands),
                          deadline=tx.bid_deadline(), at=tx.at))
 
@@ -158,12 +167,16 @@ def _bid_checks(s: GameState, seat: int) -> None:
 def _place_bid(tx: _Tx, c: cmd.PlaceBid) -> None:
     s = tx.state
     _bid_checks(s, c.seat)
-    assert s.rules is not None
-    if isinstance(c.bid, bool) or not isinstance(c.bid, int) or not 0 <= c.bid <= 13:
-        raise RuleError("bid_out_of_range", f"{c.bid!r} is not a bid; bids are 0 (nil) to 13")
-    if c.bid == 0 and not s.rules.nil:
-        raise RuleError("nil_not_allowed", "these rules have no nil; bid 1 to 13")
+    _check_bid(s, c.bid)
     _record_bid(tx, c.seat, c.bid, blind=False, auto=False)
+
+
+def _check_bid(s: GameState, bid: int) -> None:
+    assert s.rules is not None
+    if isinstance(bid, bool) or not isinstance(bid, int) or not 0 <= bid <= 13:
+        raise RuleError("bid_out_of_range", f"{bid!r} is not a bid; bids are 0 (nil) to 13")
+    if bid == 0 and not s.rules.nil:
+        raise RuleError("nil_not_allowed", "these rules have no nil; bid 1 to 13")
 
 
 def _blind_nil(tx: _Tx, c: cmd.BidBlindNil) -> None:
@@ -217,15 +230,20 @@ def _pass_cards(tx: _Tx, c: cmd.PassCards) -> None:
         raise RuleError("not_your_turn", f"seat {c.seat} takes no part in the exchange")
     if not s.waiting >> c.seat & 1:
         raise RuleError("already_passed", f"seat {c.seat} has already passed")
+    _record_pass(tx, c.seat, _pass_mask(s, c.seat, c.cards), auto=False)
+
+
+def _pass_mask(s: GameState, seat: int, given: tuple[str, ...]) -> int:
+    """The cards ``seat`` passes, checked against the rules' count and its hand."""
     assert s.rules is not None
     n = s.rules.blind_nil_pass
-    cards = [_parse_card(s, x) for x in c.cards]
+    cards = [_parse_card(s, x) for x in given]
     if len(cards) != n or len(set(cards)) != n:
         raise RuleError("wrong_pass_count", f"pass exactly {n} different card(s)")
     for card in cards:
-        if not s.hands[c.seat] >> card & 1:
-            raise RuleError("card_not_in_hand", f"seat {c.seat} does not hold that card")
-    _record_pass(tx, c.seat, bits(cards), auto=False)
+        if not s.hands[seat] >> card & 1:
+            raise RuleError("card_not_in_hand", f"seat {seat} does not hold that card")
+    return bits(cards)
 
 
 def _record_pass(tx: _Tx, seat: int, mask: int, auto: bool) -> None:
@@ -257,8 +275,8 @@ def _play(tx: _Tx, c: cmd.PlayCard) -> None:
     hand = s.hands[seat]
     if not hand >> card & 1:
         raise RuleError("card_not_in_hand", f"seat {seat} does not hold {CODES[card]}")
-    problem = why_illegal(d, hand, s.trick, s.broken, card)
-    if problem:
+    if not legal_mask(d, hand, s.trick, s.broken) >> card & 1:
+        problem = why_illegal(d, hand, s.trick, s.broken, card)
         raise RuleError(problem, _illegal_message(problem, seat, d, s.trick))
     _record_play(tx, seat, card, False, False)
     if tx.state.premoves != NO_PREMOVES:
@@ -290,23 +308,22 @@ def _illegal_message(code: str, seat: int, d: Any, trick: tuple[int, ...]) -> st
 
 def _record_play(tx: _Tx, seat: int, card: int, auto: bool, premove: bool) -> None:
     s = tx.state
-    assert s.rules is not None
     trick = (*s.trick, card)
-    deadline = 0
     if len(trick) < 4:
-        deadline = tx.play_deadline(s.hands[(seat + 1) % 4], trick, s.broken)
-    s = tx.emit(ev.CardPlayed(seat=seat, card=CODES[card], auto=auto, premove=premove,
-                              deadline=deadline, at=tx.at))
-    if len(trick) < 4:
+        tx.emit(ev.CardPlayed(seat=seat, card=CODES[card], auto=auto, premove=premove,
+                              deadline=tx.play_deadline(s.hands[(seat + 1) & 3], trick, s.broken),
+                              at=tx.at))
         return
-    winner = trick_winner(s.deck, trick, s.leader)
-    by_seat = [""] * 4
-    for i, played in enumerate(trick):
-        by_seat[(s.leader + i) % 4] = CODES[played]
+    s = tx.emit(ev.CardPlayed(seat=seat, card=CODES[card], auto=auto, premove=premove,
+                              at=tx.at))
+    leader = s.leader
+    winner = trick_winner(s.deck, trick, leader)
+    by_seat = trick[-leader:] + trick[:-leader] if leader else trick  # into seat order
     trick_no = len(s.trick_winners) + 1
     deadline = tx.play_deadline(s.hands[winner], (), s.broken) if trick_no < 13 else 0
-    s = tx.emit(ev.TrickWon(trick_no=trick_no, seat=winner, cards=tuple(by_seat),  # type: ignore[arg-type]
-                            deadline=deadline, at=tx.at))
+    tx.emit(ev.TrickWon(trick_no=trick_no, seat=winner,
+                        cards=tuple([CODES[c] for c in by_seat]),  # type: ignore[arg-type]
+                        deadline=deadline, at=tx.at))
     if trick_no == 13:
         _score(tx)
 
@@ -404,15 +421,25 @@ def _clock_expired(tx: _Tx, c: cmd.ClockExpired) -> None:
     if r.abandon == "forfeit" and not s.bots >> c.seat & 1:
         _end(tx, 1 - (c.seat & 1), "forfeit", forfeited_by=c.seat)
         return
-    from engine import bots  # bots read the engine; the engine asks them only here
-
+    # The seat's move is made for it, as the command says: checked like its own would be.
     if s.phase == BIDDING:
-        _record_bid(tx, c.seat, bots.auto_bid(s, c.seat), blind=False, auto=True)
+        if c.bid is None:
+            raise _fallback_missing(c.seat, "bid")
+        _check_bid(s, c.bid)
+        _record_bid(tx, c.seat, c.bid, blind=False, auto=True)
     elif s.phase == PASSING:
-        _record_pass(tx, c.seat, bots.auto_pass(s, c.seat), auto=True)
+        if c.cards is None:
+            raise _fallback_missing(c.seat, "cards")
+        _record_pass(tx, c.seat, _pass_mask(s, c.seat, c.cards), auto=True)
     else:
-        _record_play(tx, c.seat, bots.auto_play(s, c.seat), auto=True, premove=False)
-        _premoves(tx)
+        if c.card is None:
+            raise _fallback_missing(c.seat, "card")
+        _play_checked(tx, c.seat, _parse_card(s, c.card), auto=True)
+
+
+def _fallback_missing(seat: int, field: str) -> RuleError:
+    return RuleError("fallback_missing",
+                     f"seat {seat}'s time is up: the expiry must carry the {field} to play")
 
 
 def _leave(tx: _Tx, c: cmd.LeaveSeat) -> None:

@@ -42,6 +42,7 @@ CODES = {
     "already_passed": "the seat has already passed its cards",
     "cards_not_seen": "the seat has not looked at its cards yet (blind nil is still open)",
     "stale_clock": "the turn moved on or the deadline is later than the expiry",
+    "fallback_missing": "a clock expiry that makes the seat's move must carry that move",
     "not_a_bot_seat": "the seat is not being played by a bot",
     "seat_is_bot": "a bot already plays the seat",
 }

@@ -11,7 +11,7 @@ from typing import Any
 
 from msgspec.structs import replace
 
-from engine.cards import CARD_IDS, bits, card_id
+from engine.cards import CARD_IDS, TRUMP, bits, card_id
 from engine.play import breaks_spades, deck_of
 from engine.state import BIDDING, DEALING, OVER, PASSING, PLAY, GameState
 from schemas import events as ev
@@ -26,8 +26,18 @@ def _set_deadlines(deadlines: tuple[int, ...], waiting: int, deadline: int) -> t
     return tuple(deadline if waiting >> s & 1 else deadlines[s] for s in range(4))
 
 
+# Each seat's entry of a four-seat tuple replaced: one small function per seat builds
+# the new tuple directly (a third of the time of slicing, on the engine's hottest path).
+_PUT: tuple[Callable[[tuple[int, ...], int], tuple[int, ...]], ...] = (
+    lambda t, v: (v, t[1], t[2], t[3]),
+    lambda t, v: (t[0], v, t[2], t[3]),
+    lambda t, v: (t[0], t[1], v, t[3]),
+    lambda t, v: (t[0], t[1], t[2], v),
+)
+
+
 def _put(t: tuple[int, ...], i: int, value: int) -> tuple[int, ...]:
-    return (*t[:i], value, *t[i + 1:])
+    return _PUT[i](t, value)
 
 
 def trails_enough(rules: Rules, scores: tuple[int, int], team: int) -> bool:
@@ -123,38 +133,44 @@ def _exchanged(s: GameState, e: ev.CardsExchanged, v: int) -> GameState:
 
 
 def _played(s: GameState, e: ev.CardPlayed, v: int) -> GameState:
-    # The hottest path of the engine: kept flat on purpose.
+    # The hottest path of the engine: kept flat on purpose, and each field is
+    # replaced only when the card changes it.
     c = CARD_IDS[e.card]
     seat = e.seat
-    trick = (*s.trick, c)
-    deadlines = s.deadlines
-    if len(trick) < 4:
-        nxt = (seat + 1) % 4
-        waiting = 1 << nxt
-        if e.deadline:
-            deadlines = _put(deadlines, nxt, e.deadline)
-    else:
-        waiting = 0
-    premoves = s.premoves
-    if premoves[seat] >= 0:
-        premoves = _put(premoves, seat, -1)
+    hands = s.hands
+    hands = _PUT[seat](hands, hands[seat] & ~(1 << c))
+    trick = s.trick
     broken = s.broken
-    if not broken and s.rules is not None:
-        broken = breaks_spades(s.deck, s.trick, c, s.rules.spades_broken_by == "any_spade")
-    return replace(
-        s, version=v, hands=_put(s.hands, seat, s.hands[seat] & ~(1 << c)), trick=trick,
-        leader=seat if len(trick) == 1 else s.leader,
-        broken=broken, waiting=waiting, premoves=premoves,
-        deadlines=deadlines)
+    if not broken and s.deck.suit_of[c] == TRUMP:
+        r = s.rules
+        broken = r is not None and breaks_spades(s.deck, trick, c,
+                                                 r.spades_broken_by == "any_spade")
+    if s.premoves[seat] >= 0:
+        s = replace(s, premoves=_put(s.premoves, seat, -1))
+    if len(trick) == 3:  # the trick is complete: nobody plays until it is won
+        return replace(s, version=v, hands=hands, trick=(*trick, c), broken=broken, waiting=0)
+    nxt = (seat + 1) & 3
+    deadlines = s.deadlines
+    if e.deadline:
+        deadlines = _PUT[nxt](deadlines, e.deadline)
+    if not trick:
+        return replace(s, version=v, hands=hands, trick=(c,), leader=seat, broken=broken,
+                       waiting=1 << nxt, deadlines=deadlines)
+    return replace(s, version=v, hands=hands, trick=(*trick, c), broken=broken,
+                   waiting=1 << nxt, deadlines=deadlines)
 
 
 def _trick(s: GameState, e: ev.TrickWon, v: int) -> GameState:
-    waiting = 1 << e.seat if e.trick_no < 13 else 0
+    seat = e.seat
+    waiting = 1 << seat if e.trick_no < 13 else 0
+    deadlines = s.deadlines
+    if waiting and e.deadline:
+        deadlines = _PUT[seat](deadlines, e.deadline)
     return replace(
-        s, version=v, tricks=_put(s.tricks, e.seat, s.tricks[e.seat] + 1),
-        trick_winners=(*s.trick_winners, e.seat),
-        played=(*s.played, tuple(CARD_IDS[c] for c in e.cards)), trick=(), leader=e.seat,
-        waiting=waiting, deadlines=_set_deadlines(s.deadlines, waiting, e.deadline))
+        s, version=v, tricks=_PUT[seat](s.tricks, s.tricks[seat] + 1),
+        trick_winners=(*s.trick_winners, seat),
+        played=(*s.played, tuple([CARD_IDS[c] for c in e.cards])), trick=(), leader=seat,
+        waiting=waiting, deadlines=deadlines)
 
 
 def _scored(s: GameState, e: ev.HandScored, v: int) -> GameState:
@@ -190,7 +206,8 @@ def _ended(s: GameState, e: ev.GameEnded, v: int) -> GameState:
                    seed=e.seed or s.seed)
 
 
-_EVOLVE: dict[type, Callable[[GameState, Any, int], GameState]] = {
+# How each event type changes a state: ``(state, event, version) -> state``.
+EVOLVERS: dict[type, Callable[[GameState, Any, int], GameState]] = {
     ev.GameStarted: _started, ev.HandDealt: _dealt, ev.CardsLooked: _looked,
     ev.BidPlaced: _bid, ev.BidsRevealed: _revealed, ev.CardsPassed: _passed,
     ev.CardsExchanged: _exchanged, ev.CardPlayed: _played, ev.TrickWon: _trick,
@@ -201,7 +218,7 @@ _EVOLVE: dict[type, Callable[[GameState, Any, int], GameState]] = {
 
 
 def evolve(state: GameState, event: ev.Event) -> GameState:
-    return _EVOLVE[type(event)](state, event, state.version + 1)
+    return EVOLVERS[type(event)](state, event, state.version + 1)
 
 
 def fold(events: Iterable[ev.Event], state: GameState | None = None) -> GameState:
@@ -211,4 +228,4 @@ def fold(events: Iterable[ev.Event], state: GameState | None = None) -> GameStat
     return s
 
 
-__all__ = ["PLAY", "blind_nil_offered", "evolve", "fold", "passers"]
+__all__ = ["EVOLVERS", "PLAY", "blind_nil_offered", "evolve", "fold", "passers"]

@@ -67,6 +67,8 @@ def resolve(spec: str | dict[str, Any] | Rules) -> Rules:
     if isinstance(spec, Rules):
         return spec
     if isinstance(spec, str):
+        if spec in PRESETS:  # a preset by name is the preset: nothing to merge or check
+            return PRESETS[spec]
         spec = {"preset": spec}
     if not isinstance(spec, dict):
         raise RulesError("rules must be a preset name or an object with a preset")

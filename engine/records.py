@@ -2,7 +2,9 @@
 
 A record is replayed through ``decide`` like any game: a hand record starts a
 game at its ``prior`` scores without a seed and deals its hands with
-``DealHand``; a match record deals hand after hand. The first rule broken is
+``DealHand``; a match record deals hand after hand. The blind-nil exchange
+(``passes``, optional) is put to the engine as ``PassCards`` after the bids, so
+a bad pass is refused with the engine's own code. The first rule broken is
 the verdict. A line that is not a record gets an error naming the field.
 """
 
@@ -10,13 +12,14 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable, Iterator
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 import msgspec
 
-from engine.cards import card_id
+from engine.cards import CARD_IDS, bits, card_id
 from engine.decide import step
 from engine.errors import RuleError
+from engine.evolve import passers
 from engine.play import deck_of
 from engine.presets import RulesError, resolve
 from engine.state import OVER, GameState
@@ -70,9 +73,29 @@ def _card(value: Any, field: str) -> str:
     return value.upper()
 
 
-def _hand_fields(h: dict[str, Any], rules: Rules, where: str) -> tuple[int, list[tuple[str, ...]],
-                                                                      list[int], list[bool],
-                                                                      list[str]]:
+def _cards(values: list[Any], field: str) -> tuple[str, ...]:
+    """A list of card codes; each is looked at on its own (to name the bad one) only
+    when they are not all canonical codes already, the common case."""
+    try:
+        if CARD_IDS.keys() >= set(values):
+            return tuple(values)
+    except TypeError:  # an unhashable value: the careful check below names it
+        pass
+    return tuple(_card(c, f"{field}[{i}]") for i, c in enumerate(values))
+
+
+class HandFields(NamedTuple):
+    """One hand of a record, its fields checked for shape (the rules judge the rest)."""
+
+    dealer: int
+    hands: list[tuple[str, ...]]
+    bids: list[int]
+    blind: list[bool]
+    passes: list[tuple[str, ...]]  # what each seat passed its partner ([] for none)
+    plays: list[str]
+
+
+def _hand_fields(h: dict[str, Any], rules: Rules, where: str) -> HandFields:
     dealer = _need(h, "dealer", int, where)
     if not 0 <= dealer <= 3:
         raise RecordError("bad_field", where + "dealer", "dealer must be a seat 0-3")
@@ -80,20 +103,16 @@ def _hand_fields(h: dict[str, Any], rules: Rules, where: str) -> tuple[int, list
     if len(hands) != 4:
         raise RecordError("bad_field", where + "hands", "hands must hold four seats")
     parsed: list[tuple[str, ...]] = []
-    seen: set[str] = set()
+    in_deck = deck_of(rules).mask
+    seen = 0
     for s, hand in enumerate(hands):
         if not isinstance(hand, list):
             raise RecordError("bad_field", f"{where}hands[{s}]", "a hand is a list of cards")
-        cards = tuple(_card(c, f"{where}hands[{s}][{i}]") for i, c in enumerate(hand))
-        for i, c in enumerate(cards):
-            cid = card_id(c)
-            if not deck_of(rules).mask >> cid & 1:
-                raise RecordError("card_not_in_deck", f"{where}hands[{s}][{i}]",
-                                  f"{c} is not in the {rules.deck} deck")
-            if c in seen:
-                raise RecordError("duplicate_card", f"{where}hands[{s}][{i}]",
-                                  f"{c} is dealt twice")
-            seen.add(c)
+        cards = _cards(hand, f"{where}hands[{s}]")
+        mask = bits(card_id(c) for c in cards)
+        if mask & ~in_deck or mask & seen or mask.bit_count() != len(cards):
+            _deal_problem(cards, seen, in_deck, rules, f"{where}hands[{s}]")
+        seen |= mask
         if len(cards) != 13:
             raise RecordError("wrong_hand_size", f"{where}hands[{s}]",
                               f"seat {s} holds {len(cards)} cards, not 13")
@@ -114,14 +133,38 @@ def _hand_fields(h: dict[str, Any], rules: Rules, where: str) -> tuple[int, list
         if blind[i] and bids[i] != 0:
             raise RecordError("bad_field", f"{where}blind_nil[{i}]",
                               f"seat {i} is marked blind nil but bid {bids[i]}")
+    passes = _passes(h.get("passes"), where)
     plays = _need(h, "plays", list, where)
-    cards_played = [_card(c, f"{where}plays[{i}]") for i, c in enumerate(plays)]
-    return dealer, parsed, bids, blind, cards_played
+    return HandFields(dealer, parsed, bids, blind, passes, list(_cards(plays, where + "plays")))
 
 
-def _replay_hand(state: GameState, dealer: int, hands: list[tuple[str, ...]], bids: list[int],
-                 blind: list[bool], plays: list[str],
+def _deal_problem(cards: tuple[str, ...], seen: int, in_deck: int, rules: Rules,
+                  field: str) -> None:
+    """The first card of a hand that is not in the deck or was dealt already."""
+    for i, c in enumerate(cards):
+        cid = card_id(c)
+        if not in_deck >> cid & 1:
+            raise RecordError("card_not_in_deck", f"{field}[{i}]",
+                              f"{c} is not in the {rules.deck} deck")
+        if seen >> cid & 1:
+            raise RecordError("duplicate_card", f"{field}[{i}]", f"{c} is dealt twice")
+        seen |= 1 << cid
+
+
+def _passes(value: Any, where: str) -> list[tuple[str, ...]]:
+    """The optional ``passes``: four lists of cards (none passed when absent)."""
+    if value is None:
+        return [(), (), (), ()]
+    if not isinstance(value, list) or len(value) != 4 or not all(
+            isinstance(p, list) for p in value):
+        raise RecordError("bad_field", where + "passes", "passes is four lists of cards")
+    return [_cards(p, f"{where}passes[{s}]") for s, p in enumerate(value)]
+
+
+def _replay_hand(state: GameState, hand: HandFields,
                  hand_index: int | None) -> tuple[GameState, dict[str, Any]]:
+    dealer, hands, bids, blind, passes, plays = hand
+
     def run(c: cmd.Command, play_index: int | None = None, seat: int | None = None,
             card: str | None = None) -> GameState:
         try:
@@ -135,6 +178,13 @@ def _replay_hand(state: GameState, dealer: int, hands: list[tuple[str, ...]], bi
         c: cmd.Command = (cmd.BidBlindNil(seat=seat) if blind[seat]
                           else cmd.PlaceBid(seat=seat, bid=bids[seat]))
         state = run(c, seat=seat)
+    # The blind-nil exchange: a pass by a seat that takes no part is put to the engine
+    # first, so it is refused for what it is whatever the seat order.
+    takes_part = passers(state)
+    if takes_part or any(passes):
+        for seat in sorted(range(4), key=lambda x: bool(takes_part >> x & 1)):
+            if passes[seat] or takes_part >> seat & 1:
+                state = run(cmd.PassCards(seat=seat, cards=passes[seat]), seat=seat)
     for i, card in enumerate(plays):
         if state.phase != "play":
             raise Violation(RuleError("hand_over", "all 13 tricks have been played"), i, None,
@@ -185,9 +235,6 @@ def judge(rec: Any) -> dict[str, Any]:
         if not isinstance(rec, dict):
             raise RecordError("bad_record", "", "a record is a JSON object")
         rules = _rules(rec)
-        if rules.blind_nil_pass:
-            raise RecordError("bad_rules", "rules",
-                              "records do not carry the blind-nil card exchange")
         if rec.get("kind") == "match":
             out.update(_judge_match(rec, rules))
         elif "kind" in rec:
@@ -203,9 +250,9 @@ def judge(rec: Any) -> dict[str, Any]:
 
 
 def _judge_hand(rec: dict[str, Any], rules: Rules) -> dict[str, Any]:
-    dealer, hands, bids, blind, plays = _hand_fields(rec, rules, "")
+    hand = _hand_fields(rec, rules, "")
     state = _start(rules, rec.get("prior"))
-    state, result = _replay_hand(state, dealer, hands, bids, blind, plays, None)
+    state, result = _replay_hand(state, hand, None)
     return {"ok": True, **result}
 
 
@@ -217,13 +264,13 @@ def _judge_match(rec: dict[str, Any], rules: Rules) -> dict[str, Any]:
         where = f"hands[{k}]."
         if not isinstance(h, dict):
             raise RecordError("bad_field", f"hands[{k}]", "a hand is an object")
-        dealer, dealt, bids, blind, plays = _hand_fields(h, rules, where)
+        hand = _hand_fields(h, rules, where)
         if state.phase == OVER:
             raise Violation(RuleError("match_over", "the match was already over"), None, None,
                             None, k)
-        state, result = _replay_hand(state, dealer, dealt, bids, blind, plays, k)
+        state, result = _replay_hand(state, hand, k)
         results.append(result)
-        if len(plays) < 52 and k < len(hands) - 1:
+        if len(hand.plays) < 52 and k < len(hands) - 1:
             raise RecordError("bad_field", f"hands[{k}].plays",
                               "only the last hand of a match may be partial")
     over = state.phase == OVER

@@ -2,10 +2,12 @@
 
 A log is a sequence of command groups: the first event of each group says what
 was asked (a ``CardPlayed`` was a ``PlayCard``, an ``auto`` bid was a
-``ClockExpired``...), and the rest are its consequences (``TrickWon``,
+``ClockExpired`` carrying that bid...), and the rest are its consequences (``TrickWon``,
 ``HandScored``, the next ``HandDealt``...). Verification re-runs each command on
 the state before it and demands exactly the stored events, and checks the
 engine's invariants after every event. The first divergence is the verdict.
+A move made for a timed-out seat is read from its event, never asked of a bot,
+so a change of bot strategy cannot make a stored game diverge.
 """
 
 from __future__ import annotations
@@ -44,17 +46,17 @@ def candidate_commands(state: GameState, e: ev.Event) -> list[cmd.Command]:
         return [cmd.LookAtCards(seat=e.seat, at=at)]
     if isinstance(e, ev.BidPlaced):
         if e.auto:
-            return [cmd.ClockExpired(seat=e.seat, at=at)]
+            return [cmd.ClockExpired(seat=e.seat, bid=e.bid, at=at)]
         if e.blind:
             return [cmd.BidBlindNil(seat=e.seat, at=at)]
         return [cmd.PlaceBid(seat=e.seat, bid=e.bid, at=at)]
     if isinstance(e, ev.CardsPassed):
         if e.auto:
-            return [cmd.ClockExpired(seat=e.seat, at=at)]
+            return [cmd.ClockExpired(seat=e.seat, cards=e.cards, at=at)]
         return [cmd.PassCards(seat=e.seat, cards=e.cards, at=at)]
     if isinstance(e, ev.CardPlayed):
         if e.auto:
-            return [cmd.ClockExpired(seat=e.seat, at=at)]
+            return [cmd.ClockExpired(seat=e.seat, card=e.card, at=at)]
         return [cmd.PlayCard(seat=e.seat, card=e.card, at=at),
                 cmd.SetPremove(seat=e.seat, card=e.card, at=at)]
     if isinstance(e, ev.TimeBankUsed):

@@ -6,6 +6,8 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from schemas.ratings import LeaderboardRow, PlayerRating, RatedGame
+
 PlayerName = Annotated[str, msgspec.Meta(min_length=1, max_length=32, pattern=r"^[\w .-]+$")]
 
 
@@ -122,6 +124,23 @@ class TableList(msgspec.Struct, frozen=True):
     tables: list[Table]
 
 
+class CurrentGame(msgspec.Struct, frozen=True, kw_only=True):
+    """A game the player sits in that has not ended: subscribe to ``game_id``."""
+
+    game_id: str
+    table_id: str  # "" for a game no table opened (ranked, tournament)
+    seat: int
+
+
+class Me(msgspec.Struct, frozen=True, kw_only=True):
+    """Where the player is: after a reload or on a second device, the way back in."""
+
+    player_id: str
+    name: str
+    games: list[CurrentGame]  # newest first
+    tables: list[Table]  # open or playing tables where the player sits or hosts
+
+
 class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
     """What anyone may know of a game: the public (spectator) view's headline."""
 
@@ -136,3 +155,40 @@ class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
     bags: tuple[int, int]
     winner: int | None = None
     end_reason: str = ""
+
+
+# --- Ratings and the leaderboard (from the ratings service, names from the lobby) -------------
+
+
+class PlayerPage(msgspec.Struct, frozen=True, kw_only=True):
+    """``ranked`` is null when the ratings service did not answer in time; its ``rank``
+    is null when the leaderboard does not list the player (provisional, or no rated
+    game for two weeks)."""
+
+    player_id: str
+    name: str
+    ranked: PlayerRating | None = None
+
+
+class LeaderboardEntry(LeaderboardRow, frozen=True, kw_only=True):
+    name: str
+
+
+class Leaderboard(msgspec.Struct, frozen=True, kw_only=True):
+    entries: list[LeaderboardEntry]
+    offset: int  # the first entry's rank, minus one
+
+
+class Named(msgspec.Struct, frozen=True):
+    player_id: str
+    name: str
+
+
+class RatingChange(RatedGame, frozen=True, kw_only=True):
+    partner: Named
+    opponents: list[Named]
+
+
+class RatingHistory(msgspec.Struct, frozen=True, kw_only=True):
+    entries: list[RatingChange]
+    next: int | None = None  # pass as ``before`` for the next page; null on the last

@@ -66,9 +66,19 @@ class CancelPremove(Command, frozen=True):
 
 
 class ClockExpired(Command, frozen=True):
-    """The platform's timer fired for ``seat``; ``at`` must not be before its deadline."""
+    """The platform's timer fired for ``seat``; ``at`` must not be before its deadline.
+
+    It carries the move to make for the seat should its time be up (no time-bank block
+    left, no forfeit): ``bid`` while bidding, ``cards`` in the blind-nil exchange,
+    ``card`` in trick play. The sender chooses it (the game worker asks the ``basic``
+    bot) and the engine only checks it is legal, so the rules, and every replay of a
+    stored game, never depend on a bot's strategy.
+    """
 
     seat: int
+    bid: int | None = None
+    cards: tuple[str, ...] | None = None
+    card: str | None = None
 
 
 class LeaveSeat(Command, frozen=True):

@@ -88,7 +88,9 @@ class HistoryRequest(msgspec.Struct, frozen=True, kw_only=True):
     limit: Annotated[int, msgspec.Meta(ge=1, le=100)] = 20
 
 
-class HistoryEntry(msgspec.Struct, frozen=True, kw_only=True):
+class RatedGame(msgspec.Struct, frozen=True, kw_only=True):
+    """How one rated game moved one player's rating."""
+
     id: int
     game_id: str
     rated_at_ms: int
@@ -97,6 +99,9 @@ class HistoryEntry(msgspec.Struct, frozen=True, kw_only=True):
     delta: int
     k: int
     result: Result
+
+
+class HistoryEntry(RatedGame, frozen=True, kw_only=True):
     partner: str
     opponents: list[str]
 

@@ -15,6 +15,7 @@ import msgspec
 
 from schemas.api import Table
 from schemas.events import GameEvent
+from schemas.notes import Note
 from schemas.subjects import ID_PATTERN
 from schemas.views import SeatView
 
@@ -211,7 +212,13 @@ class ChatFrame(ServerFrame, frozen=True, tag="chat"):
     at: int = 0
 
 
+class NoteFrame(ServerFrame, frozen=True, tag="note"):
+    """A note to this player (``schemas.notes``), on every socket the player has open."""
+
+    note: Note
+
+
 ServerMessage = (
     Welcome | Snapshot | Subscribed | EventFrame | Ack | Error | Pong | TableListFrame
-    | TableFrame | ChatFrame
+    | TableFrame | ChatFrame | NoteFrame
 )

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from services.platform import eventstore
+from services.platform import sqlfolders
 from services.platform.migrations import MigrationSet
 
 HERE = Path(__file__).parent
-CONSUMER_SQL = HERE / "platform" / "sql" / "consumer"
+CONSUMER_SQL = sqlfolders.CONSUMER
 
 SERVICES = ("lobby", "game", "ratings", "tournaments")
 
@@ -21,12 +21,14 @@ MIGRATIONS: dict[str, MigrationSet] = {
     "lobby": MigrationSet("lobby", (("consumer", CONSUMER_SQL),
                                     ("lobby", HERE / "lobby" / "migrations"))),
     # The game service owns the event store: game streams live in its schema.
-    "game": MigrationSet("game", (*eventstore.MIGRATIONS,
+    "game": MigrationSet("game", (*sqlfolders.EVENTSTORE_MIGRATIONS,
                                   ("game", HERE / "game" / "migrations"))),
     "ratings": MigrationSet("ratings", (("consumer", CONSUMER_SQL),
                                         ("ratings", HERE / "ratings" / "migrations"))),
+    # Tournaments keep their own event store (tournament-<id> streams) beside the consumer's.
     "tournaments": MigrationSet("tournaments", (
-        ("consumer", CONSUMER_SQL), ("tournaments", HERE / "tournaments" / "migrations"))),
+        ("consumer", CONSUMER_SQL), *sqlfolders.EVENTSTORE_MIGRATIONS,
+        ("tournaments", HERE / "tournaments" / "migrations"))),
 }
 
 # Default HTTP port of each service under `spades dev` (health, metrics; API for lobby).

@@ -3,12 +3,15 @@
 Every failure an operator can cause (a port in use, a server that does not
 answer, a bad setting, a second `spades dev`) ends in one line on stderr and a
 non-zero exit, never a traceback.
+
+The clients of NATS and Postgres and the event loop are imported by the
+commands that connect, not here: `spades --help` and `spades record verify`
+start without them.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import fcntl
 import os
@@ -16,13 +19,13 @@ import signal
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from services import catalog, devdata, registry
-from services.platform import bus, db, dbadmin, migrations, servers
+from services.platform import servers
 from services.platform.settings import SettingsError, StartupError, env_names, load
+from services.tournaments import cli as tournament_cli
 
 if TYPE_CHECKING:
     from services.platform.outbox import Republished
@@ -77,6 +80,7 @@ def main(argv: list[str] | None = None) -> None:
                                                  "role, or take it away")
     operator_p.add_argument("action", choices=("grant", "revoke"))
     operator_p.add_argument("name", help="a registered account's name")
+    tournament_cli.add_parser(sub)
     args = parser.parse_args(argv)
     try:
         if args.command == "dev":
@@ -95,12 +99,13 @@ def main(argv: list[str] | None = None) -> None:
             code = operator_cli.run(args)
         elif args.command == "operator":
             code = operator_cmd(args.action == "grant", args.name)
+        elif args.command == "tournament":
+            code = tournament_cli.run(args)
         else:
             for name, text in env_names(registry.spec(args.service).settings).items():
                 print(f"{name}\t{text}")
             code = 0
-    except (CliError, SettingsError, StartupError, servers.ServerError, db.DatabaseUnavailable,
-            bus.BusUnavailable, migrations.MigrationError) as exc:
+    except _one_line_errors() as exc:  # evaluated only once something was raised
         print(f"spades: {exc}", file=sys.stderr)
         code = 1
     except KeyboardInterrupt:
@@ -108,7 +113,17 @@ def main(argv: list[str] | None = None) -> None:
     sys.exit(code)
 
 
+def _one_line_errors() -> tuple[type[Exception], ...]:
+    """The failures an operator causes, each told in one line."""
+    from services.platform import bus, db, migrations
+
+    return (CliError, SettingsError, StartupError, servers.ServerError, db.DatabaseUnavailable,
+            bus.BusUnavailable, migrations.MigrationError, tournament_cli.TournamentCliError)
+
+
 def serve_one(name: str) -> int:
+    import asyncio
+
     from services.platform import runtime
 
     spec = registry.spec(name)
@@ -118,6 +133,8 @@ def serve_one(name: str) -> int:
 
 
 def migrate_cmd() -> int:
+    import asyncio
+
     url = devdata.database_url()
     applied = asyncio.run(_migrate(url))
     print(f"applied {len(applied)} migration(s)" + (": " + ", ".join(applied) if applied else ""))
@@ -126,6 +143,8 @@ def migrate_cmd() -> int:
 
 async def _migrate(url: str) -> list[str]:
     import asyncpg
+
+    from services.platform import db, migrations
 
     try:
         conn = await asyncpg.connect(url, timeout=5)
@@ -138,6 +157,8 @@ async def _migrate(url: str) -> list[str]:
 
 
 def operator_cmd(grant: bool, name: str) -> int:
+    import asyncio
+
     from services.lobby import roles
     from services.lobby.errors import LobbyError
 
@@ -151,6 +172,8 @@ def operator_cmd(grant: bool, name: str) -> int:
 
 def resync_cmd(from_position: int, stream: str | None) -> int:
     """Publish stored events again and say what JetStream stored, not what was sent."""
+    import asyncio
+
     settings = load(registry.spec("game").settings, devdata.environ())
     done = asyncio.run(_republish(settings.database_url, settings.nats_url,
                                   settings.nats_prefix, from_position, stream))
@@ -164,6 +187,7 @@ async def _republish(database_url: str, nats_url: str, prefix: str, from_positio
     import nats.errors
 
     from schemas.subjects import Names
+    from services.platform import bus, db
     from services.platform.outbox import republish
 
     pool = await db.create_pool(database_url, "game", min_size=1, max_size=1)
@@ -185,6 +209,8 @@ async def _republish(database_url: str, nats_url: str, prefix: str, from_positio
 def ratings_rebuild_cmd() -> int:
     """Forget every rating, then publish every stored ending again in order (under new
     message ids, as resync does): the running ratings service rates them anew."""
+    import asyncio
+
     from schemas import subjects
 
     settings = load(registry.spec("game").settings, devdata.environ())
@@ -199,6 +225,7 @@ def ratings_rebuild_cmd() -> int:
 async def _forget_ratings(url: str) -> None:
     """Empty the ratings and the record of applied games in one transaction."""
     from schemas import subjects
+    from services.platform import db
     from services.ratings import store
 
     ratings = await db.create_pool(url, "ratings", min_size=1, max_size=1)
@@ -234,6 +261,8 @@ def _port(name: str, default: int) -> int:
 
 
 def dev() -> int:
+    import asyncio
+
     root = devdata.root()
     lock = _lock(root)
     stop = {"signal": 0}
@@ -323,6 +352,8 @@ def _restart_exited(started: list[servers.PostgresServer | servers.NatsServer]) 
 async def _ensure_database(admin_url: str) -> str:
     import asyncpg
 
+    from services.platform import dbadmin
+
     try:
         return await dbadmin.ensure_database(admin_url, DEV_DATABASE)
     except (OSError, asyncpg.PostgresError) as exc:
@@ -330,12 +361,16 @@ async def _ensure_database(admin_url: str) -> str:
 
 
 async def _probe_nats(url: str) -> None:
+    from services.platform import bus
+
     nc = await bus.connect_once(url, "spades-dev-probe", timeout=1.0)
     await nc.close()
 
 
 def _wait_ready(children: dict[str, subprocess.Popen[bytes]], ports: dict[str, int],
                 stop: dict[str, int], timeout: float = 60.0) -> None:
+    from urllib.request import urlopen  # pulls in http and ssl: only `spades dev` waits
+
     pending = dict(ports)
     deadline = time.monotonic() + timeout
     while pending:
@@ -347,7 +382,7 @@ def _wait_ready(children: dict[str, subprocess.Popen[bytes]], ports: dict[str, i
             if children[name].poll() is not None:
                 raise CliError(f"service {name} exited with code {children[name].returncode}")
             url = f"http://127.0.0.1:{pending[name]}/readyz"
-            with contextlib.suppress(OSError), urllib.request.urlopen(url, timeout=1) as answer:
+            with contextlib.suppress(OSError), urlopen(url, timeout=1) as answer:
                 if answer.status == 200:
                     del pending[name]
         time.sleep(0.1)

@@ -7,7 +7,6 @@ log does not verify, so scripts can tell a broken game from a broken command.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from collections.abc import Sequence
 
@@ -44,6 +43,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         out.flush()
         return 0
     if args.verify_all:
+        import asyncio  # only the commands that read the event store run a loop
+
         return asyncio.run(_verify_all())
     if args.file:
         with open(args.file, "rb") as f:
@@ -60,6 +61,8 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 
 def _stored(game_id: str) -> Sequence[ev.Event]:
+    import asyncio
+
     return asyncio.run(_read_stored(game_id))
 
 

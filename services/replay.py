@@ -107,6 +107,8 @@ def hand_records(events: Sequence[ev.Event], game_id: str) -> Iterator[dict[str,
         elif hand is not None and isinstance(e, ev.BidPlaced):
             hand["bids"][e.seat] = e.bid
             hand["blind_nil"][e.seat] = e.blind
+        elif hand is not None and isinstance(e, ev.CardsPassed):
+            hand.setdefault("passes", [[], [], [], []])[e.seat] = list(e.cards)
         elif hand is not None and isinstance(e, ev.CardPlayed):
             hand["plays"].append(e.card)
         elif hand is not None and isinstance(e, ev.HandScored):

@@ -4,15 +4,16 @@
 seats through ``decide`` exactly as it drives people, and every bot move is an
 ordinary event in the game's stream.
 
-``auto_bid``, ``auto_pass`` and ``auto_play`` are what the engine asks when a
-clock expires; they use the ``basic`` level, which is deterministic, so a
-replay of a ``ClockExpired`` command always yields the stored event.
+``timeout_command`` is what a game worker sends when a seat's clock runs
+out: the ``basic`` bot's move rides in the ``ClockExpired`` command, so the
+engine never asks a bot and a stored game replays the same whatever the bots
+become.
 """
 
 from __future__ import annotations
 
 from engine.bots import basic, expert
-from engine.cards import code, ids
+from engine.cards import code, codes
 from engine.evolve import passers
 from engine.state import BIDDING, PASSING, PLAY, GameState
 from schemas import commands as cmd
@@ -20,16 +21,17 @@ from schemas import commands as cmd
 LEVELS = ("basic", "expert")
 
 
-def auto_bid(state: GameState, seat: int) -> int:
-    return basic.choose_bid(state, seat)
-
-
-def auto_pass(state: GameState, seat: int) -> int:
-    return basic.choose_pass(state, seat)
-
-
-def auto_play(state: GameState, seat: int) -> int:
-    return basic.choose_card(state, seat)
+def timeout_command(state: GameState, seat: int, at: int) -> cmd.ClockExpired:
+    """The expiry of ``seat``'s clock, carrying the move the ``basic`` bot makes for it
+    in the current phase (used only if the seat has no time-bank block left)."""
+    if state.phase == BIDDING:
+        return cmd.ClockExpired(seat=seat, at=at, bid=basic.choose_bid(state, seat))
+    if state.phase == PASSING and passers(state) >> seat & 1:
+        return cmd.ClockExpired(seat=seat, at=at,
+                                cards=codes(basic.choose_pass(state, seat)))
+    if state.phase == PLAY and state.hands[seat]:
+        return cmd.ClockExpired(seat=seat, at=at, card=code(basic.choose_card(state, seat)))
+    return cmd.ClockExpired(seat=seat, at=at)
 
 
 class NothingToDo(ValueError):
@@ -60,7 +62,7 @@ def choose(state: GameState, seat: int, level: str = "basic", seed: int = 0, at:
         return cmd.PlaceBid(seat=seat, bid=bid, at=at)
     if state.phase == PASSING and passers(state) >> seat & 1:
         return cmd.PassCards(seat=seat, at=at,
-                             cards=tuple(code(c) for c in ids(basic.choose_pass(state, seat))))
+                             cards=codes(basic.choose_pass(state, seat)))
     if state.phase == PLAY:
         if level == "expert":
             card = expert.choose_card(state, seat, seed, budget)
@@ -70,4 +72,4 @@ def choose(state: GameState, seat: int, level: str = "basic", seed: int = 0, at:
     raise NothingToDo(f"nothing for seat {seat} to do during {state.phase}")
 
 
-__all__ = ["LEVELS", "NothingToDo", "auto_bid", "auto_pass", "auto_play", "choose"]
+__all__ = ["LEVELS", "NothingToDo", "choose", "timeout_command"]

@@ -246,7 +246,7 @@ class GameActor:
             if not expired:
                 return
             origin, seat = "clock", expired[0]
-            command = cmd.ClockExpired(seat=seat, at=now)
+            command = bots.timeout_command(s, seat, at=now)  # the move rides in the command
         reply = await self._apply(command, None, origin=f"{origin}:{seat}")
         self._count(origin, reply, started)
         if self.state.version == s.version:

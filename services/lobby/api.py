@@ -18,7 +18,7 @@ from schemas.api import (
     JoinByCode,
     JoinTable,
     Login,
-    Player,
+    Me,
     Register,
     Session,
     SetBots,
@@ -26,12 +26,11 @@ from schemas.api import (
     Table,
     TableList,
 )
-from services.lobby import auth, store
+from services.lobby import auth
 from services.lobby.apidocs import BEARER, answers
 from services.lobby.auth import Claims, Tokens
-from services.lobby.errors import LobbyError
 from services.lobby.gateway import Gateway
-from services.lobby.params import GameId, PlayerId, TableId
+from services.lobby.params import GameId, TableId
 from services.lobby.tables import Tables
 from services.lobby.throttle import Throttle
 
@@ -174,16 +173,16 @@ def routes(pool: Any, tokens: Tokens, throttle: Throttle, tables: Tables,
         `game_unavailable` when no game worker answered (retry)."""
         return await tables.start(me(request), table_id)
 
-    @get("/v1/players/{player_id:str}", summary="A player's name", tags=["players"],
-         security=BEARER, responses=answers(200, Player, {"player_id": "p-7f3a", "name": "Ada"},
-                                            400, 401, 404))
-    async def player(request: Request[Any, Any, Any], player_id: PlayerId) -> Player:
-        """404 `player_not_found` for an id no account has."""
-        me(request)
-        found = await store.account(pool, player_id)
-        if found is None:
-            raise LobbyError(404, "player_not_found", f"no player {player_id}")
-        return Player(player_id=found[0], name=found[1])
+    @get("/v1/me", summary="The caller's running games and tables (the way back in)",
+         tags=["players"], security=BEARER, responses=answers(200, Me, {
+             "player_id": "p-7f3a", "name": "Ada",
+             "games": [{"game_id": "g-9c1d", "table_id": "t-2b", "seat": 0}],
+             "tables": [{**TABLE, "state": "playing", "game_id": "g-9c1d"}]}, 401))
+    async def whoami(request: Request[Any, Any, Any]) -> Me:
+        """After a reload or on a second device: the games the caller sits in that have
+        not ended (newest first; subscribe to one over /v1/ws to play on), and the open
+        or playing tables where the caller sits or hosts."""
+        return await tables.whereabouts(me(request))
 
     @get("/v1/games/{game_id:str}", summary="A game's public summary", tags=["games"],
          security=BEARER, responses=answers(200, GameSummary, GAME, 400, 401, 404, 503))
@@ -203,7 +202,7 @@ def routes(pool: Any, tokens: Tokens, throttle: Throttle, tables: Tables,
         return Response(code, media_type="text/javascript; charset=utf-8")
 
     return [guest, register, login, create_table, list_tables, read_table, join_by_code, join,
-            leave, bots, change_rules, reset_rules, options, start, player, game, index, script]
+            leave, bots, change_rules, reset_rules, options, start, whoami, game, index, script]
 
 
 __all__ = ["routes"]

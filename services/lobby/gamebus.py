@@ -18,6 +18,7 @@ from nats.aio.client import Client
 from nats.js.api import DeliverPolicy
 
 from schemas.bus import EventEnvelope
+from schemas.notes import Note
 from schemas.play import (
     ChatLine,
     CreateGame,
@@ -132,16 +133,33 @@ class GameBus:
     async def seat_present(self, p: SeatPresent) -> None:
         await self.nc.publish(self.names.lobby_presence(p.game_id), _encoder.encode(p))
 
+    async def note(self, player_id: str, note: Note) -> None:
+        await self.nc.publish(self.names.player_note(player_id), _encoder.encode(note))
+
+    async def listen_notes(self, handler: Callable[[str, Note], Awaitable[None]]) -> Any:
+        """Every player's notes, with the player id from the subject."""
+        async def note(subject: str, body: Any) -> None:
+            await handler(subject.rsplit(".", 1)[-1], body)
+
+        return await self._listen(self.names.player_notes_all, msgspec.msgpack.Decoder(Note),
+                                  note)
+
     async def listen(self, subject: str, kind: type[T],
                      handler: Callable[[T], Awaitable[None]]) -> Any:
-        """Subscribe to plain publications of one type; undecodable ones are dropped."""
-        decoder = msgspec.msgpack.Decoder(kind)
+        """Subscribe to plain publications of one type."""
+        async def body_only(_: str, body: Any) -> None:
+            await handler(body)
 
+        return await self._listen(subject, msgspec.msgpack.Decoder(kind), body_only)
+
+    async def _listen(self, subject: str, decoder: msgspec.msgpack.Decoder[Any],
+                      handler: Callable[[str, Any], Awaitable[None]]) -> Any:
+        """Undecodable publications are dropped: a sender's bug never stops the others."""
         async def on_msg(msg: Any) -> None:
             try:
                 body = decoder.decode(msg.data)
             except (msgspec.DecodeError, msgspec.ValidationError):
                 return
-            await handler(body)
+            await handler(msg.subject, body)
 
         return await self.nc.subscribe(subject, cb=on_msg)

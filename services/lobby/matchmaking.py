@@ -83,103 +83,152 @@ class Match:
 def match(tickets: Sequence[Ticket], now: float, rules: MatchRules = MatchRules()) -> list[Match]:
     """The matches to offer this cycle: no ticket twice, each within every one of its
     tickets' windows, cheapest first."""
-    order = sorted((t for t in tickets if 1 <= len(t.players) <= 2),
-                   key=lambda t: (t.rating, t.ticket_id))
-    n = len(order)
-    rating = [t.rating for t in order]
-    size = [len(t.players) for t in order]
-    window = [rules.window_after(now - t.since) for t in order]
-    bonus = [rules.bonus_after(now - t.since) for t in order]
-    found: list[tuple[float, tuple[int, ...], Match]] = []
-    for i in range(n):
+    keyed = sorted((sum(t.ratings) / len(t.ratings), t.ticket_id, t) for t in tickets
+                   if 1 <= len(t.players) <= 2)
+    order = [t for _, _, t in keyed]
+    q = _Queue(order, [r for r, _, _ in keyed], now, rules)
+    found: list[tuple[float, tuple[int, ...]]] = []
+    seen: set[tuple[int, ...]] = set()
+    neighbours, cost_of, size = q.neighbours, q.cost, q.size
+    for i in range(len(order)):
         # A pair also looks for the nearest pair alone: a solo taken first would leave
         # room for a solo only, and two pairs side by side would never meet.
         for pairs_only in (False, True) if size[i] == 2 else (False,):
-            group = _neighbours(i, rating, size, window, rules.reach, pairs_only)
-            if group is not None:
-                m = _build([order[j] for j in group], rules)
-                found.append((m.cost - sum(bonus[j] for j in group), group, m))
-    found.sort(key=lambda f: (f[0], f[1]))
-    used = bytearray(n)
+            group = neighbours(i, pairs_only)
+            if group is not None and group not in seen:
+                seen.add(group)
+                found.append((cost_of(group), group))
+    found.sort()
+    used = bytearray(len(order))
     out = []
-    for cost, group, m in found:
+    for cost, group in found:
         if not any(used[j] for j in group):
             for j in group:
                 used[j] = 1
-            out.append(Match(m.tickets, m.teams, m.team_ratings, m.gap, m.spread, cost))
+            out.append(_build([order[j] for j in group], cost))
     return out
 
 
-def _neighbours(i: int, rating: list[float], size: list[int], window: list[float],
-                reach: int, pairs_only: bool) -> tuple[int, ...] | None:
-    """Ticket ``i`` and neighbours, alternately below and above, making four players
-    whose ratings sit inside every member's window; None if there are none."""
-    group = [i]
-    players = size[i]
-    below, above = i - 1, i + 1
-    stop_below, stop_above = i - reach, i + reach
-    take_below = True
-    while players < 4:
-        can_below = below >= 0 and below >= stop_below
-        can_above = above < len(rating) and above <= stop_above
-        if not (can_below or can_above):
-            return None
-        if (take_below and can_below) or not can_above:
-            j, below = below, below - 1
-            if not _fits(j, group, rating, window):
-                stop_below = -1  # sorted: further down is only further away
-                take_below = False
+class _Queue:
+    """The sorted tickets as flat lists, so a cycle over 10k tickets stays in
+    arithmetic; a Match is built only for the groups taken."""
+
+    def __init__(self, order: list[Ticket], rating: list[float], now: float,
+                 rules: MatchRules) -> None:
+        self.order, self.rating, self.rules = order, rating, rules
+        self.size = [len(t.players) for t in order]
+        self.low = [min(t.ratings) for t in order]
+        self.high = [max(t.ratings) for t in order]
+        self.window = [rules.window_after(now - t.since) for t in order]
+        self.bonus = [rules.bonus_after(now - t.since) for t in order]
+        self.leaver = [t.leaver for t in order]
+        self.history = [bool(t.last_players or t.last_partner) for t in order]
+
+    def neighbours(self, i: int, pairs_only: bool) -> tuple[int, ...] | None:
+        """Ticket ``i`` and neighbours, alternately below and above, making four players
+        whose ratings sit inside every member's window; None if there are none."""
+        rating, size, window = self.rating, self.size, self.window
+        n, reach = len(rating), self.rules.reach
+        group = [i]
+        players = size[i]
+        below, above = i - 1, i + 1
+        stop_below, stop_above = max(i - reach, 0), min(i + reach, n - 1)
+        take_below = True
+        while players < 4:
+            can_below, can_above = below >= stop_below, above <= stop_above
+            if not (can_below or can_above):
+                return None
+            if (take_below and can_below) or not can_above:
+                j, below = below, below - 1
+            else:
+                j, above = above, above + 1
+            r, w = rating[j], window[j]
+            fits = True
+            for k in group:
+                limit = window[k] if window[k] < w else w
+                if r - rating[k] > limit or rating[k] - r > limit:
+                    fits = False
+                    break
+            if not fits:
+                # Sorted: further on in this direction is only further away.
+                if j < i:
+                    stop_below, take_below = 0, False
+                    below = -1
+                else:
+                    stop_above, take_below = n - 1, True
+                    above = n
                 continue
+            take_below = j > i
+            if players + size[j] <= 4 and (size[j] == 2 or not pairs_only):
+                group.append(j)
+                players += size[j]
+        group.sort()
+        return tuple(group)
+
+    def cost(self, group: tuple[int, ...]) -> float:
+        """Team-mean gap + weighted spread + penalties - wait bonus, without building
+        the match (the penalties for history need the tickets, so only then)."""
+        rules, rating = self.rules, self.rating
+        penalty = 0.0
+        if len(group) == 4:  # four solos, in rating order: the group is sorted
+            a, b, c, d = group
+            gap = abs((rating[a] + rating[d]) - (rating[b] + rating[c])) / 2
+        elif len(group) == 2:
+            gap = abs(rating[group[0]] - rating[group[1]])
         else:
-            j, above = above, above + 1
-            if not _fits(j, group, rating, window):
-                stop_above = len(rating)
-                take_below = True
-                continue
-        take_below = not take_below
-        if players + size[j] <= 4 and (size[j] == 2 or not pairs_only):
-            group.append(j)
-            players += size[j]
-    return tuple(sorted(group))
+            pair = next(j for j in group if self.size[j] == 2)
+            solos = [rating[j] for j in group if j != pair]
+            gap = abs(rating[pair] - (solos[0] + solos[1]) / 2)
+            penalty = rules.pair_vs_solos
+        highs, lows, leaver, bonuses = self.high, self.low, self.leaver, self.bonus
+        high, low, leavers, bonus, history = -math.inf, math.inf, 0, 0.0, False
+        for j in group:
+            if highs[j] > high:
+                high = highs[j]
+            if lows[j] < low:
+                low = lows[j]
+            leavers += leaver[j]
+            bonus += bonuses[j]
+            history = history or self.history[j]
+        if 0 < leavers < len(group):
+            penalty += rules.leaver_with_clean
+        if history:
+            penalty += _history_penalty([self.order[j] for j in group], rules)
+        return gap + rules.spread_weight * (high - low) + penalty - bonus
 
 
-def _fits(j: int, group: list[int], rating: list[float], window: list[float]) -> bool:
-    r, w = rating[j], window[j]
-    return all(abs(rating[k] - r) <= min(w, window[k]) for k in group)
-
-
-def _build(group: list[Ticket], rules: MatchRules) -> Match:
+def _sides(group: list[Ticket]) -> tuple[tuple[Ticket, ...], tuple[Ticket, ...]]:
+    """The two teams' tickets: pair v pair, pair v two solos, or four solos split
+    highest and lowest against the middle two."""
     pairs = [t for t in group if len(t.players) == 2]
     solos = sorted((t for t in group if len(t.players) == 1), key=lambda t: (t.rating, t.ticket_id))
-    penalty = 0.0
     if len(pairs) == 2:
-        sides = ((pairs[0].players, pairs[0].ratings), (pairs[1].players, pairs[1].ratings))
-    elif len(pairs) == 1:
-        sides = ((pairs[0].players, pairs[0].ratings), _team(solos[0], solos[1]))
-        penalty += rules.pair_vs_solos + _partner_penalty(solos[0], solos[1], rules)
-    else:
-        sides = (_team(solos[0], solos[3]), _team(solos[1], solos[2]))
-        penalty += (_partner_penalty(solos[0], solos[3], rules)
-                    + _partner_penalty(solos[1], solos[2], rules))
+        return (pairs[0],), (pairs[1],)
+    if pairs:
+        return (pairs[0],), (solos[0], solos[1])
+    return (solos[0], solos[3]), (solos[1], solos[2])
+
+
+def _history_penalty(group: list[Ticket], rules: MatchRules) -> float:
+    penalty = 0.0
     everyone = frozenset(p for t in group for p in t.players)
     if any(t.last_players == everyone for t in group):
         penalty += rules.same_four
-    leavers = sum(t.leaver for t in group)
-    if 0 < leavers < len(group):
-        penalty += rules.leaver_with_clean
-    means = (sum(sides[0][1]) / 2, sum(sides[1][1]) / 2)
-    all_ratings = (*sides[0][1], *sides[1][1])
-    gap, spread = abs(means[0] - means[1]), max(all_ratings) - min(all_ratings)
-    teams = ((sides[0][0][0], sides[0][0][1]), (sides[1][0][0], sides[1][0][1]))
-    return Match(tickets=tuple(t.ticket_id for t in group), teams=teams, team_ratings=means,
-                 gap=gap, spread=spread, cost=gap + rules.spread_weight * spread + penalty)
+    for side in _sides(group):
+        if len(side) == 2:
+            a, b = side
+            if a.last_partner == b.players[0] or b.last_partner == a.players[0]:
+                penalty += rules.same_partner
+    return penalty
 
 
-def _team(a: Ticket, b: Ticket) -> tuple[tuple[str, str], tuple[int, int]]:
-    return (a.players[0], b.players[0]), (a.ratings[0], b.ratings[0])
-
-
-def _partner_penalty(a: Ticket, b: Ticket, rules: MatchRules) -> float:
-    if a.last_partner == b.players[0] or b.last_partner == a.players[0]:
-        return rules.same_partner
-    return 0.0
+def _build(group: list[Ticket], cost: float) -> Match:
+    sides = _sides(group)
+    players = [tuple(p for t in side for p in t.players) for side in sides]
+    ratings = [tuple(r for t in side for r in t.ratings) for side in sides]
+    means = (sum(ratings[0]) / 2, sum(ratings[1]) / 2)
+    everyone = (*ratings[0], *ratings[1])
+    return Match(tickets=tuple(t.ticket_id for t in group),
+                 teams=((players[0][0], players[0][1]), (players[1][0], players[1][1])),
+                 team_ratings=means, gap=abs(means[0] - means[1]),
+                 spread=max(everyone) - min(everyone), cost=cost)

@@ -9,82 +9,32 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from typing import Annotated, Any
+from typing import Any
 
-import msgspec
 from litestar import Request, Response, get
 
 from schemas import subjects
 from schemas.api import ApiError, PlatformStatus, ServiceStatus
 from schemas.bus import StatusReply, StatusRequest
-from services.lobby import admin_api, api, apidocs, operators, socket
+from services.lobby import admin_api, api, apidocs, operators, socket, standings_api
 from services.lobby.auth import Tokens
 from services.lobby.errors import LobbyError
 from services.lobby.gamebus import GameBus
-from services.lobby.gateway import Gateway, GatewayLimits
+from services.lobby.gateway import Gateway
 from services.lobby.guests import GuestPurge
+from services.lobby.ratingsbus import RatingsBus
+from services.lobby.settings import LobbySettings
+from services.lobby.standings import Standings
 from services.lobby.tables import Tables
 from services.lobby.throttle import Throttle
 from services.platform import bus, logs
 from services.platform.bus import Consumer
 from services.platform.runtime import VERSION, Runtime
-from services.platform.settings import Settings, StartupError
+from services.platform.settings import StartupError
 
 NAME = "lobby"
 
 __all__ = ["LobbyError", "LobbySettings", "setup"]
-
-
-class LobbySettings(Settings, frozen=True, kw_only=True):
-    http_port: Annotated[int, msgspec.Meta(
-        ge=0, le=65535, description="Port of the public HTTP API (and health, metrics).")] = 8000
-    request_timeout_seconds: Annotated[float, msgspec.Meta(
-        gt=0, description="How long the lobby waits for another service's reply.")] = 2.0
-    token_secret: Annotated[str, msgspec.Meta(
-        description="Secret that signs tokens (HS256). Every lobby copy needs the same one; "
-                    "empty: a random one per process (tokens die with it).")] = ""
-    token_ttl_seconds: Annotated[int, msgspec.Meta(
-        ge=1, description="How long a token is valid after sign-in.")] = 86_400
-    ws_allowed_origins: Annotated[str, msgspec.Meta(
-        description="Comma-separated origins whose pages may open /v1/ws besides the "
-                    "lobby's own; '*' allows any.")] = ""
-    ws_max_frame_bytes: Annotated[int, msgspec.Meta(
-        ge=256, description="Largest WebSocket frame a client may send.")] = 4096
-    ws_frames_per_second: Annotated[float, msgspec.Meta(
-        gt=0, description="Frames per second a socket may send on average.")] = 20.0
-    ws_frame_burst: Annotated[int, msgspec.Meta(
-        ge=1, description="Frames a socket may send at once above the average.")] = 40
-    ws_sockets_per_player: Annotated[int, msgspec.Meta(
-        ge=1, description="Open sockets one player may hold on one lobby copy.")] = 4
-    chat_max_chars: Annotated[int, msgspec.Meta(
-        ge=1, description="Longest chat line.")] = 200
-    chat_per_second: Annotated[float, msgspec.Meta(
-        gt=0, description="Chat lines per second a socket may send on average.")] = 1.0
-    chat_burst: Annotated[int, msgspec.Meta(
-        ge=1, description="Chat lines a socket may send at once.")] = 3
-    disconnect_grace_seconds: Annotated[float, msgspec.Meta(
-        ge=0, description="How long a seated player who dropped keeps the seat before "
-                          "the game is told they left.")] = 30.0
-    resume_max_events: Annotated[int, msgspec.Meta(
-        ge=0, description="A resuming socket gets the missed events up to this many, "
-                          "else a fresh snapshot.")] = 64
-    login_failures_per_account: Annotated[str, msgspec.Meta(
-        description="Failed logins one account name may take, from any address, "
-                    "e.g. '10/15 minutes'; past it: 429 until the window moves on.")
-    ] = "10/15 minutes"
-    login_failures_per_address: Annotated[str, msgspec.Meta(
-        description="Failed logins one client address may make, whatever the account.")
-    ] = "50/15 minutes"
-    signups_per_address: Annotated[str, msgspec.Meta(
-        description="New accounts (guests and registered) one client address may create.")
-    ] = "20/hour"
-    guest_purge_every_seconds: Annotated[float, msgspec.Meta(
-        gt=0, description="How often idle guests are deleted: guests whose token has "
-                          "expired (token_ttl_seconds after sign-in) and who hold no seat "
-                          "at an open or playing table.")] = 3600.0
-    operator_cache_games: Annotated[int, msgspec.Meta(
-        ge=1, description="Game logs (and their folded states) an operator's replay keeps "
-                          "in memory on one lobby copy.")] = 64
 
 
 def error_response(_: Request[Any, Any, Any], exc: LobbyError) -> Response[ApiError]:
@@ -136,12 +86,7 @@ async def setup(rt: Runtime) -> None:
         raise StartupError(f"a rate limit setting is invalid: {exc}") from None
     games = GameBus(rt.nc, rt.names, s.request_timeout_seconds)
     tables = Tables(rt.pool, games)
-    limits = GatewayLimits(
-        frames_per_second=s.ws_frames_per_second, frame_burst=s.ws_frame_burst,
-        sockets_per_player=s.ws_sockets_per_player, chat_max_chars=s.chat_max_chars,
-        chat_per_second=s.chat_per_second, chat_burst=s.chat_burst,
-        grace_seconds=s.disconnect_grace_seconds, resume_max_events=s.resume_max_events)
-    gateway = Gateway(tables, games, rt.names, limits)
+    gateway = Gateway(tables, games, rt.names, s)
     await gateway.start()
     rt.workers.append(gateway)
     purge = GuestPurge(rt.pool, s.token_ttl_seconds, s.guest_purge_every_seconds)
@@ -154,6 +99,8 @@ async def setup(rt: Runtime) -> None:
     rt.ws_max_size = 16 * s.ws_max_frame_bytes
     rt.routes.extend(legacy_routes(rt))  # type: ignore[arg-type]
     rt.routes.extend(api.routes(rt.pool, tokens, throttle, tables, gateway))
+    standings = Standings(rt.pool, RatingsBus(rt.nc, rt.names, s.request_timeout_seconds))
+    rt.routes.extend(standings_api.routes(tokens, standings))
     rt.routes.append(socket.handler(gateway, tokens, origins, s.ws_max_frame_bytes))
     rt.routes.extend(admin_api.routes(rt.pool, tokens, operators.Operators(
         rt.pool, games, s.operator_cache_games)))

@@ -63,6 +63,14 @@ async def account(pool: asyncpg.Pool, player_id: str) -> tuple[str, str] | None:
     return None if row is None else (str(row["player_id"]), row["name"])
 
 
+async def names(pool: asyncpg.Pool, player_ids: list[str]) -> dict[str, str]:
+    """Names of the accounts among ``player_ids`` (ids no account has are left out)."""
+    keys = [k for k in (_uuid(p) for p in player_ids) if k is not None]
+    rows = await pool.fetch("SELECT player_id, name FROM accounts WHERE player_id = ANY($1)",
+                            keys)
+    return {str(r["player_id"]): r["name"] for r in rows}
+
+
 async def account_role(pool: asyncpg.Pool, player_id: str) -> str | None:
     key = _uuid(player_id)
     if key is None:
@@ -164,6 +172,40 @@ async def open_public_tables(pool: asyncpg.Pool, limit: int = 200) -> list[Table
     rows = await pool.fetch(f"SELECT {_COLUMNS} FROM game_tables WHERE state = 'open'"
                             " AND NOT private ORDER BY created_at DESC LIMIT $1", limit)
     return [_row(r) for r in rows]
+
+
+async def tables_of(pool: asyncpg.Pool, player_id: str) -> list[TableRow]:
+    """Open or playing tables where the player sits or hosts, newest first."""
+    key = _uuid(player_id)
+    if key is None:
+        return []
+    rows = await pool.fetch(
+        f"SELECT {_COLUMNS} FROM game_tables t WHERE state IN ('open', 'playing')"
+        " AND (host = $1 OR seats @> jsonb_build_array(jsonb_build_object('player_id', $2::text)))"
+        " ORDER BY created_at DESC", key, player_id)
+    return [_row(r) for r in rows]
+
+
+async def running_games_of(pool: asyncpg.Pool, player_id: str) -> list[tuple[str, str, int]]:
+    """(game_id, table_id or "", seat) of the games the player sits in that have not
+    ended: from the games projection, and from playing tables whose game the projection
+    has not seen yet."""
+    rows = await pool.fetch(
+        "SELECT g.game_id, coalesce(t.table_id::text, '') AS table_id,"
+        "       array_position(g.players, $1) - 1 AS seat, g.started_at AS at"
+        " FROM games g LEFT JOIN game_tables t ON t.game_id = g.game_id"
+        " WHERE g.players @> ARRAY[$1] AND g.ended_at IS NULL AND g.started_at IS NOT NULL"
+        " UNION"
+        " SELECT t.game_id, t.table_id::text, (s.n - 1)::int, t.updated_at"
+        " FROM game_tables t, jsonb_array_elements(t.seats) WITH ORDINALITY AS s(seat, n)"
+        " WHERE t.state = 'playing' AND s.seat->>'player_id' = $1"
+        "   AND NOT EXISTS (SELECT 1 FROM games g WHERE g.game_id = t.game_id"
+        "                   AND g.ended_at IS NOT NULL)"
+        " ORDER BY at DESC", player_id)
+    seen: dict[str, tuple[str, str, int]] = {}
+    for r in rows:
+        seen.setdefault(r["game_id"], (r["game_id"], r["table_id"], r["seat"]))
+    return list(seen.values())
 
 
 async def change_table(pool: asyncpg.Pool, table_id: str,

@@ -14,7 +14,7 @@ from typing import Any
 import msgspec
 
 from engine.presets import PRESETS, RulesError, resolve
-from schemas.api import GameSummary, SeatInfo, Table
+from schemas.api import CurrentGame, GameSummary, Me, SeatInfo, Table
 from schemas.codes import GAME_UNAVAILABLE
 from schemas.commands import LeaveSeat
 from schemas.play import CreateGame, GameRequest
@@ -251,6 +251,14 @@ class Tables:
                              ) from None
         if not reply.ok:
             raise LobbyError(409, reply.code or "rejected", reply.message)
+
+    async def whereabouts(self, me: Claims) -> Me:
+        """The player's running games and tables: the way back in after a reload."""
+        games = await store.running_games_of(self.pool, me.player_id)
+        mine = await store.tables_of(self.pool, me.player_id)
+        return Me(player_id=me.player_id, name=me.name,
+                  games=[CurrentGame(game_id=g, table_id=t, seat=s) for g, t, s in games],
+                  tables=[to_api(t, me.player_id) for t in mine])
 
     async def finish(self, table_id: str) -> None:
         """The table's game ended: it leaves the list of open and playing tables."""

@@ -277,24 +277,28 @@ async def request(nc: Client, subject: str, body: msgspec.Struct, reply_type: ty
 # --- JetStream consumers with their position in Postgres ---------------------------------
 
 Handler = Callable[[asyncpg.Connection, EventEnvelope], Awaitable[None]]
+AfterCommit = Callable[[list[EventEnvelope]], Awaitable[None]]
 
 
 class Consumer:
     """A durable pull consumer that applies each event once, by (stream, version).
 
-    For every message, in one Postgres transaction: record (stream, version) in
-    ``consumer_processed`` (a conflict means it was applied before: just ack),
-    then run the handler's side effects. Commit, then ack. A crash between
-    commit and ack makes JetStream redeliver, and the record makes it a no-op.
-    A handler that fails is retried by redelivery until the last allowed
-    delivery, then the message goes to ``dead_letters``; a message that does not
-    decode goes there at once and is terminated, never crashing the loop.
+    For every message: record (stream, version) in ``consumer_processed`` (a
+    conflict means it was applied before: just ack), then run the handler's side
+    effects. The messages of one fetch share one Postgres transaction, each in its
+    own savepoint, so a batch costs one commit (one WAL flush) instead of one per
+    message, and a handler that fails undoes only its own message. Commit, then
+    ack. A crash between commit and ack makes JetStream redeliver, and the record
+    makes it a no-op. A handler that fails is retried by redelivery until the last
+    allowed delivery, then the message goes to ``dead_letters``; a message that
+    does not decode goes there at once and is terminated, never crashing the loop.
     """
 
     def __init__(self, js: JetStreamContext, pool: asyncpg.Pool, spec: ConsumerSpec,
-                 handler: Handler, *, batch: int = 64, retry_delay: float = 0.2) -> None:
+                 handler: Handler, *, batch: int = 64, retry_delay: float = 0.2,
+                 after_commit: AfterCommit | None = None) -> None:
         self.js, self.pool, self.spec, self.handler = js, pool, spec, handler
-        self.batch, self.retry_delay = batch, retry_delay
+        self.batch, self.retry_delay, self.after_commit = batch, retry_delay, after_commit
         self._decoder = msgspec.msgpack.Decoder(EventEnvelope)
         self._stopping = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -329,55 +333,93 @@ class Consumer:
                 _log.warning("fetch_failed", consumer=self.spec.durable, error=str(exc))
                 await asyncio.sleep(0.5)
                 continue
-            for msg in msgs:
-                try:
-                    await self.process(msg)
-                except Exception as exc:  # Postgres away, say: unacked, JetStream redelivers
-                    _log.warning("process_failed", consumer=self.spec.durable,
-                                 subject=msg.subject, error=repr(exc))
-                    await asyncio.sleep(0.5)
+            try:
+                await self.process(msgs)
+            except Exception as exc:  # Postgres away, say: unacked, JetStream redelivers
+                _log.warning("process_failed", consumer=self.spec.durable, error=repr(exc))
+                await asyncio.sleep(0.5)
 
-    async def process(self, msg: Msg) -> str:
-        deliveries = msg.metadata.num_delivered or 1
-        try:
-            env = self._decoder.decode(msg.data)
-        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            _log.error("poison_message", consumer=self.spec.durable, subject=msg.subject,
-                       error=str(exc))
-            await self._dead_letter(msg, None, deliveries, f"undecodable: {exc}")
-            await msg.term()
-            return self._count("poison")
-        with structlog.contextvars.bound_contextvars(
-                consumer=self.spec.durable, stream=env.stream, version=env.version,
-                correlation_id=env.correlation_id):
-            return await self._apply(msg, env, deliveries)
+    async def process(self, msgs: list[Msg]) -> list[str]:
+        """Apply one fetch of messages; returns each message's outcome, in order."""
+        outcomes: dict[int, str] = {}
+        good: list[tuple[int, Msg, EventEnvelope]] = []
+        for i, msg in enumerate(msgs):
+            try:
+                good.append((i, msg, self._decoder.decode(msg.data)))
+            except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+                _log.error("poison_message", consumer=self.spec.durable, subject=msg.subject,
+                           error=str(exc))
+                await self._dead_letter(msg, None, _deliveries(msg), f"undecodable: {exc}")
+                await msg.term()
+                outcomes[i] = self._count("poison")
+        if good:
+            for i, outcome in zip([i for i, _, _ in good], await self._apply(good), strict=True):
+                outcomes[i] = outcome
+        return [outcomes[i] for i in range(len(msgs))]
 
-    async def _apply(self, msg: Msg, env: EventEnvelope, deliveries: int) -> str:
+    async def _apply(self, batch: list[tuple[int, Msg, EventEnvelope]]) -> list[str]:
+        fresh: dict[int, bool] = {}
+        failed: dict[int, Exception] = {}
         try:
-            # A handler must finish inside the ack wait, or JetStream hands the same
-            # message to another copy while this one still holds it.
+            # The handlers must finish inside the ack wait, or JetStream hands the same
+            # messages to another copy while this one still holds them.
             async with asyncio.timeout(self.spec.ack_wait * 0.8), self.pool.acquire() as conn, \
                     conn.transaction():
-                fresh = await conn.fetchval(
-                    "INSERT INTO consumer_processed (consumer, stream, version)"
-                    " VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING true",
-                    self.spec.durable, env.stream, env.version)
-                if fresh:
-                    await self.handler(conn, env)
+                for i, _, env in batch:
+                    with structlog.contextvars.bound_contextvars(
+                            consumer=self.spec.durable, stream=env.stream, version=env.version,
+                            correlation_id=env.correlation_id):
+                        try:
+                            async with conn.transaction():  # a savepoint
+                                fresh[i] = await self._record_and_handle(conn, env)
+                        except Exception as exc:
+                            failed[i] = exc
+        except Exception as exc:  # the whole transaction is lost: every message retries
+            fresh.clear()
+            failed = {i: exc for i, _, _ in batch}
+        if fresh:
+            faults.hit(faults.CONSUMER_AFTER_COMMIT_BEFORE_ACK)
+            await self._committed([env for i, _, env in batch if fresh.get(i)])
+        out = []
+        for i, msg, env in batch:
+            if i in failed:
+                out.append(await self._failed(msg, env, failed[i]))
+            else:
+                await msg.ack()
+                out.append(self._count("applied" if fresh[i] else "duplicate"))
+        return out
+
+    async def _committed(self, applied: list[EventEnvelope]) -> None:
+        """Tell ``after_commit`` what was just applied: for what must follow a commit
+        and may be lost with a crash (a note to a player), never for state."""
+        if self.after_commit is None or not applied:
+            return
+        try:
+            await self.after_commit(applied)
         except Exception as exc:
-            if deliveries >= self.spec.max_deliver:
-                _log.error("dead_letter", consumer=self.spec.durable, stream=env.stream,
-                           version=env.version, deliveries=deliveries, error=repr(exc))
-                await self._dead_letter(msg, env, deliveries, repr(exc))
-                await msg.term()
-                return self._count("dead_letter")
-            _log.warning("handler_failed", consumer=self.spec.durable, stream=env.stream,
-                         version=env.version, deliveries=deliveries, error=repr(exc))
-            await msg.nak(delay=self.retry_delay * deliveries)
-            return self._count("retry")
-        faults.hit(faults.CONSUMER_AFTER_COMMIT_BEFORE_ACK)
-        await msg.ack()
-        return self._count("applied" if fresh else "duplicate")
+            _log.warning("after_commit_failed", consumer=self.spec.durable, error=repr(exc))
+
+    async def _record_and_handle(self, conn: asyncpg.Connection, env: EventEnvelope) -> bool:
+        fresh = bool(await conn.fetchval(
+            "INSERT INTO consumer_processed (consumer, stream, version)"
+            " VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING true",
+            self.spec.durable, env.stream, env.version))
+        if fresh:
+            await self.handler(conn, env)
+        return fresh
+
+    async def _failed(self, msg: Msg, env: EventEnvelope, exc: Exception) -> str:
+        deliveries = _deliveries(msg)
+        if deliveries >= self.spec.max_deliver:
+            _log.error("dead_letter", consumer=self.spec.durable, stream=env.stream,
+                       version=env.version, deliveries=deliveries, error=repr(exc))
+            await self._dead_letter(msg, env, deliveries, repr(exc))
+            await msg.term()
+            return self._count("dead_letter")
+        _log.warning("handler_failed", consumer=self.spec.durable, stream=env.stream,
+                     version=env.version, deliveries=deliveries, error=repr(exc))
+        await msg.nak(delay=self.retry_delay * deliveries)
+        return self._count("retry")
 
     def _count(self, outcome: str) -> str:
         CONSUMED.labels(self.spec.durable, outcome).inc()
@@ -390,3 +432,7 @@ class Consumer:
             " payload) VALUES ($1, $2, $3, $4, $5, $6, $7)",
             self.spec.durable, msg.subject, env.stream if env else None,
             env.version if env else None, deliveries, reason, msg.data)
+
+
+def _deliveries(msg: Msg) -> int:
+    return msg.metadata.num_delivered or 1

@@ -20,21 +20,18 @@ import datetime as dt
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import asyncpg
 import msgspec
 
-from services.platform import faults, lease
+from services.platform import faults, sqlfolders
 from services.platform.events import EventRegistry
 from services.platform.lease import fencing
 
 OUTBOX_CHANNEL = "spades_outbox"
-SQL = Path(__file__).parent / "sql" / "eventstore"
-# The folders a schema holding an event store is migrated from, in order: appends with
-# an epoch check it against the schema's leases.
-MIGRATIONS = (("lease", lease.SQL), ("eventstore", SQL))
+SQL = sqlfolders.EVENTSTORE
+MIGRATIONS = sqlfolders.EVENTSTORE_MIGRATIONS
 
 
 class StoreError(Exception):
@@ -172,9 +169,10 @@ class EventStore:
                                          stream)
         return int(value or 0)
 
-    async def read(self, stream: str, from_version: int = 1,
-                   to_version: int | None = None) -> list[RecordedEvent]:
-        rows = await self.pool.fetch(
+    async def read(self, stream: str, from_version: int = 1, to_version: int | None = None,
+                   conn: asyncpg.Connection | None = None) -> list[RecordedEvent]:
+        """The stream's events in order; with ``conn``, inside the caller's transaction."""
+        rows = await (conn or self.pool).fetch(
             f"SELECT {_COLUMNS} FROM events WHERE stream = $1 AND version >= $2"
             " AND ($3::bigint IS NULL OR version <= $3) ORDER BY version",
             stream, from_version, to_version)

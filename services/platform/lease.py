@@ -21,11 +21,12 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import asyncpg
 
-SQL = Path(__file__).parent / "sql" / "lease"
+from services.platform import sqlfolders
+
+SQL = sqlfolders.LEASE
 FENCED_SQLSTATE = "SPF01"
 
 

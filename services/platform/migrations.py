@@ -13,8 +13,10 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import asyncpg
+if TYPE_CHECKING:  # the catalog names migration sets for commands that never connect
+    import asyncpg
 
 # One lock for every schema: migrations are rare and short, and one lock means
 # no ordering question between services that start together.
@@ -46,6 +48,8 @@ class MigrationSet:
 
 async def apply(conn: asyncpg.Connection, sets: list[MigrationSet]) -> list[str]:
     """Apply what is missing; return the names applied now."""
+    import asyncpg
+
     applied_now: list[str] = []
     async with conn.transaction():
         await conn.execute("SELECT pg_advisory_xact_lock($1)", LOCK_KEY)

@@ -2,6 +2,8 @@
 
 Handlers take and return the Structs of ``schemas/ratings.py``; decoding, and
 turning a bad request into a 400 error reply, happen once in the bus module.
+Leaderboard pages and ranks come from the board as last refreshed (at most
+``refresh_seconds`` old); ratings, results and history are live.
 """
 
 from __future__ import annotations
@@ -25,11 +27,18 @@ class Ratings:
     initial: int
     schedule: KSchedule
     active_days: float  # the board lists players with a rated game this recently
+    refresh_seconds: float = 60.0  # the board is recomputed this often
     now: Callable[[], float] = time.time  # seconds since the epoch; tests move it
 
-    def board(self, provisional: bool = False) -> store.Board:
+    def board(self) -> store.Board:
         since = dt.datetime.fromtimestamp(self.now() - self.active_days * 86400, dt.UTC)
-        return store.Board(since, self.schedule.provisional_games, provisional)
+        return store.Board(since, self.schedule.provisional_games)
+
+    async def refresh(self, every: float | None = None) -> int | None:
+        """Recompute the board if it is older than ``every`` seconds (the setting by
+        default) and no other copy is at it."""
+        return await store.refresh_board(self.pool, self.board(),
+                                         self.refresh_seconds if every is None else every)
 
     def _standing(self, player: str, row: asyncpg.Record | None,
                   rank: int | None = None) -> api.PlayerRating:
@@ -49,28 +58,23 @@ class Ratings:
 
     async def player(self, req: api.PlayerRequest) -> api.PlayerRating:
         row = (await store.ratings_of(self.pool, [req.player_id])).get(req.player_id)
-        rank = None
-        board = self.board()
-        if row is not None and row["games"] >= board.provisional_games \
-                and row["last_game_at"] >= board.active_since:
-            rank = 1 + await store.ahead(self.pool, board, row["rating"], req.player_id)
+        rank = None if row is None else await store.rank(self.pool, req.player_id)
         return self._standing(req.player_id, row, rank)
 
     async def leaderboard(self, req: api.LeaderboardRequest) -> api.LeaderboardReply:
-        board = self.board(req.provisional)
         offset = req.offset
         if req.around is not None:
             row = (await store.ratings_of(self.pool, [req.around])).get(req.around)
             rating = self.initial if row is None else row["rating"]
-            place = await store.ahead(self.pool, board, rating, req.around)
+            place = await store.place(self.pool, req.provisional, req.around, rating)
             offset = max(0, place - req.limit // 2)
-        rows = await store.page(self.pool, board, req.limit, offset)
+        rows = await store.page(self.pool, req.provisional, req.limit, offset)
         return api.LeaderboardReply(offset=offset, rows=[
-            api.LeaderboardRow(rank=offset + i + 1, player_id=r["player_id"], rating=r["rating"],
-                               games=r["games"], wins=r["wins"], losses=r["losses"],
-                               draws=r["draws"],
-                               provisional=r["games"] < self.schedule.provisional_games)
-            for i, r in enumerate(rows)])
+            api.LeaderboardRow(rank=r["rank_all" if req.provisional else "rank"],
+                               player_id=r["player_id"], rating=r["rating"], games=r["games"],
+                               wins=r["wins"], losses=r["losses"], draws=r["draws"],
+                               provisional=r["provisional"])
+            for r in rows])
 
     async def history(self, req: api.HistoryRequest) -> api.HistoryReply:
         rows = await store.history(self.pool, req.player_id, req.before, req.limit)

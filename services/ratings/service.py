@@ -1,7 +1,8 @@
 """The ratings service: Elo from finished games, and the board and pages built on it.
 
 It follows ``GameEnded`` events on JetStream with a durable consumer
-(``results.py``) and answers ``svc.ratings.*`` requests (``api.py``).
+(``results.py``), answers ``svc.ratings.*`` requests (``api.py``) and keeps the
+leaderboard recomputed (``board.py``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from services.platform.runtime import Runtime
 from services.platform.settings import Settings
 from services.ratings import results
 from services.ratings.api import Ratings
+from services.ratings.board import BoardRefresher
 from services.ratings.elo import KSchedule
 
 NAME = "ratings"
@@ -36,6 +38,9 @@ class RatingsSettings(Settings, frozen=True, kw_only=True):
     leaderboard_active_days: Annotated[float, msgspec.Meta(
         gt=0, le=3650, description="The leaderboard lists players with a rated game this "
                                    "many days back.")] = 14.0
+    leaderboard_refresh_seconds: Annotated[float, msgspec.Meta(
+        ge=1, le=86400, description="How often the leaderboard (pages, ranks) is recomputed; "
+                                    "ratings themselves are always live.")] = 60.0
 
     @property
     def schedule(self) -> KSchedule:
@@ -46,8 +51,13 @@ async def setup(rt: Runtime) -> None:
     assert isinstance(rt.settings, RatingsSettings)
     s = rt.settings
     spec = rt.consumer(subjects.RATINGS_RESULTS, rt.names.game_events_of_type(subjects.GAME_ENDED))
-    consumer = Consumer(rt.js, rt.pool, spec, results.handler(s.initial_rating, s.schedule))
+    consumer = Consumer(rt.js, rt.pool, spec, results.handler(s.initial_rating, s.schedule),
+                        after_commit=results.notifier(rt.pool, rt.nc, rt.names))
     await consumer.start()
     rt.workers.append(consumer)
-    rt.endpoints.extend(Ratings(rt.pool, s.initial_rating, s.schedule,
-                                s.leaderboard_active_days).endpoints())
+    ratings = Ratings(rt.pool, s.initial_rating, s.schedule, s.leaderboard_active_days,
+                      s.leaderboard_refresh_seconds)
+    refresher = BoardRefresher(ratings)
+    await refresher.start()
+    rt.workers.append(refresher)
+    rt.endpoints.extend(ratings.endpoints())

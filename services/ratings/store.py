@@ -1,9 +1,10 @@
 """The ratings tables: the only module of the service that speaks SQL.
 
 Writes run inside the consumer's transaction, so a game counts once. The
-leaderboard is ``ratings`` in (rating desc, player_id) order, filtered to
-established players active since a cutoff; a rank is one plus the number of
-board rows ahead, counted on the board index.
+leaderboard is a table of its own, ``board``: players ranked by (rating desc,
+player_id), established players active since a cutoff (and, in ``rank_all``,
+the provisional ones too), recomputed whole every so often; pages, ranks and
+"around me" read it by index.
 """
 
 from __future__ import annotations
@@ -17,59 +18,61 @@ import asyncpg
 from services.ratings.elo import Change
 
 _COLUMNS = "player_id, rating, games, wins, losses, draws, \"left\", peak, last_game_at"
-_ON_BOARD = "last_game_at >= $1 AND (games >= $2 OR $3)"
+_BOARD_COLUMNS = "player_id, rating, games, wins, losses, draws, provisional, rank, rank_all"
+_BOARD_LOCK = 0x5ADE_B0A2D  # advisory lock: one copy refreshes the board at a time
 
 
 @dataclass(frozen=True, slots=True)
 class Board:
-    """Who the leaderboard lists: rated since ``active_since``, and established unless
-    ``provisional`` lets the first games in too."""
+    """Who the leaderboard lists: players rated since ``active_since``; those with
+    fewer than ``provisional_games`` are provisional, ranked only in ``rank_all``."""
 
     active_since: dt.datetime
     provisional_games: int
-    provisional: bool = False
-
-    @property
-    def args(self) -> tuple[dt.datetime, int, bool]:
-        return self.active_since, self.provisional_games, self.provisional
 
 
 async def lock(conn: asyncpg.Connection, players: Sequence[str],
                initial: int) -> dict[str, asyncpg.Record]:
     """The players' rows, created at the initial rating if new, locked in player order
-    so two games sharing players never deadlock."""
-    ordered = sorted(set(players))
-    await conn.execute(
-        "INSERT INTO ratings (player_id, rating, peak) SELECT p, $2, $2 FROM unnest($1::text[]) p"
-        " ON CONFLICT DO NOTHING", ordered, initial)
+    so two games sharing players never deadlock. One statement: the no-op update of
+    an existing row is what locks and returns it."""
     rows = await conn.fetch(
-        f"SELECT {_COLUMNS} FROM ratings WHERE player_id = ANY($1::text[])"
-        " ORDER BY player_id FOR UPDATE", ordered)
+        "INSERT INTO ratings AS r (player_id, rating, peak)"
+        " SELECT p, $2, $2 FROM unnest($1::text[]) p ORDER BY p"
+        " ON CONFLICT (player_id) DO UPDATE SET player_id = r.player_id"
+        f" RETURNING {_COLUMNS}", sorted(set(players)), initial)
     return {r["player_id"]: r for r in rows}
 
 
 async def record(conn: asyncpg.Connection, game: str, players: tuple[str, str, str, str],
                  before: Sequence[int], changes: Sequence[Change], ended_at: dt.datetime) -> None:
-    """Apply one game's changes and write one history row per seat."""
-    results = [c.result for c in changes]
+    """Apply one game's changes and write one history row per seat, in one statement."""
     await conn.execute(
-        "UPDATE ratings r SET rating = r.rating + c.delta, games = r.games + 1,"
-        " wins = r.wins + (c.result = 'win')::int, losses = r.losses + (c.result = 'loss')::int,"
-        " draws = r.draws + (c.result = 'draw')::int,"
-        " \"left\" = r.\"left\" + (c.result = 'left')::int,"
-        " peak = greatest(r.peak, r.rating + c.delta), last_game_at = $4, updated_at = now()"
-        " FROM unnest($1::text[], $2::int[], $3::text[]) AS c(player_id, delta, result)"
-        " WHERE r.player_id = c.player_id",
-        list(players), [c.delta for c in changes], results, ended_at)
-    await conn.execute(
-        "INSERT INTO rating_history (player_id, game_stream, rating_before, rating_after, delta,"
+        "WITH c AS (SELECT * FROM unnest($1::text[], $4::int[], $5::int[], $6::int[],"
+        "   $7::text[], $8::text[], $9::text[], $10::text[])"
+        "   AS c(player_id, before, delta, k, result, partner, o1, o2)),"
+        " u AS (UPDATE ratings r SET rating = r.rating + c.delta, games = r.games + 1,"
+        "   wins = r.wins + (c.result = 'win')::int,"
+        "   losses = r.losses + (c.result = 'loss')::int,"
+        "   draws = r.draws + (c.result = 'draw')::int,"
+        "   \"left\" = r.\"left\" + (c.result = 'left')::int,"
+        "   peak = greatest(r.peak, r.rating + c.delta), last_game_at = $3, updated_at = now()"
+        "   FROM c WHERE r.player_id = c.player_id)"
+        " INSERT INTO rating_history (player_id, game_stream, rating_before, rating_after, delta,"
         " k, result, partner, opponents, rated_at)"
-        " SELECT p, $2, b, b + d, d, k, res, partner, ARRAY[o1, o2], $3"
-        " FROM unnest($1::text[], $4::int[], $5::int[], $6::int[], $7::text[], $8::text[],"
-        " $9::text[], $10::text[]) AS x(p, b, d, k, res, partner, o1, o2)",
+        " SELECT player_id, $2, before, before + delta, delta, k, result, partner,"
+        " ARRAY[o1, o2], $3 FROM c",
         list(players), game, ended_at, list(before), [c.delta for c in changes],
-        [c.k for c in changes], results, [players[(s + 2) % 4] for s in range(4)],
-        [players[(s + 1) % 4] for s in range(4)], [players[(s + 3) % 4] for s in range(4)])
+        [c.k for c in changes], [c.result for c in changes],
+        [players[(s + 2) % 4] for s in range(4)], [players[(s + 1) % 4] for s in range(4)],
+        [players[(s + 3) % 4] for s in range(4)])
+
+
+async def moves(pool: asyncpg.Pool, games: Sequence[str]) -> list[asyncpg.Record]:
+    """How the given games moved each of their players' ratings."""
+    return list(await pool.fetch(
+        "SELECT player_id, game_stream, rating_before, rating_after FROM rating_history"
+        " WHERE game_stream = ANY($1::text[]) ORDER BY id", list(games)))
 
 
 async def ratings_of(pool: asyncpg.Pool, players: Sequence[str]) -> dict[str, asyncpg.Record]:
@@ -78,17 +81,63 @@ async def ratings_of(pool: asyncpg.Pool, players: Sequence[str]) -> dict[str, as
     return {r["player_id"]: r for r in rows}
 
 
-async def page(pool: asyncpg.Pool, board: Board, limit: int, offset: int) -> list[asyncpg.Record]:
+async def refresh_board(pool: asyncpg.Pool, board: Board, every: float) -> int | None:
+    """Recompute the board unless another copy is at it or did so less than ``every``
+    seconds ago; returns the players listed, or None when it was left alone."""
+    async with pool.acquire() as conn, conn.transaction():
+        if not await conn.fetchval("SELECT pg_try_advisory_xact_lock($1)", _BOARD_LOCK):
+            return None
+        fresh = await conn.fetchval(
+            "SELECT refreshed_at > now() - make_interval(secs => $1) FROM board_refreshed",
+            every)
+        if fresh:
+            return None
+        await conn.execute("DELETE FROM board")
+        status = await conn.execute(
+            "INSERT INTO board (player_id, rating, games, wins, losses, draws, provisional,"
+            " rank, rank_all)"
+            " SELECT player_id, rating, games, wins, losses, draws, games < $2,"
+            "  CASE WHEN games >= $2 THEN row_number() OVER ("
+            "   PARTITION BY games >= $2 ORDER BY rating DESC, player_id) END,"
+            "  row_number() OVER (ORDER BY rating DESC, player_id)"
+            " FROM ratings WHERE last_game_at >= $1", board.active_since, board.provisional_games)
+        await conn.execute(
+            "INSERT INTO board_refreshed (refreshed_at) VALUES (now())"
+            " ON CONFLICT (one) DO UPDATE SET refreshed_at = now()")
+        return int(status.rsplit(" ", 1)[-1])
+
+
+def _rank(provisional: bool) -> str:
+    return "rank_all" if provisional else "rank"
+
+
+async def page(pool: asyncpg.Pool, provisional: bool, limit: int,
+               offset: int) -> list[asyncpg.Record]:
+    col = _rank(provisional)
     return list(await pool.fetch(
-        f"SELECT {_COLUMNS} FROM ratings WHERE {_ON_BOARD}"
-        " ORDER BY rating DESC, player_id LIMIT $4 OFFSET $5", *board.args, limit, offset))
+        f"SELECT {_BOARD_COLUMNS} FROM board WHERE {col} > $1 ORDER BY {col} LIMIT $2",
+        offset, limit))
 
 
-async def ahead(pool: asyncpg.Pool, board: Board, rating: int, player: str) -> int:
-    """How many board rows come before a player at ``rating`` (listed or not)."""
-    return int(await pool.fetchval(
-        f"SELECT count(*) FROM ratings WHERE {_ON_BOARD}"
-        " AND (rating > $4 OR (rating = $4 AND player_id < $5))", *board.args, rating, player))
+async def place(pool: asyncpg.Pool, provisional: bool, player: str, rating: int) -> int:
+    """How many board rows come before a player: its own place when listed, else
+    where its rating would put it."""
+    col = _rank(provisional)
+    listed = await pool.fetchval(f"SELECT {col} FROM board WHERE player_id = $1", player)
+    if listed is not None:
+        return int(listed) - 1
+    after = await pool.fetchval(
+        f"SELECT {col} FROM board WHERE {col} IS NOT NULL"
+        " AND (rating < $1 OR (rating = $1 AND player_id > $2))"
+        " ORDER BY rating DESC, player_id LIMIT 1", rating, player)
+    if after is not None:
+        return int(after) - 1
+    return int(await pool.fetchval(f"SELECT count({col}) FROM board"))
+
+
+async def rank(pool: asyncpg.Pool, player: str) -> int | None:
+    value = await pool.fetchval("SELECT rank FROM board WHERE player_id = $1", player)
+    return None if value is None else int(value)
 
 
 async def history(pool: asyncpg.Pool, player: str, before: int | None,
@@ -102,6 +151,6 @@ async def history(pool: asyncpg.Pool, player: str, before: int | None,
 
 async def reset(conn: asyncpg.Connection, consumer: str) -> None:
     """Forget every rating and which games were applied, so they can be applied again."""
-    await conn.execute("TRUNCATE ratings, rating_history")
+    await conn.execute("TRUNCATE ratings, rating_history, board, board_refreshed")
     await conn.execute("DELETE FROM consumer_processed WHERE consumer = $1", consumer)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 
 from engine import bots
+from engine.bots import basic
 from engine.cards import CODES
 from engine.decide import step
 from engine.presets import resolve
@@ -26,11 +27,11 @@ def bot_game(seed: int, hands: int = 13) -> list[ev.Event]:
         t += 250
         seat = s.waiting.bit_length() - 1
         if s.phase == "bidding":
-            c: cmd.Command = cmd.PlaceBid(seat=seat, bid=bots.auto_bid(s, seat), at=t)
+            c: cmd.Command = cmd.PlaceBid(seat=seat, bid=basic.choose_bid(s, seat), at=t)
         elif t % 2750 == 0:
-            c = cmd.ClockExpired(seat=seat, at=max(t, s.deadlines[seat]))
+            c = bots.timeout_command(s, seat, at=max(t, s.deadlines[seat]))
         else:
-            c = cmd.PlayCard(seat=seat, card=CODES[bots.auto_play(s, seat)], at=t)
+            c = cmd.PlayCard(seat=seat, card=CODES[basic.choose_card(s, seat)], at=t)
         s, out = step(s, c)
         log += out
     return log

@@ -92,3 +92,22 @@ async def play_until_over(seats: list[Seat], limit_seconds: float = 90.0) -> Non
             await s.step()
 
     await asyncio.gather(*(run(s) for s in seats))
+
+
+async def started(platform: Any, name: str, rules: str = "classic") -> tuple[Player, Seat]:
+    """A table of ``name`` and three bots, started, with ``name``'s socket following it."""
+    p = await Player.guest(platform.a.url, name)
+    t = await p.ok("POST", "/v1/tables", {"rules": rules})
+    t = await p.ok("POST", f"/v1/tables/{t['table_id']}/start")
+    seat = Seat(p, await p.socket(platform.a.ws_url), t["game_id"])
+    await seat.subscribe()
+    return p, seat
+
+
+async def until_my_turn(seat: Seat, kind: str) -> None:
+    """Let the game run (playing for the seat meanwhile) until it must ``kind``."""
+    while True:
+        t = seat.turn
+        if t and seat.seat in t["waiting"] and t[kind] and not seat.pending:
+            return
+        await seat.step()

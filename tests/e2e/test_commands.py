@@ -6,26 +6,8 @@ import asyncio
 
 from engine.errors import CODES
 from tests.e2e.conftest import Platform
-from tests.e2e.players import Seat
+from tests.e2e.players import started, until_my_turn
 from tests.services.lobby.harness import Player
-
-
-async def started(platform: Platform, name: str, rules: str = "classic") -> tuple[Player, Seat]:
-    p = await Player.guest(platform.a.url, name)
-    t = await p.ok("POST", "/v1/tables", {"rules": rules})
-    t = await p.ok("POST", f"/v1/tables/{t['table_id']}/start")
-    seat = Seat(p, await p.socket(platform.a.ws_url), t["game_id"])
-    await seat.subscribe()
-    return p, seat
-
-
-async def until_my_turn(seat: Seat, kind: str) -> None:
-    """Let the game run (playing for the seat meanwhile) until it must ``kind``."""
-    while True:
-        t = seat.turn
-        if t and seat.seat in t["waiting"] and t[kind] and not seat.pending:
-            return
-        await seat.step()
 
 
 async def test_a_player_cannot_act_for_another_seat(platform: Platform) -> None:

@@ -10,8 +10,10 @@ import nats
 from engine.evolve import fold
 from schemas.subjects import Names
 from services.lobby import store
+from services.lobby.following import Hub
 from services.lobby.gamebus import GameBus
-from services.lobby.gateway import Gateway, GatewayLimits, Hub
+from services.lobby.gateway import Gateway
+from services.lobby.settings import LobbySettings
 from services.lobby.tables import Tables
 from tests.e2e.conftest import Platform
 from tests.e2e.truth import stored_events
@@ -38,10 +40,11 @@ async def test_events_after_a_gap_wait_until_the_worker_supplies_the_missing_one
     try:
         names = Names(f"{nats_prefix}e2e")
         games = GameBus(nc, names, 2.0)
-        gateway = Gateway(Tables(pool, games), games, names, GatewayLimits())
+        settings = LobbySettings(database_url="", nats_url="", resume_max_events=16)
+        gateway = Gateway(Tables(pool, games), games, names, settings)
         table = await store.table_by_game(pool, game_id)
         assert table is not None
-        hub = Hub(gateway, game_id, table)  # fed by hand here, not by JetStream
+        hub = Hub(gateway, game_id, table, gateway.hubs.stop_following)  # fed by hand here
         hub.apply(3, events[2])  # type: ignore[arg-type]
         hub.apply(30, events[29])  # type: ignore[arg-type]
         assert hub.state.version == 0 and set(hub.pending) == {3, 30}
@@ -52,9 +55,11 @@ async def test_events_after_a_gap_wait_until_the_worker_supplies_the_missing_one
         assert hub.state.version >= 30 and not hub.pending
         events = await stored_events(database_url, game_id)  # the game went on meanwhile
         assert hub.state == fold(events[:hub.state.version])  # type: ignore[arg-type]
-        assert [e for e, _ in hub.history] == events[:hub.state.version]
+        # Only the last events are kept: a resume from further back gets a snapshot.
+        assert [e for e, _ in hub.history] == events[hub.state.version - 16:hub.state.version]
+        assert [s for _, s in hub.history][-1] == hub.state
         hub.apply(2, events[1])  # type: ignore[arg-type]  # a late duplicate changes nothing
-        assert len(hub.history) == hub.state.version
+        assert len(hub.history) == 16
         await hub.stop()
     finally:
         await pool.close()

@@ -20,11 +20,27 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-net
         "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
+def need_chromium() -> None:
+    """Fail (never skip) without the browser; make the screenshots' folder."""
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"Chromium is not installed at {CHROMIUM}: install the Debian package "
+                    "(apt-get install -y chromium) or set SPADES_CHROMIUM")
+    ARTIFACTS.mkdir(exist_ok=True)
+
+
 async def sign_in(page: Page, base: str, name: str) -> None:
     await page.goto(f"{base}/")
     await page.fill("#guest-name", name)
     await page.click("#guest-go")
     await page.wait_for_selector("#lobby:not([hidden])")
+
+
+async def fill_with_bots_and_start(page: Page) -> None:
+    """The host's last steps at the table: bots on the empty seats, then start."""
+    await page.click("#fill-bots")
+    await page.wait_for_function(
+        "[...document.querySelectorAll('#seats li')].every(li => li.textContent !== 'empty')")
+    await page.click("#start")
 
 
 async def play_a_little(page: Page) -> None:
@@ -42,10 +58,7 @@ async def play_a_little(page: Page) -> None:
 
 async def test_two_friends_and_two_bots_play_a_whole_hand_in_the_browser(
         platform: Platform) -> None:
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"Chromium is not installed at {CHROMIUM}: install the Debian package "
-                    "(apt-get install -y chromium) or set SPADES_CHROMIUM")
-    ARTIFACTS.mkdir(exist_ok=True)
+    need_chromium()
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
         host = await browser.new_page(viewport={"width": 1100, "height": 900})
@@ -67,11 +80,7 @@ async def test_two_friends_and_two_bots_play_a_whole_hand_in_the_browser(
             await friend.wait_for_selector("#table:not([hidden])")
             await host.wait_for_selector("#seats li:has-text('Friend')")
 
-            await host.click("#fill-bots")
-            await host.wait_for_function(
-                "[...document.querySelectorAll('#seats li')]"
-                ".every(li => li.textContent !== 'empty')")
-            await host.click("#start")
+            await fill_with_bots_and_start(host)
             for page in (host, friend):
                 await page.wait_for_selector("#game:not([hidden])")
                 await page.wait_for_selector("#hand button.card", timeout=10000)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
+from engine import bots
 from engine.cards import code, ids
 from engine.decide import step
 from engine.evolve import blind_nil_offered
@@ -64,7 +65,7 @@ class _Driver:
         seats = [x for x in range(4) if s.waiting >> x & 1]
         seat = rng.choice(seats)
         if self.extras and rng.random() < 0.04:
-            self.run(cmd.ClockExpired(seat=seat, at=max(self.tick(), s.deadlines[seat])))
+            self.run(bots.timeout_command(s, seat, at=max(self.tick(), s.deadlines[seat])))
             return
         if self.extras and s.rules is not None and s.rules.abandon == "bot":
             roll = rng.random()

@@ -10,6 +10,7 @@ command inputs in milliseconds; every turn event carries its deadline.
 from __future__ import annotations
 
 from engine import bots
+from engine.bots import basic
 from engine.cards import card_id, code, codes
 from engine.decide import step
 from engine.state import GameState
@@ -91,8 +92,8 @@ def test_clock_expired_spends_the_time_bank_first_then_the_bot_bids() -> None:
                                           at=deadline)]
         deadline += 15_000
         assert s.deadlines[2] == deadline and s.bank[2] == left
-    expected = bots.auto_bid(s, 2)
-    s, events = step(s, cmd.ClockExpired(seat=2, at=deadline))
+    expected = basic.choose_bid(s, 2)
+    s, events = step(s, bots.timeout_command(s, 2, at=deadline))
     assert isinstance(events[0], ev.BidPlaced)
     assert (events[0].seat, events[0].bid, events[0].auto) == (2, expected, True)
     assert s.bids[2] == expected
@@ -105,8 +106,8 @@ def test_clock_expired_in_play_the_bot_plays_a_legal_card() -> None:
     for _ in range(2):
         s = step(s, cmd.ClockExpired(seat=0, at=deadline))[0]
         deadline = s.deadlines[0]
-    expected = code(bots.auto_play(s, 0))
-    s, events = step(s, cmd.ClockExpired(seat=0, at=deadline))
+    expected = code(basic.choose_card(s, 0))
+    s, events = step(s, bots.timeout_command(s, 0, at=deadline))
     played = events[0]
     assert isinstance(played, ev.CardPlayed) and played.auto and played.card == expected
     assert card_id(expected) in {card_id(c) for c in _one_legal_deal()[0][:11]}  # a heart
@@ -122,6 +123,43 @@ def test_stale_clock_expiry_is_refused() -> None:
     s = step(s, cmd.PlaceBid(seat=0, bid=2, at=T0 + 1_000))[0]
     assert refusal(s, cmd.ClockExpired(seat=0, at=T0 + 30_000)) == "stale_clock"
     assert refusal(s, cmd.ClockExpired(seat=1, at=T0 + 30_999)) == "stale_clock"
+
+
+def test_the_move_for_a_timed_out_seat_comes_with_the_command() -> None:
+    """The rules never ask a bot (issue 12): the expiry carries the seat's move, the
+    engine checks it like the seat's own and records it; without one it is refused."""
+    s = bid(deal(HOUSE, _one_legal_deal(), dealer=3, at=T0), [3, 3, 3, 3], at=T0)
+    for _ in range(2):
+        s = step(s, cmd.ClockExpired(seat=0, at=s.deadlines[0]))[0]
+    deadline = s.deadlines[0]
+    assert refusal(s, cmd.ClockExpired(seat=0, at=deadline)) == "fallback_missing"
+    assert refusal(s, cmd.ClockExpired(seat=0, at=deadline, card="AS")) == "card_not_in_hand"
+    assert refusal(s, cmd.ClockExpired(seat=0, at=deadline, card="2C")) == "card_not_in_deck"
+    s, events = step(s, cmd.ClockExpired(seat=0, at=deadline, card="3H"))
+    assert events[0] == ev.CardPlayed(seat=0, card="3H", auto=True,
+                                      deadline=events[0].deadline, at=deadline)
+    for _ in range(2):
+        s = step(s, cmd.ClockExpired(seat=1, at=s.deadlines[1]))[0]
+    assert refusal(s, cmd.ClockExpired(seat=1, at=s.deadlines[1], card="3C")) == \
+        "must_follow_suit"
+    d = deal(CLASSIC, fill(CLASSIC), dealer=3, at=T0)
+    for _ in range(2):
+        d = step(d, cmd.ClockExpired(seat=0, at=d.deadlines[0]))[0]
+    assert refusal(d, cmd.ClockExpired(seat=0, at=d.deadlines[0], bid=14)) == "bid_out_of_range"
+    assert step(d, cmd.ClockExpired(seat=0, at=d.deadlines[0], bid=5))[0].bids[0] == 5
+
+
+def test_a_timed_out_pass_is_checked_like_the_seats_own() -> None:
+    """In the blind-nil exchange the expiry carries the cards to pass."""
+    s = _passing_state()
+    for _ in range(2):
+        s = step(s, cmd.ClockExpired(seat=2, at=s.deadlines[2]))[0]
+    deadline = s.deadlines[2]
+    assert refusal(s, cmd.ClockExpired(seat=2, at=deadline)) == "fallback_missing"
+    assert refusal(s, cmd.ClockExpired(seat=2, at=deadline, cards=())) == "wrong_pass_count"
+    held = codes(s.hands[2])[0]
+    s, events = step(s, cmd.ClockExpired(seat=2, at=deadline, cards=(held,)))
+    assert events[0] == ev.CardsPassed(seat=2, cards=(held,), auto=True, at=deadline)
 
 
 def test_time_bank_is_two_blocks_per_hand() -> None:
@@ -202,7 +240,7 @@ def test_leaving_a_house_table_a_bot_takes_the_seat() -> None:
     assert refusal(s, cmd.LeaveSeat(seat=1)) == "seat_is_bot"
     at = T0 + 30_000
     while s.bids[1] < 0:
-        s, events = step(s, cmd.ClockExpired(seat=1, at=at))
+        s, events = step(s, bots.timeout_command(s, 1, at=at))
         at = max(at, s.deadlines[1])
     assert events[0].auto
     s, events = step(s, cmd.ReturnToSeat(seat=1))
@@ -236,7 +274,7 @@ def test_house_running_out_of_time_is_not_a_forfeit() -> None:
     """House: the bot moves for a seat whose time ran out; the match goes on."""
     s = bid(deal(HOUSE, _one_legal_deal(), dealer=3, at=T0), [3, 3, 3, 3], at=T0)
     for _ in range(3):
-        s, events = step(s, cmd.ClockExpired(seat=turn(s), at=s.deadlines[turn(s)]))
+        s, events = step(s, bots.timeout_command(s, turn(s), at=s.deadlines[turn(s)]))
     assert s.phase == "play" and not any(isinstance(e, ev.GameEnded) for e in events)
     s = play(s, "AH")
     assert len(s.trick) == 2
@@ -264,7 +302,7 @@ def test_blind_nil_exchange_has_its_own_clock_and_view() -> None:
     for _ in range(2):
         s = step(s, cmd.ClockExpired(seat=2, at=deadline))[0]
         deadline = s.deadlines[2]
-    s, events = step(s, cmd.ClockExpired(seat=2, at=deadline))
+    s, events = step(s, bots.timeout_command(s, 2, at=deadline))
     assert isinstance(events[0], ev.CardsPassed) and events[0].auto
     assert len(events[0].cards) == 1 and s.waiting == 0b0001
 

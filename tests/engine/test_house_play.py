@@ -29,6 +29,7 @@ from .helpers import (
     refusal,
     rules,
     start,
+    step,
     turn,
 )
 
@@ -345,5 +346,9 @@ def test_a_deal_is_four_hands_of_13_distinct_cards_of_the_deck() -> None:
     assert refusal(s, cmd.DealHand(dealer=0, hands=short)) == "bad_deal"
     twice = (good[0], (good[0][0], *good[1][1:]), *good[2:])
     assert refusal(s, cmd.DealHand(dealer=0, hands=twice)) == "bad_deal"
+    within = ((good[0][0], *good[0][:12]), (*good[1], good[0][12])[1:], *good[2:])
+    assert refusal(s, cmd.DealHand(dealer=0, hands=within)) == "bad_deal"
+    lower = (tuple(c.lower() for c in good[0]), *good[1:])
+    assert step(s, cmd.DealHand(dealer=0, hands=lower))[1][0].hands == good
     removed = ((*good[0][:12], "2H"), *good[1:])
     assert refusal(s, cmd.DealHand(dealer=0, hands=removed)) == "card_not_in_deck"

@@ -15,9 +15,12 @@ import json
 
 import pytest
 
+from engine.presets import resolve
 from engine.records import judge, judge_line, verify_file, verify_lines
+from engine.state import GameState
+from schemas import commands as cmd
 
-from .helpers import CLASSIC, HOUSE, fill, find_deal, hand_record
+from .helpers import CLASSIC, HOUSE, deal, fill, find_deal, hand_record, play_out, step
 
 
 def _record(rules: str = "classic", bids=(3, 3, 3, 3), **kw) -> dict:
@@ -155,3 +158,92 @@ def test_verify_writes_one_result_per_line_and_exits_0(tmp_path) -> None:
     results = [json.loads(x) for x in out.getvalue().splitlines()]
     assert [r["ok"] for r in results] == [True, False, False]
     assert len(list(verify_lines(x.encode() for x in lines))) == 3
+
+
+# --- the blind-nil exchange: "passes" -------------------------------------------------
+
+EXCHANGE = {"preset": "house", "blind_nil_pass": 1}
+TRAILING = {"scores": [0, 200], "bags": [0, 0]}
+
+
+def _after_exchange(passes: list[list[str]]) -> GameState:
+    """Seat 0 bids blind nil 200 behind, the others 3, 4, 3; seats 0 and 2 pass."""
+    r = resolve(EXCHANGE)
+    s = deal(r, fill(r), dealer=3, scores=(0, 200))
+    s = step(s, cmd.BidBlindNil(seat=0))[0]
+    for seat, b in ((1, 3), (2, 4), (3, 3)):
+        s = step(s, cmd.PlaceBid(seat=seat, bid=b))[0]
+    for seat in (0, 2):
+        s = step(s, cmd.PassCards(seat=seat, cards=tuple(passes[seat])))[0]
+    return s
+
+
+def _exchange_record(passes: list[list[str]]) -> dict:
+    """``_after_exchange``'s hand played out with the lowest legal card, as a record."""
+    hands = fill(resolve(EXCHANGE))
+    _, plays = play_out(_after_exchange(passes))
+    return {"id": "x", "rules": EXCHANGE, "dealer": 3, "hands": [list(h) for h in hands],
+            "bids": [0, 3, 4, 3], "blind_nil": [True, False, False, False],
+            "passes": passes, "plays": plays, "prior": TRAILING}
+
+
+def test_record_passes_carry_the_blind_nil_exchange() -> None:
+    """game-record.md: "passes ... the cards each seat passed to its partner, in seat
+    order ([] for a seat that passed nothing). hands stays what was dealt; the exchange
+    happens after the bids and before the first lead". Worked example: seat 0 (blind
+    nil) gives its ace of spades away and receives seat 2's 3C, then plays the 3C."""
+    hands = fill(resolve(EXCHANGE))
+    assert "AS" in hands[0] and "3C" in hands[2]
+    rec = _exchange_record([["AS"], [], ["3C"], []])
+    got = judge(json.loads(json.dumps(rec)))
+    assert got["ok"] is True, got
+    assert sum(got["tricks_taken"]) == 13 and "score_delta" in got
+    s, who = _after_exchange(rec["passes"]), {}
+    for c in rec["plays"]:  # who played each card
+        who[c] = s.waiting.bit_length() - 1
+        s = step(s, cmd.PlayCard(seat=who[c], card=c))[0]
+    assert who["3C"] == 0 and who["AS"] == 2
+    # The same plays without the exchange are not this hand: seat 0 never held the 3C.
+    del rec["passes"]
+    got = judge(rec)
+    assert got["ok"] is False and got["error"]["code"] == "wrong_pass_count"
+
+
+@pytest.mark.parametrize("passes,code,seat", [
+    ([["JH"], [], ["3C"], []], "card_not_in_hand", 0),  # the jack of hearts is seat 1's
+    ([["AS", "KS"], [], ["3C"], []], "wrong_pass_count", 0),
+    ([["AS"], [], [], []], "wrong_pass_count", 2),
+    ([["AS"], ["JH"], ["3C"], []], "not_your_turn", 1),  # seat 1 takes no part
+])
+def test_record_pass_that_breaks_the_exchange_rules(passes, code, seat) -> None:
+    """"A pass of cards not held, of the wrong count, or by a seat the rules do not let
+    pass gives "ok": false with the code the engine uses for that refusal"."""
+    assert "JH" in fill(resolve(EXCHANGE))[1]
+    rec = _exchange_record([["AS"], [], ["3C"], []])
+    rec["passes"] = passes
+    got = judge(rec)
+    assert got["ok"] is False
+    assert (got["error"]["code"], got["error"]["seat"], got["error"]["play_index"]) == (
+        code, seat, None)
+
+
+def test_record_pass_under_rules_without_an_exchange_is_refused() -> None:
+    """Without ``blind_nil_pass`` no seat may pass: the engine's code is ``wrong_phase``."""
+    rec = _record("house", prior=TRAILING)
+    rec["passes"] = [[rec["hands"][0][0]], [], [], []]
+    got = judge(rec)
+    assert got["ok"] is False and got["error"]["code"] == "wrong_phase"
+    rec["passes"] = [[], [], [], []]
+    assert judge(rec)["ok"] is True
+
+
+@pytest.mark.parametrize("passes,code,field", [
+    ([["AS"], [], ["3C"]], "bad_field", "passes"),
+    ("AS", "bad_field", "passes"),
+    ([["AS"], [], ["ZZ"], []], "unknown_card", "passes[2][0]"),
+])
+def test_record_passes_that_are_not_passes_name_the_field(passes, code, field) -> None:
+    rec = _exchange_record([["AS"], [], ["3C"], []])
+    rec["passes"] = passes
+    got = judge(rec)
+    assert got["ok"] is False and (got["error"]["code"], got["error"]["field"]) == (code, field)

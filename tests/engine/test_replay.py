@@ -6,6 +6,7 @@ import msgspec
 import pytest
 
 from engine import bots
+from engine.bots import basic
 from engine.cards import CODES
 from engine.decide import step
 from engine.presets import PRESETS
@@ -22,13 +23,13 @@ def _bot_game(preset: str, seed: str) -> list[ev.Event]:
         t += 100
         if s.phase == "bidding":
             seat = s.waiting.bit_length() - 1
-            s, out = step(s, cmd.PlaceBid(seat=seat, bid=bots.auto_bid(s, seat), at=t))
+            s, out = step(s, cmd.PlaceBid(seat=seat, bid=basic.choose_bid(s, seat), at=t))
         elif t % 700 == 0:
-            s, out = step(s, cmd.ClockExpired(seat=s.waiting.bit_length() - 1, at=s.deadlines[
-                s.waiting.bit_length() - 1]))
+            seat = s.waiting.bit_length() - 1
+            s, out = step(s, bots.timeout_command(s, seat, at=s.deadlines[seat]))
         else:
             seat = s.waiting.bit_length() - 1
-            s, out = step(s, cmd.PlayCard(seat=seat, card=CODES[bots.auto_play(s, seat)], at=t))
+            s, out = step(s, cmd.PlayCard(seat=seat, card=CODES[basic.choose_card(s, seat)], at=t))
         log += out
     return log
 

@@ -56,3 +56,24 @@ def test_settings_lists_every_setting_with_its_meaning() -> None:
     lines = dict(line.split("\t") for line in done.stdout.strip().splitlines())
     assert lines["SPADES_K_PROVISIONAL"].startswith("Elo K")
     assert "DATABASE_URL" in lines and all(lines.values())
+
+
+def test_help_and_record_verify_start_without_the_network_clients(tmp_path: Path) -> None:
+    """`spades --help` and `spades record verify` connect to nothing, so they import
+    neither the Postgres and NATS clients nor an event loop: that is their start-up time
+    (issue 12 asks for under 150 ms; `make bench` prints it)."""
+    records = tmp_path / "one.jsonl"
+    records.write_text((ROOT / "tests" / "engine" / "data" / "sample-records.jsonl")
+                       .read_text().splitlines()[0] + "\n")
+    heavy = ("asyncpg", "nats", "asyncio", "structlog", "litestar", "ssl")
+    probe = ("import atexit, sys\n"
+             f"atexit.register(lambda: print('loaded', [m for m in {heavy!r} if m in sys.modules],"
+             " file=sys.stderr))\n"
+             "from services.cli import main\nmain()\n")
+    for args in (["--help"], ["record", "verify", str(records)]):
+        done = subprocess.run([sys.executable, "-c", probe, *args], cwd=ROOT,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)},
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert done.stderr.strip().splitlines()[-1] == "loaded []", (args, done.stderr)
+    assert '"ok"' in done.stdout

@@ -8,9 +8,17 @@ import sys
 from pathlib import Path
 
 import msgspec
+import pytest
 
+from engine.bots import basic, timeout_command
+from engine.decide import step
+from engine.presets import resolve
+from engine.replay import verify
+from engine.state import PLAY, GameState
+from schemas import commands as cmd
 from schemas import events as ev
 from services.replay import encode_log_line, hand_records, read_log
+from tests.engine.randomgame import play_game
 from tests.engine.test_replay import _bot_game
 
 DATA = Path(__file__).resolve().parents[1] / "engine" / "data"
@@ -99,6 +107,43 @@ def test_exported_hands_are_records_the_checker_accepts(tmp_path: Path) -> None:
         assert result["score_delta"] == [t.delta for t in hand.teams]
 
 
+def test_exported_hands_with_the_blind_nil_exchange_carry_their_passes(
+        tmp_path: Path) -> None:
+    """`spades record export` writes each seat's passed cards in ``passes`` ([] for a seat
+    that passed nothing), and `spades record verify` accepts the records it exports."""
+    exchange = resolve({"preset": "house", "blind_nil_pass": 2, "blind_nil_margin": None,
+                        "target": None, "max_hands": 2})
+    s, events = step(GameState(), cmd.StartGame(rules=exchange, seed="5e" * 32))
+    while s.phase != "over":
+        seat = s.waiting.bit_length() - 1
+        if s.phase == "bidding" and not s.looked >> seat & 1 and seat == (s.dealer + 2) % 4:
+            s, out = step(s, cmd.BidBlindNil(seat=seat))
+        else:
+            s, out = step(s, timeout_command(s, seat, at=s.deadlines[seat]))
+        events += out
+    passed = [e for e in events if isinstance(e, ev.CardsPassed)]
+    assert len(passed) == 4  # two hands, two seats each
+    records = list(hand_records(events, "g2"))
+    path = tmp_path / "records.jsonl"
+    path.write_bytes(b"".join(msgspec.json.encode(r) + b"\n" for r in records))
+    for record, hand in zip(records, (1, 2), strict=True):
+        mine = [e for e in passed if events.index(e) > _dealt_at(events, hand)][:2]
+        want = [[], [], [], []]
+        for e in mine:
+            want[e.seat] = list(e.cards)
+        assert record["passes"] == want and sum(map(len, want)) == 4
+    done = spades("record", "verify", str(path))
+    assert done.returncode == 0, done.stderr
+    results = [json.loads(x) for x in done.stdout.decode().splitlines()]
+    scored = [e for e in events if isinstance(e, ev.HandScored)]
+    assert [r["score_delta"] for r in results] == [[t.delta for t in h.teams] for h in scored]
+
+
+def _dealt_at(events: list[ev.Event], hand_no: int) -> int:
+    return next(i for i, e in enumerate(events)
+                if isinstance(e, ev.HandDealt) and e.hand_no == hand_no)
+
+
 def test_a_log_round_trips_through_its_export(tmp_path: Path) -> None:
     events = _bot_game("quick", "80" * 32)
     assert read_log(_log_file(tmp_path, events).read_bytes().splitlines()) == events
@@ -115,3 +160,37 @@ def test_a_log_written_with_an_older_event_version_replays_through_its_upcaster(
     done = spades("replay", "--file", str(old))
     assert done.returncode == 0, done.stderr
     assert done.stdout.decode().strip().splitlines()[-1].startswith("verified:")
+
+
+def test_a_stored_log_with_timeouts_verifies_whatever_the_basic_bot_now_plays(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rules never ask a bot (issue 12): a move made for a timed-out seat is read
+    from its stored event, so a basic bot that now bids, passes and plays otherwise (here:
+    one that refuses to be asked at all) changes nothing in the verdict."""
+    old = Path(__file__).parent / "data" / "quick-game-v1.jsonl"
+    events = read_log(old.read_bytes().splitlines())
+    auto = [e for e in events if getattr(e, "auto", False)]
+    assert auto and all(isinstance(e, ev.CardPlayed) for e in auto)
+    # Fresh logs whose clocks ran out while bidding, passing and playing.
+    exchange = resolve({"preset": "house", "blind_nil_pass": 1, "blind_nil_margin": None,
+                        "clocks": {"bank_blocks": 0}})
+    live = [[e for _, es in play_game(seed, exchange, max_hands=2, extras=True) for e in es]
+            for seed in range(12)]
+    s, log = step(GameState(), cmd.StartGame(rules=exchange, seed="3d" * 32))
+    s, out = step(s, cmd.BidBlindNil(seat=s.waiting.bit_length() - 1))
+    log += out
+    while s.phase != PLAY:  # every other bid, then both passes, made as timeouts
+        seat = s.waiting.bit_length() - 1
+        s, out = step(s, timeout_command(s, seat, at=s.deadlines[seat]))
+        log += out
+    live.append(log)
+    timed_out = {type(e) for log in live for e in log if getattr(e, "auto", False)}
+    assert timed_out == {ev.BidPlaced, ev.CardsPassed, ev.CardPlayed}
+
+    def asked(*_: object) -> int:
+        raise AssertionError("a replay asked the bot")
+
+    for name in ("choose_bid", "choose_pass", "choose_card"):
+        monkeypatch.setattr(basic, name, asked)
+    assert verify(events) is None
+    assert all(verify(log) is None for log in live)

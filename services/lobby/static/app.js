@@ -78,6 +78,28 @@ function enterLobby() {
   S.table = null; S.game = null; S.view = null;
   show("lobby");
   connect();
+  offerResume();
+}
+
+// After a reload or on a second device: the server knows the games this player sits in.
+async function offerResume() {
+  try {
+    const me = await api("GET", "/v1/me");
+    offerGame(me.games[0]);
+  } catch (err) { status(err.message); }
+}
+
+function offerGame(game) {
+  $("resume-box").hidden = !game;
+  $("resume").onclick = game ? () => resumeGame(game) : null;
+}
+
+async function resumeGame(game) {
+  offerGame(null);
+  try {
+    S.table = game.table_id ? await api("GET", `/v1/tables/${game.table_id}`) : null;
+  } catch (err) { S.table = null; }
+  openGame(game.game_id, false);
 }
 
 function renderTables(tables) {
@@ -163,7 +185,8 @@ function connect() {
     S.reconnectDelay = 250;
     status("");
     send({ type: "watch_tables" });
-    if (S.game) send({ type: "subscribe", game_id: S.game, since: S.version });
+    // Resume from what the page holds; with no view yet, ask for a snapshot.
+    if (S.game) send({ type: "subscribe", game_id: S.game, ...(S.view ? { since: S.version } : {}) });
     else if (S.table) send({ type: "subscribe", table_id: S.table.table_id });
   };
   ws.onmessage = (m) => onFrame(JSON.parse(m.data));
@@ -210,18 +233,22 @@ function onFrame(f) {
       if (f.code === "token_expired") signOut();
       break;
     case "chat": if (f.game_id === S.game) addChat(f); break;
+    case "note":  // a match or a tournament round seated this player somewhere
+      if ((f.note.kind === "match_started" || f.note.kind === "tournament_call")
+          && f.note.game_id !== S.game) offerGame(f.note);
+      break;
     default: break;
   }
 }
 
 // --- the game ----------------------------------------------------------------------------
 
-function openGame(gameId) {
+function openGame(gameId, spectate = mySeatAtTable() === null) {
   S.game = gameId; S.view = null; S.version = 0;
   $("chatlog").replaceChildren();
   $("sheet").replaceChildren();
   show("game");
-  send({ type: "subscribe", game_id: gameId, spectate: mySeatAtTable() === null });
+  send({ type: "subscribe", game_id: gameId, spectate });
 }
 
 function mySeatAtTable() {

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from msgspec.structs import replace
 
-from engine.bots import LEVELS, NothingToDo, choose
+from engine.bots import LEVELS, NothingToDo, choose, timeout_command
 from engine.bots.basic import Seen
 from engine.bots.expert import _Sampler
 from engine.decide import step
@@ -129,7 +129,7 @@ def test_a_clock_running_out_plays_the_basic_choice() -> None:
     auto = 0
     while s.phase in (BIDDING, PLAY) and s.hands_played == 0:
         seat = _seat(s)
-        s, events = step(s, cmd.ClockExpired(seat=seat, at=s.deadlines[seat]))
+        s, events = step(s, timeout_command(s, seat, at=s.deadlines[seat]))
         auto += sum(1 for e in events if getattr(e, "auto", False))
     assert s.hands_played == 1 and auto >= 4 + 52
 

@@ -31,3 +31,15 @@ def lobby(lobby_logs: Path, database_url: str, nats_url: str,
                             SPADES_DISCONNECT_GRACE_SECONDS="1"))
     yield svc
     svc.stop()
+
+
+@pytest.fixture
+def ratings(lobby: Service, lobby_logs: Path, database_url: str, nats_url: str,
+            lobby_prefix: str) -> Iterator[Service]:
+    """A ratings service beside the lobby, for the tests that need one (the others see
+    it away); it recomputes the leaderboard every second."""
+    svc = start("ratings", lobby_logs / "ratings.log",
+                **lobby_env(database_url, nats_url, lobby_prefix,
+                            SPADES_LEADERBOARD_REFRESH_SECONDS="1"))
+    yield svc
+    svc.stop()

@@ -52,7 +52,7 @@ async def main() -> None:
             consumer = bus.Consumer(js, pool, spec, tally)
             await bus.ensure_consumer(js, spec)
             sub = await js.pull_subscribe_bind(spec.durable, spec.stream)
-            outcomes = [await consumer.process(m) for m in await sub.fetch(10, timeout=2)]
+            outcomes = await consumer.process(await sub.fetch(10, timeout=2))
             out = {"outcomes": outcomes}
         await nc.drain()
     await pool.close()

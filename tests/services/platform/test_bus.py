@@ -145,6 +145,18 @@ async def test_a_failing_handler_is_retried_by_redelivery(lane: Lane) -> None:
     assert await lane.dead_letters() == []
 
 
+async def test_a_failing_handler_in_a_batch_retries_alone(lane: Lane) -> None:
+    """The messages of one fetch share a transaction; each has its own savepoint."""
+    lane.failures[2] = 1
+    for version in (1, 2, 3):
+        await lane.js.publish(f"{lane.base}.g1", envelope("g1", version))
+    await lane.run_until(lambda: lane.has_applied(3))
+    await asyncio.sleep(0.1)
+    assert sorted(lane.applied) == [("g1", 1), ("g1", 2), ("g1", 3)]  # none applied twice
+    assert await lane.pool.fetchval(
+        "SELECT count(*) FROM consumer_processed WHERE consumer = $1", lane.spec.durable) == 3
+
+
 async def test_a_message_failing_every_delivery_goes_to_the_dead_letter_table(
         lane: Lane) -> None:
     lane.failures[1] = 99

@@ -34,7 +34,7 @@ def test_subjects_refuse_an_id_that_is_not_one_token() -> None:
     names = subjects.Names("p")
     assert names.game_command("a1_B-2") == "p.game.cmd.a1_B-2"
     for bad in ("x" * 65, "", "a.b", "a b", "*", ">", "a\x00", "é"):
-        for build in (names.game_command, names.game_chat,
+        for build in (names.game_command, names.player_note, names.game_chat,
                       names.lobby_presence, lambda g: names.game_event(g, "GameEnded")):
             try:
                 build(bad)

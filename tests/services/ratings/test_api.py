@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 
 import asyncpg
@@ -11,6 +12,7 @@ import pytest
 from schemas import ratings as api
 from services.platform import bus
 from services.ratings.api import Ratings
+from services.ratings.board import BoardRefresher
 from services.ratings.elo import KSchedule
 from tests.services.ratings.conftest import NOW_MS, Feed, ended, envelope
 
@@ -28,7 +30,9 @@ async def ratings(pool: asyncpg.Pool, feed: Feed) -> Ratings:
         await feed(envelope(f"old{n}", ended(("e", "f", "g", "h"), winner=1),
                             at_ms=NOW_MS - 21 * DAY_MS))
     await feed(envelope("once", ended(("i", "j", "k", "l"), winner=0), at_ms=NOW_MS))
-    return Ratings(pool, 1500, BOARD_SCHEDULE, active_days=14, now=lambda: NOW_MS / 1000 + 60)
+    made = Ratings(pool, 1500, BOARD_SCHEDULE, active_days=14, now=lambda: NOW_MS / 1000 + 60)
+    assert await made.refresh(every=0) == 8  # a..d and i..l; e..h are three weeks gone
+    return made
 
 
 def _board(reply: api.LeaderboardReply) -> list[tuple[int, str, int]]:
@@ -59,6 +63,30 @@ async def test_around_a_player_centres_the_page_on_its_place(ratings: Ratings) -
     assert reply.offset == 2 and [r.player_id for r in reply.rows] == ["b", "d"]
     top = await ratings.leaderboard(api.LeaderboardRequest(limit=4, around="a"))
     assert top.offset == 0 and [r.player_id for r in top.rows] == ["a", "c", "b", "d"]
+
+
+async def test_around_a_player_the_board_does_not_list_shows_where_its_rating_falls(
+        ratings: Ratings) -> None:
+    """e (1462, inactive) would sit after b and d (1462, ids before e)."""
+    reply = await ratings.leaderboard(api.LeaderboardRequest(limit=2, around="e"))
+    assert reply.offset == 3 and [r.player_id for r in reply.rows] == ["d"]
+    new = await ratings.leaderboard(api.LeaderboardRequest(limit=2, around="nobody",
+                                                           provisional=True))
+    assert [r.player_id for r in new.rows] == ["k", "j"]  # 1500 falls between k and j
+
+
+async def test_the_board_is_the_last_refresh_and_ratings_are_live(
+        ratings: Ratings, feed: Feed) -> None:
+    for n in range(2):  # b and d: 1462 + 24 + 22 = 1508; a and c: 1538 - 24 - 22 = 1492
+        await feed(envelope(f"upset{n}", ended(("b", "a", "d", "c"), winner=0),
+                            at_ms=NOW_MS + 1000))
+    assert await ratings.refresh() is None  # refreshed a moment ago: left alone
+    b = await ratings.player(api.PlayerRequest("b"))
+    assert (b.rating, b.rank) == (1508, 3)
+    assert await ratings.refresh(every=0) == 8
+    top = await ratings.leaderboard(api.LeaderboardRequest(limit=1))
+    assert [r.player_id for r in top.rows] == ["b"]
+    assert (await ratings.player(api.PlayerRequest("b"))).rank == 1
 
 
 async def test_a_players_page_has_its_rank_only_when_the_board_lists_it(
@@ -111,3 +139,20 @@ async def test_the_endpoints_answer_on_the_bus_and_refuse_bad_requests(
     finally:
         await micro.stop()
         await nc.close()
+
+
+async def test_the_refresher_recomputes_the_board_by_itself(pool: asyncpg.Pool,
+                                                            feed: Feed) -> None:
+    ratings = Ratings(pool, 1500, BOARD_SCHEDULE, active_days=14, refresh_seconds=1,
+                      now=lambda: NOW_MS / 1000)
+    refresher = BoardRefresher(ratings)
+    await refresher.start()
+    try:
+        assert refresher.running
+        await feed(envelope("g1", ended(("a", "b", "c", "d"), winner=0), at_ms=NOW_MS))
+        async with asyncio.timeout(15):
+            while await pool.fetchval("SELECT count(*) FROM board") < 4:
+                await asyncio.sleep(0.1)
+    finally:
+        await refresher.stop()
+    assert not refresher.running

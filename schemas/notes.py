@@ -1,0 +1,67 @@
+"""Notes to one player, wherever their sockets are: ``player.note.<player_id>`` (msgpack).
+
+Any service may publish one (the lobby when it seats a player in a match, the
+ratings service when a game moved a rating, the tournament service when a
+round calls a player); every gateway forwards it to all of that player's
+sockets as a ``note`` frame (``docs/protocol.md``). A note is a courtesy, not
+the record: a player with no socket open misses it, and finds the same facts
+over HTTP (``GET /v1/me`` for current games and tables, the ratings and
+tournament endpoints for the rest).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import msgspec
+
+Origin = Literal["table", "queue", "tournament"]
+
+
+class PlayerNote(msgspec.Struct, frozen=True, tag=True, tag_field="kind", kw_only=True):
+    pass
+
+
+class MatchOffered(PlayerNote, frozen=True, tag="match_offered"):
+    """A match wants this player: confirm ``ready`` before ``expires_at`` (ms since the
+    epoch), or the match is not started and the absent seats are named."""
+
+    match_id: str
+    origin: Origin
+    origin_id: str
+    seat: int
+    rated: bool
+    expires_at: int
+
+
+class MatchStarted(PlayerNote, frozen=True, tag="match_started"):
+    """The player sits at ``seat`` of a game that began: subscribe to ``game_id``."""
+
+    match_id: str
+    origin: Origin
+    origin_id: str
+    table_id: str
+    game_id: str
+    seat: int
+    rated: bool
+
+
+class RatingChanged(PlayerNote, frozen=True, tag="rating_changed"):
+    """A finished rated game moved this player's rating."""
+
+    game_id: str
+    rating_before: int
+    rating_after: int
+
+
+class TournamentCall(PlayerNote, frozen=True, tag="tournament_call"):
+    """A tournament round seats this player: subscribe to ``game_id``."""
+
+    tournament_id: str
+    round: Annotated[int, msgspec.Meta(ge=1)]
+    table_id: str
+    game_id: str
+    seat: int
+
+
+Note = MatchOffered | MatchStarted | RatingChanged | TournamentCall

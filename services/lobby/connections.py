@@ -1,0 +1,134 @@
+"""Sockets as the gateway sees them, and the limits on them.
+
+A ``Conn`` is one client socket: who it is, which games and tables it follows,
+and a bounded queue of frames for the transport to write (a client that stops
+reading is dropped, never waited for). ``Connections`` counts sockets per
+player on this gateway and finds all of a player's sockets. Nothing here knows
+the transport.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import TYPE_CHECKING
+
+import msgspec
+
+from schemas import ws
+from services.lobby.auth import Claims
+from services.lobby.errors import LobbyError
+from services.lobby.settings import LobbySettings
+
+if TYPE_CHECKING:  # a socket's subscriptions are the following module's
+    from services.lobby.following import Sub
+
+encode = msgspec.json.Encoder().encode
+
+
+class Bucket:
+    """A token bucket: ``rate`` per second, up to ``burst`` at once."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate, self.burst = rate, float(burst)
+        self.tokens, self.at = float(burst), time.monotonic()
+
+    def take(self) -> bool:
+        t = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (t - self.at) * self.rate)
+        self.at = t
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return True
+        return False
+
+
+class Conn:
+    """One client socket: who, what it follows, what to send."""
+
+    def __init__(self, claims: Claims, settings: LobbySettings) -> None:
+        self.claims = claims
+        self.outbox: asyncio.Queue[bytes | None] = asyncio.Queue(settings.ws_outbox_frames)
+        self.subs: dict[str, Sub] = {}
+        self.follows: set[str] = set()  # open tables whose changes this socket gets
+        self.watching_tables = False
+        self.frames = Bucket(settings.ws_frames_per_second, settings.ws_frame_burst)
+        self.chat = Bucket(settings.chat_per_second, settings.chat_burst)
+        self.last_limited = 0.0
+        self.closed = False
+        self.expired = False
+
+    @property
+    def player_id(self) -> str:
+        return self.claims.player_id
+
+    def send(self, frame: ws.ServerFrame) -> None:
+        self.send_raw(encode(frame))
+
+    def send_raw(self, data: bytes) -> None:
+        if self.closed:
+            return
+        try:
+            self.outbox.put_nowait(data)
+        except asyncio.QueueFull:  # a client that does not read is dropped, not waited for
+            self.close()
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            while self.outbox.full():  # make room for the end marker
+                self.outbox.get_nowait()
+            self.outbox.put_nowait(None)
+
+    def rate_limited(self) -> bool:
+        """True when this frame is over the limit; the client is told at most once a second."""
+        if self.frames.take():
+            return False
+        t = time.monotonic()
+        if t - self.last_limited >= 1.0:
+            self.last_limited = t
+            self.send(ws.Error(code="rate_limited",
+                               message="too many frames; slow down (frames were dropped)"))
+        return True
+
+
+class Connections:
+    """The open sockets of this gateway, by player."""
+
+    def __init__(self, settings: LobbySettings) -> None:
+        self.settings = settings
+        self.all: set[Conn] = set()
+        self.by_player: dict[str, set[Conn]] = {}
+
+    def open(self, claims: Claims) -> Conn:
+        """A new socket for ``claims``, welcomed; ``too_many_sockets`` past the cap."""
+        mine = self.by_player.get(claims.player_id, set())
+        cap = self.settings.ws_sockets_per_player
+        if len(mine) >= cap:
+            raise LobbyError(429, "too_many_sockets", f"at most {cap} sockets per player")
+        conn = Conn(claims, self.settings)
+        self.all.add(conn)
+        self.by_player.setdefault(claims.player_id, set()).add(conn)
+        conn.send(ws.Welcome(player_id=claims.player_id, name=claims.name,
+                             expires_at=claims.expires_at))
+        return conn
+
+    def remove(self, conn: Conn) -> bool:
+        """Close and forget ``conn``; False when it was gone already."""
+        conn.close()
+        if conn not in self.all:
+            return False
+        self.all.discard(conn)
+        mine = self.by_player.get(conn.player_id)
+        if mine is not None:
+            mine.discard(conn)
+            if not mine:
+                del self.by_player[conn.player_id]
+        return True
+
+    def of(self, player_id: str) -> list[Conn]:
+        return list(self.by_player.get(player_id, ()))
+
+    def close_all(self) -> None:
+        for conn in list(self.all):
+            conn.close()

@@ -1,0 +1,47 @@
+"""The lobby's side of the bus to the ratings service, in the lobby's own terms.
+
+Callers get ``schemas.ratings`` Structs back; a ratings service that does not
+answer in time, or answers with an error, becomes ``LobbyError(503,
+"ratings_unavailable")`` here and nowhere else.
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+import msgspec
+import nats.errors
+from nats.aio.client import Client
+
+from schemas import ratings as api
+from schemas.subjects import Names
+from services.lobby.errors import LobbyError
+from services.platform import bus, logs
+
+T = TypeVar("T", bound=msgspec.Struct)
+RATINGS_UNAVAILABLE = "ratings_unavailable"
+_log = logs.get("lobby")
+
+
+class RatingsBus:
+    def __init__(self, nc: Client, names: Names, timeout: float) -> None:
+        self.nc, self.names, self.timeout = nc, names, timeout
+
+    async def _ask(self, endpoint: str, body: msgspec.Struct, reply: type[T]) -> T:
+        try:
+            return await bus.request(self.nc, self.names.endpoint("ratings", endpoint), body,
+                                     reply, timeout=self.timeout)
+        except (nats.errors.TimeoutError, nats.errors.NoRespondersError, TimeoutError,
+                bus.RemoteError) as exc:
+            _log.warning("ratings_unavailable", endpoint=endpoint, error=repr(exc))
+            raise LobbyError(503, RATINGS_UNAVAILABLE,
+                             "the ratings service did not answer; try again") from None
+
+    async def player(self, player_id: str) -> api.PlayerRating:
+        return await self._ask(api.PLAYER, api.PlayerRequest(player_id), api.PlayerRating)
+
+    async def leaderboard(self, req: api.LeaderboardRequest) -> api.LeaderboardReply:
+        return await self._ask(api.LEADERBOARD, req, api.LeaderboardReply)
+
+    async def history(self, req: api.HistoryRequest) -> api.HistoryReply:
+        return await self._ask(api.HISTORY, req, api.HistoryReply)

@@ -1,0 +1,66 @@
+"""The web client finds its way back into a running game after a reload: GET /v1/me
+names the game, the lobby offers "Back to your game", and the hand plays on."""
+
+from __future__ import annotations
+
+import time
+
+from playwright.async_api import async_playwright
+
+from tests.e2e.conftest import Platform
+from tests.e2e.test_web_client import (
+    ARGS,
+    ARTIFACTS,
+    CHROMIUM,
+    fill_with_bots_and_start,
+    need_chromium,
+    play_a_little,
+    sign_in,
+)
+
+
+async def test_a_reload_mid_hand_offers_the_game_back_and_the_hand_plays_on(
+        platform: Platform) -> None:
+    need_chromium()
+    problems: list[str] = []
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        page = await browser.new_page(viewport={"width": 1100, "height": 900})
+        page.on("pageerror", lambda exc: problems.append(str(exc)))
+        try:
+            await sign_in(page, platform.a.url, "Reloader")
+            await page.select_option("#preset", "classic")
+            await page.click("#create")
+            await page.wait_for_selector("#table:not([hidden])")
+            await fill_with_bots_and_start(page)
+            await page.wait_for_selector("#hand button.card", timeout=10000)
+            dealt = await page.locator("#hand button.card").count()
+            deadline = time.monotonic() + 60
+            while await page.locator("#hand button.card").count() > dealt - 2:
+                assert time.monotonic() < deadline, "no card was played"
+                await play_a_little(page)
+                await page.wait_for_timeout(40)
+            held = await page.locator("#hand button.card").count()
+
+            await page.reload()  # mid-hand: the page forgets the game, the server does not
+            await page.wait_for_selector("#lobby:not([hidden])")
+            await page.wait_for_selector("#resume-box:not([hidden])", timeout=5000)
+            await page.click("#resume")
+            await page.wait_for_selector("#game:not([hidden])")
+            # The same hand, as far as it went (a clock may have played for the seat).
+            await page.wait_for_function(
+                "document.querySelectorAll('#hand button.card').length > 0"
+                f" && document.querySelectorAll('#hand button.card').length <= {held}",
+                timeout=10000)
+            while await page.locator("#sheet tr").count() == 0:
+                assert time.monotonic() < deadline, "the hand did not finish after the reload"
+                await play_a_little(page)
+                await page.wait_for_timeout(40)
+            await page.screenshot(path=str(ARTIFACTS / "web-resume.png"), full_page=True)
+        except Exception as exc:
+            await page.screenshot(path=str(ARTIFACTS / "web-resume-failed.png"), full_page=True)
+            raise AssertionError(f"{exc}; status line: {await page.text_content('#status')}; "
+                                 f"page errors: {problems}") from exc
+        finally:
+            await browser.close()
+    assert problems == []
