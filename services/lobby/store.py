@@ -169,8 +169,9 @@ async def table_by_game(pool: asyncpg.Pool, game_id: str) -> TableRow | None:
 
 
 async def open_public_tables(pool: asyncpg.Pool, limit: int = 200) -> list[TableRow]:
-    rows = await pool.fetch(f"SELECT {_COLUMNS} FROM game_tables WHERE state = 'open'"
-                            " AND NOT private ORDER BY created_at DESC LIMIT $1", limit)
+    """Public tables to join (open) or to watch (playing), newest first."""
+    rows = await pool.fetch(f"SELECT {_COLUMNS} FROM game_tables WHERE state IN ('open', "
+                            "'playing') AND NOT private ORDER BY created_at DESC LIMIT $1", limit)
     return [_row(r) for r in rows]
 
 

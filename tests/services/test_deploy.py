@@ -119,9 +119,10 @@ _N = subjects.Names()
 USES: dict[str, dict[str, list[str]]] = {
     "lobby": {"publish": [_N.game_create, _N.game_command("g1"), _N.game_events_since,
                           _N.game_chat("g1"), _N.lobby_tables, _N.lobby_presence("g1"),
-                          _N.endpoint("game", "status"), _N.player_note("p1")],
+                          _N.player_note("p1"), _N.endpoint("ratings", "leaderboard"),
+                          _N.endpoint("game", "status")],
               "subscribe": [_N.game_chat("g1"), _N.lobby_tables, _N.lobby_presence("g1"),
-                            _N.endpoint("lobby", "status"), _N.player_notes_all,
+                            _N.player_notes_all, _N.endpoint("lobby", "status"),
                             _N.endpoint("lobby", "open_match")]},
     "game": {"publish": [_N.game_event("g1", "CardPlayed"), _N.game_chat("g1"),
                          _N.game_handover],
@@ -129,13 +130,18 @@ USES: dict[str, dict[str, list[str]]] = {
                            _N.game_handover, _N.endpoint("game", "status")]},
     "ratings": {"publish": [_N.player_note("p1")],
                 "subscribe": [_N.endpoint("ratings", "status")]},
-    "tournaments": {"publish": [], "subscribe": [_N.endpoint("tournaments", "status")]},
+    "tournaments": {"publish": [_N.tournament_event("tournament-t1", "RoundPaired")],
+                    "subscribe": [_N.endpoint("tournaments", "status"),
+                                  _N.endpoint("tournaments", "register")]},
 }
-# What a service must never do: start games, write game events, answer for another.
+# What a service must never do: start games, write game or tournament events, answer for
+# another.
+_TOURNAMENT_EVENT = _N.tournament_event("tournament-t1", "MatchResult")
 NEVER: dict[str, list[str]] = {
-    "lobby": [_N.game_event("g1", "GameEnded"), _N.endpoint("game", "x")],
-    "game": [_N.game_create, _N.lobby_tables],
-    "ratings": [_N.game_create, _N.game_event("g1", "GameEnded"), _N.game_command("g1")],
+    "lobby": [_N.game_event("g1", "GameEnded"), _N.endpoint("game", "x"), _TOURNAMENT_EVENT],
+    "game": [_N.game_create, _N.lobby_tables, _TOURNAMENT_EVENT],
+    "ratings": [_N.game_create, _N.game_event("g1", "GameEnded"), _N.game_command("g1"),
+                _TOURNAMENT_EVENT],
     "tournaments": [_N.game_create, _N.game_event("g1", "GameEnded"), _N.game_command("g1")],
 }
 
@@ -164,6 +170,7 @@ def test_nats_users_allow_what_each_service_uses_and_nothing_it_must_not() -> No
     users = nats_users()
     assert set(users) == set(catalog.SERVICES)
     assert _N.game_events_stream in str(users)
+    assert _N.tournament_events_stream in str(users["tournaments"])
     for service, uses in USES.items():
         for kind, wanted in uses.items():
             for subject in wanted:
