@@ -67,9 +67,11 @@ def main(argv: list[str] | None = None) -> None:
     replay_p = sub.add_parser("replay", help="replay and verify a game's event log")
     replay_p.add_argument("game_id", nargs="?", help="a stored game (needs DATABASE_URL)")
     replay_p.add_argument("--file", help="an exported log (JSON Lines); no database needed")
-    replay_p.add_argument("--at", type=int, help="stop after event N and show the state there")
+    replay_p.add_argument("--at", type=int, help="stop after N events (event N is version N; "
+                                                 "0: before the first) and show the board")
     replay_p.add_argument("--seat", type=int, choices=range(4), help="show what seat S saw")
-    replay_p.add_argument("--json", action="store_true", help="machine-readable output")
+    replay_p.add_argument("--json", action="store_true",
+                          help="machine-readable: the timeline, the state and the verdict")
     replay_p.add_argument("--verify-all", action="store_true",
                           help="verify every stored game and summarize")
     events_p = sub.add_parser("events", help="a stored game's event log")

@@ -231,29 +231,42 @@ async def project(conn: asyncpg.Connection, tournament_id: uuid.UUID, state: Tou
         " format = $5, settings = $6::jsonb, starts_at = $7, champion = $8, version = $9",
         tournament_id, s.name, state.status, state.organizer, s.format.kind,
         msgspec.json.encode(s).decode(), _ts(s.starts_at), state.champion, state.version)
-    for table in ("tournament_teams", "tournament_matches", "tournament_standings",
-                  "tournament_timers"):
-        await conn.execute(f"DELETE FROM {table} WHERE tournament_id = $1", tournament_id)
+    # One statement clears the four tables (data-modifying CTEs); then a COPY for each that
+    # has rows: a command costs few round trips whatever the tournament's size.
+    await conn.execute(
+        "WITH teams AS (DELETE FROM tournament_teams WHERE tournament_id = $1),"
+        " matches AS (DELETE FROM tournament_matches WHERE tournament_id = $1),"
+        " standings AS (DELETE FROM tournament_standings WHERE tournament_id = $1)"
+        " DELETE FROM tournament_timers WHERE tournament_id = $1", tournament_id)
     seed_of = {team_id: i + 1 for i, team_id in enumerate(state.seeds)}
-    await conn.copy_records_to_table("tournament_teams", records=[
-        (tournament_id, t.team_id, t.name, list(t.players), t.rating, t.confirmed, t.waiting,
-         sorted(t.checked_in), t.withdrawn, seed_of.get(t.team_id))
-        for t in state.teams.values()], columns=[
-        "tournament_id", "team_id", "name", "players", "rating", "confirmed", "waiting",
-        "checked_in", "withdrawn", "seed"])
-    await conn.copy_records_to_table("tournament_matches", records=[
-        (tournament_id, m.pairing.match_id, m.pairing.round_no, m.pairing.home, m.pairing.away,
-         m.outcome, m.reason, list(m.scores), list(m.bags_taken), m.game_stream)
-        for m in state.matches.values()], columns=[
-        "tournament_id", "match_id", "round_no", "home", "away", "outcome", "reason", "scores",
-        "bags_taken", "game_stream"])
-    if state.seeds:
-        await conn.copy_records_to_table("tournament_standings", records=[
+    rows = {
+        "tournament_teams": [
+            (tournament_id, t.team_id, t.name, list(t.players), t.rating, t.confirmed,
+             t.waiting, sorted(t.checked_in), t.withdrawn, seed_of.get(t.team_id))
+            for t in state.teams.values()],
+        "tournament_matches": [
+            (tournament_id, m.pairing.match_id, m.pairing.round_no, m.pairing.home,
+             m.pairing.away, m.outcome, m.reason, list(m.scores), list(m.bags_taken),
+             m.game_stream) for m in state.matches.values()],
+        "tournament_standings": [
             (tournament_id, r.team_id, r.rank, r.match_points, r.buchholz, r.head_to_head,
-             r.differential, r.bags, r.points) for r in standings_of(state)], columns=[
-            "tournament_id", "team_id", "rank", "match_points", "buchholz", "head_to_head",
-            "differential", "bags", "points"])
-    await conn.copy_records_to_table("tournament_timers", records=[
-        (tournament_id, kind, _ts(at)) for kind, at in due_timers(state).items()],
-        columns=["tournament_id", "kind", "due_at"])
+             r.differential, r.bags, r.points)
+            for r in (standings_of(state) if state.seeds else [])],
+        "tournament_timers": [(tournament_id, kind, _ts(at))
+                              for kind, at in due_timers(state).items()],
+    }
+    for table, records in rows.items():
+        if records:
+            await conn.copy_records_to_table(table, records=records, columns=_COLUMNS[table])
+
+
+_COLUMNS = {
+    "tournament_teams": ["tournament_id", "team_id", "name", "players", "rating", "confirmed",
+                         "waiting", "checked_in", "withdrawn", "seed"],
+    "tournament_matches": ["tournament_id", "match_id", "round_no", "home", "away", "outcome",
+                           "reason", "scores", "bags_taken", "game_stream"],
+    "tournament_standings": ["tournament_id", "team_id", "rank", "match_points", "buchholz",
+                             "head_to_head", "differential", "bags", "points"],
+    "tournament_timers": ["tournament_id", "kind", "due_at"],
+}
 

@@ -129,15 +129,18 @@ USES: dict[str, dict[str, list[str]]] = {
                            _N.game_handover, _N.endpoint("game", "status")]},
     "ratings": {"publish": [_N.player_note("p1")],
                 "subscribe": [_N.endpoint("ratings", "status")]},
-    "tournaments": {"publish": [_N.tournament_event("t1", "RoundStarted")],
-                    "subscribe": [_N.endpoint("tournaments", "status")]},
+    "tournaments": {"publish": [_N.tournament_event("tournament-t1", "RoundPaired")],
+                    "subscribe": [_N.endpoint("tournaments", "status"),
+                                  _N.endpoint("tournaments", "register")]},
 }
-# What a service must never do: start games, write game events, answer for another.
+# What a service must never do: start games, write game or tournament events, answer for
+# another.
+_TOURNAMENT_EVENT = _N.tournament_event("tournament-t1", "MatchResult")
 NEVER: dict[str, list[str]] = {
-    "lobby": [_N.game_event("g1", "GameEnded"), _N.endpoint("game", "x")],
-    "game": [_N.game_create, _N.lobby_tables],
+    "lobby": [_N.game_event("g1", "GameEnded"), _N.endpoint("game", "x"), _TOURNAMENT_EVENT],
+    "game": [_N.game_create, _N.lobby_tables, _TOURNAMENT_EVENT],
     "ratings": [_N.game_create, _N.game_event("g1", "GameEnded"), _N.game_command("g1"),
-                _N.tournament_event("t1", "RoundStarted")],
+                _TOURNAMENT_EVENT],
     "tournaments": [_N.game_create, _N.game_event("g1", "GameEnded"), _N.game_command("g1")],
 }
 

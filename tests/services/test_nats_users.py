@@ -120,6 +120,27 @@ async def test_game_events_are_written_by_game_workers_and_read_by_the_others(
     await game.close()
 
 
+async def test_only_the_tournament_service_writes_tournament_events(server: str) -> None:
+    tournaments, _ = await _as("tournaments", server)
+    spec = bus.StreamSpec(N.tournament_events_stream, (N.tournament_events_all,),
+                          duplicate_window=60)
+    await bus.ensure_stream(tournaments.jetstream(), spec)
+    ack = await tournaments.jetstream().publish(
+        N.tournament_event("tournament-t1", "RoundPaired"), b"paired",
+        headers={"Nats-Msg-Id": "tournament-t1:1"})
+    assert ack.seq == 1
+    for service in ("lobby", "game", "ratings"):
+        nc, errors = await _as(service, server)
+        await nc.publish(N.tournament_event("tournament-t1", "MatchResult"), b"forged")
+        await nc.flush()
+        await asyncio.sleep(0.2)
+        assert any("permissions violation" in str(e).lower() for e in errors), service
+        await nc.close()
+    info = await tournaments.jetstream().stream_info(N.tournament_events_stream)
+    assert info.state.messages == 1
+    await tournaments.close()
+
+
 async def test_a_service_answers_status_requests_from_the_lobby(server: str) -> None:
     from schemas.bus import StatusReply, StatusRequest
 
