@@ -1,8 +1,9 @@
 """NATS killed and back, then JetStream purged and resynced at once: every consumer
 ends complete and nothing is counted twice.
 
-The platform runs on a NATS server of this test's own (so it can be killed), with
-the session's Postgres. The test plays the game worker's part of ending games: it
+The platform runs on a NATS server of this test's own (so it can be killed) and a
+database of its own (no other test's game workers may publish its outbox to their
+own bus). The test plays the game worker's part of ending games: it
 appends rated ``GameEnded`` events to the game service's store, whose outbox relay
 (in the game service process) publishes them.
 """
@@ -15,7 +16,7 @@ import signal
 import subprocess
 import sys
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 import asyncpg
@@ -34,8 +35,13 @@ CONSUMERS = (("ratings", subjects.RATINGS_RESULTS), ("tournaments", subjects.TOU
 
 
 @pytest.fixture
-async def store(database_url: str) -> AsyncIterator[EventStore]:
-    pool = await asyncpg.create_pool(database_url, server_settings={"search_path": "game"})
+async def own_db(make_database: Callable[[], Awaitable[str]]) -> str:
+    return await make_database()
+
+
+@pytest.fixture
+async def store(own_db: str) -> AsyncIterator[EventStore]:
+    pool = await asyncpg.create_pool(own_db, server_settings={"search_path": "game"})
     assert pool is not None
     yield EventStore(pool, game_registry())
     await pool.close()
@@ -85,7 +91,8 @@ async def _complete(database_url: str, games: dict[str, tuple[str, ...]],
 
 
 async def test_nats_killed_and_back_then_purged_and_resynced_at_once(
-        tmp_path: Path, database_url: str, nats_prefix: str, store: EventStore) -> None:
+        tmp_path: Path, own_db: str, nats_prefix: str, store: EventStore) -> None:
+    database_url = own_db
     port = servers.free_port()
     bus_server = servers.NatsServer(tmp_path / "nats", port)
     bus_server.start()
