@@ -52,7 +52,7 @@ def _dispatch(args: argparse.Namespace) -> int:
             events = replay.read_log(f)
     elif args.game_id:
         events = _stored(args.game_id)
-        names = asyncio.run(_table_names(args.game_id))
+        names = _names(args.game_id)
     else:
         raise OperatorError("replay needs a GAME_ID or --file LOG.jsonl")
     if args.at is not None and not 0 <= args.at <= len(events):
@@ -66,6 +66,12 @@ def _stored(game_id: str) -> Sequence[ev.Event]:
     import asyncio
 
     return asyncio.run(_read_stored(game_id))
+
+
+def _names(game_id: str) -> list[str | None]:
+    import asyncio
+
+    return asyncio.run(_table_names(game_id))
 
 
 async def _read_stored(game_id: str) -> list[ev.Event]:
