@@ -171,6 +171,7 @@ class EventFrame(ServerFrame, frozen=True, tag="event"):
     version: int
     event: GameEvent
     turn: Turn
+    phase: str = ""  # the phase once the event applied: dealing, bidding, passing, play, over
 
 
 class Ack(ServerFrame, frozen=True, tag="ack"):

@@ -36,7 +36,8 @@ from schemas.events import GameEnded
 from schemas.views import SeatView
 
 # Codes that mean "not applied, send the same command_id again shortly" (docs/protocol.md).
-RETRY_CODES = frozenset({"game_unavailable", "busy", "not_owner", "unavailable", "conflict"})
+RETRY_CODES = frozenset({"game_unavailable", "busy", "not_owner", "unavailable", "conflict",
+                         "rate_limited"})
 
 
 class ApiFailure(Exception):

@@ -80,16 +80,41 @@ class Conn:
                 self.outbox.get_nowait()
             self.outbox.put_nowait(None)
 
-    def rate_limited(self) -> bool:
-        """True when this frame is over the limit; the client is told at most once a second."""
+    def rate_limited(self, data: bytes) -> bool:
+        """True when this frame is over the limit. A dropped command is named by its id,
+        every time, so its sender knows to send it again; other dropped frames are
+        reported at most once a second."""
         if self.frames.take():
             return False
+        command_id = _command_id_of(data)
+        if command_id:
+            self.send(ws.Error(code="rate_limited", command_id=command_id,
+                               message="too many frames: this command was dropped; "
+                                       "send it again shortly"))
+            return True
         t = time.monotonic()
         if t - self.last_limited >= 1.0:
             self.last_limited = t
             self.send(ws.Error(code="rate_limited",
                                message="too many frames; slow down (frames were dropped)"))
         return True
+
+
+class _CommandIdOnly(msgspec.Struct):
+    command_id: str = ""
+
+
+_id_decoder = msgspec.json.Decoder(_CommandIdOnly)
+
+
+def _command_id_of(data: bytes) -> str:
+    """The ``command_id`` a frame carries, if it is a JSON object with one; for telling
+    a client which command a full rate limit dropped."""
+    try:
+        found = _id_decoder.decode(data).command_id
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return ""
+    return found if 0 < len(found) <= 64 else ""
 
 
 class Connections:

@@ -191,7 +191,7 @@ class Hub:
             return None
         return encode(ws.EventFrame(game_id=self.game_id, version=after.version,
                                     event=shown,  # type: ignore[arg-type]
-                                    turn=turn(after, seat)))
+                                    turn=turn(after, seat), phase=after.phase))
 
     # --- chat and presence ----------------------------------------------------------------
 

@@ -26,6 +26,8 @@ from services.platform import logs
 
 _log = logs.get("gateway")
 _decoder = msgspec.json.Decoder(ws.ClientMessage)
+
+
 _encoder = msgspec.json.Encoder()
 
 CLOSE_POLICY = 1008
@@ -119,7 +121,7 @@ async def _read(socket: WebSocket[Any, Any, Any], conn: Conn, gateway: Gateway,
             return
         text: str | None = message.get("text")
         data: bytes = text.encode() if text is not None else message.get("bytes") or b""
-        if conn.rate_limited():
+        if conn.rate_limited(data):
             continue
         if len(data) > max_frame_bytes:
             conn.send(ws.Error(code="frame_too_large",

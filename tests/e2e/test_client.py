@@ -39,6 +39,12 @@ async def test_four_typed_clients_play_a_match_and_one_resumes_after_a_dropped_s
             assert game.ended is not None
             versions = [f.version for f in game.events]
             assert versions == sorted(set(versions))  # in order, none twice
+            # Each event frame says the phase the game is in once it applied.
+            assert {f.phase for f in game.events} <= {"dealing", "bidding", "passing", "play",
+                                                      "over"}
+            assert game.events[-1].phase == "over"
+            assert all(f.phase == "play" for f in game.events
+                       if isinstance(f.event, ev.CardPlayed) and f.event.card)
         assert len({g.ended.scores for g in games if g.ended}) == 1
         summary = await lobbies[1].game(started.game_id)
         assert summary.state == "over" and summary.scores == games[0].ended.scores  # type: ignore[union-attr]

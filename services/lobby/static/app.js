@@ -465,6 +465,7 @@ function onEvent(f) {
   const e = f.event;
   S.version = f.version;
   S.turn = f.turn;
+  if (f.phase) v.phase = f.phase;
   if (e.type === "BidPlaced") {
     v.has_bid[e.seat] = true;
     v.bids[e.seat] = e.bid >= 0 ? e.bid : null;
@@ -475,7 +476,6 @@ function onEvent(f) {
     v.cards_left[e.seat] -= 1;
     if (e.seat === v.seat && v.hand) v.hand = v.hand.filter((c) => c !== e.card);
     if (v.premove === e.card) v.premove = null;
-    v.phase = "play";
     S.handResult = null;
   } else if (e.type === "TrickWon") {
     v.tricks[e.seat] += 1;

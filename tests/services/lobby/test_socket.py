@@ -116,6 +116,26 @@ async def test_a_flooding_client_is_rate_limited_and_told_so(lobby: Service,
     await sock.close()
 
 
+async def test_each_command_the_rate_limit_drops_is_named_by_its_id(lobby: Service,
+                                                                    ada: Player) -> None:
+    sock = await ada.socket(lobby.ws_url)
+    ids = [f"flood-{i}" for i in range(60)]
+    for command_id in ids:
+        await sock.send({"type": "play", "command_id": command_id, "game_id": "nogame",
+                         "seat": 0, "card": "AS"})
+    frames = []
+    with pytest.raises(TimeoutError):
+        while True:
+            frames.append(await sock.recv(timeout=1.0))
+    answers = [(f["command_id"], f["code"]) for f in frames if f["type"] == "error"]
+    # Every command gets one answer naming it: dropped, or refused for its own reason.
+    assert sorted(c for c, _ in answers) == sorted(ids)
+    dropped = [c for c, code in answers if code == "rate_limited"]
+    assert 0 < len(dropped) <= 40 and {code for _, code in answers} == {"rate_limited",
+                                                                        "not_in_game"}
+    await sock.close()
+
+
 async def test_sockets_per_player_are_capped(lobby: Service, ada: Player) -> None:
     first, second = await ada.socket(lobby.ws_url), await ada.socket(lobby.ws_url)
     conn = await connect(f"{lobby.ws_url}?token={ada.token}")
