@@ -17,7 +17,7 @@ from schemas.bus import EventEnvelope
 from services.platform import bus
 from services.platform.events import EventRegistry
 from services.platform.eventstore import EventStore
-from services.platform.outbox import OutboxRelay
+from services.platform.outbox import OutboxRelay, Publisher
 from tests.services.platform.sample_events import Counted, Opened, Sample
 
 
@@ -71,3 +71,56 @@ async def test_two_relays_side_by_side_publish_each_event_once(
     counts = await asyncio.gather(*(r.drain() for r in relays))
     assert sum(counts) == 200  # a row taken by both relays would count twice
     assert (await js.stream_info(name)).state.messages == 200
+
+
+async def queued(pool: asyncpg.Pool, stream: str) -> int:
+    return await pool.fetchval(  # type: ignore[no-any-return]
+        "SELECT count(*) FROM outbox JOIN events USING (position) WHERE stream = $1", stream)
+
+
+async def test_a_writer_publishes_its_events_after_commit_and_the_relay_deletes_their_rows(
+        contract_pool: asyncpg.Pool, js: JetStreamContext, nats_prefix: str) -> None:
+    tag = uuid.uuid4().hex[:8]
+    base, name = f"{nats_prefix}.direct{tag}", f"{nats_prefix}_DIRECT{tag}"
+    await bus.ensure_stream(js, bus.StreamSpec(name, (f"{base}.>",), duplicate_window=60))
+    relay = OutboxRelay(contract_pool, js, lambda s, t: f"{base}.{s}.{t}", sweep_after=60.0)
+    store = EventStore(contract_pool, EventRegistry(Sample),
+                       publish=Publisher(js, lambda s, t: f"{base}.{s}.{t}", relay))
+    stream = f"d{tag}"
+    sub = await js.subscribe(f"{base}.{stream}.>", ordered_consumer=True)
+    await store.append(stream, 0, [Opened(name="x")], "c1", correlation_id="corr-1")
+    await store.append(stream, 1, [Counted(n=1), Counted(n=2)], "c2")
+    got = []
+    for _ in range(3):  # on JetStream when append returned: no relay is running
+        msg = await sub.next_msg(timeout=1)
+        got.append((msg.headers or {}).get("Nats-Msg-Id"))
+        got.append(msgspec.msgpack.decode(msg.data, type=EventEnvelope))
+    stored = await store.read(stream)
+    assert got[0::2] == [f"{stream}:1", f"{stream}:2", f"{stream}:3"]
+    assert [(e.version, e.position, e.type, e.event_id, e.body, e.causation_id)
+            for e in got[1::2]] == [
+        (r.version, r.position, r.type, str(r.event_id), r.body, r.causation_id) for r in stored]
+    assert got[1].correlation_id == "corr-1"
+    assert got[1].occurred_at_ms == int(stored[0].occurred_at.timestamp() * 1000)
+    assert await queued(contract_pool, stream) == 3
+    await relay.drain()  # sweeps only rows older than a minute: not these
+    assert await queued(contract_pool, stream) == 3
+    assert await relay.forget_published() == 3
+    assert await queued(contract_pool, stream) == 0
+
+
+async def test_the_backstop_relay_publishes_only_rows_older_than_its_sweep_age(
+        contract_pool: asyncpg.Pool, js: JetStreamContext, nats_prefix: str) -> None:
+    tag = uuid.uuid4().hex[:8]
+    base, name = f"{nats_prefix}.sweep{tag}", f"{nats_prefix}_SWEEP{tag}"
+    await bus.ensure_stream(js, bus.StreamSpec(name, (f"{base}.>",), duplicate_window=60))
+    store = EventStore(contract_pool, EventRegistry(Sample))  # a writer that never publishes
+    stream = f"w{tag}"
+    await store.append(stream, 0, [Counted(n=1), Counted(n=2)])
+    relay = OutboxRelay(contract_pool, js, lambda s, t: f"{base}.{s}.{t}", sweep_after=0.5)
+    await relay.drain()
+    assert await queued(contract_pool, stream) == 2  # a live writer may still publish them
+    await asyncio.sleep(0.6)
+    await relay.drain()
+    assert await queued(contract_pool, stream) == 0
+    assert (await js.stream_info(name)).state.messages == 2
