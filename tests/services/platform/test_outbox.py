@@ -28,11 +28,17 @@ async def js(nats_url: str) -> AsyncIterator[JetStreamContext]:
     await nc.close()
 
 
+async def lane(js: JetStreamContext, subject: str, stream: str) -> tuple[str, str, str]:
+    """A JetStream stream of the test's own: (tag, subject base, stream name)."""
+    tag = uuid.uuid4().hex[:8]
+    await bus.ensure_stream(js, bus.StreamSpec(f"{stream}{tag}", (f"{subject}{tag}.>",),
+                                               duplicate_window=60))
+    return tag, f"{subject}{tag}", f"{stream}{tag}"
+
+
 async def test_a_running_relay_carries_appends_to_jetstream_in_order(
         contract_pool: asyncpg.Pool, js: JetStreamContext, nats_prefix: str) -> None:
-    tag = uuid.uuid4().hex[:8]
-    base, name = f"{nats_prefix}.relay{tag}", f"{nats_prefix}_RELAY{tag}"
-    await bus.ensure_stream(js, bus.StreamSpec(name, (f"{base}.>",), duplicate_window=60))
+    tag, base, _ = await lane(js, f"{nats_prefix}.relay", f"{nats_prefix}_RELAY")
     relay = OutboxRelay(contract_pool, js, lambda s, t: f"{base}.{s}.{t}", poll_seconds=5.0)
     store = EventStore(contract_pool, EventRegistry(Sample), on_commit=relay.wake)
     stream = f"r{tag}"
@@ -59,9 +65,7 @@ async def test_a_running_relay_carries_appends_to_jetstream_in_order(
 async def test_two_relays_side_by_side_publish_each_event_once(
         contract_pool: asyncpg.Pool, js: JetStreamContext, nats_prefix: str) -> None:
     """Copies of the game service each run a relay; SKIP LOCKED splits the rows."""
-    tag = uuid.uuid4().hex[:8]
-    base, name = f"{nats_prefix}.pair{tag}", f"{nats_prefix}_PAIR{tag}"
-    await bus.ensure_stream(js, bus.StreamSpec(name, (f"{base}.>",), duplicate_window=60))
+    tag, base, name = await lane(js, f"{nats_prefix}.pair", f"{nats_prefix}_PAIR")
     store = EventStore(contract_pool, EventRegistry(Sample))
     await contract_pool.execute("DELETE FROM outbox")  # earlier tests' rows, never relayed
     for i in range(40):
@@ -80,9 +84,7 @@ async def queued(pool: asyncpg.Pool, stream: str) -> int:
 
 async def test_a_writer_publishes_its_events_after_commit_and_the_relay_deletes_their_rows(
         contract_pool: asyncpg.Pool, js: JetStreamContext, nats_prefix: str) -> None:
-    tag = uuid.uuid4().hex[:8]
-    base, name = f"{nats_prefix}.direct{tag}", f"{nats_prefix}_DIRECT{tag}"
-    await bus.ensure_stream(js, bus.StreamSpec(name, (f"{base}.>",), duplicate_window=60))
+    tag, base, _ = await lane(js, f"{nats_prefix}.direct", f"{nats_prefix}_DIRECT")
     relay = OutboxRelay(contract_pool, js, lambda s, t: f"{base}.{s}.{t}", sweep_after=60.0)
     store = EventStore(contract_pool, EventRegistry(Sample),
                        publish=Publisher(js, lambda s, t: f"{base}.{s}.{t}", relay))
@@ -111,9 +113,7 @@ async def test_a_writer_publishes_its_events_after_commit_and_the_relay_deletes_
 
 async def test_the_backstop_relay_publishes_only_rows_older_than_its_sweep_age(
         contract_pool: asyncpg.Pool, js: JetStreamContext, nats_prefix: str) -> None:
-    tag = uuid.uuid4().hex[:8]
-    base, name = f"{nats_prefix}.sweep{tag}", f"{nats_prefix}_SWEEP{tag}"
-    await bus.ensure_stream(js, bus.StreamSpec(name, (f"{base}.>",), duplicate_window=60))
+    tag, base, name = await lane(js, f"{nats_prefix}.sweep", f"{nats_prefix}_SWEEP")
     store = EventStore(contract_pool, EventRegistry(Sample))  # a writer that never publishes
     stream = f"w{tag}"
     await store.append(stream, 0, [Counted(n=1), Counted(n=2)])
