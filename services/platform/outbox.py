@@ -229,25 +229,43 @@ class OutboxRelay:
 class Publisher:
     """A writer's events onto JetStream right after its commit (``EventStore(publish=)``).
 
-    The acknowledgements are awaited, so a game's events are on JetStream, in
-    version order, before the command is answered. A failed publish is logged and
-    left to the relay: the events are committed, the command stands, and their
-    outbox rows are still queued.
+    The messages are handed to the NATS connection in the order of the commits,
+    so a game's events reach JetStream in version order; the command is answered
+    without waiting for JetStream's acknowledgements (a round trip per command on
+    the game's path), which are awaited beside it. Once JetStream acknowledged
+    every event of a command, the relay deletes their rows. A failed or
+    unanswered publish is logged and left to the relay: the events are
+    committed, the command stands, and their outbox rows are still queued.
     """
 
     def __init__(self, js: JetStreamContext, subject_for: SubjectFor, relay: OutboxRelay,
                  ack_timeout: float = 10.0) -> None:
         self.js, self.subject_for, self.relay = js, subject_for, relay
         self.ack_timeout = ack_timeout
+        self._confirming: set[asyncio.Task[None]] = set()
 
     async def __call__(self, envelopes: Sequence[EventEnvelope]) -> None:
         try:
             acks = [await self.js.publish_async(
                 self.subject_for(e.stream, e.type), _encoder.encode(e),
                 headers={"Nats-Msg-Id": msg_id(e.stream, e.version)}) for e in envelopes]
-            await asyncio.wait_for(asyncio.gather(*acks), self.ack_timeout)
-        except Exception as exc:  # NATS away or slow: the relay's sweep publishes them
+        except Exception as exc:  # NATS away: the relay's sweep publishes them
             _log.warning("publish_failed", error=repr(exc), events=len(envelopes))
             return
-        PUBLISHED.inc(len(envelopes))
-        self.relay.published([e.position for e in envelopes])
+        task = asyncio.create_task(self._confirm(acks, [e.position for e in envelopes]))
+        self._confirming.add(task)
+        task.add_done_callback(self._confirming.discard)
+
+    async def _confirm(self, acks: list[asyncio.Future[Any]], positions: list[int]) -> None:
+        try:
+            await asyncio.wait_for(asyncio.gather(*acks), self.ack_timeout)
+        except Exception as exc:  # not stored, or no answer: the relay's sweep again
+            _log.warning("publish_failed", error=repr(exc), events=len(positions))
+            return
+        PUBLISHED.inc(len(positions))
+        self.relay.published(positions)
+
+    async def settled(self) -> None:
+        """Wait for JetStream's answers to everything published so far."""
+        if self._confirming:
+            await asyncio.gather(*self._confirming, return_exceptions=True)

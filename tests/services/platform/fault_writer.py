@@ -47,12 +47,13 @@ async def main() -> None:
         base = env["SUBJECT_BASE"]
         relay = OutboxRelay(pool, js, lambda stream, kind: f"{base}.{stream}.{kind}")
         if mode == "publish":
-            store = EventStore(pool, EventRegistry(Sample), publish=Publisher(
-                js, lambda stream, kind: f"{base}.{stream}.{kind}", relay))
+            publisher = Publisher(js, lambda stream, kind: f"{base}.{stream}.{kind}", relay)
+            store = EventStore(pool, EventRegistry(Sample), publish=publisher)
             expected = int(env["EXPECTED"])
             result = await store.append(env["STREAM"], expected,
                                         [Counted(n=expected + 1), Counted(n=expected + 2)],
                                         env["COMMAND_ID"])
+            await publisher.settled()
             out = {"first": result.first_version, "last": result.last_version,
                    "duplicate": result.duplicate, "forgotten": await relay.forget_published()}
         elif mode == "relay":

@@ -86,14 +86,14 @@ async def test_a_writer_publishes_its_events_after_commit_and_the_relay_deletes_
         contract_pool: asyncpg.Pool, js: JetStreamContext, nats_prefix: str) -> None:
     tag, base, _ = await lane(js, f"{nats_prefix}.direct", f"{nats_prefix}_DIRECT")
     relay = OutboxRelay(contract_pool, js, lambda s, t: f"{base}.{s}.{t}", sweep_after=60.0)
-    store = EventStore(contract_pool, EventRegistry(Sample),
-                       publish=Publisher(js, lambda s, t: f"{base}.{s}.{t}", relay))
+    publisher = Publisher(js, lambda s, t: f"{base}.{s}.{t}", relay)
+    store = EventStore(contract_pool, EventRegistry(Sample), publish=publisher)
     stream = f"d{tag}"
     sub = await js.subscribe(f"{base}.{stream}.>", ordered_consumer=True)
     await store.append(stream, 0, [Opened(name="x")], "c1", correlation_id="corr-1")
     await store.append(stream, 1, [Counted(n=1), Counted(n=2)], "c2")
     got = []
-    for _ in range(3):  # on JetStream when append returned: no relay is running
+    for _ in range(3):  # no relay is running: the writer published them
         msg = await sub.next_msg(timeout=1)
         got.append((msg.headers or {}).get("Nats-Msg-Id"))
         got.append(msgspec.msgpack.decode(msg.data, type=EventEnvelope))
@@ -104,6 +104,7 @@ async def test_a_writer_publishes_its_events_after_commit_and_the_relay_deletes_
         (r.version, r.position, r.type, str(r.event_id), r.body, r.causation_id) for r in stored]
     assert got[1].correlation_id == "corr-1"
     assert got[1].occurred_at_ms == int(stored[0].occurred_at.timestamp() * 1000)
+    await publisher.settled()
     assert await queued(contract_pool, stream) == 3
     await relay.drain()  # sweeps only rows older than a minute: not these
     assert await queued(contract_pool, stream) == 3
