@@ -28,8 +28,8 @@ test: $(STAMP) $(CHROMIUM)
 	$(BIN)/python -m pytest tests --ignore=tests/bench
 
 lint: $(STAMP)
-	$(BIN)/ruff check engine schemas services tests
-	$(BIN)/mypy engine schemas services
+	$(BIN)/ruff check engine schemas services spades_client tests
+	$(BIN)/mypy engine schemas services spades_client
 
 bench: $(STAMP)
 	$(BIN)/python -m tests.bench

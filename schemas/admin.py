@@ -27,6 +27,7 @@ class EventLog(msgspec.Struct, frozen=True, kw_only=True):
     version: int  # how many events the game has
     over: bool  # the log ends with GameEnded: it will not grow
     events: list[LoggedEvent]
+    names: list[str] = []  # how each seat is named: the table's names, "Bot 2 (basic)"
 
 
 class StateAt(msgspec.Struct, frozen=True, kw_only=True):

@@ -17,6 +17,8 @@ ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 _ID = re.compile(ID_PATTERN)
 # JetStream streams (transport only; Postgres is the source of truth).
 GAME_EVENTS = "GAME_EVENTS"
+TOURNAMENT_EVENTS = "TOURNAMENT_EVENTS"
+TOURNAMENT_STREAM_PREFIX = "tournament-"  # a tournament's event-store stream: tournament-<id>
 
 # Services on the NATS services API: name, and the subject group of their endpoints.
 SERVICES = ("lobby", "game", "ratings", "tournaments")
@@ -61,6 +63,21 @@ class Names:
 
     def game_events_of_type(self, event_type: str) -> str:
         return self.subject(f"game.evt.*.{event_type}")
+
+    @property
+    def tournament_events_stream(self) -> str:
+        return self.stream(TOURNAMENT_EVENTS)
+
+    @property
+    def tournament_events_all(self) -> str:
+        """Subjects the TOURNAMENT_EVENTS stream captures."""
+        return self.subject("tournament.evt.>")
+
+    def tournament_event(self, stream: str, event_type: str) -> str:
+        """Subject of one event of the store's stream ``tournament-<id>``:
+        ``tournament.evt.<id>.<type>``."""
+        tournament_id = stream.removeprefix(TOURNAMENT_STREAM_PREFIX)
+        return self.subject(f"tournament.evt.{_token(tournament_id)}.{event_type}")
 
     # Requests to the game workers (NATS request/reply, msgpack Structs of schemas.play).
 

@@ -25,8 +25,10 @@ MIGRATIONS: dict[str, MigrationSet] = {
                                   ("game", HERE / "game" / "migrations"))),
     "ratings": MigrationSet("ratings", (("consumer", CONSUMER_SQL),
                                         ("ratings", HERE / "ratings" / "migrations"))),
+    # Tournaments keep their own event store (tournament-<id> streams) beside the consumer's.
     "tournaments": MigrationSet("tournaments", (
-        ("consumer", CONSUMER_SQL), ("tournaments", HERE / "tournaments" / "migrations"))),
+        ("consumer", CONSUMER_SQL), *sqlfolders.EVENTSTORE_MIGRATIONS,
+        ("tournaments", HERE / "tournaments" / "migrations"))),
 }
 
 # Default HTTP port of each service under `spades dev` (health, metrics; API for lobby).

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from services import catalog, devdata, registry
 from services.platform import servers
 from services.platform.settings import SettingsError, StartupError, env_names, load
+from services.tournaments import cli as tournament_cli
 
 if TYPE_CHECKING:
     from services.platform.outbox import Republished
@@ -66,9 +67,11 @@ def main(argv: list[str] | None = None) -> None:
     replay_p = sub.add_parser("replay", help="replay and verify a game's event log")
     replay_p.add_argument("game_id", nargs="?", help="a stored game (needs DATABASE_URL)")
     replay_p.add_argument("--file", help="an exported log (JSON Lines); no database needed")
-    replay_p.add_argument("--at", type=int, help="stop after event N and show the state there")
+    replay_p.add_argument("--at", type=int, help="stop after N events (event N is version N; "
+                                                 "0: before the first) and show the board")
     replay_p.add_argument("--seat", type=int, choices=range(4), help="show what seat S saw")
-    replay_p.add_argument("--json", action="store_true", help="machine-readable output")
+    replay_p.add_argument("--json", action="store_true",
+                          help="machine-readable: the timeline, the state and the verdict")
     replay_p.add_argument("--verify-all", action="store_true",
                           help="verify every stored game and summarize")
     events_p = sub.add_parser("events", help="a stored game's event log")
@@ -79,6 +82,7 @@ def main(argv: list[str] | None = None) -> None:
                                                  "role, or take it away")
     operator_p.add_argument("action", choices=("grant", "revoke"))
     operator_p.add_argument("name", help="a registered account's name")
+    tournament_cli.add_parser(sub)
     args = parser.parse_args(argv)
     try:
         if args.command == "dev":
@@ -97,6 +101,8 @@ def main(argv: list[str] | None = None) -> None:
             code = operator_cli.run(args)
         elif args.command == "operator":
             code = operator_cmd(args.action == "grant", args.name)
+        elif args.command == "tournament":
+            code = tournament_cli.run(args)
         else:
             for name, text in env_names(registry.spec(args.service).settings).items():
                 print(f"{name}\t{text}")
@@ -114,7 +120,7 @@ def _one_line_errors() -> tuple[type[Exception], ...]:
     from services.platform import bus, db, migrations
 
     return (CliError, SettingsError, StartupError, servers.ServerError, db.DatabaseUnavailable,
-            bus.BusUnavailable, migrations.MigrationError)
+            bus.BusUnavailable, migrations.MigrationError, tournament_cli.TournamentCliError)
 
 
 def serve_one(name: str) -> int:

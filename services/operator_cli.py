@@ -46,17 +46,19 @@ def _dispatch(args: argparse.Namespace) -> int:
         import asyncio  # only the commands that read the event store run a loop
 
         return asyncio.run(_verify_all())
+    names: list[str | None] = []
     if args.file:
         with open(args.file, "rb") as f:
             events = replay.read_log(f)
     elif args.game_id:
         events = _stored(args.game_id)
+        names = asyncio.run(_table_names(args.game_id))
     else:
         raise OperatorError("replay needs a GAME_ID or --file LOG.jsonl")
-    if args.at is not None and not 0 <= args.at < len(events):
-        raise OperatorError(f"--at {args.at} is outside the log (0 to {len(events) - 1})")
+    if args.at is not None and not 0 <= args.at <= len(events):
+        raise OperatorError(f"--at {args.at} is outside the log (0 to {len(events)})")
     ok = replay.replay_report(events, sys.stdout, at=args.at, seat=args.seat,
-                              as_json=args.json)
+                              as_json=args.json, names=names)
     return 0 if ok else 2
 
 
@@ -73,6 +75,24 @@ async def _read_stored(game_id: str) -> list[ev.Event]:
     if not events:
         raise OperatorError(f"no game {game_id!r} in the event store")
     return events
+
+
+async def _table_names(game_id: str) -> list[str | None]:
+    """The names seated at the game's table, read through the lobby's own store; none
+    where the lobby's tables live elsewhere (the game's database alone)."""
+    import asyncpg
+
+    from services.lobby import store
+    from services.platform.db import create_pool
+
+    pool = await create_pool(devdata.database_url(), "lobby", min_size=1, max_size=1)
+    try:
+        table = await store.table_by_game(pool, game_id)
+    except asyncpg.PostgresError:
+        return []
+    finally:
+        await pool.close()
+    return [s.name for s in table.seats] if table is not None else []
 
 
 async def _verify_all() -> int:

@@ -16,7 +16,7 @@ import msgspec
 
 from engine.evolve import fold
 from engine.replay import Divergence, verify
-from engine.timeline import timeline
+from engine.timeline import SEATS, board, entries, seat_names, timeline
 from engine.views import operator_view, view
 from schemas import events as ev
 from services.platform.events import EventRegistry, game_registry
@@ -55,25 +55,31 @@ def read_log(lines: Iterable[bytes], registry: EventRegistry | None = None) -> l
 
 
 def replay_report(events: Sequence[ev.Event], out: IO[str], *, at: int | None = None,
-                  seat: int | None = None, as_json: bool = False) -> bool:
-    """Print the timeline (or the state/view at ``at``) and verify; True when it verifies."""
+                  seat: int | None = None, as_json: bool = False,
+                  names: Sequence[str | None] = ()) -> bool:
+    """Print the timeline up to ``at`` (events counted by version: the state after ``at``
+    events; all when None), then the board there when ``at`` or ``seat`` is given, and
+    verify; True when it verifies. ``names``: the people at the table, when known."""
     divergence = verify(events)
+    started = next((e for e in events if isinstance(e, ev.GameStarted)), None)
+    labels = seat_names(started.players if started else ("",) * 4, names)
+    upto = len(events) if at is None else at
+    state = fold(events[:upto])
+    shown: Any = view(state, seat) if seat is not None else operator_view(state)
     if as_json:
-        state = fold(events if at is None else events[:at + 1])
-        shown: Any = view(state, seat) if seat is not None else operator_view(state)
-        out.write(_json.encode({"events": len(events), "at": at, "verified": divergence is None,
-                                "divergence": divergence, "state": shown}).decode() + "\n")
+        out.write(_json.encode({
+            "events": len(events), "at": upto, "names": labels,
+            "verified": divergence is None, "divergence": divergence,
+            "timeline": [{"version": v, "lines": lines}
+                         for v, lines in entries(events, upto, labels)],
+            "state": shown}).decode() + "\n")
         return divergence is None
+    for line in timeline(events, until=upto, names=labels):
+        out.write(line + "\n")
     if seat is not None or at is not None:
-        for line in timeline(events, until=at):
-            out.write(line + "\n")
-        state = fold(events if at is None else events[:at + 1])
-        shown = view(state, seat) if seat is not None else operator_view(state)
-        label = f"seat {seat}'s view" if seat is not None else "state"
-        out.write(f"--- {label} after event {at if at is not None else len(events) - 1} ---\n")
-        out.write(msgspec.json.format(_json.encode(shown), indent=2).decode() + "\n")
-    else:
-        for line in timeline(events):
+        label = f"what {SEATS[seat]} {labels[seat]} saw" if seat is not None else "the table"
+        out.write(f"--- {label} after event {upto} of {len(events)} ---\n")
+        for line in board(shown, labels):
             out.write(line + "\n")
     out.write(describe_divergence(divergence, len(events)) + "\n")
     return divergence is None
@@ -82,7 +88,7 @@ def replay_report(events: Sequence[ev.Event], out: IO[str], *, at: int | None = 
 def describe_divergence(d: Divergence | None, count: int) -> str:
     if d is None:
         return f"verified: {count} events, every command reproduces its stored events"
-    lines = [f"DIVERGES at event {d.index}: {d.reason}"]
+    lines = [f"DIVERGES at event {d.index + 1}: {d.reason}"]
     if d.error:
         lines.append(f"  engine error: {d.error}")
     lines += [f"  stored:   {_json.encode(e).decode()}" for e in d.stored]

@@ -105,6 +105,11 @@ def routes(pool: Any, tokens: Tokens, operators: Operators) -> list[Any]:
 
     page, code = (STATIC / "replay.html").read_bytes(), (STATIC / "replay.js").read_bytes()
 
+    @get("/admin/replay", include_in_schema=False, sync_to_thread=False)
+    def search_page() -> Response[bytes]:
+        """The same page without a game: it opens on the search of games."""
+        return Response(page, media_type="text/html; charset=utf-8")
+
     @get("/admin/replay/{game_id:str}", include_in_schema=False, sync_to_thread=False)
     def viewer(game_id: GameId) -> Response[bytes]:
         return Response(page, media_type="text/html; charset=utf-8")
@@ -113,7 +118,7 @@ def routes(pool: Any, tokens: Tokens, operators: Operators) -> list[Any]:
     def viewer_script() -> Response[bytes]:
         return Response(code, media_type="text/javascript; charset=utf-8")
 
-    return [search, events, state, verification, viewer, viewer_script]
+    return [search, events, state, verification, search_page, viewer, viewer_script]
 
 
 __all__ = ["routes"]

@@ -41,14 +41,14 @@ SESSION = {"token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJwLTdmM2EifQ.c2lnbmF0dXJl",
 TABLE = {"table_id": "t-1a2b3c", "host": "p-7f3a", "private": True, "code": "K7QX2M",
          "rules": {"preset": "house", "target": 500}, "preset": "house",
          "seats": [{"seat": 0, "player_id": "p-7f3a", "name": "Ada"},
-                   {"seat": 1, "bot": "basic", "name": "Bot 1 (basic)"},
+                   {"seat": 1, "bot": "basic", "name": "Bot 2"},
                    {"seat": 2}, {"seat": 3}],
          "free_seats": [2, 3], "state": "open", "game_id": None, "banter": True}
 GAME = {"game_id": "g-9c1d", "table_id": "t-1a2b3c",
         "players": [{"seat": 0, "player_id": "p-7f3a", "name": "Ada"},
-                    {"seat": 1, "bot": "basic", "name": "Bot 1 (basic)"},
+                    {"seat": 1, "bot": "basic", "name": "Bot 2"},
                     {"seat": 2, "player_id": "p-11b0", "name": "Ben"},
-                    {"seat": 3, "bot": "expert", "name": "Bot 3 (expert)"}],
+                    {"seat": 3, "bot": "expert", "name": "Bot 4"}],
          "rules": {"preset": "house", "target": 500}, "state": "play", "version": 57,
          "hand_no": 2, "scores": [120, 64], "bags": [3, 1], "winner": None, "end_reason": ""}
 
@@ -93,12 +93,14 @@ def routes(pool: Any, tokens: Tokens, throttle: Throttle, tables: Tables,
         public table keeps its preset as it is. The host sits at `seat` (default 0)."""
         return await tables.create(me(request), data.rules, data.private, data.banter, data.seat)
 
-    @get("/v1/tables", summary="Open public tables, their rules and free seats", tags=["tables"],
+    @get("/v1/tables", summary="Public tables: open ones to join, playing ones to watch",
+         tags=["tables"],
          responses=answers(200, TableList, {"tables": [{**TABLE, "private": False,
                                                        "code": None}]}))
     async def list_tables() -> TableList:
         """Open to anyone, signed in or not: a visitor sees what is on before signing in.
-        The same list, kept current, comes over /v1/ws after `watch_tables`."""
+        A table with `state` "playing" has a `game_id` to watch (subscribe with
+        `spectate`). The same list, kept current, comes over /v1/ws after `watch_tables`."""
         return TableList(tables=await tables.list_open())
 
     @get("/v1/tables/{table_id:str}", summary="One table", tags=["tables"], security=BEARER,
@@ -136,7 +138,7 @@ def routes(pool: Any, tokens: Tokens, throttle: Throttle, tables: Tables,
           tags=["tables"], security=BEARER,
           responses=answers(200, Table, TABLE, 400, 401, 403, 404, 409))
     async def bots(request: Request[Any, Any, Any], table_id: TableId, data: SetBots) -> Table:
-        """Bots are named "Bot N (level)" for their seat N, here and in the game."""
+        """A bot at seat S is named "Bot S+1"; clients show it as "Bot 2 (basic)"."""
         return await tables.set_bots(me(request), table_id, data.seat, data.level, data.remove)
 
     @patch("/v1/tables/{table_id:str}/rules", summary="Private table host: change rules "

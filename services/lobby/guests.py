@@ -9,13 +9,8 @@ is open or playing (their seat names them). Games they played keep their ids.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-
 from services.lobby import store
-from services.platform import logs
-
-_log = logs.get("lobby")
+from services.platform.periodic import Periodic
 
 
 async def purge(pool: store.Pool, older_than_seconds: float) -> int:
@@ -30,37 +25,13 @@ async def purge(pool: store.Pool, older_than_seconds: float) -> int:
     return int(status.rsplit(" ", 1)[-1])
 
 
-class GuestPurge:
+class GuestPurge(Periodic):
     """Runs ``purge`` every ``every_seconds``, on every lobby copy (the delete is
     idempotent, so copies need not agree on who does it)."""
 
     def __init__(self, pool: store.Pool, older_than_seconds: float,
                  every_seconds: float) -> None:
-        self.pool, self.older_than, self.every = pool, older_than_seconds, every_seconds
-        self._task: asyncio.Task[None] | None = None
-
-    async def start(self) -> None:
-        self._task = asyncio.create_task(self._run(), name="guest-purge")
-
-    async def _run(self) -> None:
-        while True:
-            try:
-                gone = await purge(self.pool, self.older_than)
-                if gone:
-                    _log.info("guests_purged", count=gone)
-            except Exception as exc:  # Postgres away: try again next round
-                _log.warning("guest_purge_failed", error=repr(exc))
-            await asyncio.sleep(self.every)
-
-    async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-
-    @property
-    def running(self) -> bool:
-        return self._task is not None and not self._task.done()
+        super().__init__("guest_purge", every_seconds, lambda: purge(pool, older_than_seconds))
 
 
 __all__ = ["GuestPurge", "purge"]

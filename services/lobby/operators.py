@@ -25,6 +25,7 @@ import msgspec
 from engine.evolve import evolve
 from engine.replay import verify
 from engine.state import GameState
+from engine.timeline import seat_names
 from engine.views import operator_view, redact, view
 from schemas import admin
 from schemas import events as ev
@@ -99,8 +100,12 @@ class Operators:
 
     async def log(self, game_id: str) -> admin.EventLog:
         game = await self._game(game_id)
+        first = game.logged[0].event
+        players = first.players if isinstance(first, ev.GameStarted) else ("",) * 4
+        table = await store.table_by_game(self.pool, game_id)
+        known = [s.name for s in table.seats] if table is not None else []
         return admin.EventLog(game_id=game_id, version=len(game.logged), over=game.over,
-                              events=game.logged)
+                              events=game.logged, names=list(seat_names(players, known)))
 
     async def state_at(self, game_id: str, at: int | None, seat: int | None) -> admin.StateAt:
         """The operator view after ``at`` events (the last when None), or ``seat``'s view."""

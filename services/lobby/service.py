@@ -12,16 +12,19 @@ import secrets
 from typing import Any
 
 from litestar import Request, Response, get
+from nats.micro.request import ServiceError
 
 from schemas import subjects
 from schemas.api import ApiError, PlatformStatus, ServiceStatus
 from schemas.bus import StatusReply, StatusRequest
+from schemas.matches import OPEN_MATCH, MatchOpened, OpenMatch
 from services.lobby import admin_api, api, apidocs, operators, socket, standings_api
 from services.lobby.auth import Tokens
 from services.lobby.errors import LobbyError
 from services.lobby.gamebus import GameBus
 from services.lobby.gateway import Gateway
 from services.lobby.guests import GuestPurge
+from services.lobby.matches import Matches, Sweeper
 from services.lobby.ratingsbus import RatingsBus
 from services.lobby.settings import LobbySettings
 from services.lobby.standings import Standings
@@ -85,7 +88,19 @@ async def setup(rt: Runtime) -> None:
     except ValueError as exc:
         raise StartupError(f"a rate limit setting is invalid: {exc}") from None
     games = GameBus(rt.nc, rt.names, s.request_timeout_seconds)
-    tables = Tables(rt.pool, games)
+    matches = Matches(rt.pool, games)
+    tables = Tables(rt.pool, games, matches)
+    sweeper = Sweeper(matches, s.match_sweep_seconds)
+    await sweeper.start()
+    rt.workers.append(sweeper)
+
+    async def open_match(req: OpenMatch) -> MatchOpened:
+        try:
+            return await matches.open(req)
+        except LobbyError as exc:
+            raise ServiceError(exc.code, exc.message) from None
+
+    rt.endpoints.append(bus.Endpoint(OPEN_MATCH, OpenMatch, open_match))
     gateway = Gateway(tables, games, rt.names, s)
     await gateway.start()
     rt.workers.append(gateway)

@@ -57,6 +57,10 @@ class LobbySettings(Settings, frozen=True, kw_only=True):
         gt=0, description="How often idle guests are deleted: guests whose token has "
                           "expired (token_ttl_seconds after sign-in) and who hold no seat "
                           "at an open or playing table.")] = 3600.0
+    match_sweep_seconds: Annotated[float, msgspec.Meta(
+        gt=0, description="How often a lobby copy finishes matches left half-started (the "
+                          "match recorded, its game not created: the starter died or no "
+                          "game worker answered).")] = 5.0
     operator_cache_games: Annotated[int, msgspec.Meta(
         ge=1, description="Game logs (and their folded states) an operator's replay keeps "
                           "in memory on one lobby copy.")] = 64

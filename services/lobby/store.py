@@ -133,7 +133,7 @@ def _seats_json(seats: tuple[Seat, ...]) -> str:
                         "guest": s.guest} for s in seats])
 
 
-async def insert_table(pool: asyncpg.Pool, t: TableRow) -> None:
+async def insert_table(pool: asyncpg.Pool | asyncpg.Connection, t: TableRow) -> None:
     try:
         await pool.execute(
             f"INSERT INTO game_tables ({_COLUMNS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)",
@@ -169,8 +169,9 @@ async def table_by_game(pool: asyncpg.Pool, game_id: str) -> TableRow | None:
 
 
 async def open_public_tables(pool: asyncpg.Pool, limit: int = 200) -> list[TableRow]:
-    rows = await pool.fetch(f"SELECT {_COLUMNS} FROM game_tables WHERE state = 'open'"
-                            " AND NOT private ORDER BY created_at DESC LIMIT $1", limit)
+    """Public tables to join (open) or to watch (playing), newest first."""
+    rows = await pool.fetch(f"SELECT {_COLUMNS} FROM game_tables WHERE state IN ('open', "
+                            "'playing') AND NOT private ORDER BY created_at DESC LIMIT $1", limit)
     return [_row(r) for r in rows]
 
 
@@ -232,6 +233,90 @@ async def change_table(pool: asyncpg.Pool, table_id: str,
                 key, uuid.UUID(after.host), json.dumps(after.rules), _seats_json(after.seats),
                 after.state, after.game_id, after.banter)
     return before, after
+
+
+# --- Matches ------------------------------------------------------------------------------
+
+
+class TableNotOpen(Exception):
+    """The table a match was to start has started or closed meanwhile."""
+
+
+@dataclass(frozen=True)
+class MatchRow:
+    match_id: str
+    origin: str
+    origin_id: str
+    rated: bool
+    table_id: str
+    game_id: str
+    request: bytes
+    state: str = "starting"
+
+
+_MATCH_COLUMNS = "match_id, origin, origin_id, rated, table_id, game_id, request, state"
+
+
+def _match(r: asyncpg.Record) -> MatchRow:
+    return MatchRow(match_id=r["match_id"], origin=r["origin"], origin_id=r["origin_id"],
+                    rated=r["rated"], table_id=str(r["table_id"]), game_id=r["game_id"],
+                    request=bytes(r["request"]), state=r["state"])
+
+
+async def people(pool: asyncpg.Pool, player_ids: list[str]) -> dict[str, tuple[str, bool]]:
+    """Player id -> (name, registered) of those ids that have an account."""
+    keys = [k for k in (_uuid(p) for p in player_ids) if k is not None]
+    rows = await pool.fetch("SELECT player_id, name, password_hash IS NOT NULL AS registered"
+                            " FROM accounts WHERE player_id = ANY($1::uuid[])", keys)
+    return {str(r["player_id"]): (r["name"], r["registered"]) for r in rows}
+
+
+async def open_match(pool: asyncpg.Pool, m: MatchRow, table: TableRow,
+                     table_exists: bool) -> tuple[MatchRow, bool]:
+    """Record the match and seat its table, in one transaction; (the match, fresh).
+
+    The first ask writes both; a repeated ask (same match id) writes nothing and
+    gets the match as first recorded. ``table_exists``: a person's open table
+    becomes the match's (``TableNotOpen`` if it is no longer open); otherwise the
+    match gets a table row of its own, its seats taken.
+    """
+    async with pool.acquire() as conn, conn.transaction():
+        got = await conn.fetchrow(
+            f"INSERT INTO matches ({_MATCH_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
+            f" ON CONFLICT (match_id) DO NOTHING RETURNING {_MATCH_COLUMNS}",
+            m.match_id, m.origin, m.origin_id, m.rated, uuid.UUID(m.table_id), m.game_id,
+            m.request, m.state)
+        if got is None:
+            first = await conn.fetchrow(
+                f"SELECT {_MATCH_COLUMNS} FROM matches WHERE match_id = $1", m.match_id)
+            return _match(first), False
+        if table_exists:
+            status = await conn.execute(
+                "UPDATE game_tables SET seats = $2, state = 'playing', game_id = $3,"
+                " updated_at = now() WHERE table_id = $1 AND state = 'open'",
+                uuid.UUID(table.table_id), _seats_json(table.seats), m.game_id)
+            if status.endswith(" 0"):
+                raise TableNotOpen(table.table_id)
+        else:
+            await insert_table(conn, table)
+        return _match(got), True
+
+
+async def match_state(pool: asyncpg.Pool, match_id: str, state: str) -> None:
+    await pool.execute(
+        "UPDATE matches SET state = $2, started_at = CASE WHEN $2 = 'started' THEN now()"
+        " ELSE started_at END WHERE match_id = $1 AND state = 'starting'", match_id, state)
+
+
+async def unstarted_matches(pool: asyncpg.Pool, older_than_seconds: float,
+                            limit: int = 100) -> list[MatchRow]:
+    """Matches recorded but not started for a while: their starter died, or no game
+    worker answered it."""
+    rows = await pool.fetch(
+        f"SELECT {_MATCH_COLUMNS} FROM matches WHERE state = 'starting'"
+        " AND created_at < now() - make_interval(secs => $1) ORDER BY created_at LIMIT $2",
+        older_than_seconds, limit)
+    return [_match(r) for r in rows]
 
 
 # --- The games projection (operators' search) ----------------------------------------------

@@ -13,26 +13,21 @@ from typing import Any
 
 import msgspec
 
-from engine.presets import PRESETS, RulesError, resolve
+from engine.presets import PRESETS
 from schemas.api import CurrentGame, GameSummary, Me, SeatInfo, Table
 from schemas.codes import GAME_UNAVAILABLE
 from schemas.commands import LeaveSeat
-from schemas.play import CreateGame, GameRequest
+from schemas.matches import MatchSeat, OpenMatch
+from schemas.play import GameRequest
 from services.lobby import store
 from services.lobby.auth import Claims
 from services.lobby.errors import LobbyError
 from services.lobby.gamebus import GameBus, GameUnavailable
+from services.lobby.matches import Matches
+from services.lobby.rulesets import rules_of
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read aloud and typed
 CODE_LENGTH = 6
-
-
-def _rules_of(spec: str | dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    try:
-        rules = resolve(spec)
-    except RulesError as exc:
-        raise LobbyError(400, "bad_rules", str(exc)) from None
-    return rules.preset, msgspec.to_builtins(rules)
 
 
 def to_api(t: store.TableRow, viewer: str | None) -> Table:
@@ -54,8 +49,8 @@ def seat_of(t: store.TableRow, player_id: str) -> int | None:
 
 
 class Tables:
-    def __init__(self, pool: store.Pool, games: GameBus) -> None:
-        self.pool, self.games = pool, games
+    def __init__(self, pool: store.Pool, games: GameBus, matches: Matches) -> None:
+        self.pool, self.games, self.matches = pool, games, matches
 
     async def _get(self, table_id: str) -> store.TableRow:
         t = await store.get_table(self.pool, table_id)
@@ -78,7 +73,7 @@ class Tables:
             raise LobbyError(400, "public_rules_fixed",
                              "a public table plays a preset as it is; open a private table "
                              "to change rules")
-        preset, rules = _rules_of(spec)
+        preset, rules = rules_of(spec)
         seats = [store.Seat()] * 4
         if seat is not None:
             seats[seat] = store.Seat(player_id=me.player_id, name=me.name, guest=me.guest)
@@ -199,7 +194,7 @@ class Tables:
             if "preset" in overrides:
                 raise LobbyError(400, "bad_rules", "change options, or reset to the preset")
             merged = {**t.rules, **overrides, "preset": t.preset}
-            return t.with_(rules=_rules_of(merged)[1])
+            return t.with_(rules=rules_of(merged)[1])
 
         return to_api(await self._change(table_id, rules), me.player_id)
 
@@ -219,38 +214,17 @@ class Tables:
         return to_api(await self._change(table_id, switch), me.player_id)
 
     async def start(self, me: Claims, table_id: str) -> Table:
-        game_id = uuid.uuid4().hex
-
-        def begin(t: store.TableRow) -> store.TableRow:
-            self._host_of_open(t, me)
-            seats = tuple(s if not s.free else store.Seat(bot="basic", name=f"Bot {i + 1}")
-                          for i, s in enumerate(t.seats))
-            return t.with_(seats=seats, state="playing", game_id=game_id)
-
-        t = await self._change(table_id, begin)
-        try:
-            await self._create_game(t, game_id)
-        except BaseException:
-            # Whatever went wrong, the table is open again: a start that failed must
-            # not leave it "playing" a game that never began.
-            await self._change(table_id, lambda r: r.with_(state="open", game_id=None)
-                               if r.game_id == game_id else r)
-            raise
-        return to_api(t, me.player_id)
-
-    async def _create_game(self, t: store.TableRow, game_id: str) -> None:
-        players = tuple(s.player_id or f"bot:{s.bot}" for s in t.seats)
-        create = CreateGame(
-            game_id=game_id, command_id=f"start:{t.table_id}", rules=resolve(t.rules),
-            players=players, bot_levels=tuple(s.bot or "" for s in t.seats),  # type: ignore[arg-type]
-            rated=False, table_id=t.table_id, banter=t.banter)
-        try:
-            reply = await self.games.create(create)
-        except GameUnavailable:
-            raise LobbyError(503, GAME_UNAVAILABLE, "no game worker answered; try again"
-                             ) from None
-        if not reply.ok:
-            raise LobbyError(409, reply.code or "rejected", reply.message)
+        """The host starts the table's game as a match of origin ``table``: empty seats
+        get basic bots. A start that fails leaves the table open again."""
+        t = await self._get(table_id)
+        self._host_of_open(t, me)
+        seats = tuple(MatchSeat(player_id=s.player_id) if s.player_id else
+                      MatchSeat(bot=s.bot or "basic") for s in t.seats)
+        opened = await self.matches.open(OpenMatch(
+            match_id=f"table-{uuid.uuid4().hex}", seats=seats,  # type: ignore[arg-type]
+            rules=t.rules, rated=False, origin="table", origin_id=t.table_id,
+            banter=t.banter), table=t)
+        return to_api(await self._get(opened.table_id), me.player_id)
 
     async def whereabouts(self, me: Claims) -> Me:
         """The player's running games and tables: the way back in after a reload."""

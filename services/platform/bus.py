@@ -277,6 +277,7 @@ async def request(nc: Client, subject: str, body: msgspec.Struct, reply_type: ty
 # --- JetStream consumers with their position in Postgres ---------------------------------
 
 Handler = Callable[[asyncpg.Connection, EventEnvelope], Awaitable[None]]
+AfterCommit = Callable[[list[EventEnvelope]], Awaitable[None]]
 
 
 class Consumer:
@@ -294,9 +295,10 @@ class Consumer:
     """
 
     def __init__(self, js: JetStreamContext, pool: asyncpg.Pool, spec: ConsumerSpec,
-                 handler: Handler, *, batch: int = 64, retry_delay: float = 0.2) -> None:
+                 handler: Handler, *, batch: int = 64, retry_delay: float = 0.2,
+                 after_commit: AfterCommit | None = None) -> None:
         self.js, self.pool, self.spec, self.handler = js, pool, spec, handler
-        self.batch, self.retry_delay = batch, retry_delay
+        self.batch, self.retry_delay, self.after_commit = batch, retry_delay, after_commit
         self._decoder = msgspec.msgpack.Decoder(EventEnvelope)
         self._stopping = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -377,6 +379,7 @@ class Consumer:
             failed = {i: exc for i, _, _ in batch}
         if fresh:
             faults.hit(faults.CONSUMER_AFTER_COMMIT_BEFORE_ACK)
+            await self._committed([env for i, _, env in batch if fresh.get(i)])
         out = []
         for i, msg, env in batch:
             if i in failed:
@@ -385,6 +388,16 @@ class Consumer:
                 await msg.ack()
                 out.append(self._count("applied" if fresh[i] else "duplicate"))
         return out
+
+    async def _committed(self, applied: list[EventEnvelope]) -> None:
+        """Tell ``after_commit`` what was just applied: for what must follow a commit
+        and may be lost with a crash (a note to a player), never for state."""
+        if self.after_commit is None or not applied:
+            return
+        try:
+            await self.after_commit(applied)
+        except Exception as exc:
+            _log.warning("after_commit_failed", consumer=self.spec.durable, error=repr(exc))
 
     async def _record_and_handle(self, conn: asyncpg.Connection, env: EventEnvelope) -> bool:
         fresh = bool(await conn.fetchval(

@@ -200,9 +200,10 @@ class EventStore:
                                          stream)
         return int(value or 0)
 
-    async def read(self, stream: str, from_version: int = 1,
-                   to_version: int | None = None) -> list[RecordedEvent]:
-        rows = await self.pool.fetch(
+    async def read(self, stream: str, from_version: int = 1, to_version: int | None = None,
+                   conn: asyncpg.Connection | None = None) -> list[RecordedEvent]:
+        """The stream's events in order; with ``conn``, inside the caller's transaction."""
+        rows = await (conn or self.pool).fetch(
             f"SELECT {_COLUMNS} FROM events WHERE stream = $1 AND version >= $2"
             " AND ($3::bigint IS NULL OR version <= $3) ORDER BY version",
             stream, from_version, to_version)

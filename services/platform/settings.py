@@ -40,7 +40,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         description="Prefix of every subject and JetStream stream name; isolates "
                     "test runs and side-by-side installs on one NATS.")] = ""
     http_host: Annotated[str, msgspec.Meta(
-        description="Address the HTTP server (API, health, metrics) binds.")] = "0.0.0.0"
+        description="Address the HTTP server (API, health, metrics) binds: this machine "
+                    "only by default; 0.0.0.0 (all addresses) in a container or behind a "
+                    "balancer.")] = "127.0.0.1"
     http_port: Annotated[int, msgspec.Meta(
         ge=0, le=65535, description="Port of the HTTP server (API, health, metrics).")] = 8000
     log_level: Annotated[str, msgspec.Meta(

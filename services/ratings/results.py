@@ -1,8 +1,11 @@
-"""Finished games into ratings: the ``GameEnded`` consumer's handler.
+"""Finished games into ratings: the ``GameEnded`` consumer's handler, and the notes
+that tell players after the commit.
 
-Runs inside the consumer's transaction, which also records (stream, version):
-a redelivered or republished ending never rates twice. Casual games, and games
-with an empty or bot seat, move no rating.
+The handler runs inside the consumer's transaction, which also records (stream,
+version): a redelivered or republished ending never rates twice. Casual games,
+and games with an empty or bot seat, move no rating. Once committed, each player
+of a rated game gets a ``rating_changed`` note (``player.note.<player_id>``),
+read back from the history rows, so a note only ever says what was stored.
 """
 
 from __future__ import annotations
@@ -10,11 +13,15 @@ from __future__ import annotations
 import datetime as dt
 
 import asyncpg
+import msgspec
+from nats.aio.client import Client
 
 from schemas.bus import EventEnvelope
 from schemas.events import GameEnded
+from schemas.notes import RatingChanged
+from schemas.subjects import Names
 from services.platform import logs
-from services.platform.bus import Handler
+from services.platform.bus import AfterCommit, Handler
 from services.platform.events import game_registry
 from services.ratings import elo, store
 
@@ -52,3 +59,15 @@ def handler(initial: int, schedule: elo.KSchedule) -> Handler:
         _log.info("rated", game=env.stream, before=before, deltas=[c.delta for c in changes])
 
     return on_game_ended
+
+
+def notifier(pool: asyncpg.Pool, nc: Client, names: Names) -> AfterCommit:
+    encoder = msgspec.msgpack.Encoder()
+
+    async def tell(applied: list[EventEnvelope]) -> None:
+        for row in await store.moves(pool, [env.stream for env in applied]):
+            note = RatingChanged(game_id=row["game_stream"], rating_before=row["rating_before"],
+                                 rating_after=row["rating_after"])
+            await nc.publish(names.player_note(row["player_id"]), encoder.encode(note))
+
+    return tell

@@ -51,7 +51,8 @@ async def setup(rt: Runtime) -> None:
     assert isinstance(rt.settings, RatingsSettings)
     s = rt.settings
     spec = rt.consumer(subjects.RATINGS_RESULTS, rt.names.game_events_of_type(subjects.GAME_ENDED))
-    consumer = Consumer(rt.js, rt.pool, spec, results.handler(s.initial_rating, s.schedule))
+    consumer = Consumer(rt.js, rt.pool, spec, results.handler(s.initial_rating, s.schedule),
+                        after_commit=results.notifier(rt.pool, rt.nc, rt.names))
     await consumer.start()
     rt.workers.append(consumer)
     ratings = Ratings(rt.pool, s.initial_rating, s.schedule, s.leaderboard_active_days,

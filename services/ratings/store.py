@@ -68,6 +68,13 @@ async def record(conn: asyncpg.Connection, game: str, players: tuple[str, str, s
         [players[(s + 3) % 4] for s in range(4)])
 
 
+async def moves(pool: asyncpg.Pool, games: Sequence[str]) -> list[asyncpg.Record]:
+    """How the given games moved each of their players' ratings."""
+    return list(await pool.fetch(
+        "SELECT player_id, game_stream, rating_before, rating_after FROM rating_history"
+        " WHERE game_stream = ANY($1::text[]) ORDER BY id", list(games)))
+
+
 async def ratings_of(pool: asyncpg.Pool, players: Sequence[str]) -> dict[str, asyncpg.Record]:
     rows = await pool.fetch(f"SELECT {_COLUMNS} FROM ratings WHERE player_id = ANY($1::text[])",
                             list(players))

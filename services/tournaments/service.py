@@ -1,7 +1,10 @@
-"""The tournaments service: records finished games for brackets and standings.
+"""The tournaments service: organizers' tournaments on their own event store.
 
-Formats, registration and schedules arrive with their own issue; what runs now
-is the results feed they will stand on, applied once per game.
+Commands arrive on ``svc.tournaments.*`` (transport), are decided purely and
+committed with their projections (store); committed events go out on the
+``TOURNAMENT_EVENTS`` stream (outbox relay); due timers start tournaments and
+pair rounds (scheduler). The results feed still records finished games; it
+becomes the source of match results once games are opened for matches.
 """
 
 from __future__ import annotations
@@ -14,9 +17,15 @@ import msgspec
 
 from schemas import subjects
 from schemas.bus import EventEnvelope
+from services.platform import bus
 from services.platform.bus import Consumer
+from services.platform.eventstore import EventStore
+from services.platform.outbox import OutboxRelay
 from services.platform.runtime import Runtime
 from services.platform.settings import Settings
+from services.tournaments.scheduler import Scheduler, wall_ms
+from services.tournaments.store import TournamentStore, registry
+from services.tournaments.transport import endpoints
 
 NAME = "tournaments"
 
@@ -24,6 +33,8 @@ NAME = "tournaments"
 class TournamentsSettings(Settings, frozen=True, kw_only=True):
     http_port: Annotated[int, msgspec.Meta(
         ge=0, le=65535, description="Port of the HTTP server (health, metrics).")] = 8003
+    timer_poll_seconds: Annotated[float, msgspec.Meta(
+        gt=0, le=60, description="How often each copy looks for due tournament timers.")] = 1.0
 
 
 async def on_game_ended(conn: asyncpg.Connection, env: EventEnvelope) -> None:
@@ -34,6 +45,19 @@ async def on_game_ended(conn: asyncpg.Connection, env: EventEnvelope) -> None:
 
 
 async def setup(rt: Runtime) -> None:
+    assert isinstance(rt.settings, TournamentsSettings)
+    await bus.ensure_stream(rt.js, bus.StreamSpec(
+        rt.names.tournament_events_stream, (rt.names.tournament_events_all,),
+        duplicate_window=rt.settings.js_duplicate_window_seconds,
+        replicas=rt.settings.js_replicas))
+    relay = OutboxRelay(rt.pool, rt.js, rt.names.tournament_event)
+    await relay.start()
+    rt.workers.append(relay)
+    store = TournamentStore(rt.pool, EventStore(rt.pool, registry(), on_commit=relay.wake))
+    scheduler = Scheduler(store, rt.settings.timer_poll_seconds)
+    await scheduler.start()
+    rt.workers.append(scheduler)
+    rt.endpoints.extend(endpoints(store, wall_ms))
     spec = rt.consumer(subjects.TOURNAMENTS_RESULTS,
                        rt.names.game_events_of_type(subjects.GAME_ENDED))
     consumer = Consumer(rt.js, rt.pool, spec, on_game_ended)

@@ -12,7 +12,7 @@ platform's cost per command is measured against.
 It speaks the same frames as ``/v1/ws`` for the few the load generator uses
 (welcome, subscribe, snapshot, subscribed, bid, play, ack, event), so the
 platform bench drives both with one client and measures latency the same way.
-A socket names its game and seat in the URL (``?game=G&seat=S``): no sign-in.
+A socket names its game and seat as its token (``?token=GAME.SEAT``): no sign-in.
 
 The platform bench (``python -m tests.bench platform_bench``) starts it in a
 child process (``python -m tests.bench.composite DATABASE_URL NATS_URL``, which
@@ -84,7 +84,8 @@ class Composite:
     async def handle(self, sock: ServerConnection) -> None:
         assert sock.request is not None
         query = dict(p.split("=", 1) for p in sock.request.path.split("?", 1)[1].split("&"))
-        g, seat = self.game(query["game"]), int(query["seat"])
+        game_id, seat_no = query["token"].split(".")
+        g, seat = self.game(game_id), int(seat_no)
         g.sockets[seat] = sock
         await sock.send(_json(ws.Welcome(player_id=f"p{seat}", name=f"p{seat}", expires_at=0)))
         async for raw in sock:

@@ -3,7 +3,8 @@
 Each run starts real processes on loopback: lobby gateways (``spades serve
 lobby``: HTTP and the WebSocket ``/v1/ws``), game workers (``spades serve
 game``), NATS with JetStream and Postgres (fsync on). This process is the load
-generator, on the same machine. For each game it signs in four guests (seats
+generator, on the same machine, playing through the typed client (`spades_client`).
+For each game it signs in four guests (seats
 alternate between the gateways), opens a private table with the ``quick``
 preset (four hands) and clocks long enough that no turn ever times out, starts
 it, and opens one socket per seat. Then all the seats of all the games play at
@@ -49,11 +50,12 @@ from typing import Any
 
 import asyncpg
 import httpx
-import msgspec
-from websockets.asyncio.client import ClientConnection, connect
 
+from schemas import ws
 from services import catalog
 from services.platform import dbadmin, migrations
+from spades_client import GameConnection, first_legal
+from spades_client import Lobby as Client
 from tests.bench import composite
 from tests.bench.servers import bench_servers, percentiles
 from tests.services.lobby.harness import Service as Proc
@@ -66,12 +68,9 @@ RULES = {"preset": "quick", "clocks": {"bid_ms": LONG, "play_ms": LONG, "single_
                                        "bank_blocks": 0, "bank_block_ms": LONG}}
 CAPS = {1: 60.0, 10: 90.0, 25: 90.0, 100: 120.0}
 MOVES = frozenset(("CardsLooked", "BidPlaced", "CardPlayed", "CardsPassed"))
-RETRY = frozenset(("busy", "not_owner", "unavailable", "conflict", "game_unavailable"))
 # Issue 14: against the bare composite in the same run, and Postgres per command.
 TARGET_RATIO, TARGET_P99X, TARGET_XACTS, TARGET_DB_MS = 0.5, 2.0, 1.1, 0.3
 SERVERS = ("postgres", "nats-server")
-_decode = msgspec.json.Decoder().decode
-_encode = msgspec.json.Encoder().encode
 
 
 # --- processes -----------------------------------------------------------------------------
@@ -146,99 +145,44 @@ class Stats:
 
 
 class Seat:
-    """One person at one table, on their own socket, answering each turn at once."""
+    """One person at one table, on their own socket (the typed client), answering each
+    turn at once."""
 
-    def __init__(self, game_id: str, seat: int, conn: ClientConnection, stats: Stats) -> None:
-        self.game_id, self.seat, self.conn, self.stats = game_id, seat, conn, stats
-        self.version = 0
-        self.turn: dict[str, Any] | None = None
-        self.need = 0  # the version acknowledged for our last command: act after seeing it
-        self.pending: str | None = None
-        self.pending_frame: bytes = b""
+    def __init__(self, game: GameConnection, stats: Stats) -> None:
+        self.game, self.stats = game, stats
+        self.sent: str | None = None
         self.sent_at: float | None = None
         self.first_sent = 0.0
-        self.n = 0
-        self.ended = False
-
-    async def subscribe(self) -> None:
-        await self.conn.send(_encode({"type": "subscribe", "game_id": self.game_id}).decode())
-        while True:
-            f = _decode(await asyncio.wait_for(self.conn.recv(), 30))
-            if f["type"] == "snapshot":
-                v = f["view"]
-                self.version = f["version"]
-                self.turn = {"waiting": v["waiting"], "legal_cards": v["legal_cards"],
-                             "legal_bids": v["legal_bids"], "pass_count": v["pass_count"]}
-            elif f["type"] == "subscribed":
-                if f["seat"] != self.seat:
-                    raise RuntimeError(f"subscribed as seat {f['seat']}, not {self.seat}")
-                return
-            elif f["type"] == "error":
-                raise RuntimeError(f"subscribe failed: {f}")
-
-    async def act(self) -> None:
-        t = self.turn
-        if (self.ended or self.pending is not None or t is None or self.version < self.need
-                or self.seat not in t["waiting"] or t["pass_count"]):
-            return
-        if t["legal_bids"]:
-            move: dict[str, Any] = {"type": "bid", "bid": t["legal_bids"][
-                min(3, len(t["legal_bids"]) - 1)]}
-        elif t["legal_cards"]:
-            move = {"type": "play", "card": t["legal_cards"][0]}
-        else:
-            return
-        self.n += 1
-        self.pending = f"m{self.n}"
-        self.pending_frame = _encode({**move, "command_id": self.pending,
-                                      "game_id": self.game_id, "seat": self.seat})
-        self.sent_at = self.first_sent = time.perf_counter()
-        await self.conn.send(self.pending_frame.decode())
 
     async def play(self) -> None:
-        await self.act()
-        async for raw in self.conn:
-            f = _decode(raw)
-            kind = f["type"]
-            if kind == "event":
-                if f["version"] <= self.version:
-                    continue
-                self.version = f["version"]
-                self.turn = f["turn"]
-                e = f["event"]
-                if (self.sent_at is not None and e.get("seat") == self.seat
-                        and e["type"] in MOVES):
-                    self.stats.latencies.append(time.perf_counter() - self.sent_at)
+        game, stats = self.game, self.stats
+        while game.ended is None:
+            move = first_legal(game.turn) if game.my_turn() else None
+            if move is not None:
+                self.sent_at = self.first_sent = time.perf_counter()
+                self.sent = await game.send(move)
+            frame = await game.next()
+            if isinstance(frame, ws.EventFrame):
+                e = frame.event
+                if (self.sent_at is not None and getattr(e, "seat", None) == game.seat
+                        and type(e).__name__ in MOVES):
+                    stats.latencies.append(time.perf_counter() - self.sent_at)
                     self.sent_at = None
-                if e["type"] == "GameEnded":
-                    self.ended = True
-                    if self.seat == 0:
-                        self.stats.games_done += 1
-                    return
-            elif kind == "ack":
-                if f.get("command_id") == self.pending:
-                    self.stats.to_ack.append(time.perf_counter() - self.first_sent)
-                    self.pending = None
-                    self.need = f["version"]
-                    self.stats.commands += 1
-            elif kind == "error":
-                code = f.get("code", "")
-                if f.get("command_id") == self.pending:
-                    if code in RETRY:  # the same command id again, shortly
-                        self.stats.retries += 1
-                        await asyncio.sleep(0.01)
-                        await self.conn.send(self.pending_frame.decode())
-                        continue
-                    self.pending = None
+            elif isinstance(frame, ws.Ack) and frame.command_id == self.sent:
+                stats.to_ack.append(time.perf_counter() - self.first_sent)
+                stats.commands += 1
+            elif isinstance(frame, ws.Error):  # the client retried those it may retry
+                if frame.command_id == self.sent:
                     self.sent_at = None
-                self.stats.errors[code] += 1
-            await self.act()
+                stats.errors[frame.code] += 1
+        if game.seat == 0:
+            stats.games_done += 1
 
 
 # --- setting games up ----------------------------------------------------------------------
 
 class Lobby:
-    """HTTP calls to the gateways, one client per gateway, a token per call."""
+    """The gateways' HTTP APIs, one shared connection pool per gateway."""
 
     def __init__(self, gateways: list[Proc]) -> None:
         self.gateways = gateways
@@ -246,37 +190,29 @@ class Lobby:
         self.http = [httpx.AsyncClient(base_url=g.url, timeout=30, limits=limits)
                      for g in gateways]
 
-    async def call(self, gw: int, token: str | None, method: str, path: str,
-                   body: Any = None) -> Any:
-        headers = {"authorization": f"Bearer {token}"} if token else {}
-        r = await self.http[gw].request(method, path, json=body, headers=headers)
-        if r.status_code >= 300:
-            raise RuntimeError(f"{method} {path}: {r.status_code} {r.text}")
-        return r.json()
-
-    async def guest(self, gw: int, name: str) -> str:
-        return (await self.call(gw, None, "POST", "/v1/auth/guest", {"name": name}))["token"]
+    async def guest(self, gw: int, name: str) -> Client:
+        client = Client(self.gateways[gw].url, http=self.http[gw])
+        await client.guest(name)
+        return client
 
     async def game(self, k: int, stats: Stats) -> list[Seat]:
         """Four guests at one private quick table, started, each seat subscribed."""
         n = len(self.gateways)
         gws = [i % n for i in range(4)]
-        tokens = await asyncio.gather(*(self.guest(gws[i], f"B{k}s{i}") for i in range(4)))
-        t = await self.call(gws[0], tokens[0], "POST", "/v1/tables",
-                            {"rules": RULES, "private": True, "banter": False, "seat": 0})
+        people = await asyncio.gather(*(self.guest(gws[i], f"B{k}s{i}") for i in range(4)))
+        t = await people[0].create_table(RULES, private=True, banter=False, seat=0)
+        assert t.code is not None
         for i in range(1, 4):
-            await self.call(gws[i], tokens[i], "POST", "/v1/tables/join",
-                            {"code": t["code"], "seat": i})
-        t = await self.call(gws[0], tokens[0], "POST", f"/v1/tables/{t['table_id']}/start")
+            await people[i].join_by_code(t.code, seat=i)
+        t = await people[0].start(t.table_id)
+        assert t.game_id is not None
         seats = []
-        for i in range(4):
-            conn = await connect(f"{self.gateways[gws[i]].ws_url}?token={tokens[i]}",
-                                 max_size=2**22, compression=None, open_timeout=30)
-            welcome = _decode(await conn.recv())
-            assert welcome["type"] == "welcome", welcome
-            seat = Seat(t["game_id"], i, conn, stats)
-            await seat.subscribe()
-            seats.append(seat)
+        for i, person in enumerate(people):
+            game = GameConnection(person.ws_url, person.token, t.game_id)
+            subscribed = await game.open()
+            if subscribed.seat != i:
+                raise RuntimeError(f"subscribed as seat {subscribed.seat}, not {i}")
+            seats.append(Seat(game, stats))
         return seats
 
     async def aclose(self) -> None:
@@ -328,7 +264,8 @@ async def run_n(make_game: GameMaker, n: int, pids: dict[str, int],
     xacts = await db.fetchval(XACTS_ALL) - xacts0 - 2  # less this bench's own two reads
     machine = (busy1[0] - busy0[0]) / max(1, busy1[1] - busy0[1])
     me = time.process_time() - me0
-    await asyncio.gather(*(s.conn.close() for s in seats), return_exceptions=True)
+    await asyncio.gather(*(s.game.close() for s in seats), return_exceptions=True)
+    stats.retries = sum(s.game.retries for s in seats)
     p50, p99 = percentiles(stats.latencies) if stats.latencies else (float("nan"),) * 2
     a50, a99 = percentiles(stats.to_ack) if stats.to_ack else (float("nan"),) * 2
     return {"n": n, "a50": a50, "a99": a99, "setup": setup, "elapsed": elapsed,
@@ -394,14 +331,12 @@ def compare(platform: dict[str, Any], bare: dict[str, Any]) -> None:
 async def bare_seats(url: str, k: int, stats: Stats) -> list[Seat]:
     """Four sockets on one game of the bare composite, each subscribed to its seat."""
     seats = []
-    for i in range(4):
-        conn = await connect(f"{url}?game=b{k}&seat={i}", max_size=2**22, compression=None,
-                             open_timeout=30)
-        welcome = _decode(await conn.recv())
-        assert welcome["type"] == "welcome", welcome
-        seat = Seat(f"b{k}", i, conn, stats)
-        await seat.subscribe()
-        seats.append(seat)
+    for i in range(4):  # the composite reads the game and seat from the token
+        game = GameConnection(url, f"b{k}.{i}", f"b{k}")
+        subscribed = await game.open()
+        if subscribed.seat != i:
+            raise RuntimeError(f"subscribed as seat {subscribed.seat}, not {i}")
+        seats.append(Seat(game, stats))
     return seats
 
 

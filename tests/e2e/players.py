@@ -1,10 +1,14 @@
-"""Scripted players for end-to-end games: they act on what their frames say, at once."""
+"""Scripted players for end-to-end games: they act on what their frames say, at once.
+
+``play_typed`` plays through the typed client (``spades_client``); ``Seat`` keeps every
+raw frame, for the tests that look at the wire itself (leaks, duplicates)."""
 
 from __future__ import annotations
 
 import time
 from typing import Any
 
+from spades_client import GameConnection, first_legal
 from tests.services.lobby.harness import Player, Socket
 
 
@@ -92,6 +96,24 @@ async def play_until_over(seats: list[Seat], limit_seconds: float = 90.0) -> Non
             await s.step()
 
     await asyncio.gather(*(run(s) for s in seats))
+
+
+async def play_typed(game: GameConnection, drop_after: int | None = None,
+                   limit_seconds: float = 120) -> None:
+    """Answer every turn with the first legal move until the game ends; after
+    ``drop_after`` events, cut the socket once to make the client resume."""
+    deadline = time.monotonic() + limit_seconds
+    while game.ended is None:
+        assert time.monotonic() < deadline, "the game did not end in time"
+        if drop_after is not None and len(game.events) >= drop_after:
+            drop_after = None
+            assert game.conn is not None
+            await game.conn.close()
+        if game.my_turn():
+            move = first_legal(game.turn)
+            if move is not None:
+                await game.send(move)
+        await game.next()
 
 
 async def started(platform: Any, name: str, rules: str = "classic") -> tuple[Player, Seat]:

@@ -5,25 +5,28 @@ from __future__ import annotations
 import asyncio
 
 from engine.presets import PRESETS
+from spades_client import GameConnection, Lobby
 from tests.e2e.conftest import Platform
-from tests.e2e.players import Seat, play_until_over
+from tests.e2e.players import play_typed
 from tests.services.lobby.harness import Player
 
 
 async def a_match(platform: Platform, preset: str) -> None:
     rules = preset if preset != "house" else {"preset": "house", "target": 150}
-    ada = await Player.guest(platform.a.url, f"Ada {preset}")
-    t = await ada.ok("POST", "/v1/tables", {"rules": rules, "private": preset == "house"})
-    t = await ada.ok("POST", f"/v1/tables/{t['table_id']}/start")
-    assert t["state"] == "playing" and [s["bot"] for s in t["seats"]][1:] == ["basic"] * 3
-    seat = Seat(ada, await ada.socket(platform.a.ws_url), t["game_id"])
-    await seat.subscribe()
-    await play_until_over([seat])
-    summary = await ada.ok("GET", f"/v1/games/{t['game_id']}")
-    assert summary["state"] == "over", preset
-    assert summary["scores"] == seat.ended["scores"], preset  # type: ignore[index]
-    assert summary["rules"]["preset"] == preset
-    await seat.sock.close()
+    ada = Lobby(platform.a.url)
+    await ada.guest(f"Ada {preset}")
+    t = await ada.create_table(rules, private=preset == "house")
+    t = await ada.start(t.table_id)
+    assert t.state == "playing" and [s.bot for s in t.seats][1:] == ["basic"] * 3
+    assert t.game_id is not None
+    game = GameConnection(ada.ws_url, ada.token, t.game_id)
+    await game.open()
+    await play_typed(game)
+    summary = await ada.game(t.game_id)
+    assert summary.state == "over", preset
+    assert game.ended is not None and summary.scores == game.ended.scores, preset
+    assert summary.rules["preset"] == preset
+    await game.close()
     await ada.aclose()
 
 

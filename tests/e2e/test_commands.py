@@ -43,13 +43,14 @@ async def test_a_duplicated_command_acts_once_and_gets_the_same_answer(
              "bid": 2}
     await seat.sock.send(frame)
     first = await seat.sock.until(lambda f: f["type"] == "ack" and f["command_id"] == "same-id")
-    await seat.sock.send(frame)  # the same command again: the first command's answer
+    # The same id for another bid is refused: it must not be told "bid 5 placed".
+    await seat.sock.send({**frame, "bid": 5})
+    reused = await seat.sock.until(lambda f: f["type"] == "error"
+                                   and f.get("command_id") == "same-id")
+    assert reused["code"] == "command_id_reused"
+    await seat.sock.send(frame)  # the very same command again: the first answer
     again = await seat.sock.until(lambda f: f["type"] == "ack" and f["command_id"] == "same-id")
     assert again["version"] == first["version"] and again["duplicate"] and not first["duplicate"]
-    await seat.sock.send({**frame, "bid": 5})  # the same id for another command: refused
-    reused = await seat.sock.until(lambda f: f["type"] == "error"
-                                   and f["command_id"] == "same-id")
-    assert reused["code"] == "command_id_reused"
     for _ in range(6):
         await seat.step()
     mine = [f["event"] for f in seat.sock.frames if f["type"] == "event"

@@ -13,9 +13,9 @@ from engine.evolve import evolve
 from engine.state import GameState
 from engine.views import operator_view, view
 from schemas import events as ev
+from tests.e2e.browser import ARGS, ARTIFACTS, CHROMIUM, chromium, new_page, shot
 from tests.e2e.conftest import Platform
 from tests.e2e.replays import PASSWORD, finished_game, operator
-from tests.e2e.test_web_client import ARGS, ARTIFACTS, CHROMIUM
 from tests.e2e.truth import stored_events
 
 
@@ -187,5 +187,39 @@ async def test_the_replay_viewer_walks_a_whole_game_and_shows_the_engines_state(
             raise
         finally:
             await browser.close()
+    assert problems == []
+    await op.aclose()
+
+
+async def test_an_operator_finds_a_game_by_search_and_sees_names_and_cards(
+        platform: Platform, database_url: str) -> None:
+    op = await operator(platform, database_url, "Sam Searcher")
+    game = await finished_game(platform, op)
+    problems: list[str] = []
+    async with chromium() as browser:
+        page = await new_page(browser, problems)
+        await page.goto(f"{platform.a.url}/admin/replay")
+        await page.fill("#login-name", "Sam Searcher")
+        await page.fill("#login-password", PASSWORD)
+        await page.click("#login-go")
+        await page.wait_for_selector("#search:not([hidden])")
+        await page.select_option("#search-outcome", "hands")
+        await page.click("#search-go")
+        link = page.locator(f"a.open-game[data-game='{game.game_id}']")
+        await link.wait_for()
+        row = await page.locator("#found tbody tr", has=link).text_content()
+        assert row is not None and "Bot 1 (basic), Bot 2 (basic)" in row and "hands" in row
+        await shot(page, "replay-search")
+        await link.click()
+        await page.wait_for_selector("#viewer[data-at='0']:not([data-loading])")
+        assert await page.text_content("#seat-0 h3") == "Bot 1 (basic) (seat 0)"
+        assert await page.text_content("#eyes-3") == "Bot 4 (basic) (seat 3)"
+        events = await page.locator("#events li").all_text_contents()
+        played = [e for e in events if e.startswith("CardPlayed")]
+        assert played and all(any(s in e for s in "♠♥♦♣★") for e in played)
+        assert not any("seat" in e and "bot:" in e for e in events)
+        await page.click("#last")
+        await page.wait_for_selector(f"#viewer[data-at='{len(events)}']:not([data-loading])")
+        assert await page.locator("#last-trick .card").count() == 4
     assert problems == []
     await op.aclose()

@@ -5,28 +5,22 @@ from __future__ import annotations
 
 import time
 
-from playwright.async_api import async_playwright
-
-from tests.e2e.conftest import Platform
-from tests.e2e.test_web_client import (
-    ARGS,
-    ARTIFACTS,
-    CHROMIUM,
+from tests.e2e.browser import (
+    chromium,
     fill_with_bots_and_start,
-    need_chromium,
+    new_page,
     play_a_little,
+    shot,
     sign_in,
 )
+from tests.e2e.conftest import Platform
 
 
 async def test_a_reload_mid_hand_offers_the_game_back_and_the_hand_plays_on(
         platform: Platform) -> None:
-    need_chromium()
     problems: list[str] = []
-    async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        page = await browser.new_page(viewport={"width": 1100, "height": 900})
-        page.on("pageerror", lambda exc: problems.append(str(exc)))
+    async with chromium() as browser:
+        page = await new_page(browser, problems)
         try:
             await sign_in(page, platform.a.url, "Reloader")
             await page.select_option("#preset", "classic")
@@ -56,11 +50,9 @@ async def test_a_reload_mid_hand_offers_the_game_back_and_the_hand_plays_on(
                 assert time.monotonic() < deadline, "the hand did not finish after the reload"
                 await play_a_little(page)
                 await page.wait_for_timeout(40)
-            await page.screenshot(path=str(ARTIFACTS / "web-resume.png"), full_page=True)
+            await shot(page, "web-resume")
         except Exception as exc:
-            await page.screenshot(path=str(ARTIFACTS / "web-resume-failed.png"), full_page=True)
+            await shot(page, "web-resume-failed")
             raise AssertionError(f"{exc}; status line: {await page.text_content('#status')}; "
                                  f"page errors: {problems}") from exc
-        finally:
-            await browser.close()
     assert problems == []

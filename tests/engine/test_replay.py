@@ -84,8 +84,28 @@ def test_timeline_shows_deals_tricks_clocks_and_the_score_breakdown() -> None:
     assert "time bank block spent" in text
     assert "trick 13:" in text and "-> won by S" in text
     assert "contract" in text and "total" in text
-    assert text.splitlines()[-1].split()[0] == str(len(log) - 1)
+    assert text.splitlines()[-1].split()[0] == str(len(log))  # numbered by version
     assert "game over" in text
+
+
+def test_timeline_and_board_name_the_seats_as_people_know_them() -> None:
+    from engine.evolve import fold
+    from engine.timeline import board, seat_names, timeline
+    from engine.views import operator_view, view
+
+    log = _bot_game("house", "5c" * 32)
+    names = seat_names(("p-ada", "bot:basic", "p-ben", "bot:expert"), ("Ada", "Bot 2", None))
+    assert names == ("Ada", "Bot 2 (basic)", "p-ben", "Bot 4 (expert)")
+    text = "\n".join(timeline(log, names=names))
+    assert "S0 Ada bids" in text and "S3 Bot 4 (expert) plays" in text
+    n = next(k for k, e in enumerate(log, 1) if isinstance(e, ev.TrickWon))
+    state = fold(log[:n])
+    full = operator_view(state)
+    lines = board(full, names)
+    assert lines[1].startswith("  team 0 (S0 Ada & S2 p-ben):")
+    assert sum(" ".join(h) in "\n".join(lines) for h in full.hands) == 4
+    seen = "\n".join(board(view(state, 1), names))
+    assert seen.count("cards, unseen)") == 3 and "S1 Bot 2 (basic)" in seen
 
 
 def test_timeline_stops_after_the_asked_event() -> None:
@@ -93,5 +113,5 @@ def test_timeline_stops_after_the_asked_event() -> None:
 
     log = _bot_game("classic", "5b" * 32)
     lines = list(timeline(log, until=10))
-    assert lines[-1].split()[0] == "10" or lines[-1].startswith(" ")
-    assert not any(line.split()[0] == "11" for line in lines if not line.startswith("      "))
+    numbered = [line.split()[0] for line in lines if not line.startswith("      ")]
+    assert numbered == [str(v) for v in range(1, 11)]

@@ -8,9 +8,10 @@ from typing import Any
 
 import yaml
 
+from schemas import subjects
 from services import catalog, registry
 from services.platform.http import create_app
-from services.platform.settings import Settings, env_names
+from services.platform.settings import Settings, env_names, load
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 
@@ -76,7 +77,11 @@ def test_every_setting_in_kubernetes_exists_in_the_services() -> None:
                      d["metadata"]["name"] == "spades-env")
     for name, d in deployments().items():
         container = d["spec"]["template"]["spec"]["containers"][0]
-        names = set(configmap["data"]) | {e["name"] for e in container.get("env", [])}
+        env = container.get("env", [])
+        # A variable that only feeds another one's value, as $(NAME), is no setting.
+        feeds = {e["name"] for e in env if any(f"$({e['name']})" in str(o.get("value", ""))
+                                               for o in env)}
+        names = set(configmap["data"]) | {e["name"] for e in env} - feeds
         assert names <= set(settings_of(name)), name
 
 
@@ -97,3 +102,84 @@ def test_every_setting_is_documented() -> None:
     for service in catalog.SERVICES:
         cls: type[Settings] = registry.spec(service).settings
         assert all(env_names(cls).values()), service
+
+
+def test_services_bind_this_machine_only_unless_deploy_says_otherwise() -> None:
+    for service in catalog.SERVICES:
+        settings = load(registry.spec(service).settings, {"DATABASE_URL": "-", "NATS_URL": "-"})
+        assert settings.http_host == "127.0.0.1", service
+    assert compose()["x-service"]["environment"]["SPADES_HTTP_HOST"] == "0.0.0.0"
+    configmap = next(d for d in k8s() if d["kind"] == "ConfigMap" and
+                     d["metadata"]["name"] == "spades-env")
+    assert configmap["data"]["SPADES_HTTP_HOST"] == "0.0.0.0"
+
+
+# What each service does on the bus, in the code's own names (no prefix in production).
+_N = subjects.Names()
+USES: dict[str, dict[str, list[str]]] = {
+    "lobby": {"publish": [_N.game_create, _N.game_command("g1"), _N.game_events_since,
+                          _N.game_chat("g1"), _N.lobby_tables, _N.lobby_presence("g1"),
+                          _N.player_note("p1"), _N.endpoint("ratings", "leaderboard"),
+                          _N.endpoint("game", "status")],
+              "subscribe": [_N.game_chat("g1"), _N.lobby_tables, _N.lobby_presence("g1"),
+                            _N.player_notes_all, _N.endpoint("lobby", "status")]},
+    "game": {"publish": [_N.game_event("g1", "CardPlayed"), _N.game_chat("g1"),
+                         _N.game_handover],
+             "subscribe": [_N.game_create, _N.game_command("g1"), _N.game_events_since,
+                           _N.game_handover, _N.endpoint("game", "status")]},
+    "ratings": {"publish": [_N.player_note("p1")],
+                "subscribe": [_N.endpoint("ratings", "status")]},
+    "tournaments": {"publish": [_N.tournament_event("tournament-t1", "RoundPaired")],
+                    "subscribe": [_N.endpoint("tournaments", "status"),
+                                  _N.endpoint("tournaments", "register")]},
+}
+# What a service must never do: start games, write game or tournament events, answer for
+# another.
+_TOURNAMENT_EVENT = _N.tournament_event("tournament-t1", "MatchResult")
+NEVER: dict[str, list[str]] = {
+    "lobby": [_N.game_event("g1", "GameEnded"), _N.endpoint("game", "x"), _TOURNAMENT_EVENT],
+    "game": [_N.game_create, _N.lobby_tables, _TOURNAMENT_EVENT],
+    "ratings": [_N.game_create, _N.game_event("g1", "GameEnded"), _N.game_command("g1"),
+                _TOURNAMENT_EVENT],
+    "tournaments": [_N.game_create, _N.game_event("g1", "GameEnded"), _N.game_command("g1")],
+}
+
+
+def nats_users() -> dict[str, dict[str, list[str]]]:
+    text = (DEPLOY / "nats-users.conf").read_text()
+    users = {}
+    for m in re.finditer(r"\{user: (\w+),.*?publish: \{allow: \[(.*?)\]\},\s*subscribe: "
+                         r"\{allow: \[(.*?)\]\}", text, re.S):
+        users[m[1]] = {kind: re.findall(r'"([^"]+)"', m[i])
+                       for kind, i in (("publish", 2), ("subscribe", 3))}
+    return users
+
+
+def matches(pattern: str, subject: str) -> bool:
+    p, s = pattern.split("."), subject.split(".")
+    for i, token in enumerate(p):
+        if token == ">":
+            return len(s) > i
+        if i >= len(s) or (token != "*" and token != s[i]):
+            return False
+    return len(p) == len(s)
+
+
+def test_nats_users_allow_what_each_service_uses_and_nothing_it_must_not() -> None:
+    users = nats_users()
+    assert set(users) == set(catalog.SERVICES)
+    assert _N.game_events_stream in str(users)
+    assert _N.tournament_events_stream in str(users["tournaments"])
+    for service, uses in USES.items():
+        for kind, wanted in uses.items():
+            for subject in wanted:
+                assert any(matches(p, subject) for p in users[service][kind]), \
+                    (service, kind, subject)
+        for subject in NEVER[service]:
+            assert not any(matches(p, subject) for p in users[service]["publish"]), \
+                (service, subject)
+    assert "include ./nats-users.conf" in (DEPLOY / "nats-cluster.conf").read_text()
+    nats_config = next(d for d in k8s() if d["kind"] == "ConfigMap" and
+                       d["metadata"]["name"] == "nats-config")
+    assert nats_config["data"]["users.conf"].split() == \
+        (DEPLOY / "nats-users.conf").read_text().split()

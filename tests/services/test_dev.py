@@ -258,3 +258,45 @@ def test_a_restart_keeps_players_signed_in_and_commands_beside_dev_find_its_data
     grant = spades("operator", "grant", "Keeper", env=beside)
     _, err = grant.communicate(timeout=30)
     assert grant.returncode == 1 and "DATABASE_URL is required" in err
+
+
+async def test_dev_starts_a_killed_postgres_again_and_nothing_acknowledged_is_lost(
+        tmp_path: Path, ports: dict[str, int], nats_url: str, nats_prefix: str) -> None:
+    env = dev_env(tmp_path, ports, NATS_URL=nats_url, SPADES_NATS_PREFIX=f"{nats_prefix}devpg",
+                  SPADES_DEV_PG_PORT=str(servers.free_port()))
+    env.pop("SPADES_EPHEMERAL_PG", None)  # the durability spades dev really runs with
+    lobby = f"http://127.0.0.1:{ports['lobby']}"
+    log = tmp_path / "dev.log"
+    proc = spades_logged(log, "dev", env=env)
+    try:
+        wait_for_line(proc, log, "spades dev is up")
+        status, session = http("POST", f"{lobby}/v1/auth/guest", {"name": "Survivor"})
+        assert status == 201
+        token = session["token"]  # type: ignore[index]
+        status, opened = _bearer("POST", f"{lobby}/v1/tables", token, {"rules": "classic"})
+        assert status == 201
+        table = opened["table_id"]  # type: ignore[index]
+        status, started = _bearer("POST", f"{lobby}/v1/tables/{table}/start", token)
+        assert status == 200, started
+        game = started["game_id"]  # type: ignore[index]
+        status, before = _bearer("GET", f"{lobby}/v1/games/{game}", token)
+        assert status == 200, before
+
+        pidfile = tmp_path / "data" / "postgres" / "pgdata" / "postmaster.pid"
+        os.kill(int(pidfile.read_text().split()[0]), signal.SIGKILL)
+        wait_for_line(proc, log, "PostgreSQL is back", timeout=90)
+        deadline = time.monotonic() + 90
+        for port in ports.values():  # every service ready again, none restarted
+            while http("GET", f"http://127.0.0.1:{port}/readyz")[0] != 200:
+                assert time.monotonic() < deadline, f"port {port} never ready again"
+                time.sleep(0.2)
+        assert proc.poll() is None
+        status, seen = _bearer("GET", f"{lobby}/v1/tables/{table}", token)
+        assert status == 200 and seen["state"] == "playing"  # type: ignore[index]
+        status, after = _bearer("GET", f"{lobby}/v1/games/{game}", token)
+        assert status == 200 and after["version"] >= before["version"]  # type: ignore[index]
+        status, _ = _bearer("POST", f"{lobby}/v1/tables", token, {"rules": "house"})
+        assert status == 201
+    finally:
+        proc.terminate()
+        proc.wait(60)

@@ -58,7 +58,7 @@ def test_replay_file_prints_the_timeline_and_verifies(tmp_path: Path) -> None:
     done = spades("replay", "--file", str(_log_file(tmp_path, events)))
     assert done.returncode == 0, done.stderr
     text = done.stdout.decode()
-    assert "hand 1: seat" in text and "trick 13:" in text
+    assert "--- hand 1: S" in text and "trick 13:" in text
     assert text.strip().splitlines()[-1].startswith(f"verified: {len(events)} events")
 
 
@@ -69,7 +69,7 @@ def test_replay_reports_the_first_divergence_with_exit_status_2(tmp_path: Path) 
     revealed = next(k for k, e in enumerate(events) if isinstance(e, ev.BidsRevealed))
     done = spades("replay", "--file", str(_log_file(tmp_path, events)))
     assert done.returncode == 2
-    assert f"DIVERGES at event {revealed}: the engine produces other events" in (
+    assert f"DIVERGES at event {revealed + 1}: the engine produces other events" in (
         done.stdout.decode())
 
 
@@ -80,10 +80,37 @@ def test_replay_at_event_shows_what_a_seat_saw(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert out["verified"] is True and out["at"] == 12
-    assert out["state"]["seat"] == 1
+    assert out["state"]["seat"] == 1 and out["state"]["version"] == 12
+    assert [e["version"] for e in out["timeline"]] == list(range(1, 13))
+    assert out["timeline"][0]["lines"][0].startswith("game started")
     dealt = next(e for e in events if isinstance(e, ev.HandDealt))
     others = {c for s in (0, 2, 3) for c in dealt.hands[s]}
     assert not others & set(out["state"]["hand"] or [])
+
+
+def test_replay_at_n_prints_a_readable_board_after_n_events(tmp_path: Path) -> None:
+    events = _bot_game("house", "7e" * 32)
+    n = next(k for k, e in enumerate(events, 1) if isinstance(e, ev.CardPlayed)) + 1
+    done = spades("replay", "--file", str(_log_file(tmp_path, events)), "--at", str(n))
+    assert done.returncode == 0, done.stderr
+    text = done.stdout.decode()
+    numbered = [line.split()[0] for line in text.splitlines() if line[:5].strip().isdigit()]
+    assert numbered[0] == "1" and numbered[-1] == str(n)  # event N is version N
+    board = text.split(f"--- the table after event {n} of {len(events)} ---\n")[1]
+    dealt = next(e for e in events if isinstance(e, ev.HandDealt))
+    first, second = (e for e in events[:n] if isinstance(e, ev.CardPlayed))
+    assert f"on the table: S{first.seat} {first.card}, S{second.seat} {second.card}" in board
+    for seat in range(4):  # every hand face up, less the card it played
+        held = [c for c in dealt.hands[seat] if c not in (first.card, second.card)]
+        assert " ".join(held) in board
+    assert "team 0 (S0 & S2): 0 points, 0 bags" in board and "<- to act" in board
+    assert spades("replay", "--file", str(_log_file(tmp_path, events)), "--at",
+                  str(len(events))).returncode == 0
+    late = spades("replay", "--file", str(_log_file(tmp_path, events)), "--at",
+                  str(len(events) + 1))
+    assert late.returncode == 1
+    assert late.stderr.decode() == f"spades: --at {len(events) + 1} is outside the log " \
+                                   f"(0 to {len(events)})\n"
 
 
 def test_a_bad_log_is_one_clear_line(tmp_path: Path) -> None:

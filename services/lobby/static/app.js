@@ -10,18 +10,43 @@ const S = {
   me: JSON.parse(sessionStorage.getItem("me") || "null"),
   ws: null, table: null, game: null, view: null, version: 0, turn: null,
   seq: 0, chosen: new Set(), reconnectDelay: 250,
+  held: null,        // the finished trick kept on the table a moment: {cards, winner, until}
+  lastTrick: null,   // {cards (seat order), winner}
+  bidsByHand: {},    // hand_no -> {bids, blind}, remembered when the hand is scored
+  handResult: null,  // a line on the hand just scored, shown until the next hand's first card
+  statusAt: 0,
+  bounce: null,      // why the pre-move just bounced, shown with the turn cue
 };
 const SUIT = { S: "♠", H: "♥", D: "♦", C: "♣" };
-const NAME_OF = (seat) => {
-  const s = S.table && S.table.seats[seat];
-  if (!s) return `Seat ${seat}`;
-  return s.name || (s.bot ? `Bot (${s.bot})` : `Seat ${seat}`);
-};
+const SIDES = ["south", "west", "north", "east"];
 
-function status(text) { $("status").textContent = text || ""; }
+// --- names: one way to name a seat everywhere -------------------------------------------
+
+// A bot is "Bot N (level)", N being its seat + 1, on the table page, in the game and in chat.
+function botName(seat, level, name) { return `${name || `Bot ${seat + 1}`} (${level})`; }
+
+function NAME_OF(seat) {
+  const s = S.table && S.table.seats[seat];
+  if (s && s.bot) return botName(seat, s.bot, s.name);
+  if (s && s.name) return s.name;
+  const p = S.view && S.view.players[seat];
+  if (p && p.startsWith("bot:")) return botName(seat, p.slice(4));
+  return `Seat ${seat}`;
+}
+
+function teamNames(team) { return `${NAME_OF(team)} & ${NAME_OF(team + 2)}`; }
+
+// --- status line: errors say what went wrong, and go once the situation changes ---------
+
+function status(text) { $("status").textContent = text || ""; S.statusAt = Date.now(); }
+function clearStatus() { if ($("status").textContent) status(""); }
 
 function show(section) {
-  for (const id of ["signin", "lobby", "table", "game"]) $(id).hidden = id !== section;
+  for (const id of ["signin", "lobby", "table", "game"]) {
+    if ($(id).hidden === (id === section)) clearStatus();
+    $(id).hidden = id !== section;
+  }
+  $("sign-out").hidden = section === "signin";
 }
 
 async function api(method, path, body) {
@@ -32,11 +57,14 @@ async function api(method, path, body) {
   });
   const data = r.status === 204 ? null : await r.json();
   if (!r.ok) {
-    if (r.status === 401) signOut();
+    if (r.status === 401 && S.token) signOut();
     throw new Error(data && data.message ? data.message : `HTTP ${r.status}`);
   }
+  clearStatus();
   return data;
 }
+
+// --- cards -------------------------------------------------------------------------------
 
 function cardLabel(code) {
   if (code === "BJ") return "Big ★";
@@ -53,29 +81,172 @@ function cardEl(code, tag = "span") {
   return el;
 }
 
+// The trumps that rank above the ace of spades in each deck, lowest first (engine/cards.py).
+function topTrumps(rules) {
+  const deuces = rules.deuce_order === "spade_high" ? ["2D", "2S"] : ["2S", "2D"];
+  switch (rules.deck) {
+    case "jokers_deuces": return [...deuces, "LJ", "BJ"];
+    case "jokers": return ["LJ", "BJ"];
+    case "deuces": return deuces;
+    case "deuce_ace": return ["2S"];
+    default: return [];
+  }
+}
+
+const SUIT_ORDER = { S: 0, H: 1, C: 2, D: 3 };  // spades first, colours alternating
+const RANKS = "23456789TJQKA";
+
+// Spades (with the elevated trumps on top) first, then each suit, high to low.
+function sortHand(hand, rules) {
+  const top = rules ? topTrumps(rules) : [];
+  const key = (code) => {
+    const i = top.indexOf(code);
+    if (i >= 0) return [0, 13 + i];
+    return [SUIT_ORDER[code[1]], RANKS.indexOf(code[0])];
+  };
+  return [...hand].sort((a, b) => { const x = key(a), y = key(b); return x[0] - y[0] || y[1] - x[1]; });
+}
+
+// --- rules in words ----------------------------------------------------------------------
+
+function clocksOf(r) {
+  return r.blitz ? { bid_ms: 15000, play_ms: 7000, bank_blocks: 1, bank_block_ms: 10000 } : r.clocks;
+}
+
+function rulesSummary(r) {
+  const out = [];
+  const top = topTrumps(r).slice().reverse().map(cardLabel);
+  out.push(r.deck === "standard" ? "52 cards; spades are trumps."
+    : `Spades are trumps; above the ace of spades rank ${top.join(", ")} (highest first).`);
+  out.push(r.bidding === "simultaneous" ? "Bids are secret, revealed once all four have bid."
+    : "Bids go in turn, starting left of the dealer.");
+  if (r.board) out.push(`Each team must bid at least ${r.board} together.`);
+  if (!r.nil) out.push("No nil bids.");
+  else {
+    out.push(`Nil: +${r.nil_value} if the bidder takes no trick, −${r.nil_value} if not.`);
+    if (r.blind_nil) {
+      out.push(`Blind nil (before looking): ±${r.blind_nil_value}, for a team ${r.blind_nil_margin} or more behind`
+        + (r.blind_nil_pass ? `; partners then swap ${r.blind_nil_pass} card(s).` : "."));
+    }
+    out.push({ bags_scored: "Tricks of a failed nil count as bags.",
+               bags_unscored: "Tricks of a failed nil are bags worth no points.",
+               nothing: "Tricks of a failed nil count for nothing.",
+               help_partner: "Tricks of a failed nil help the partner's contract." }[r.failed_nil]);
+  }
+  out.push(`Every ${r.bag_limit} bags cost ${r.bag_penalty} points`
+    + (r.bag_carry ? "; extra bags carry over." : "; the bag count then starts over."));
+  if (r.boston === "bonus") out.push(`Boston (all 13 tricks): +${r.boston_bonus}.`);
+  if (r.boston === "win") out.push("Boston (all 13 tricks) wins the match on the spot.");
+  if (r.ten_for_200) out.push("Bidding and taking 10 or more scores double.");
+  const ends = [];
+  if (r.target !== null) ends.push(`first team to ${r.target}`);
+  if (r.max_hands !== null) ends.push(`after ${r.max_hands} hands`);
+  out.push(`The match ends ${ends.join(" or ")}; `
+    + (r.tie === "draw" ? "a tie is a draw." : "a tie plays on (sudden death)."));
+  if (r.floor !== null) out.push(`A team at ${r.floor} or below loses.`);
+  out.push(r.abandon === "bot" ? "A bot plays for a player who leaves."
+    : "A player who leaves or runs out of time forfeits the match for the pair.");
+  const c = clocksOf(r);
+  out.push(`${c.bid_ms / 1000} s to bid, ${c.play_ms / 1000} s to play`
+    + (c.bank_blocks ? `, plus a time bank of ${c.bank_blocks} × ${c.bank_block_ms / 1000} s per hand.` : ".")
+    + (r.blitz ? " (blitz)" : ""));
+  return out;
+}
+
+function renderRulesList(el, rules) {
+  el.replaceChildren(...rulesSummary(rules).map((t) => {
+    const li = document.createElement("li"); li.textContent = t; return li;
+  }));
+}
+
+// The options a private table's host may change (docs/rules.md); blank number: none.
+const EDITABLE = [
+  ["target", "number", "Points to win (blank: none)"], ["max_hands", "number", "Hands (blank: no limit)"],
+  ["board", "number", "Board (least team bid)"], ["nil", "bool", "Nil allowed"],
+  ["nil_value", "number", "Nil value"], ["blind_nil", "bool", "Blind nil"],
+  ["bag_limit", "number", "Bags per penalty"], ["bag_penalty", "number", "Bag penalty"],
+  ["boston", ["off", "bonus", "win"], "Boston"],
+  ["deck", ["standard", "jokers_deuces", "jokers", "deuces", "deuce_ace"], "Deck"],
+  ["bidding", ["sequential", "simultaneous"], "Bidding"],
+  ["failed_nil", ["bags_scored", "bags_unscored", "nothing", "help_partner"], "Failed nil"],
+  ["tie", ["play_on", "draw"], "A tie"], ["abandon", ["bot", "forfeit"], "Who leaves"],
+  ["blitz", "bool", "Blitz clocks"],
+];
+
+function renderRulesEditor(t) {
+  const box = $("rules-fields");
+  box.replaceChildren(...EDITABLE.map(([name, kind, label]) => {
+    const l = document.createElement("label");
+    let input;
+    if (Array.isArray(kind)) {
+      input = document.createElement("select");
+      for (const o of kind) { const op = document.createElement("option"); op.textContent = o; input.append(op); }
+      input.value = t.rules[name];
+    } else {
+      input = document.createElement("input");
+      input.type = kind === "bool" ? "checkbox" : "number";
+      if (kind === "bool") input.checked = t.rules[name];
+      else input.value = t.rules[name] === null ? "" : t.rules[name];
+    }
+    input.name = name; input.id = `rule-${name}`;
+    l.append(label + " ", input);
+    return l;
+  }));
+}
+
+function editedRules() {
+  const out = {};
+  for (const [name, kind] of EDITABLE) {
+    const input = $(`rule-${name}`);
+    let value;
+    if (kind === "bool") value = input.checked;
+    else if (kind === "number") value = input.value === "" ? null : Number(input.value);
+    else value = input.value;
+    if (JSON.stringify(value) !== JSON.stringify(S.table.rules[name])) out[name] = value;
+  }
+  return out;
+}
+
+$("rules-editor").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const changes = editedRules();
+  if (Object.keys(changes).length) await tableCall("PATCH", "rules", changes);
+});
+$("rules-reset").onclick = () => tableCall("POST", "rules/reset");
+
 // --- sign-in and lobby -------------------------------------------------------------------
 
 function signOut() {
   sessionStorage.clear();
-  S.token = null; S.me = null;
+  S.token = null; S.me = null; S.table = null; S.game = null; S.view = null;
   if (S.ws) S.ws.close();
+  $("who").textContent = "";
   show("signin");
 }
 
-$("guest-form").addEventListener("submit", async (e) => {
-  e.preventDefault();
-  try {
-    const s = await api("POST", "/v1/auth/guest", { name: $("guest-name").value.trim() });
-    S.token = s.token; S.me = { player_id: s.player_id, name: s.name };
-    sessionStorage.setItem("token", s.token);
-    sessionStorage.setItem("me", JSON.stringify(S.me));
-    enterLobby();
-  } catch (err) { status(err.message); }
-});
+function signedIn(s) {
+  S.token = s.token; S.me = { player_id: s.player_id, name: s.name };
+  sessionStorage.setItem("token", s.token);
+  sessionStorage.setItem("me", JSON.stringify(S.me));
+  enterLobby();
+}
+
+function signInForm(form, path, fields) {
+  $(form).addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const body = {};
+    for (const [key, id] of Object.entries(fields)) body[key] = key === "name" ? $(id).value.trim() : $(id).value;
+    try { signedIn(await api("POST", path, body)); } catch (err) { status(err.message); }
+  });
+}
+signInForm("guest-form", "/v1/auth/guest", { name: "guest-name" });
+signInForm("login-form", "/v1/auth/login", { name: "login-name", password: "login-password" });
+signInForm("register-form", "/v1/auth/register", { name: "register-name", password: "register-password" });
+$("sign-out").onclick = signOut;
 
 function enterLobby() {
   $("who").textContent = S.me ? `Signed in as ${S.me.name}` : "";
-  S.table = null; S.game = null; S.view = null;
+  S.table = null; S.game = null; S.view = null; S.held = null; S.lastTrick = null;
   show("lobby");
   connect();
   offerResume();
@@ -107,15 +278,18 @@ function renderTables(tables) {
   body.replaceChildren();
   for (const t of tables) {
     const tr = document.createElement("tr");
-    const players = t.seats.map((s) => s.name || (s.bot ? `bot` : "–")).join(", ");
-    for (const text of [t.preset, players, t.free_seats.join(" ")]) {
+    const players = t.seats.map((s, i) => s.bot ? botName(i, s.bot, s.name) : s.name || "–").join(", ");
+    for (const text of [t.preset, players, t.state === "open" ? t.free_seats.join(" ") : "playing"]) {
       const td = document.createElement("td"); td.textContent = text; tr.append(td);
     }
     const td = document.createElement("td");
-    const b = document.createElement("button");
-    b.textContent = "Join"; b.className = "join-table";
-    b.onclick = () => joinTable(api("POST", `/v1/tables/${t.table_id}/join`, {}));
-    td.append(b); tr.append(td); body.append(tr);
+    if (t.state === "open") {
+      td.append(button("Join", () => joinTable(api("POST", `/v1/tables/${t.table_id}/join`, {})),
+                       false, "join-table", { table: t.table_id }));
+    } else {
+      td.append(button("Watch", () => watch(t), false, "watch-table", { table: t.table_id }));
+    }
+    tr.append(td); body.append(tr);
   }
 }
 
@@ -126,22 +300,29 @@ $("create-form").addEventListener("submit", (e) => {
 
 $("code-form").addEventListener("submit", (e) => {
   e.preventDefault();
-  joinTable(api("POST", "/v1/tables/join", { code: $("code").value.trim() }));
+  const seat = $("code-seat").value;
+  joinTable(api("POST", "/v1/tables/join",
+                { code: $("code").value.trim(), seat: seat === "" ? null : Number(seat) }));
 });
 
 async function joinTable(request) {
   try {
     const t = await request;
     S.table = t;
+    if (t.game_id) { openGame(t.game_id); return; }
     renderTable();
     send({ type: "subscribe", table_id: t.table_id });
   } catch (err) { status(err.message); }
 }
 
+function watch(t) {
+  S.table = t;
+  openGame(t.game_id, true);
+}
+
 function renderTable() {
   const t = S.table;
-  if (!t) return;
-  if (t.game_id) return;
+  if (!t || t.game_id) return;
   show("table");
   $("table-preset").textContent = `(${t.preset}${t.private ? ", private" : ""})`;
   $("table-code").replaceChildren();
@@ -150,15 +331,22 @@ function renderTable() {
     c.className = "code"; c.id = "room-code"; c.textContent = t.code;
     $("table-code").append("room code ", c);
   }
-  $("seats").replaceChildren(...t.seats.map((s) => {
+  const mine = mySeatAtTable();
+  $("seats").replaceChildren(...t.seats.map((s, i) => {
     const li = document.createElement("li");
-    li.textContent = s.player_id ? s.name : s.bot ? `Bot (${s.bot})` : "empty";
+    li.className = `team${i % 2}`;
+    li.textContent = s.player_id ? s.name : s.bot ? botName(i, s.bot, s.name) : "empty";
+    if (!s.player_id && !s.bot && mine !== i) {
+      li.append(" ", button("Sit here", () => tableCall("POST", "join", { seat: i }), false, "sit"));
+    }
     return li;
   }));
   const host = S.me && t.host === S.me.player_id;
   $("host-controls").hidden = !host;
   $("banter").checked = t.banter;
-  $("rules").textContent = JSON.stringify(t.rules, null, 1);
+  renderRulesList($("rules-summary"), t.rules);
+  $("rules-editor").hidden = !(host && t.private && t.state === "open");
+  if (!$("rules-editor").hidden && !$("rules-editor").contains(document.activeElement)) renderRulesEditor(t);
 }
 
 $("fill-bots").onclick = () => tableCall("POST", "bots", { level: $("bot-level").value });
@@ -183,16 +371,17 @@ function connect() {
   S.ws = ws;
   ws.onopen = () => {
     S.reconnectDelay = 250;
-    status("");
+    clearStatus();
     send({ type: "watch_tables" });
     // Resume from what the page holds; with no view yet, ask for a snapshot.
-    if (S.game) send({ type: "subscribe", game_id: S.game, ...(S.view ? { since: S.version } : {}) });
+    if (S.game) send({ type: "subscribe", game_id: S.game, spectate: S.spectating,
+                       ...(S.view ? { since: S.version } : {}) });
     else if (S.table) send({ type: "subscribe", table_id: S.table.table_id });
   };
   ws.onmessage = (m) => onFrame(JSON.parse(m.data));
   ws.onclose = (e) => {
     if (S.ws !== ws || !S.token) return;
-    if (e.code === 4401) { status("Your session ended; sign in again."); signOut(); return; }
+    if (e.code === 4401) { signOut(); status("Your session ended; sign in again."); return; }
     status("Connection lost; reconnecting…");
     setTimeout(connect, S.reconnectDelay);
     S.reconnectDelay = Math.min(S.reconnectDelay * 2, 5000);
@@ -205,6 +394,8 @@ function send(frame) {
 
 function command(type, extra = {}) {
   S.seq += 1;
+  S.held = null;  // acting skips the pause on a finished trick
+  S.bounce = null;
   send({ type, command_id: `${Date.now().toString(36)}-${S.seq}`, game_id: S.game,
          seat: S.view.seat, ...extra });
 }
@@ -216,11 +407,12 @@ function onFrame(f) {
       if (S.table && f.table.table_id === S.table.table_id) {
         S.table = f.table;
         if (f.table.game_id && S.game !== f.table.game_id) openGame(f.table.game_id);
+        else if (S.game) renderGame();
         else renderTable();
       }
       break;
     case "snapshot":
-      if (f.game_id !== S.game) break;
+      if (f.game_id !== S.game || (S.view && f.version < S.version)) break;  // never go back
       S.view = f.view; S.version = f.version;
       S.turn = { waiting: f.view.waiting, deadlines: f.view.deadlines, bank: f.view.bank,
                  legal_cards: f.view.legal_cards, legal_bids: f.view.legal_bids,
@@ -228,6 +420,7 @@ function onFrame(f) {
       renderGame();
       break;
     case "event": if (f.game_id === S.game) onEvent(f); break;
+    case "ack": clearStatus(); break;
     case "error":
       status(`${f.message} (${f.code})`);
       if (f.code === "token_expired") signOut();
@@ -243,10 +436,14 @@ function onFrame(f) {
 
 // --- the game ----------------------------------------------------------------------------
 
+// spectate: watch without a seat; by default, when the player holds no seat at the table.
 function openGame(gameId, spectate = mySeatAtTable() === null) {
-  S.game = gameId; S.view = null; S.version = 0;
+  S.game = gameId; S.view = null; S.version = 0; S.held = null; S.lastTrick = null;
+  S.handResult = null; S.bidsByHand = {};
+  S.spectating = spectate;
   $("chatlog").replaceChildren();
   $("sheet").replaceChildren();
+  $("last-trick-box").hidden = true;
   show("game");
   send({ type: "subscribe", game_id: gameId, spectate });
 }
@@ -260,6 +457,8 @@ function mySeatAtTable() {
 const REFRESH = new Set(["HandDealt", "BidsRevealed", "CardsExchanged", "HandScored",
                          "GameEnded", "SeatTakenByBot", "SeatReclaimed", "GameStarted"]);
 
+function trickPause() { return Number($("trick-pause").value); }
+
 function onEvent(f) {
   const v = S.view;
   if (!v) return;
@@ -269,20 +468,39 @@ function onEvent(f) {
   if (e.type === "BidPlaced") {
     v.has_bid[e.seat] = true;
     v.bids[e.seat] = e.bid >= 0 ? e.bid : null;
+    v.blind[e.seat] = e.blind;
   } else if (e.type === "CardPlayed") {
+    if (v.trick.length === 0) v.leader = e.seat;
     v.trick = [...v.trick, { seat: e.seat, card: e.card }];
     v.cards_left[e.seat] -= 1;
     if (e.seat === v.seat && v.hand) v.hand = v.hand.filter((c) => c !== e.card);
     if (v.premove === e.card) v.premove = null;
     v.phase = "play";
+    S.handResult = null;
   } else if (e.type === "TrickWon") {
     v.tricks[e.seat] += 1;
     v.last_trick = e.cards;
+    // The event holds the whole trick (seat order): the page may have missed a card.
+    const leader = v.trick.length ? v.trick[0].seat : v.leader;
+    S.lastTrick = { cards: e.cards, winner: e.seat, leader };
+    S.held = { cards: e.cards.map((card, seat) => ({ seat, card })), winner: e.seat, leader,
+               until: Date.now() + trickPause() };
+    if (trickPause()) setTimeout(renderGame, trickPause() + 20);
     v.trick = [];
+    v.leader = e.seat;
+  } else if (e.type === "HandScored") {
+    S.bidsByHand[e.hand_no] = { bids: [...v.bids], blind: [...v.blind] };
+    const me = v.seat === null ? 0 : v.seat, us = e.teams[me % 2], them = e.teams[1 - me % 2];
+    S.handResult = `Hand ${e.hand_no} scored: ${teamNames(me % 2)} ${signed(us.delta)} (now ${us.score_after}), `
+      + `${teamNames(1 - me % 2)} ${signed(them.delta)} (now ${them.score_after}).`;
   } else if (e.type === "PremoveSet") {
     v.premove = e.card;
-  } else if (e.type === "PremoveCancelled" || e.type === "PremoveDropped") {
+  } else if (e.type === "PremoveCancelled") {
     v.premove = null;
+  } else if (e.type === "PremoveDropped") {
+    v.premove = null;
+    // Said where the player looks when the turn comes; it goes with their next move.
+    if (e.seat === v.seat) S.bounce = `your pre-move ${cardLabel(e.card)} went back to your hand: ${premoveReason(e.reason)}`;
   } else if (e.type === "CardsLooked" && e.seat === v.seat) {
     send({ type: "snapshot", game_id: S.game });
   }
@@ -290,40 +508,125 @@ function onEvent(f) {
   renderGame();
 }
 
+function premoveReason(reason) {
+  return { must_follow_suit: "you had to follow the suit led",
+           spades_not_broken: "spades were not broken yet",
+           card_not_in_hand: "the card is no longer in your hand" }[reason] || reason.replaceAll("_", " ");
+}
+
+function signed(n) { return n >= 0 ? `+${n}` : `${n}`; }
+
+function bidText(v, seat) {
+  if (v.bids[seat] === null) return v.has_bid[seat] ? "has bid" : "";
+  if (v.bids[seat] === 0) return v.blind[seat] ? "blind nil" : "nil";
+  return `bid ${v.bids[seat]}`;
+}
+
 function renderGame() {
-  const v = S.view, t = S.turn;
+  const v = S.view;
   if (!v) return;
   const me = v.seat === null ? 0 : v.seat;
   const team = me % 2;
+  const us = v.seat === null ? teamNames(0) : "Us", them = v.seat === null ? teamNames(1) : "Them";
   $("headline").textContent =
     `${v.phase === "over" ? "Game over" : `Hand ${v.hand_no}`} · ${v.rules ? v.rules.preset : ""} · `
-    + `Us ${v.scores[team]} (${v.bags[team]} bags) · Them ${v.scores[1 - team]} (${v.bags[1 - team]} bags)`
-    + (v.seat === null ? " · watching" : "")
-    + (v.phase === "over" ? ` · ${v.winner === null ? "a draw" : v.winner === team ? "we won" : "they won"}` : "");
+    + `${us} ${v.scores[team]} (${v.bags[team]} bags) · ${them} ${v.scores[1 - team]} (${v.bags[1 - team]} bags)`
+    + (v.seat === null ? " · watching" : "");
   renderSeats();
-  $("trick").replaceChildren(...v.trick.map((tc) => {
-    const c = cardEl(tc.card); c.title = NAME_OF(tc.seat); return c;
-  }));
+  renderTrick();
+  renderTurnCue();
   renderHand();
   renderControls();
   renderSheet();
+  renderEnd();
+  $("hand-result").hidden = !S.handResult;
+  $("hand-result").textContent = S.handResult || "";
+  if (v.rules) renderRulesList($("game-rules"), v.rules);
 }
 
-// Seats and their clocks only: redrawn every second without touching the hand's buttons.
+function renderTrick() {
+  const v = S.view;
+  const held = S.held && (S.held.until > Date.now() || v.phase === "over") ? S.held : null;
+  if (S.held && !held) S.held = null;
+  const cards = held ? held.cards : v.trick;
+  const leader = held ? held.leader : v.trick.length ? v.trick[0].seat : null;
+  const me = v.seat === null ? 0 : v.seat;
+  $("trick").replaceChildren(...cards.map((tc) => {
+    const c = cardEl(tc.card);
+    c.classList.add(`slot-${(tc.seat - me + 4) % 4}`);
+    if (held && tc.seat === held.winner) c.classList.add("winner");
+    if (tc.seat === leader) c.classList.add("led");
+    c.title = `${NAME_OF(tc.seat)}${tc.seat === leader ? " (led)" : ""}`;
+    c.dataset.seat = tc.seat;
+    return c;
+  }));
+  $("trick-caption").textContent = held ? `${NAME_OF(held.winner)} takes the trick` : "";
+}
+
+function renderTurnCue() {
+  const v = S.view, t = S.turn, cue = $("turn-cue");
+  const mine = v.seat !== null && t.waiting.includes(v.seat) && v.phase !== "over";
+  cue.classList.toggle("mine", mine);
+  let text = "";
+  if (mine) {
+    if (t.pass_count) text = `Your turn: choose ${t.pass_count} card(s) for your partner`;
+    else if (v.phase === "bidding") text = v.hand ? "Your turn: bid" : "Your turn: look at your cards, or bid blind nil";
+    else text = "Your turn: play a card" + (S.bounce ? ` (${S.bounce})` : "");
+  } else if (v.phase !== "over" && t.waiting.length) {
+    text = `Waiting for ${t.waiting.map(NAME_OF).join(", ")}`;
+  }
+  cue.textContent = text;
+  document.title = (mine ? "● Your turn · " : "") + "Spades";
+}
+
+// Seats and their clocks only: redrawn every half second without touching the hand's buttons.
 function renderSeats() {
   const v = S.view, t = S.turn;
   if (!v) return;
   const me = v.seat === null ? 0 : v.seat;
+  const clocks = v.rules ? clocksOf(v.rules) : null;
+  const leader = v.trick.length ? v.trick[0].seat : v.phase === "play" ? v.leader : null;
+  const held = S.held;
   for (let seat = 0; seat < 4; seat++) {
     const el = $(`pos-${(seat - me + 4) % 4}`);
-    const bid = v.bids[seat] === null ? (v.has_bid[seat] ? "bid ✓" : "") : `bid ${v.bids[seat]}`;
-    const waiting = t.waiting.includes(seat);
-    const left = waiting && t.deadlines[seat] ? Math.max(0, Math.round((t.deadlines[seat] - Date.now()) / 1000)) : null;
-    el.className = "seat" + (waiting ? " turn" : "") + (seat === v.seat ? " me" : "");
-    el.textContent = `${NAME_OF(seat)}${v.bots[seat] ? " (bot)" : ""} · ${bid} · tricks ${v.tricks[seat]}`
-      + (left !== null ? ` · clock ${left}s` + (t.bank[seat] ? ` +${t.bank[seat]} bank` : "") : "");
+    const waiting = t.waiting.includes(seat) && v.phase !== "over";
+    el.className = `seat team${seat % 2}` + (waiting ? " turn" : "") + (seat === v.seat ? " me" : "")
+      + (held && held.winner === seat ? " won" : "");
     el.dataset.seat = seat;
+    const name = document.createElement("span");
+    name.className = "name";
+    name.textContent = NAME_OF(seat) + (seat === v.seat ? " (you)" : "")
+      + (v.seat !== null && seat === (v.seat + 2) % 4 ? " (partner)" : "");
+    const parts = [name];
+    const bid = bidText(v, seat);
+    if (bid) parts.push(tag(bid, v.bids[seat] === 0 ? "nil" : "bid"));
+    if (seat === leader && v.phase === "play") parts.push(tag("leads", "leader"));
+    if (v.bots[seat]) parts.push(tag("bot plays", "bot"));
+    const line = document.createElement("div");
+    line.textContent = `tricks ${v.tricks[seat]} · ${v.cards_left[seat]} cards`;
+    parts.push(line);
+    if (waiting && t.deadlines[seat] && clocks) {
+      const left = Math.max(0, t.deadlines[seat] - Date.now());
+      const full = v.phase === "bidding" ? clocks.bid_ms : clocks.play_ms;
+      const bar = document.createElement("div");
+      bar.className = "clock" + (left < 5000 ? " low" : "");
+      bar.title = "Time to move. When it runs out, a block of the time bank is spent; "
+        + "with no bank left a move is made for the seat.";
+      const fill = document.createElement("div");
+      fill.style.width = `${Math.min(100, (100 * left) / full)}%`;
+      bar.append(fill);
+      const secs = document.createElement("div");
+      secs.className = "muted";
+      secs.textContent = `${Math.round(left / 1000)} s` + (t.bank[seat]
+        ? ` + bank ${t.bank[seat]} × ${clocks.bank_block_ms / 1000} s` : " · no bank left");
+      parts.push(bar, secs);
+    }
+    el.replaceChildren(...parts);
   }
+}
+
+function tag(text, kind) {
+  const s = document.createElement("span"); s.className = `tag ${kind}`; s.textContent = text; return s;
 }
 
 function renderHand() {
@@ -333,7 +636,7 @@ function renderHand() {
   if (!v.hand) return;
   const legal = new Set(t.legal_cards || []);
   const myTurn = t.waiting.includes(v.seat) && v.phase === "play";
-  for (const code of v.hand) {
+  for (const code of sortHand(v.hand, v.rules)) {
     const b = cardEl(code, "button");
     if (t.pass_count) {
       b.classList.toggle("chosen", S.chosen.has(code));
@@ -342,7 +645,9 @@ function renderHand() {
       b.classList.toggle("legal", legal.has(code));
       b.disabled = !legal.has(code);
       b.onclick = () => command("play", { card: code });
-    } else if (v.phase === "play" && v.seat !== null) {
+    } else if ((v.phase === "play" || v.phase === "bidding") && v.seat !== null) {
+      // Locked now (while others play, or during the bidding: an opening card), played
+      // the moment the turn comes if it is legal then.
       b.classList.toggle("chosen", v.premove === code);
       b.title = "pre-move: play this card when my turn comes";
       b.onclick = () => v.premove === code ? command("cancel_premove") : command("premove", { card: code });
@@ -363,9 +668,7 @@ function renderControls() {
   }
   if (t.blind_nil_offered) box.append(button("Bid blind nil", () => command("blind_nil")));
   for (const n of v.hand ? t.legal_bids || [] : []) {  // a number needs the cards seen
-    const b = button(n === 0 ? "Nil" : String(n), () => command("bid", { bid: n }));
-    b.className = "bid"; b.dataset.bid = n;
-    box.append(b);
+    box.append(button(n === 0 ? "Nil" : String(n), () => command("bid", { bid: n }), false, "bid", { bid: n }));
   }
   if (t.pass_count) {
     box.append(button(`Pass ${t.pass_count} card(s) to partner`, () => {
@@ -374,30 +677,126 @@ function renderControls() {
   }
 }
 
-function button(text, onclick, disabled = false) {
+function button(text, onclick, disabled = false, className = "", data = {}) {
   const b = document.createElement("button");
   b.textContent = text; b.onclick = onclick; b.disabled = disabled;
+  if (className) b.className = className;
+  Object.assign(b.dataset, data);
   return b;
 }
 
+$("last-trick").onclick = () => {
+  const box = $("last-trick-box");
+  box.hidden = !box.hidden;
+  if (box.hidden) return;
+  const v = S.view, last = S.lastTrick;
+  const cards = last ? last.cards : v && v.last_trick;
+  if (!cards || !cards.length) { box.textContent = "No trick yet this hand."; return; }
+  box.replaceChildren(...cards.map((code, seat) => {
+    const row = document.createElement("div");
+    row.append(`${NAME_OF(seat)}: `, cardEl(code));
+    if (last && last.winner === seat) row.append(" ✔ took it");
+    return row;
+  }));
+};
+
 function renderSheet() {
   const v = S.view, me = v.seat === null ? 0 : v.seat, team = me % 2;
+  const head = document.createElement("tr");
+  for (const text of ["Hand", teamNames(team), teamNames(1 - team)]) {
+    const th = document.createElement("th"); th.textContent = text; head.append(th);
+  }
+  $("sheet-head").replaceChildren(head);
   $("sheet").replaceChildren(...v.sheet.map((h) => {
     const tr = document.createElement("tr");
-    const us = h.teams[team], them = h.teams[1 - team];
-    for (const text of [h.hand_no, `${us.contract}/${us.counted}`, `${them.contract}/${them.counted}`,
-                        `${us.score_after} (${us.delta >= 0 ? "+" : ""}${us.delta})`,
-                        `${them.score_after} (${them.delta >= 0 ? "+" : ""}${them.delta})`]) {
-      const td = document.createElement("td"); td.textContent = text; tr.append(td);
-    }
+    const td = document.createElement("td"); td.textContent = h.hand_no; tr.append(td);
+    for (const side of [team, 1 - team]) tr.append(sheetCell(h, side));
     return tr;
   }));
+}
+
+// One team's hand: each seat's bid and tricks, then how the points came.
+function sheetCell(h, side) {
+  const s = h.teams[side], known = S.bidsByHand[h.hand_no];
+  const td = document.createElement("td");
+  const seats = [side, side + 2].map((seat) => {
+    let bid = "";
+    if (known && known.bids[seat] !== null) {
+      bid = known.bids[seat] === 0 ? (known.blind[seat] ? "blind nil" : "nil") : `bid ${known.bids[seat]}`;
+    }
+    return `${NAME_OF(seat)}: ${bid ? bid + ", " : ""}took ${h.tricks[seat]}`;
+  });
+  const notes = [];
+  notes.push(s.contract ? `contract ${s.contract}: ${s.made ? "made" : "set"} ${signed(s.contract_points)}` : "both nil");
+  if (s.nil_points) notes.push(`nil ${signed(s.nil_points)}`);
+  if (s.failed_nil_tricks) notes.push(`failed nil took ${s.failed_nil_tricks}`);
+  if (s.bags_gained) notes.push(`bags +${s.bags_gained} (now ${s.bags_after})`);
+  if (s.bag_penalty) notes.push(`bag penalty −${s.bag_penalty}`);
+  if (s.boston) notes.push(`Boston ${signed(s.boston_points)}`);
+  const total = document.createElement("div");
+  total.append(`${signed(s.delta)} → `);
+  const b = document.createElement("b"); b.textContent = s.score_after; total.append(b);
+  const sub = document.createElement("div"); sub.className = "sub";
+  sub.textContent = `${seats.join(" · ")} · ${notes.join(" · ")}`;
+  td.append(total, sub);
+  return td;
+}
+
+const REASONS = {
+  target: (r) => `a team reached the target of ${r.target} points`,
+  floor: (r) => `a team fell to ${r.floor} points or below`,
+  hands: (r, v) => v.hand_no > (r.max_hands || 0)
+    ? `the scores were tied after the ${r.max_hands}-hand limit; a sudden-death hand decided it`
+    : `the ${r.max_hands}-hand limit was reached`,
+  boston: () => "a Boston: one team took all 13 tricks",
+  forfeit: () => "a forfeit: a player left or ran out of time",
+};
+
+function renderEnd() {
+  const v = S.view, box = $("end");
+  box.hidden = v.phase !== "over";
+  if (box.hidden) return;
+  const me = v.seat === null ? 0 : v.seat, team = me % 2;
+  const h = document.createElement("h3");
+  h.textContent = v.winner === null ? "A draw" : v.seat === null ? `${teamNames(v.winner)} won`
+    : v.winner === team ? "You won!" : "You lost";
+  const why = document.createElement("p");
+  why.id = "end-reason";
+  const reason = REASONS[v.end_reason];
+  why.textContent = `The match is over: ${reason && v.rules ? reason(v.rules, v) : v.end_reason}. `
+    + `Final score: ${teamNames(team)} ${v.scores[team]}, ${teamNames(1 - team)} ${v.scores[1 - team]}, `
+    + `after ${v.sheet.length} hand(s).`;
+  const again = button("Play again", playAgain, false, "", {});
+  again.id = "play-again";
+  again.title = "A new table with the same rules and the same bots; the room code goes to the chat";
+  const fresh = button("New table", () => { send({ type: "unsubscribe", game_id: S.game }); enterLobby(); });
+  fresh.id = "new-table";
+  box.replaceChildren(h, why, again, " ", fresh);
+}
+
+async function playAgain() {
+  const old = S.table, oldGame = S.game;
+  const mine = mySeatAtTable();
+  try {
+    const rules = old ? (old.private ? old.rules : old.preset) : S.view.rules;
+    const t = await api("POST", "/v1/tables", { rules, private: old ? old.private : true,
+                                                banter: old ? old.banter : true, seat: mine === null ? 0 : mine });
+    for (const s of old ? old.seats : []) {
+      if (s.bot) await api("POST", `/v1/tables/${t.table_id}/bots`, { seat: s.seat, level: s.bot });
+    }
+    const fresh = await api("GET", `/v1/tables/${t.table_id}`);
+    if (fresh.code) send({ type: "chat", game_id: oldGame, text: `Play again? Room code ${fresh.code}` });
+    send({ type: "unsubscribe", game_id: oldGame });
+    S.game = null; S.view = null;
+    joinTable(Promise.resolve(fresh));
+  } catch (err) { status(err.message); }
 }
 
 function addChat(f) {
   const p = document.createElement("div");
   p.className = f.bot ? "bot" : "";
-  p.textContent = `${f.name || NAME_OF(f.seat)}: ${f.text}`;
+  const who = f.bot && f.seat !== null && f.seat !== undefined ? NAME_OF(f.seat) : f.name || NAME_OF(f.seat);
+  p.textContent = `${who}: ${f.text}`;
   $("chatlog").append(p);
   $("chatlog").scrollTop = $("chatlog").scrollHeight;
 }
@@ -413,7 +812,12 @@ $("back").onclick = () => {
   if (S.game) send({ type: "unsubscribe", game_id: S.game });
   enterLobby();
 };
+$("trick-pause").value = localStorage.getItem("trickPause") || "1000";
+$("trick-pause").onchange = () => localStorage.setItem("trickPause", $("trick-pause").value);
 
-setInterval(() => { if (S.view && S.view.phase !== "over") renderSeats(); }, 1000);
+setInterval(() => {
+  if (S.view && S.view.phase !== "over") renderSeats();
+  if (S.statusAt && Date.now() - S.statusAt > 10000) clearStatus();  // a stale error goes
+}, 500);
 
 if (S.token && S.me) enterLobby(); else show("signin");

@@ -6,7 +6,8 @@
 
 const $ = (id) => document.getElementById(id);
 const KEY = "spades.operator";
-const GAME = decodeURIComponent(location.pathname.split("/").pop());
+const GAME = location.pathname.startsWith("/admin/replay/")
+  ? decodeURIComponent(location.pathname.slice("/admin/replay/".length)) : "";
 const SUIT = { S: "♠", H: "♥", D: "♦", C: "♣" };
 const R = { token: localStorage.getItem(KEY), log: null, at: 0, want: 0, eyes: "",
             states: new Map() };
@@ -29,6 +30,7 @@ function signIn(why) {
   localStorage.removeItem(KEY);
   R.token = null;
   $("viewer").hidden = true;
+  $("search").hidden = true;
   $("signin").hidden = false;
   status(why || "operators only: sign in");
 }
@@ -45,11 +47,21 @@ $("login").addEventListener("submit", async (e) => {
   } catch (err) { status(err.message); }
 });
 
+// The seat's name as the table knew it ("Bot 2 (basic)" for a bot), from the log's names.
+function nameOf(seat) {
+  const n = R.log && R.log.names && R.log.names[seat];
+  return n ? `${n} (seat ${seat})` : `seat ${seat}`;
+}
+
+function cardText(code) {
+  return code === "BJ" ? "Big ★" : code === "LJ" ? "Little ★"
+    : (code[0] === "T" ? "10" : code[0]) + SUIT[code[1]];
+}
+
 function cardEl(code) {
   const el = document.createElement("span");
   el.className = "card" + ("HD".includes(code[1]) && code.length === 2 ? " red" : "");
-  el.textContent = code === "BJ" ? "Big ★" : code === "LJ" ? "Little ★"
-    : (code[0] === "T" ? "10" : code[0]) + SUIT[code[1]];
+  el.textContent = cardText(code);
   el.dataset.card = code;
   return el;
 }
@@ -57,11 +69,14 @@ function cardEl(code) {
 function summary(logged) {
   const e = logged.event;
   const bits = [e.type];
-  if (e.seat !== undefined && e.seat !== null) bits.push(`seat ${e.seat}`);
-  if (e.type === "BidPlaced") bits.push(`bid ${e.bid}${e.blind ? " blind" : ""}${e.auto ? " (clock)" : ""}`);
-  if (e.type === "CardPlayed") bits.push(e.card + (e.auto ? " (clock)" : ""));
+  if (e.seat !== undefined && e.seat !== null) bits.push(nameOf(e.seat));
+  if (e.type === "BidPlaced") {
+    bits.push(e.bid === 0 ? (e.blind ? "blind nil" : "nil") : `bid ${e.bid}`);
+    if (e.auto) bits.push("(clock)");
+  }
+  if (e.type === "CardPlayed") bits.push(cardText(e.card) + (e.auto ? " (clock)" : ""));
   if (e.type === "TrickWon") bits.push(`trick ${e.trick_no} taken`);
-  if (e.type === "HandDealt") bits.push(`hand ${e.hand_no}, dealer ${e.dealer}`);
+  if (e.type === "HandDealt") bits.push(`hand ${e.hand_no}, ${nameOf(e.dealer)} deals`);
   if (e.type === "GameEnded") bits.push(`winner ${e.winner}, ${e.reason}`);
   return bits.join(" · ");
 }
@@ -119,8 +134,7 @@ function render(s) {
     box.className = "seat" + (t.waiting.includes(seat) ? " turn" : "");
     box.replaceChildren();
     const h = document.createElement("h3");
-    const who = t.players[seat] || "empty";
-    h.textContent = `Seat ${seat} · ${who.startsWith("bot:") ? who : who.slice(0, 8)}`;
+    h.textContent = nameOf(seat);
     const bid = document.createElement("div");
     bid.id = `bid-${seat}`;
     bid.className = "bid";
@@ -149,10 +163,11 @@ function render(s) {
     const el = document.createElement("div");
     el.className = "played";
     el.dataset.seat = p.seat;
-    el.append(cardEl(p.card), `seat ${p.seat}`);
+    el.append(cardEl(p.card), nameOf(p.seat));
     trick.append(el);
   }
-  $("last-trick").textContent = t.last_trick.length ? `last trick: ${t.last_trick.join(" ")}` : "";
+  $("last-trick").replaceChildren(...(t.last_trick.length
+    ? ["last trick: ", ...t.last_trick.map((c) => cardEl(c))] : []));
   $("headline").innerHTML = "";
   $("headline").append(
     `Hand ${t.hand_no} · ${t.phase} · `,
@@ -188,15 +203,54 @@ function render(s) {
 
 // --- start ---------------------------------------------------------------------------------
 
+// --- search: find a game without knowing its id -------------------------------------------
+
+async function search() {
+  const q = new URLSearchParams({ limit: "50" });
+  if ($("search-player").value.trim()) q.set("player", $("search-player").value.trim());
+  if ($("search-outcome").value) q.set("outcome", $("search-outcome").value);
+  if ($("search-after").value) q.set("started_after", String(Date.parse($("search-after").value)));
+  let found;
+  try { found = await api(`/v1/admin/games?${q}`); } catch (err) { status(err.message); return; }
+  status(found.games.length ? "" : "no game matches");
+  $("found").tBodies[0].replaceChildren(...found.games.map((g) => {
+    const tr = document.createElement("tr");
+    const names = g.players.map((p, seat) => (p.startsWith("bot:")
+      ? `${g.names[seat] || `Bot ${seat + 1}`} (${p.slice(4)})` : g.names[seat] || p.slice(0, 8)));
+    const outcome = g.ended_at_ms === null ? "playing"
+      : `${g.winner === null ? "draw" : `team ${g.winner} won`} (${g.reason}, ${g.hands_played} hands)`;
+    for (const text of [g.started_at_ms ? new Date(g.started_at_ms).toLocaleString() : "",
+                        names.join(", "), outcome, g.scores ? g.scores.join(" – ") : ""]) {
+      tr.append(Object.assign(document.createElement("td"), { textContent: text }));
+    }
+    const a = Object.assign(document.createElement("a"), {
+      href: `/admin/replay/${encodeURIComponent(g.game_id)}`, textContent: "replay" });
+    a.className = "open-game"; a.dataset.game = g.game_id;
+    const td = document.createElement("td"); td.append(a); tr.append(td);
+    return tr;
+  }));
+}
+
+$("search-form").addEventListener("submit", (e) => { e.preventDefault(); search(); });
+
 async function start() {
   $("game-id").textContent = GAME;
   if (!R.token) { signIn(); return; }
+  if (!GAME) {
+    $("signin").hidden = true;
+    $("search").hidden = false;
+    await search();
+    return;
+  }
   try {
     R.log = await api(`/v1/admin/games/${encodeURIComponent(GAME)}/events`);
   } catch (err) { status(err.message); return; }
   $("signin").hidden = true;
   $("viewer").hidden = false;
   status("");
+  for (let seat = 0; seat < 4; seat++) $(`eyes-${seat}`).textContent = nameOf(seat);
+  $("team-0").textContent = `Team 0: ${nameOf(0)} & ${nameOf(2)}`;
+  $("team-1").textContent = `Team 1: ${nameOf(1)} & ${nameOf(3)}`;
   const list = $("events");
   list.replaceChildren();
   R.log.events.forEach((logged, i) => {

@@ -58,9 +58,9 @@ def start(name: str, log: Path, wrap: list[str] | None = None, **env: str) -> Se
     """Service ``name`` as its own process (under ``wrap`` if given), once it is ready;
     its instance id is the log file's name."""
     port = servers.free_port()
-    full = {**os.environ, "PYTHONPATH": str(ROOT), "SPADES_HTTP_PORT": str(port),
+    inherited = {k: v for k, v in os.environ.items() if k != "SPADES_FAULT"}  # only if asked
+    full = {**inherited, "PYTHONPATH": str(ROOT), "SPADES_HTTP_PORT": str(port),
             "SPADES_HTTP_HOST": "127.0.0.1", "SPADES_INSTANCE_ID": log.stem, **env}
-    full.pop("SPADES_FAULT", None)
     with open(log, "wb") as out:
         proc = subprocess.Popen([*(wrap or []), sys.executable, "-m", "services.cli", "serve",
                                  name], env=full, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)

@@ -43,7 +43,14 @@ async def test_a_rated_game_shows_on_pages_history_and_the_board_with_names(
         lobby: Service, ratings: Service, nats_url: str, lobby_prefix: str) -> None:
     ada, ben, cy, di = [await Player.guest(lobby.url, n) for n in ("Ada", "Ben", "Cy", "Di")]
     seats = (ada.player_id, ben.player_id, cy.player_id, di.player_id)
-    await _end_rated_game(nats_url, lobby_prefix, f"std-{ada.player_id[:8]}", seats, winner=0)
+    sock = await ada.socket(lobby.ws_url)
+    game = f"std-{ada.player_id[:8]}"
+    await _end_rated_game(nats_url, lobby_prefix, game, seats, winner=0)
+    note = await sock.until(lambda f: f["type"] == "note"
+                            and f["note"]["kind"] == "rating_changed", timeout=20)
+    assert note["note"] == {"kind": "rating_changed", "game_id": game, "rating_before": 1500,
+                            "rating_after": 1520}
+    await sock.close()
 
     async def rated() -> bool:
         page = await ada.ok("GET", f"/v1/players/{ada.player_id}")

@@ -8,7 +8,10 @@ import uuid
 import asyncpg
 import msgspec
 import nats
+from nats.aio.msg import Msg
 
+from schemas.notes import Note, RatingChanged
+from schemas.subjects import Names
 from services.platform import bus
 from services.ratings import results, store
 from tests.services.ratings.conftest import NOW_MS, SCHEDULE, Feed, ended, envelope
@@ -66,33 +69,47 @@ async def test_a_forfeit_loses_as_the_winner_says(pool: asyncpg.Pool, feed: Feed
     assert [await _rating(pool, p) for p in PEOPLE] == [1480, 1520, 1480, 1520]
 
 
-async def test_a_game_ended_twice_rates_once(pool: asyncpg.Pool, nats_url: str,
-                                             nats_prefix: str) -> None:
+async def test_a_game_ended_twice_rates_once_and_tells_each_player_once(
+        pool: asyncpg.Pool, nats_url: str, nats_prefix: str) -> None:
     """The same ending arrives twice (republished past JetStream's de-duplication):
-    the consumer's record of (stream, version) makes the second a no-op."""
+    the consumer's record of (stream, version) makes the second a no-op, and each
+    player hears of its new rating once, after the commit."""
     tag = uuid.uuid4().hex[:8]
     subject, name = f"{nats_prefix}.twice{tag}", f"{nats_prefix}_TWICE{tag}"
+    names = Names(f"{nats_prefix}n{tag}")
     nc = await nats.connect(nats_url)
     js = nc.jetstream()
+    heard: list[tuple[str, RatingChanged]] = []
+
+    async def on_note(msg: Msg) -> None:
+        note = msgspec.msgpack.decode(msg.data, type=Note)
+        assert isinstance(note, RatingChanged)
+        heard.append((msg.subject.rsplit(".", 1)[-1], note))
+
+    await nc.subscribe(names.player_notes_all, cb=on_note)
     await bus.ensure_stream(js, bus.StreamSpec(name, (f"{subject}.>",), duplicate_window=60))
     spec = bus.ConsumerSpec(name, f"r{tag}", f"{subject}.>", ack_wait=5, max_deliver=3)
-    consumer = bus.Consumer(js, pool, spec, results.handler(1500, SCHEDULE))
+    consumer = bus.Consumer(js, pool, spec, results.handler(1500, SCHEDULE),
+                            after_commit=results.notifier(pool, nc, names))
     await consumer.start()
     try:
         body = msgspec.msgpack.encode(envelope("g1", ended(PEOPLE)))
         await js.publish(f"{subject}.g1", body, headers={"Nats-Msg-Id": "first"})
         await js.publish(f"{subject}.g1", body, headers={"Nats-Msg-Id": "again"})
         for _ in range(100):
-            done = await pool.fetchval("SELECT count(*) FROM consumer_processed")
-            if done and (await js.consumer_info(name, spec.durable)).num_pending == 0 \
-                    and (await js.consumer_info(name, spec.durable)).num_ack_pending == 0:
+            info = await js.consumer_info(name, spec.durable)
+            if len(heard) >= 4 and info.num_pending == 0 and info.num_ack_pending == 0:
                 break
             await asyncio.sleep(0.05)
+        await asyncio.sleep(0.2)
     finally:
         await consumer.stop()
         await nc.close()
     assert await pool.fetchval("SELECT count(*) FROM rating_history") == 4
     assert [await _rating(pool, p) for p in PEOPLE] == [1520, 1480, 1520, 1480]
+    assert sorted((p, n.game_id, n.rating_before, n.rating_after) for p, n in heard) == [
+        ("a", "g1", 1500, 1520), ("b", "g1", 1500, 1480), ("c", "g1", 1500, 1520),
+        ("d", "g1", 1500, 1480)]
 
 
 def test_a_player_in_two_seats_is_not_four_people() -> None:

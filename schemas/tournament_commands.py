@@ -1,0 +1,95 @@
+"""Tournament commands: what organizers, players and the scheduler ask of a tournament.
+
+``decide(state, command)`` turns each into events or a ``TournamentError``.
+The service fills in who asks (``by``/``player``) from the caller's token and
+the time ``at`` from its clock; randomness (a round's seed) arrives in the
+command, so deciding is a pure function.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from schemas.tournament_events import DealResult, Outcome, ResultReason, TournamentSettings
+
+
+class Command(msgspec.Struct, frozen=True, tag=True, tag_field="type", kw_only=True):
+    at: int = 0
+
+
+class CreateTournament(Command, frozen=True):
+    tournament_id: str
+    organizer: str
+    settings: TournamentSettings
+
+
+class ChangeSettings(Command, frozen=True):
+    by: str
+    settings: TournamentSettings
+
+
+class RegisterTeam(Command, frozen=True):
+    team_id: str
+    name: str
+    player: str
+    partner: str
+    rating: float = 0.0
+
+
+class ConfirmTeam(Command, frozen=True):
+    team_id: str
+    player: str
+
+
+class WithdrawTeam(Command, frozen=True):
+    team_id: str
+    player: str
+
+
+class CheckIn(Command, frozen=True):
+    player: str
+
+
+class Start(Command, frozen=True):
+    """The scheduler, at ``starts_at``: close the check-in and start, or cancel."""
+
+
+class PairRound(Command, frozen=True):
+    """The scheduler: pair the next Swiss or round-robin round. ``seed`` (hex) decides
+    seats in Swiss pairs and, with duplicate deals, the round's deals."""
+
+    seed: str
+
+
+class RecordResult(Command, frozen=True):
+    match_id: str
+    outcome: Outcome
+    reason: ResultReason = "played"
+    scores: tuple[int, int] = (0, 0)
+    bags_taken: tuple[int, int] = (0, 0)
+    deals: tuple[DealResult, ...] = ()
+    game_stream: str = ""
+
+
+class OverrideResult(Command, frozen=True):
+    match_id: str
+    outcome: Outcome
+    by: str
+    why: str
+    scores: tuple[int, int] = (0, 0)
+
+
+class Disqualify(Command, frozen=True):
+    team_id: str
+    by: str
+    why: str
+
+
+class Cancel(Command, frozen=True):
+    by: str
+
+
+TournamentCommand = (
+    CreateTournament | ChangeSettings | RegisterTeam | ConfirmTeam | WithdrawTeam | CheckIn
+    | Start | PairRound | RecordResult | OverrideResult | Disqualify | Cancel
+)

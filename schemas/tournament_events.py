@@ -1,0 +1,226 @@
+"""Tournament events: the facts a tournament's stream (``tournament-<id>``) is made of.
+
+The same conventions as the game's events: past tense, frozen, tagged by
+``type``, versioned by ``VERSION``, never changed once stored. Every table the
+tournament service keeps (tournaments, teams, matches, standings) is a
+projection of these, so each event carries what its projection needs and
+nothing a fold of earlier events already says.
+
+Times (``at``, ``starts_at`` ...) are integer milliseconds since the Unix epoch.
+Match points are counted in half points (a win is 2, a draw 1), so every sum is
+an integer; readers divide by two.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, ClassVar, Literal
+
+import msgspec
+
+from schemas.rules import Rules
+
+FormatKind = Literal["single_elimination", "double_elimination", "round_robin", "swiss"]
+Deals = Literal["random", "duplicate"]
+TieBreak = Literal["buchholz", "head_to_head", "differential", "bags", "points"]
+# Who won a match: the home team (seats 0 and 2), the away team, nobody (a draw), or
+# nobody because neither team came (both lose).
+Outcome = Literal["home", "away", "draw", "double_forfeit"]
+ResultReason = Literal["played", "forfeit", "no_show", "override"]
+SourceKind = Literal["seed", "winner", "loser"]
+
+
+class FormatOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """The format and its options, as the organizer chose them."""
+
+    kind: FormatKind
+    third_place: bool = False  # single elimination: the semi-final losers play for third
+    grand_final_reset: bool = True  # double elimination: a second final if the losers' side wins
+    groups: Annotated[int, msgspec.Meta(ge=1, le=64)] = 1  # round robin: snake-seeded groups
+    rounds: Annotated[int, msgspec.Meta(ge=0, le=64)] = 0  # Swiss: 0 means ceil(log2(teams))
+    deals: Deals = "random"  # "duplicate": every table of a round plays the same deals
+    tiebreaks: tuple[TieBreak, ...] = ()  # empty: the format's default order
+
+
+class TournamentSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """Everything an organizer sets, at creation or by a later change before the start."""
+
+    name: Annotated[str, msgspec.Meta(min_length=1, max_length=80)]
+    format: FormatOptions
+    rules: Rules
+    rated: bool = False
+    min_teams: Annotated[int, msgspec.Meta(ge=2, le=16_384)] = 4
+    max_teams: Annotated[int, msgspec.Meta(ge=2, le=16_384)] = 64
+    registration_opens_at: int = 0
+    registration_closes_at: int
+    check_in_minutes: Annotated[int, msgspec.Meta(ge=0, le=24 * 60)] = 15
+    starts_at: int
+    round_interval_seconds: Annotated[int, msgspec.Meta(ge=0, le=86_400)] = 60
+    no_show_seconds: Annotated[int, msgspec.Meta(ge=30, le=3_600)] = 300
+
+
+class Source(msgspec.Struct, frozen=True, kw_only=True):
+    """Where one side of a bracket match comes from: a seed, or a match's winner or loser."""
+
+    kind: SourceKind
+    ref: str  # the seed number ("1" is the top seed) or a match id
+
+
+class BracketMatch(msgspec.Struct, frozen=True, kw_only=True):
+    """One match of an elimination bracket, drawn before any is played."""
+
+    match_id: str  # "W2-1": winners' round 2, match 1; "L3-2", "GF", "GF2", "3P"
+    round_no: int
+    home: Source
+    away: Source
+    reset_of: str = ""  # a grand-final reset: played only if ``away`` won match ``reset_of``
+
+
+class Pairing(msgspec.Struct, frozen=True, kw_only=True):
+    """Two teams that meet: ``home`` sits in seats 0 and 2, ``away`` in seats 1 and 3."""
+
+    match_id: str
+    round_no: int
+    home: str
+    away: str
+
+
+class Event(msgspec.Struct, frozen=True, tag=True, tag_field="type", kw_only=True):
+    VERSION: ClassVar[int] = 1
+    at: int = 0
+
+
+class TournamentCreated(Event, frozen=True):
+    tournament_id: str
+    organizer: str
+    settings: TournamentSettings
+
+
+class SettingsChanged(Event, frozen=True):
+    """The organizer changed the settings before the start; the whole new value."""
+
+    by: str
+    settings: TournamentSettings
+
+
+class TeamRegistered(Event, frozen=True):
+    """A player registered a team with a partner, who has yet to confirm."""
+
+    team_id: str
+    name: str
+    players: tuple[str, str]  # the registering player, then the partner
+    rating: float = 0.0  # mean rating of the two, for seeding
+
+
+class TeamConfirmed(Event, frozen=True):
+    """The partner confirmed. ``waiting`` when the field was already full: the team
+    moves up at the check-in's close if it checked in and a place is free."""
+
+    team_id: str
+    waiting: bool = False
+
+
+class TeamWithdrawn(Event, frozen=True):
+    """A team left: by its own wish, the check-in, two forfeits, or a disqualification."""
+
+    team_id: str
+    reason: Literal["withdrawn", "not_checked_in", "forfeits", "disqualified"]
+    by: str = ""
+    why: str = ""
+
+
+class TeamCheckedIn(Event, frozen=True):
+    team_id: str
+    player: str
+
+
+class CheckInClosed(Event, frozen=True):
+    """At ``starts_at``: absent teams dropped, checked-in waiting teams moved up."""
+
+    dropped: tuple[str, ...]
+    promoted: tuple[str, ...]
+
+
+class TournamentStarted(Event, frozen=True):
+    seeds: tuple[str, ...]  # team ids, top seed first
+
+
+class BracketDrawn(Event, frozen=True):
+    """An elimination bracket, whole; its matches are played as their teams become known."""
+
+    matches: tuple[BracketMatch, ...]
+
+
+class MatchesPaired(Event, frozen=True):
+    """Elimination matches whose two teams became known; their tables may open."""
+
+    pairings: tuple[Pairing, ...]
+
+
+class RoundPaired(Event, frozen=True):
+    """A Swiss or round-robin round. ``deal_seed_hash`` commits to the round's deals
+    (duplicate deals) before any is played; ``RoundCompleted`` reveals the seed."""
+
+    round_no: int
+    pairings: tuple[Pairing, ...]
+    byes: tuple[str, ...] = ()
+    deal_seed_hash: str = ""
+    deal_seed: str = ""  # secret until the round completes; never shown before
+
+
+class DealResult(msgspec.Struct, frozen=True, kw_only=True):
+    """One deal of a match: each team's score for the hand (its delta)."""
+
+    deal_no: int
+    home: int
+    away: int
+
+
+class MatchResult(Event, frozen=True):
+    """A match's result, written once; only ``ResultOverridden`` changes it."""
+
+    match_id: str
+    outcome: Outcome
+    reason: ResultReason
+    scores: tuple[int, int] = (0, 0)  # home, away: game points
+    bags_taken: tuple[int, int] = (0, 0)
+    deals: tuple[DealResult, ...] = ()
+    game_stream: str = ""  # the game the result came from, when played
+
+
+class ResultOverridden(Event, frozen=True):
+    match_id: str
+    outcome: Outcome
+    scores: tuple[int, int]
+    by: str
+    why: str
+
+
+class RoundCompleted(Event, frozen=True):
+    round_no: int
+    deal_seed: str = ""  # the committed seed, revealed (duplicate deals)
+
+
+class TournamentFinished(Event, frozen=True):
+    champion: str | None
+    ranking: tuple[str, ...]  # team ids, first place first
+
+
+class TournamentCancelled(Event, frozen=True):
+    reason: Literal["organizer", "too_few_teams"]
+    by: str = ""
+
+
+TournamentEvent = (
+    TournamentCreated | SettingsChanged | TeamRegistered | TeamConfirmed | TeamWithdrawn
+    | TeamCheckedIn | CheckInClosed | TournamentStarted | BracketDrawn | MatchesPaired
+    | RoundPaired | MatchResult | ResultOverridden | RoundCompleted | TournamentFinished
+    | TournamentCancelled
+)
+
+TOURNAMENT_EVENT_TYPES: dict[str, type[Event]] = {
+    cls.__name__: cls
+    for cls in (TournamentCreated, SettingsChanged, TeamRegistered, TeamConfirmed,
+                TeamWithdrawn, TeamCheckedIn, CheckInClosed, TournamentStarted, BracketDrawn,
+                MatchesPaired, RoundPaired, MatchResult, ResultOverridden, RoundCompleted,
+                TournamentFinished, TournamentCancelled)
+}

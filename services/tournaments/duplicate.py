@@ -1,0 +1,62 @@
+"""Duplicate deals: score each deal against every team that held the same cards.
+
+With ``deals: "duplicate"`` every table of a round plays the same deals, and the
+home team (seats 0 and 2) holds the same cards at every table. A team's result
+on a deal is its hand score minus its opponents'; it earns a matchpoint for
+each team that held the same cards and did worse, half for each that did as
+well (duplicate bridge's matchpoints). Luck of the deal cancels out: only how a
+team played the cards it held is compared.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from schemas.tournament_events import DealResult
+
+
+@dataclass(frozen=True, slots=True)
+class TableDeals:
+    """One table's deals of a duplicate round."""
+
+    round_no: int
+    home: str
+    away: str
+    deals: tuple[DealResult, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DuplicateScore:
+    team_id: str
+    matchpoints: int  # half matchpoints
+    top: int  # half matchpoints: the most the team could have earned
+
+    @property
+    def percent(self) -> float:
+        return 100.0 * self.matchpoints / self.top if self.top else 0.0
+
+
+def matchpoints(tables: Iterable[TableDeals]) -> dict[str, DuplicateScore]:
+    """Every team's matchpoints over the given tables' deals."""
+    # (round, deal, direction) -> [(team, net)]: the teams that held the same cards.
+    held: dict[tuple[int, int, str], list[tuple[str, int]]] = defaultdict(list)
+    teams: set[str] = set()
+    for table in tables:
+        teams.update((table.home, table.away))
+        for d in table.deals:
+            held[(table.round_no, d.deal_no, "home")].append((table.home, d.home - d.away))
+            held[(table.round_no, d.deal_no, "away")].append((table.away, d.away - d.home))
+    won: dict[str, int] = dict.fromkeys(teams, 0)
+    top: dict[str, int] = dict.fromkeys(teams, 0)
+    for results in held.values():
+        nets = sorted(net for _, net in results)
+        for team, net in results:
+            below = bisect_left(nets, net)
+            level = bisect_left(nets, net + 1) - below - 1
+            won[team] += 2 * below + level
+            top[team] += 2 * (len(results) - 1)
+    return {t: DuplicateScore(team_id=t, matchpoints=won[t], top=top[t]) for t in teams}
+

@@ -1,0 +1,148 @@
+"""Standings: one total order of the teams, with the tie-breaks that produced it.
+
+Match points first (win 1, draw 1/2, loss 0, bye 1; kept in half points), then
+the tie-breaks in the organizer's order, then the seed, which is unique, so
+no two teams ever share a place. The tie-breaks:
+
+- ``buchholz`` (Swiss): the sum of the opponents' match points. A bye counts as
+  a virtual opponent (FIDE): the team's own points before that round, a loss in
+  it, and a draw in every later round.
+- ``head_to_head`` (round robin): match points won in the matches among the
+  teams level on match points.
+- ``differential``: game points scored minus conceded, over games played; byes
+  and forfeits add none.
+- ``bags``: fewest bags taken over games played.
+- ``points``: game points scored over games played.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from schemas.tournament_events import FormatKind, Outcome, ResultReason, TieBreak
+
+DEFAULT_TIEBREAKS: dict[FormatKind, tuple[TieBreak, ...]] = {
+    "swiss": ("buchholz", "differential", "bags", "points"),
+    "round_robin": ("head_to_head", "differential", "bags", "points"),
+    "single_elimination": ("differential", "bags", "points"),
+    "double_elimination": ("differential", "bags", "points"),
+}
+ALLOWED_TIEBREAKS: dict[FormatKind, frozenset[TieBreak]] = {
+    kind: frozenset(keys) for kind, keys in DEFAULT_TIEBREAKS.items()}
+
+
+class TieBreakError(ValueError):
+    """An organizer's tie-break order names a tie-break the format does not have, or one twice."""
+
+
+def tiebreak_order(kind: FormatKind, chosen: Sequence[TieBreak]) -> tuple[TieBreak, ...]:
+    """The organizer's order, or the format's default when none was chosen."""
+    if not chosen:
+        return DEFAULT_TIEBREAKS[kind]
+    allowed = ALLOWED_TIEBREAKS[kind]
+    if len(set(chosen)) != len(chosen) or not set(chosen) <= allowed:
+        raise TieBreakError(f"{kind} tie-breaks are some of {', '.join(sorted(allowed))}, "
+                            "each at most once")
+    return tuple(chosen)
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """One decided match, as standings need it."""
+
+    round_no: int
+    home: str
+    away: str
+    outcome: Outcome
+    reason: ResultReason = "played"
+    scores: tuple[int, int] = (0, 0)
+    bags_taken: tuple[int, int] = (0, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    team_id: str
+    rank: int
+    match_points: int  # half points
+    buchholz: int  # half points
+    head_to_head: int  # half points
+    differential: int
+    bags: int
+    points: int
+    seed: int
+
+
+@dataclass(slots=True)
+class _Tally:
+    match_points: int = 0
+    differential: int = 0
+    bags: int = 0
+    points: int = 0
+
+
+_WON = {"home": (2, 0), "away": (0, 2), "draw": (1, 1), "double_forfeit": (0, 0)}
+
+
+def standings(seeds: Sequence[str], results: Sequence[Result],
+              byes: Sequence[tuple[int, str]] = (), bye_points: int = 2,
+              tiebreaks: Sequence[TieBreak] = ("differential", "bags", "points")) -> list[Row]:
+    """Rank ``seeds`` (team ids, top seed first) from the results and byes so far.
+
+    ``byes`` are (round, team); each is worth ``bye_points`` half points.
+    """
+    tally = {t: _Tally() for t in seeds}
+    # Match points per team per round, for the bye's virtual opponent.
+    by_round: dict[str, dict[int, int]] = defaultdict(dict)
+    opponents: dict[str, list[str]] = defaultdict(list)
+    last_round = max([r.round_no for r in results] + [r for r, _ in byes] + [0])
+    for r in results:
+        got_home, got_away = _WON[r.outcome]
+        for team, got, scored, conceded, bags, opp in (
+                (r.home, got_home, r.scores[0], r.scores[1], r.bags_taken[0], r.away),
+                (r.away, got_away, r.scores[1], r.scores[0], r.bags_taken[1], r.home)):
+            t = tally[team]
+            t.match_points += got
+            by_round[team][r.round_no] = by_round[team].get(r.round_no, 0) + got
+            opponents[team].append(opp)
+            if r.reason in ("played", "override"):
+                t.differential += scored - conceded
+                t.bags += bags
+                t.points += scored
+    byes_of: dict[str, list[int]] = defaultdict(list)
+    for round_no, team in byes:
+        tally[team].match_points += bye_points
+        by_round[team][round_no] = by_round[team].get(round_no, 0) + bye_points
+        byes_of[team].append(round_no)
+
+    buchholz = dict.fromkeys(seeds, 0)
+    if "buchholz" in tiebreaks:
+        for team in seeds:
+            total = sum(tally[o].match_points for o in opponents[team])
+            for round_no in byes_of.get(team, ()):
+                before = sum(p for rn, p in by_round[team].items() if rn < round_no)
+                total += before + (last_round - round_no)  # a draw (1 half point) a round
+            buchholz[team] = total
+    head = dict.fromkeys(seeds, 0)
+    if "head_to_head" in tiebreaks:
+        for r in results:
+            if tally[r.home].match_points == tally[r.away].match_points:
+                got_home, got_away = _WON[r.outcome]
+                head[r.home] += got_home
+                head[r.away] += got_away
+
+    seed_of = {t: i + 1 for i, t in enumerate(seeds)}
+
+    def key(team: str) -> tuple[int, ...]:
+        t = tally[team]
+        values = {"buchholz": -buchholz[team], "head_to_head": -head[team],
+                  "differential": -t.differential, "bags": t.bags, "points": -t.points}
+        return (-t.match_points, *(values[k] for k in tiebreaks), seed_of[team])
+
+    order = sorted(seeds, key=key)
+    return [Row(team_id=team, rank=i + 1, match_points=tally[team].match_points,
+                buchholz=buchholz[team], head_to_head=head[team],
+                differential=tally[team].differential, bags=tally[team].bags,
+                points=tally[team].points, seed=seed_of[team])
+            for i, team in enumerate(order)]

@@ -1,0 +1,272 @@
+"""The tournament service's store: its stream, projections and timers in Postgres.
+
+One command is one transaction: read the stream, fold it, ``decide``, append the
+events (optimistic concurrency on the stream's version, the command id for
+idempotency), rewrite the tournament's projection rows and its timers from the
+new fold. Either all of it is committed or none, so the tables always equal the
+stream's fold and a timer never fires for a transition already made.
+
+Timers are rows; ``fire_due`` takes due ones with ``FOR UPDATE SKIP LOCKED``
+and runs their command in the same transaction, so with any number of copies
+each timer fires once and a crash loses none.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import secrets
+import uuid
+from collections.abc import Callable
+
+import asyncpg
+import msgspec
+
+from schemas import subjects
+from schemas import tournament_api as api
+from schemas import tournament_commands as cmd
+from schemas import tournament_events as ev
+from services.platform import logs
+from services.platform.events import EventRegistry
+from services.platform.eventstore import EventStore
+from services.tournaments import formats
+from services.tournaments.decide import decide, standings_of
+from services.tournaments.errors import TournamentError
+from services.tournaments.state import Tournament
+
+_log = logs.get("tournaments")
+
+
+def registry() -> EventRegistry:
+    return EventRegistry(ev.TournamentEvent)
+
+
+def stream_of(tournament_id: str) -> str:
+    return f"{subjects.TOURNAMENT_STREAM_PREFIX}{tournament_id}"
+
+
+def _ts(ms: int) -> dt.datetime:
+    return dt.datetime.fromtimestamp(ms / 1000, dt.UTC)
+
+
+def due_timers(state: Tournament) -> dict[str, int]:
+    """The timers a tournament needs now: its start while registering; the next
+    round's pairing, ``round_interval_seconds`` after the start or the last round."""
+    s = state.settings
+    if s is None:
+        return {}
+    if state.status == "registering":
+        return {"start": s.starts_at}
+    if (state.status == "running" and s.format.kind not in formats.ELIMINATION
+            and (not state.rounds or state.rounds[-1].completed)
+            and len(state.rounds) < formats.total_rounds(s.format, len(state.seeds))):
+        delay = s.round_interval_seconds * 1000 if state.rounds else 0
+        return {"pair": state.turned_at + delay}
+    return {}
+
+
+class TournamentStore:
+    def __init__(self, pool: asyncpg.Pool, events: EventStore,
+                 new_seed: Callable[[], str] = lambda: secrets.token_hex(16)) -> None:
+        """``new_seed`` makes each round's seed (randomness is an input of ``decide``)."""
+        self.pool, self.events, self.new_seed = pool, events, new_seed
+
+    async def load(self, tournament_id: str,
+                   conn: asyncpg.Connection | None = None) -> Tournament:
+        """The fold of the tournament's stream."""
+        state = Tournament()
+        for recorded in await self.events.read(stream_of(tournament_id), conn=conn):
+            state.apply(recorded.event)  # type: ignore[arg-type]
+        return state
+
+    async def execute(self, tournament_id: str, command: cmd.TournamentCommand,
+                      command_id: str | None = None) -> tuple[Tournament, list[ev.Event]]:
+        """Decide and commit one command; the new state and the events it added. A
+        command id seen before adds nothing. Writers to one tournament take turns (a
+        transaction-scoped advisory lock on its stream): a popular tournament's racing
+        registrations queue instead of failing on the stream's version."""
+        async with self.pool.acquire() as conn, conn.transaction():
+            await conn.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
+                               stream_of(tournament_id))
+            return await self._execute(conn, tournament_id, command, command_id)
+
+    async def _execute(self, conn: asyncpg.Connection, tournament_id: str,
+                       command: cmd.TournamentCommand,
+                       command_id: str | None) -> tuple[Tournament, list[ev.Event]]:
+        state = await self.load(tournament_id, conn)
+        events = decide(state, command)
+        if not events:
+            return state, []
+        result = await self.events.append(stream_of(tournament_id), state.version, events,
+                                          command_id, conn=conn)
+        if result.duplicate:
+            return state, []
+        for event in events:
+            state.apply(event)
+        await project(conn, uuid.UUID(tournament_id), state)
+        return state, events
+
+    async def fire_due(self, now_ms: int, limit: int = 100) -> int:
+        """Run the commands of timers due by ``now_ms``; how many fired. Each timer runs in a
+        savepoint: a refused one is dropped (it no longer applies) without undoing others."""
+        fired = 0
+        async with self.pool.acquire() as conn, conn.transaction():
+            rows = await conn.fetch(
+                "SELECT tournament_id, kind, due_at FROM tournament_timers WHERE due_at <= $1"
+                " ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED", _ts(now_ms), limit)
+            for row in rows:
+                tournament_id = str(row["tournament_id"])
+                command: cmd.TournamentCommand = (
+                    cmd.Start(at=now_ms) if row["kind"] == "start"
+                    else cmd.PairRound(at=now_ms, seed=self.new_seed()))
+                command_id = f"timer:{row['kind']}:{int(row['due_at'].timestamp() * 1000)}"
+                # Never wait for a writer here (it may be waiting for this row): skip the
+                # tournament this tick if one is writing to it.
+                if not await conn.fetchval("SELECT pg_try_advisory_xact_lock("
+                                           "hashtextextended($1, 0))", stream_of(tournament_id)):
+                    continue
+                try:
+                    async with conn.transaction():
+                        await self._execute(conn, tournament_id, command, command_id)
+                    fired += 1
+                except TournamentError as exc:
+                    _log.warning("timer_refused", tournament=tournament_id, kind=row["kind"],
+                                 code=exc.code)
+                    await conn.execute("DELETE FROM tournament_timers WHERE tournament_id = $1"
+                                       " AND kind = $2", row["tournament_id"], row["kind"])
+        return fired
+
+
+_SUMMARY = "tournament_id, name, status, format, organizer, starts_at, champion"
+
+
+def _summary(row: asyncpg.Record) -> api.TournamentSummary:
+    return api.TournamentSummary(
+        tournament_id=str(row["tournament_id"]), name=row["name"], status=row["status"],
+        format=row["format"], organizer=row["organizer"],
+        starts_at=int(row["starts_at"].timestamp() * 1000) if row["starts_at"] else 0,
+        champion=row["champion"])
+
+
+async def summaries(pool: asyncpg.Pool, status: str | None,
+                    limit: int) -> list[api.TournamentSummary]:
+    """Tournaments by start time, soonest first, of one status or all."""
+    rows = await pool.fetch(f"SELECT {_SUMMARY} FROM tournaments"
+                            " WHERE ($1::text IS NULL OR status = $1)"
+                            " ORDER BY starts_at, tournament_id LIMIT $2", status, limit)
+    return [_summary(r) for r in rows]
+
+
+async def view(pool: asyncpg.Pool, tournament_id: uuid.UUID) -> api.TournamentView | None:
+    """A tournament as its projections show it, or None if there is none."""
+    async with pool.acquire() as conn, conn.transaction(isolation="repeatable_read"):
+        head = await conn.fetchrow(f"SELECT {_SUMMARY}, settings, version FROM tournaments"
+                                   " WHERE tournament_id = $1", tournament_id)
+        if head is None:
+            return None
+        teams = await conn.fetch(
+            "SELECT team_id, name, players, confirmed, waiting, checked_in, withdrawn, seed"
+            " FROM tournament_teams WHERE tournament_id = $1 ORDER BY seed NULLS LAST, team_id",
+            tournament_id)
+        matches = await conn.fetch(
+            "SELECT match_id, round_no, home, away, outcome, reason, scores FROM"
+            " tournament_matches WHERE tournament_id = $1 ORDER BY round_no, match_id",
+            tournament_id)
+        table = await conn.fetch(
+            "SELECT team_id, rank, match_points, buchholz, head_to_head, differential, bags,"
+            " points FROM tournament_standings WHERE tournament_id = $1 ORDER BY rank",
+            tournament_id)
+    return api.TournamentView(
+        summary=_summary(head), settings=json.loads(head["settings"]), version=head["version"],
+        teams=[api.TeamView(**dict(r)) for r in teams],
+        matches=[api.MatchView(**dict(r)) for r in matches],
+        standings=[api.StandingView(
+            team_id=r["team_id"], rank=r["rank"], match_points=r["match_points"] / 2,
+            buchholz=r["buchholz"] / 2, head_to_head=r["head_to_head"] / 2,
+            differential=r["differential"], bags=r["bags"], points=r["points"])
+            for r in table])
+
+
+_PROJECTIONS = ("tournaments", "tournament_teams", "tournament_matches", "tournament_standings",
+                "tournament_timers")
+
+
+async def stale_projections(pool: asyncpg.Pool, tournament_id: uuid.UUID,
+                            state: Tournament) -> list[str]:
+    """The projection tables whose rows differ from what the fold ``state`` projects to:
+    the rows are rewritten from the fold in a transaction that is rolled back."""
+
+    async def dump(conn: asyncpg.Connection) -> dict[str, list[tuple[object, ...]]]:
+        return {table: sorted(tuple(r.values()) for r in await conn.fetch(
+            f"SELECT * FROM {table} WHERE tournament_id = $1", tournament_id))
+            for table in _PROJECTIONS}
+
+    async with pool.acquire() as conn:
+        tx = conn.transaction(isolation="repeatable_read")
+        await tx.start()
+        try:
+            stored = await dump(conn)
+            await project(conn, tournament_id, state)
+            folded = await dump(conn)
+        finally:
+            await tx.rollback()
+    return [table for table in _PROJECTIONS
+            if _comparable(table, stored[table]) != _comparable(table, folded[table])]
+
+
+def _comparable(table: str, rows: list[tuple[object, ...]]) -> list[tuple[object, ...]]:
+    # The tournaments row's created_at is when it was first projected, not a fact of the fold.
+    return [r[:3] + r[4:] for r in rows] if table == "tournaments" else rows
+
+
+async def project(conn: asyncpg.Connection, tournament_id: uuid.UUID, state: Tournament) -> None:
+    """Rewrite the tournament's rows (tournament, teams, matches, standings, timers) from
+    its fold, inside the caller's transaction."""
+    s = state.settings
+    assert s is not None
+    await conn.execute(
+        "INSERT INTO tournaments (tournament_id, name, status, organizer, format, settings,"
+        " starts_at, champion, version) VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9)"
+        " ON CONFLICT (tournament_id) DO UPDATE SET name = $2, status = $3, organizer = $4,"
+        " format = $5, settings = $6::jsonb, starts_at = $7, champion = $8, version = $9",
+        tournament_id, s.name, state.status, state.organizer, s.format.kind,
+        msgspec.json.encode(s).decode(), _ts(s.starts_at), state.champion, state.version)
+    # One statement clears the four tables (data-modifying CTEs); then a COPY for each that
+    # has rows: a command costs few round trips whatever the tournament's size.
+    await conn.execute(
+        "WITH teams AS (DELETE FROM tournament_teams WHERE tournament_id = $1),"
+        " matches AS (DELETE FROM tournament_matches WHERE tournament_id = $1),"
+        " standings AS (DELETE FROM tournament_standings WHERE tournament_id = $1)"
+        " DELETE FROM tournament_timers WHERE tournament_id = $1", tournament_id)
+    seed_of = {team_id: i + 1 for i, team_id in enumerate(state.seeds)}
+    rows = {
+        "tournament_teams": [
+            (tournament_id, t.team_id, t.name, list(t.players), t.rating, t.confirmed,
+             t.waiting, sorted(t.checked_in), t.withdrawn, seed_of.get(t.team_id))
+            for t in state.teams.values()],
+        "tournament_matches": [
+            (tournament_id, m.pairing.match_id, m.pairing.round_no, m.pairing.home,
+             m.pairing.away, m.outcome, m.reason, list(m.scores), list(m.bags_taken),
+             m.game_stream) for m in state.matches.values()],
+        "tournament_standings": [
+            (tournament_id, r.team_id, r.rank, r.match_points, r.buchholz, r.head_to_head,
+             r.differential, r.bags, r.points)
+            for r in (standings_of(state) if state.seeds else [])],
+        "tournament_timers": [(tournament_id, kind, _ts(at))
+                              for kind, at in due_timers(state).items()],
+    }
+    for table, records in rows.items():
+        if records:
+            await conn.copy_records_to_table(table, records=records, columns=_COLUMNS[table])
+
+
+_COLUMNS = {
+    "tournament_teams": ["tournament_id", "team_id", "name", "players", "rating", "confirmed",
+                         "waiting", "checked_in", "withdrawn", "seed"],
+    "tournament_matches": ["tournament_id", "match_id", "round_no", "home", "away", "outcome",
+                           "reason", "scores", "bags_taken", "game_stream"],
+    "tournament_standings": ["tournament_id", "team_id", "rank", "match_points", "buchholz",
+                             "head_to_head", "differential", "bags", "points"],
+    "tournament_timers": ["tournament_id", "kind", "due_at"],
+}
+

@@ -1,0 +1,74 @@
+"""The tournament service on NATS: ``svc.tournaments.<endpoint>``, msgpack bodies.
+
+Handlers only decode (the bus does), call the store and encode. Errors are
+mapped here, once: a ``TournamentError`` becomes an error reply whose code is
+its stable code (``not_partner``, ``registration_closed`` ...), so the lobby can
+hand it to the client as it is.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import msgspec
+from nats.micro.request import ServiceError
+
+from schemas import tournament_api as api
+from schemas import tournament_commands as cmd
+from services.platform import bus
+from services.tournaments.errors import TournamentError
+from services.tournaments.store import TournamentStore, summaries, view
+
+# Endpoint name -> the command it carries.
+WRITES: dict[str, type[cmd.Command]] = {
+    "create": cmd.CreateTournament,
+    "patch": cmd.ChangeSettings,
+    "cancel": cmd.Cancel,
+    "register": cmd.RegisterTeam,
+    "confirm": cmd.ConfirmTeam,
+    "withdraw": cmd.WithdrawTeam,
+    "check_in": cmd.CheckIn,
+    "override": cmd.OverrideResult,
+    "disqualify": cmd.Disqualify,
+}
+
+
+def _tournament_id(raw: str) -> uuid.UUID:
+    try:
+        return uuid.UUID(raw)
+    except ValueError:
+        raise ServiceError("bad_tournament_id", "a tournament id is a UUID") from None
+
+
+def endpoints(store: TournamentStore, now_ms: Callable[[], int]) -> list[bus.Endpoint]:
+    def write(command_type: type[cmd.Command]) -> Callable[[Any], Awaitable[api.CommandReply]]:
+        async def handle(req: api.TournamentRequest[Any]) -> api.CommandReply:
+            tid = str(_tournament_id(req.tournament_id))
+            command = msgspec.structs.replace(req.command, at=now_ms())
+            if isinstance(command, cmd.CreateTournament) and command.tournament_id != tid:
+                raise ServiceError("bad_tournament_id", "the command names another tournament")
+            try:
+                state, events = await store.execute(tid, command, req.command_id)
+            except TournamentError as exc:
+                raise ServiceError(exc.code, exc.message) from None
+            return api.CommandReply(tournament_id=tid, version=state.version,
+                                    events=[type(e).__name__ for e in events])
+        return handle
+
+    async def get(req: api.GetTournament) -> api.TournamentView:
+        found = await view(store.pool, _tournament_id(req.tournament_id))
+        if found is None:
+            raise ServiceError("no_tournament", "no such tournament")
+        return found
+
+    async def list_(req: api.ListTournaments) -> api.TournamentList:
+        return api.TournamentList(tournaments=await summaries(store.pool, req.status, req.limit))
+
+    return [
+        *(bus.Endpoint(name, api.TournamentRequest[command_type],  # type: ignore[valid-type]
+                       write(command_type)) for name, command_type in WRITES.items()),
+        bus.Endpoint("get", api.GetTournament, get),
+        bus.Endpoint("list", api.ListTournaments, list_),
+    ]

@@ -1,0 +1,341 @@
+"""A small typed client of the public API (docs/protocol.md): sign in, open or join a
+table, and play a game over ``/v1/ws`` with resume and retries.
+
+It speaks only the documented protocol with the contract's own types (``schemas``),
+so the end-to-end tests and the load bench that use it keep it honest: when it
+stops working, the protocol changed.
+
+    lobby = Lobby("http://127.0.0.1:8000")
+    await lobby.guest("Ada")
+    table = await lobby.create_table("quick", private=True)
+    ...
+    game = GameConnection(lobby.ws_url, lobby.token, table.game_id)
+    await game.open()
+    while game.ended is None:
+        move = my_strategy(game)          # e.g. Move.bid(3) or Move.play("AS")
+        if move and not game.pending:
+            await game.send(move)
+        await game.next()
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import msgspec
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+from schemas import ws
+from schemas.api import GameSummary, Session, Table, TableList
+from schemas.events import GameEnded
+from schemas.views import SeatView
+
+# Codes that mean "not applied, send the same command_id again shortly" (docs/protocol.md).
+RETRY_CODES = frozenset({"game_unavailable", "busy", "not_owner", "unavailable", "conflict"})
+
+
+class ApiFailure(Exception):
+    """An HTTP error answer: its status and the body's stable ``code`` and ``message``."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(f"{status} {code}: {message}")
+        self.status, self.code, self.message = status, code, message
+
+
+class CommandRejected(Exception):
+    """A game command answered with an ``error`` frame that retrying cannot fix."""
+
+    def __init__(self, error: ws.Error) -> None:
+        super().__init__(f"{error.code}: {error.message}")
+        self.error = error
+
+
+class Lobby:
+    """The HTTP side: sign-in and tables. Keeps the session's token once signed in."""
+
+    def __init__(self, base_url: str, *, http: httpx.AsyncClient | None = None,
+                 timeout: float = 30.0) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.http = http or httpx.AsyncClient(base_url=self.base_url, timeout=timeout)
+        self.session: Session | None = None
+
+    @property
+    def token(self) -> str:
+        if self.session is None:
+            raise RuntimeError("sign in first")
+        return self.session.token
+
+    @property
+    def ws_url(self) -> str:
+        return "ws" + self.base_url.removeprefix("http") + "/v1/ws"
+
+    async def _call(self, method: str, path: str, body: Any, answer: type[Any]) -> Any:
+        headers = {"authorization": f"Bearer {self.session.token}"} if self.session else {}
+        r = await self.http.request(method, path, json=body, headers=headers)
+        if r.status_code >= 400:
+            try:
+                err = r.json()
+                code, message = str(err["code"]), str(err["message"])
+            except (ValueError, KeyError, TypeError):
+                code, message = "http_error", r.text
+            raise ApiFailure(r.status_code, code, message)
+        return msgspec.json.decode(r.content, type=answer)
+
+    async def _sign_in(self, path: str, body: dict[str, str]) -> Session:
+        self.session = None
+        self.session = await self._call("POST", path, body, Session)
+        return self.session
+
+    async def guest(self, name: str) -> Session:
+        return await self._sign_in("/v1/auth/guest", {"name": name})
+
+    async def register(self, name: str, password: str) -> Session:
+        return await self._sign_in("/v1/auth/register", {"name": name, "password": password})
+
+    async def login(self, name: str, password: str) -> Session:
+        return await self._sign_in("/v1/auth/login", {"name": name, "password": password})
+
+    async def tables(self) -> TableList:
+        return await self._call("GET", "/v1/tables", None, TableList)
+
+    async def table(self, table_id: str) -> Table:
+        return await self._call("GET", f"/v1/tables/{table_id}", None, Table)
+
+    async def create_table(self, rules: str | dict[str, Any] = "house", *,
+                           private: bool = False, seat: int | None = 0,
+                           banter: bool = True) -> Table:
+        return await self._call("POST", "/v1/tables", {
+            "rules": rules, "private": private, "seat": seat, "banter": banter}, Table)
+
+    async def join(self, table_id: str, seat: int | None = None) -> Table:
+        return await self._call("POST", f"/v1/tables/{table_id}/join", {"seat": seat}, Table)
+
+    async def join_by_code(self, code: str, seat: int | None = None) -> Table:
+        return await self._call("POST", "/v1/tables/join", {"code": code, "seat": seat}, Table)
+
+    async def set_bots(self, table_id: str, level: str = "basic",
+                       seat: int | None = None) -> Table:
+        return await self._call("POST", f"/v1/tables/{table_id}/bots",
+                                {"level": level, "seat": seat}, Table)
+
+    async def start(self, table_id: str) -> Table:
+        return await self._call("POST", f"/v1/tables/{table_id}/start", None, Table)
+
+    async def game(self, game_id: str) -> GameSummary:
+        return await self._call("GET", f"/v1/games/{game_id}", None, GameSummary)
+
+    async def aclose(self) -> None:
+        await self.http.aclose()
+
+
+@dataclass(frozen=True)
+class Move:
+    """A game command's own fields; the connection adds ``command_id``, game and seat."""
+
+    type: str
+    fields: tuple[tuple[str, Any], ...] = ()
+
+    @classmethod
+    def bid(cls, n: int) -> Move:
+        return cls("bid", (("bid", n),))
+
+    @classmethod
+    def play(cls, card: str) -> Move:
+        return cls("play", (("card", card),))
+
+    @classmethod
+    def look(cls) -> Move:
+        return cls("look")
+
+    @classmethod
+    def blind_nil(cls) -> Move:
+        return cls("blind_nil")
+
+    @classmethod
+    def pass_cards(cls, cards: list[str]) -> Move:
+        return cls("pass", (("cards", cards),))
+
+
+def first_legal(turn: ws.Turn | None) -> Move | None:
+    """The simplest player: look when a bid needs the cards seen, bid 3 (or the nearest
+    legal bid), else play the first legal card. Tests and the load bench play with it."""
+    if turn is None or turn.pass_count:
+        return None
+    if turn.blind_nil_offered:
+        return Move.look()
+    if turn.legal_bids:
+        return Move.bid(turn.legal_bids[min(3, len(turn.legal_bids) - 1)])
+    if turn.legal_cards:
+        return Move.play(turn.legal_cards[0])
+    return None
+
+
+_decoder = msgspec.json.Decoder(ws.ServerMessage)
+_encoder = msgspec.json.Encoder()
+
+
+class GameConnection:
+    """One game followed over ``/v1/ws``: the seat's view kept current from the snapshot
+    and the events (in version order), one command in flight at a time, retried with its
+    own ``command_id`` on the codes that ask for it, and a dropped socket resumed with
+    ``since`` (the server answers with the missed events, or a fresh snapshot).
+
+    ``view`` is the seat's view of the last snapshot; ``turn`` and ``version`` follow
+    every event after it, and ``events`` holds those events."""
+
+    _ids = itertools.count(1)
+
+    def __init__(self, ws_url: str, token: str, game_id: str, *, spectate: bool = False,
+                 retry_delay: float = 0.05, max_retries: int = 50,
+                 reconnects: int = 5) -> None:
+        self.ws_url, self.token, self.game_id, self.spectate = ws_url, token, game_id, spectate
+        self.retry_delay, self.max_retries, self.reconnects = retry_delay, max_retries, reconnects
+        self.conn: ClientConnection | None = None
+        self.view: SeatView | None = None
+        self.turn: ws.Turn | None = None
+        self.version = 0
+        self.seat: int | None = None
+        self.ended: GameEnded | None = None
+        self.events: list[ws.EventFrame] = []
+        self.pending: str | None = None  # the command in flight
+        self.acked_version = 0  # the version our last command reached
+        self.retries = 0
+        self.resumes = 0
+        self._pending_frame = b""
+        self._tries = 0
+        self._prefix = f"k{next(self._ids)}-"
+        self._counter = itertools.count(1)
+
+    # --- the socket -------------------------------------------------------------------
+
+    async def open(self) -> ws.Subscribed:
+        """Connect and subscribe; after the first time, resume from ``version``."""
+        self.conn = await connect(f"{self.ws_url}?token={self.token}", max_size=2**22,
+                                  compression=None, open_timeout=30)
+        welcome = _decoder.decode(await self.conn.recv())
+        if not isinstance(welcome, ws.Welcome):
+            raise RuntimeError(f"expected a welcome frame, got {welcome!r}")
+        frame = ws.Subscribe(game_id=self.game_id, spectate=self.spectate,
+                             since=self.version if self.view is not None else None)
+        await self.conn.send(_encoder.encode(frame).decode())
+        while True:
+            got = await self._recv()
+            if isinstance(got, ws.Subscribed):
+                self.seat = got.seat
+                return got
+            if isinstance(got, ws.Error) and not got.command_id:
+                raise CommandRejected(got)
+            self._apply(got)
+
+    async def _recv(self) -> ws.ServerFrame:
+        assert self.conn is not None
+        return _decoder.decode(await self.conn.recv())
+
+    async def close(self) -> None:
+        if self.conn is not None:
+            await self.conn.close()
+
+    # --- commands ---------------------------------------------------------------------
+
+    async def send(self, move: Move) -> str:
+        """Send ``move`` for our seat; its answer arrives through ``next``."""
+        if self.pending is not None:
+            raise RuntimeError(f"command {self.pending} is still in flight")
+        if self.seat is None:
+            raise RuntimeError("a spectator holds no seat")
+        self.pending = f"{self._prefix}{next(self._counter)}"
+        self._pending_frame = _encoder.encode({"type": move.type, **dict(move.fields),
+                                               "command_id": self.pending,
+                                               "game_id": self.game_id, "seat": self.seat})
+        self._tries = 0
+        await self._resend()
+        return self.pending
+
+    async def _resend(self) -> None:
+        assert self.conn is not None
+        try:
+            await self.conn.send(self._pending_frame.decode())
+        except ConnectionClosed:
+            await self._resume()  # which sends the pending command again
+
+    async def command(self, move: Move, timeout: float = 30.0) -> ws.Ack:
+        """Send ``move`` and wait for its ``ack``, taking in the frames on the way."""
+        command_id = await self.send(move)
+        async with asyncio.timeout(timeout):
+            while True:
+                frame = await self.next()
+                if isinstance(frame, ws.Ack) and frame.command_id == command_id:
+                    return frame
+                if isinstance(frame, ws.Error) and frame.command_id == command_id:
+                    raise CommandRejected(frame)
+
+    async def next(self) -> ws.ServerFrame:
+        """The next frame, already applied; a dropped socket is resumed on the way."""
+        while True:
+            try:
+                frame = await self._recv()
+            except ConnectionClosed:
+                await self._resume()
+                continue
+            if isinstance(frame, ws.Error) and frame.command_id == self.pending \
+                    and frame.code in RETRY_CODES and self._tries < self.max_retries:
+                self._tries += 1
+                self.retries += 1
+                await asyncio.sleep(self.retry_delay)
+                await self._resend()
+                continue
+            self._apply(frame)
+            return frame
+
+    async def _resume(self) -> None:
+        for attempt in range(self.reconnects):
+            await asyncio.sleep(min(2.0, 0.1 * 2 ** attempt))
+            try:
+                await self.open()
+            except (OSError, ConnectionClosed, TimeoutError):
+                continue
+            self.resumes += 1
+            if self.pending is not None:  # its answer may have been lost: ask again
+                await self._resend()
+            return
+        raise ConnectionError(f"could not resume game {self.game_id}")
+
+    # --- the view ---------------------------------------------------------------------
+
+    def _apply(self, frame: ws.ServerFrame) -> None:
+        if isinstance(frame, ws.Snapshot) and frame.game_id == self.game_id:
+            self.view, self.version = frame.view, frame.version
+            v = frame.view
+            self.turn = ws.Turn(waiting=v.waiting, deadlines=v.deadlines, bank=v.bank,
+                                legal_cards=v.legal_cards, legal_bids=v.legal_bids,
+                                blind_nil_offered=v.blind_nil_offered, pass_count=v.pass_count)
+            if v.phase == "over" and self.ended is None:
+                self.ended = GameEnded(winner=v.winner, reason=v.end_reason, scores=v.scores,
+                                       bags=v.bags, hands_played=len(v.sheet))
+        elif isinstance(frame, ws.EventFrame) and frame.game_id == self.game_id:
+            if frame.version <= self.version:
+                return  # already held (a resume may repeat the edge)
+            self.version, self.turn = frame.version, frame.turn
+            self.events.append(frame)
+            if isinstance(frame.event, GameEnded):
+                self.ended = frame.event
+        elif isinstance(frame, ws.Ack) and frame.command_id == self.pending:
+            self.pending = None
+            self.acked_version = frame.version
+        elif isinstance(frame, ws.Error) and frame.command_id == self.pending:
+            self.pending = None
+
+    def my_turn(self) -> bool:
+        """Our seat must act now, and the events our last command made have arrived."""
+        t = self.turn
+        return (self.ended is None and self.pending is None and t is not None
+                and self.seat in t.waiting and self.version >= self.acked_version)
+
+
+__all__ = ["RETRY_CODES", "ApiFailure", "CommandRejected", "GameConnection", "Lobby", "Move",
+           "first_legal"]

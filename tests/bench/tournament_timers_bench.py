@@ -1,0 +1,122 @@
+"""Tournament timers on a real Postgres: 1,000 tournaments' starts due at once, fired by
+two scheduler copies side by side (each start makes round 1 due at once, which fires in
+the same sweep); and the commands per second that set them up (create, register,
+confirm: each one fold, decision, append and projection rewrite in one transaction); and a
+512-team Swiss round's turnover: its last result to the next round paired and stored.
+
+Figures are printed, never asserted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+
+import asyncpg
+
+from engine.presets import PRESETS
+from schemas import tournament_commands as cmd
+from schemas import tournament_events as ev
+from services import catalog
+from services.platform import dbadmin, migrations
+from services.platform.db import create_pool
+from services.platform.eventstore import EventStore
+from services.tournaments.store import TournamentStore, registry
+from tests.bench.servers import bench_servers
+
+TOURNAMENTS = 1000
+TEAMS = 2
+STARTS = 3_600_000
+
+
+TURNOVER_TEAMS = 512
+
+
+def _settings(teams: int = TEAMS) -> ev.TournamentSettings:
+    return ev.TournamentSettings(
+        name="Bench cup", format=ev.FormatOptions(kind="swiss"), rules=PRESETS["quick"],
+        min_teams=2, max_teams=teams, registration_closes_at=STARTS - 60_000,
+        check_in_minutes=0, starts_at=STARTS, round_interval_seconds=0)
+
+
+async def _setup(store: TournamentStore, tid: str, teams: int = TEAMS) -> int:
+    await store.execute(tid, cmd.CreateTournament(at=1, tournament_id=tid, organizer="org",
+                                                  settings=_settings(teams)))
+    for i in range(teams):
+        await store.execute(tid, cmd.RegisterTeam(at=2, team_id=f"t{i}", name=f"t{i}",
+                                                  player=f"{tid}-{i}a", partner=f"{tid}-{i}b"))
+        await store.execute(tid, cmd.ConfirmTeam(at=3, team_id=f"t{i}", player=f"{tid}-{i}b"))
+    return 1 + 2 * teams
+
+
+async def _turnover(store: TournamentStore) -> None:
+    """A 512-team Swiss: the round's last result, then the next round's pairing (the
+    timer is due at once with ``round_interval_seconds`` 0)."""
+    tid = str(uuid.uuid4())
+    await _setup(store, tid, TURNOVER_TEAMS)
+    await store.fire_due(STARTS)  # start
+    await store.fire_due(STARTS)  # round 1
+    state = await store.load(tid)
+    *first, last = state.rounds[0].match_ids
+    for match_id in first:
+        await store.execute(tid, cmd.RecordResult(at=STARTS + 1, match_id=match_id,
+                                                  outcome="home", scores=(500, 300)))
+    t0 = time.perf_counter()
+    await store.execute(tid, cmd.RecordResult(at=STARTS + 1, match_id=last, outcome="away",
+                                              scores=(300, 500)))
+    recorded = time.perf_counter() - t0
+    fired = await store.fire_due(STARTS + 1)
+    dt = time.perf_counter() - t0
+    assert fired == 1 and len((await store.load(tid)).rounds) == 2
+    print(f"round turnover, {TURNOVER_TEAMS} teams: last result {recorded * 1e3:.0f} ms, "
+          f"then round 2 paired and stored: {dt * 1e3:.0f} ms in all")
+
+
+async def _fire_all(copies: list[TournamentStore], now: int) -> tuple[int, float]:
+    t0 = time.perf_counter()
+    fired = 0
+    while True:
+        got = sum(await asyncio.gather(*(c.fire_due(now, limit=100) for c in copies)))
+        if not got:
+            return fired, time.perf_counter() - t0
+        fired += got
+
+
+async def run(admin_url: str) -> None:
+    name = f"bench_tournaments_{uuid.uuid4().hex[:8]}"
+    url = await dbadmin.ensure_database(admin_url, name)
+    conn = await asyncpg.connect(url)
+    await migrations.apply(conn, [catalog.MIGRATIONS["tournaments"]])
+    await conn.close()
+    pools = [await create_pool(url, "tournaments", max_size=8) for _ in range(2)]
+    copies = [TournamentStore(p, EventStore(p, registry())) for p in pools]
+    try:
+        tids = [str(uuid.uuid4()) for _ in range(TOURNAMENTS)]
+        t0 = time.perf_counter()
+        commands = 0
+        for batch in range(0, TOURNAMENTS, 16):
+            done = await asyncio.gather(*(_setup(copies[i % 2], tid)
+                                          for i, tid in enumerate(tids[batch:batch + 16])))
+            commands += sum(done)
+        dt = time.perf_counter() - t0
+        print(f"tournament commands, 16 at once:        {commands / dt:8.0f} commands/s "
+              f"({commands} commands, {dt:.1f} s)")
+        fired, dt = await _fire_all(copies, STARTS)
+        print(f"{TOURNAMENTS} tournaments due at once: {fired} transitions (each start, then "
+              f"its round 1) fired by 2 copies in {dt * 1e3:.0f} ms "
+              f"({dt / max(fired, 1) * 1e3:.2f} ms each)")
+        await _turnover(copies[0])
+    finally:
+        for p in pools:
+            await p.close()
+        await dbadmin.drop(admin_url, name)
+
+
+def main() -> None:
+    with bench_servers() as (db_url, _):
+        asyncio.run(run(db_url))
+
+
+if __name__ == "__main__":
+    main()

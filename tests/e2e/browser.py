@@ -1,0 +1,80 @@
+"""Headless Chromium for the web client's tests: the browser, sign-in, one move at a time,
+and screenshots kept under tests/artifacts/."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from playwright.async_api import Browser, Page, async_playwright
+from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+CHROMIUM = os.environ.get("SPADES_CHROMIUM", "/usr/bin/chromium")
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+@contextlib.asynccontextmanager
+async def chromium() -> AsyncIterator[Browser]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"Chromium is not installed at {CHROMIUM}: install the Debian package "
+                    "(apt-get install -y chromium) or set SPADES_CHROMIUM")
+    ARTIFACTS.mkdir(exist_ok=True)
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        try:
+            yield browser
+        finally:
+            await browser.close()
+
+
+async def new_page(browser: Browser, problems: list[str]) -> Page:
+    """A page in its own context (its own session storage: its own player)."""
+    page = await (await browser.new_context(viewport={"width": 1100, "height": 900})).new_page()
+    page.on("pageerror", lambda exc: problems.append(str(exc)))
+    return page
+
+
+async def sign_in(page: Page, base: str, name: str) -> None:
+    await page.goto(f"{base}/")
+    await page.fill("#guest-name", name)
+    await page.click("#guest-go")
+    await page.wait_for_selector("#lobby:not([hidden])")
+
+
+async def play_a_little(page: Page) -> None:
+    """One move if the page offers one: look, bid three, or the first legal card."""
+    look = page.locator("#controls button:has-text('Look at my cards')")
+    bid = page.locator("#controls button.bid[data-bid='3']")
+    legal = page.locator("#hand button.card.legal:not([disabled])")
+    for choice in (look, bid, legal):
+        if await choice.count():
+            # The page re-renders on every event: the button may be gone by the click.
+            with contextlib.suppress(PlaywrightTimeout):
+                await choice.first.click(timeout=300)
+            return
+
+
+async def shot(page: Page, name: str) -> None:
+    await page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+async def open_private_table(page: Page, base: str, name: str, preset: str = "house") -> None:
+    """Sign in as a guest and open a private table of ``preset``, seated at 0."""
+    await sign_in(page, base, name)
+    await page.select_option("#preset", preset)
+    await page.check("#private")
+    await page.click("#create")
+    await page.wait_for_selector("#table:not([hidden])")
+
+
+async def fill_with_bots_and_start(page: Page) -> None:
+    """The host's last steps at the table: bots on the empty seats, then start."""
+    await page.click("#fill-bots")
+    await page.wait_for_function(
+        "[...document.querySelectorAll('#seats li')].every(li => li.textContent !== 'empty')")
+    await page.click("#start")

@@ -1,0 +1,25 @@
+"""Duplicate deals: matchpoints against every team that held the same cards."""
+
+from __future__ import annotations
+
+from schemas.tournament_events import DealResult
+from services.tournaments.duplicate import TableDeals, matchpoints
+
+
+def test_each_team_is_compared_with_those_that_held_its_cards() -> None:
+    # Deal 1 at three tables; home teams a, c, e held the same cards, away b, d, f too.
+    tables = [TableDeals(1, "a", "b", (DealResult(deal_no=1, home=110, away=-100),)),
+              TableDeals(1, "c", "d", (DealResult(deal_no=1, home=60, away=40),)),
+              TableDeals(1, "e", "f", (DealResult(deal_no=1, home=60, away=40),))]
+    got = matchpoints(tables)
+    # Home nets: a 210, c 20, e 20: a beats two (4 half points), c and e beat none, tie one.
+    assert {t: s.matchpoints for t, s in got.items()} == {
+        "a": 4, "c": 1, "e": 1, "b": 0, "d": 3, "f": 3}
+    assert all(s.top == 4 for s in got.values())
+    assert got["a"].percent == 100.0 and got["b"].percent == 0.0
+
+
+def test_deals_of_different_rounds_are_not_compared() -> None:
+    tables = [TableDeals(1, "a", "b", (DealResult(deal_no=1, home=100, away=0),)),
+              TableDeals(2, "c", "d", (DealResult(deal_no=1, home=0, away=100),))]
+    assert all(s.top == 0 and s.percent == 0.0 for s in matchpoints(tables).values())

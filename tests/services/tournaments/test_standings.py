@@ -1,0 +1,97 @@
+"""Standings: match points, then tie-breaks in the organizer's order, then the seed."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from services.tournaments.standings import Result, TieBreakError, standings, tiebreak_order
+
+SEEDS = ["a", "b", "c", "d"]
+
+
+def order(rows: list) -> list[str]:
+    return [r.team_id for r in rows]
+
+
+def test_match_points_come_first_and_the_seed_last() -> None:
+    rows = standings(SEEDS, [Result(1, "a", "b", "away", scores=(300, 400)),
+                             Result(1, "c", "d", "draw", scores=(350, 350))])
+    assert order(rows) == ["b", "c", "d", "a"]
+    assert [r.match_points for r in rows] == [2, 1, 1, 0]
+    assert [r.rank for r in rows] == [1, 2, 3, 4]
+
+
+def test_differential_then_bags_then_points_break_ties() -> None:
+    results = [Result(1, "a", "b", "home", scores=(500, 400), bags_taken=(3, 0)),
+               Result(1, "c", "d", "home", scores=(500, 400), bags_taken=(1, 0))]
+    assert order(standings(SEEDS, results)) == ["c", "a", "b", "d"]
+    results = [Result(1, "a", "b", "home", scores=(500, 400)),
+               Result(1, "c", "d", "home", scores=(450, 350))]
+    assert order(standings(SEEDS, results)) == ["a", "c", "b", "d"]
+
+
+def test_byes_and_forfeits_add_no_differential() -> None:
+    rows = standings(SEEDS, [Result(1, "a", "b", "home", reason="forfeit", scores=(500, 0)),
+                             Result(1, "c", "d", "home", scores=(410, 400))],
+                     byes=[(2, "d")])
+    by = {r.team_id: r for r in rows}
+    assert by["a"].differential == 0 and by["c"].differential == 10
+    assert by["d"].match_points == 2 and by["d"].differential == -10
+
+
+def test_buchholz_counts_a_bye_as_a_virtual_opponent() -> None:
+    # Round 1: a beats b, c beats d. Round 2: a beats c; b has the bye... round 3: d beats b.
+    results = [Result(1, "a", "b", "home"), Result(1, "c", "d", "home"),
+               Result(2, "a", "c", "home"), Result(3, "d", "b", "home")]
+    rows = standings(["a", "b", "c", "d", "e"], results, byes=[(2, "b")],
+                     tiebreaks=tiebreak_order("swiss", ()))
+    by = {r.team_id: r for r in rows}
+    # b's opponents: a (4) and d (2); its bye in round 2: 0 before it, lost, 1 draw after.
+    assert by["b"].buchholz == 4 + 2 + 0 + 1
+
+
+def test_head_to_head_counts_the_matches_among_teams_level_on_points() -> None:
+    results = [Result(1, "a", "b", "away"), Result(1, "c", "d", "home", scores=(500, 0)),
+               Result(2, "a", "c", "home"), Result(2, "b", "d", "away", scores=(0, 500))]
+    rows = standings(SEEDS, results, tiebreaks=tiebreak_order("round_robin", ()))
+    # a, b, c, d: 2, 2, 2, 2... all level; head to head then: each won one among them.
+    by = {r.team_id: r for r in rows}
+    assert by["b"].head_to_head == 2 and by["a"].head_to_head == 2
+    assert order(rows)[0] in ("c", "d")  # the big differentials break the tie next
+
+
+def test_organizers_may_reorder_tiebreaks() -> None:
+    results = [Result(1, "a", "b", "home", scores=(500, 490), bags_taken=(0, 0)),
+               Result(1, "c", "d", "home", scores=(600, 400), bags_taken=(5, 0))]
+    assert order(standings(SEEDS, results, tiebreaks=("differential", "bags")))[:2] == ["c", "a"]
+    assert order(standings(SEEDS, results, tiebreaks=("bags", "differential")))[:2] == ["a", "c"]
+
+
+def test_a_tiebreak_the_format_lacks_is_refused() -> None:
+    with pytest.raises(TieBreakError):
+        tiebreak_order("single_elimination", ("buchholz",))
+    with pytest.raises(TieBreakError):
+        tiebreak_order("swiss", ("bags", "bags"))
+    assert tiebreak_order("swiss", ()) == ("buchholz", "differential", "bags", "points")
+
+
+result = st.builds(lambda r, a, b, o, s1, s2, g1, g2: (r, a, b, o, (s1, s2), (g1, g2)),
+                   st.integers(1, 5), st.integers(0, 9), st.integers(0, 9),
+                   st.sampled_from(["home", "away", "draw", "double_forfeit"]),
+                   st.integers(-200, 600), st.integers(-200, 600), st.integers(0, 12),
+                   st.integers(0, 12))
+
+
+@settings(max_examples=80, derandomize=True, deadline=None)
+@given(raw=st.lists(result, max_size=30), kind=st.sampled_from(["swiss", "round_robin"]))
+def test_standings_are_a_total_order(raw: list, kind: str) -> None:
+    seeds = [f"t{i}" for i in range(10)]
+    results = [Result(r, seeds[a], seeds[b], o, scores=s, bags_taken=g)
+               for r, a, b, o, s, g in raw if a != b]
+    rows = standings(seeds, results, tiebreaks=tiebreak_order(kind, ()))  # type: ignore[arg-type]
+    assert sorted(order(rows)) == sorted(seeds)
+    assert [r.rank for r in rows] == list(range(1, 11))
+    assert [r.match_points for r in rows] == sorted((r.match_points for r in rows), reverse=True)
+    assert standings(list(seeds), list(results), tiebreaks=tiebreak_order(kind, ())) == rows  # type: ignore[arg-type]

@@ -1,0 +1,161 @@
+"""The tournament store on a real database: commands committed with their projections and
+timers in one transaction, idempotent by command id, safe under racing writers and copies."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+import asyncpg
+import pytest
+
+from schemas import tournament_commands as cmd
+from services.platform.db import create_pool
+from services.platform.eventstore import EventStore
+from services.tournaments.errors import TournamentError
+from services.tournaments.state import Tournament
+from services.tournaments.store import TournamentStore, due_timers, registry, stream_of
+
+from .driver import MINUTE, OPENS, STARTS, settings
+
+
+@pytest.fixture
+async def pool(make_database: Callable[[], Awaitable[str]]) -> AsyncIterator[asyncpg.Pool]:
+    url = await make_database()
+    pool = await create_pool(url, "tournaments")
+    yield pool
+    await pool.close()
+
+
+def store_on(pool: asyncpg.Pool) -> TournamentStore:
+    seeds = iter(f"{i:032x}" for i in range(1, 1000))
+    return TournamentStore(pool, EventStore(pool, registry()), new_seed=lambda: next(seeds))
+
+
+async def projection(pool: asyncpg.Pool, tid: str) -> dict[str, object]:
+    """The projected rows of one tournament, in a comparable form."""
+    t = uuid.UUID(tid)
+    head = await pool.fetchrow("SELECT name, status, organizer, format, champion, version"
+                               " FROM tournaments WHERE tournament_id = $1", t)
+    teams = await pool.fetch("SELECT team_id, players, confirmed, waiting, checked_in,"
+                             " withdrawn, seed FROM tournament_teams WHERE tournament_id = $1"
+                             " ORDER BY team_id", t)
+    matches = await pool.fetch("SELECT match_id, home, away, outcome FROM tournament_matches"
+                               " WHERE tournament_id = $1 ORDER BY match_id", t)
+    timers = await pool.fetch("SELECT kind, due_at FROM tournament_timers"
+                              " WHERE tournament_id = $1", t)
+    return {"head": dict(head) if head else None, "teams": [dict(r) for r in teams],
+            "matches": [dict(r) for r in matches],
+            "timers": {r["kind"]: int(r["due_at"].timestamp() * 1000) for r in timers}}
+
+
+def expected(state: Tournament) -> dict[str, object]:
+    """What the projection must hold for a fold."""
+    assert state.settings is not None
+    seed_of = {t: i + 1 for i, t in enumerate(state.seeds)}
+    return {
+        "head": {"name": state.settings.name, "status": state.status,
+                 "organizer": state.organizer, "format": state.settings.format.kind,
+                 "champion": state.champion, "version": state.version},
+        "teams": [{"team_id": t.team_id, "players": list(t.players), "confirmed": t.confirmed,
+                   "waiting": t.waiting, "checked_in": sorted(t.checked_in),
+                   "withdrawn": t.withdrawn, "seed": seed_of.get(t.team_id)}
+                  for t in sorted(state.teams.values(), key=lambda t: t.team_id)],
+        "matches": [{"match_id": m.pairing.match_id, "home": m.pairing.home,
+                     "away": m.pairing.away, "outcome": m.outcome}
+                    for m in sorted(state.matches.values(), key=lambda m: m.pairing.match_id)],
+        "timers": due_timers(state),
+    }
+
+
+async def create(store: TournamentStore, teams: int = 8, kind: str = "swiss") -> str:
+    tid = str(uuid.uuid4())
+    await store.execute(tid, cmd.CreateTournament(at=OPENS, tournament_id=tid, organizer="org",
+                                                  settings=settings(kind, teams)))  # type: ignore[arg-type]
+    return tid
+
+
+async def enter(store: TournamentStore, tid: str, team: str, check_in: bool = True) -> None:
+    await store.execute(tid, cmd.RegisterTeam(at=OPENS + 1, team_id=team, name=team,
+                                              player=f"{team}a", partner=f"{team}b"))
+    await store.execute(tid, cmd.ConfirmTeam(at=OPENS + 2, team_id=team, player=f"{team}b"))
+    if check_in:
+        for p in "ab":
+            await store.execute(tid, cmd.CheckIn(at=STARTS - MINUTE, player=f"{team}{p}"))
+
+
+async def test_projections_equal_the_fold_of_the_stream(pool: asyncpg.Pool) -> None:
+    store = store_on(pool)
+    tid = await create(store)
+    for i in range(5):
+        await enter(store, tid, f"t{i}", check_in=i != 4)
+    assert await projection(pool, tid) == expected(await store.load(tid))
+    await store.fire_due(STARTS)  # start, then pair round 1 at once
+    await store.fire_due(STARTS)
+    state = await store.load(tid)
+    assert state.status == "running" and len(state.rounds) == 1
+    assert await projection(pool, tid) == expected(state)
+    for match_id in state.rounds[0].match_ids:
+        await store.execute(tid, cmd.RecordResult(at=STARTS + MINUTE, match_id=match_id,
+                                                  outcome="home", scores=(500, 300)))
+    state = await store.load(tid)
+    assert state.rounds[0].completed
+    assert await projection(pool, tid) == expected(state)
+    assert (await projection(pool, tid))["timers"] == {"pair": STARTS + MINUTE + 60_000}
+
+
+async def test_a_repeated_command_id_adds_nothing(pool: asyncpg.Pool) -> None:
+    store = store_on(pool)
+    tid = await create(store)
+    register = cmd.RegisterTeam(at=OPENS + 1, team_id="t1", name="t1", player="a", partner="b")
+    _, first = await store.execute(tid, register, command_id="c-1")
+    _, again = await store.execute(tid, register, command_id="c-1")
+    assert len(first) == 1 and again == []
+    assert await store.events.version(stream_of(tid)) == 2
+
+
+async def test_a_refused_command_changes_nothing(pool: asyncpg.Pool) -> None:
+    store = store_on(pool)
+    tid = await create(store)
+    before = await projection(pool, tid)
+    with pytest.raises(TournamentError) as err:
+        await store.execute(tid, cmd.RegisterTeam(at=OPENS + 1, team_id="t1", name="x",
+                                                  player="a", partner="a"))
+    assert err.value.code == "self_partner"
+    assert await projection(pool, tid) == before
+    assert await store.events.version(stream_of(tid)) == 1
+
+
+async def test_racing_confirmations_at_the_cap_place_exactly_max(pool: asyncpg.Pool) -> None:
+    store = store_on(pool)
+    tid = await create(store, teams=4)
+    for i in range(10):
+        await store.execute(tid, cmd.RegisterTeam(at=OPENS + 1, team_id=f"t{i}", name="x",
+                                                  player=f"t{i}a", partner=f"t{i}b"))
+    await asyncio.gather(*(store.execute(tid, cmd.ConfirmTeam(at=OPENS + 2, team_id=f"t{i}",
+                                                              player=f"t{i}b"))
+                           for i in range(10)))
+    placed = await pool.fetchval("SELECT count(*) FROM tournament_teams WHERE tournament_id = $1"
+                                 " AND confirmed AND NOT waiting", uuid.UUID(tid))
+    assert placed == 4
+    state = await store.load(tid)
+    assert sum(t.confirmed and not t.waiting for t in state.teams.values()) == 4
+
+
+async def test_two_copies_fire_each_due_timer_once(pool: asyncpg.Pool) -> None:
+    copies = [store_on(pool), store_on(pool)]
+    tids = [await create(copies[0]) for _ in range(3)]
+    for tid in tids:
+        for i in range(4):
+            await enter(copies[0], tid, f"t{i}")
+    assert await copies[0].fire_due(STARTS - 1) == 0
+    fired = await asyncio.gather(*(c.fire_due(STARTS) for c in copies))
+    assert sum(fired) == 3  # three starts, each once
+    fired = await asyncio.gather(*(c.fire_due(STARTS) for c in copies))
+    assert sum(fired) == 3  # then three first rounds
+    for tid in tids:
+        state = await copies[1].load(tid)
+        assert len(state.rounds) == 1 and state.status == "running"
+        assert await projection(pool, tid) == expected(state)
+    assert sum(await asyncio.gather(*(c.fire_due(STARTS) for c in copies))) == 0

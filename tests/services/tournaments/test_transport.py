@@ -1,0 +1,127 @@
+"""The tournament service's endpoints on real NATS and Postgres: typed replies, typed
+errors with the decision's stable code, reads from the projections, and committed events
+published on the TOURNAMENT_EVENTS stream."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+import asyncpg
+import msgspec
+import nats
+import pytest
+from nats.aio.client import Client
+
+from schemas import subjects
+from schemas import tournament_api as api
+from schemas import tournament_commands as cmd
+from schemas.bus import EventEnvelope
+from services.platform import bus
+from services.platform.db import create_pool
+from services.platform.eventstore import EventStore
+from services.platform.outbox import OutboxRelay
+from services.tournaments.store import TournamentStore, registry, stream_of
+from services.tournaments.transport import endpoints
+
+from .driver import OPENS, settings
+
+
+class Env:
+    def __init__(self, nc: Client, names: subjects.Names) -> None:
+        self.nc, self.names = nc, names
+        self.now = OPENS + 1
+
+    async def write(self, name: str, tid: str, command: cmd.Command,
+                    command_id: str | None = None) -> api.CommandReply:
+        body = api.TournamentRequest(tournament_id=tid, command=command, command_id=command_id)
+        return await bus.request(self.nc, self.names.endpoint("tournaments", name), body,
+                                 api.CommandReply)
+
+
+@pytest.fixture
+async def env(make_database: Callable[[], Awaitable[str]], nats_url: str,
+              nats_prefix: str) -> AsyncIterator[Env]:
+    pool: asyncpg.Pool = await create_pool(await make_database(), "tournaments")
+    nc = await nats.connect(nats_url)
+    names = subjects.Names(f"{nats_prefix}x{uuid.uuid4().hex[:6]}")
+    js = nc.jetstream()
+    await bus.ensure_stream(js, bus.StreamSpec(names.tournament_events_stream,
+                                               (names.tournament_events_all,),
+                                               duplicate_window=60))
+    relay = OutboxRelay(pool, js, names.tournament_event)
+    await relay.start()
+    e = Env(nc, names)
+    store = TournamentStore(pool, EventStore(pool, registry(), on_commit=relay.wake))
+    micro = await bus.serve(nc, service="tournaments", version="0.0.0",
+                            group=names.service_group("tournaments"),
+                            endpoints=endpoints(store, lambda: e.now))
+    yield e
+    await micro.stop()
+    await relay.stop()
+    await nc.close()
+    await pool.close()
+
+
+async def test_a_tournament_is_created_registered_for_and_read(env: Env) -> None:
+    tid = str(uuid.uuid4())
+    reply = await env.write("create", tid, cmd.CreateTournament(
+        tournament_id=tid, organizer="org", settings=settings("swiss", 8)))
+    assert reply == api.CommandReply(tournament_id=tid, version=1, events=["TournamentCreated"])
+    await env.write("register", tid, cmd.RegisterTeam(team_id="t1", name="Aces", player="p1",
+                                                      partner="p2"), command_id="r-1")
+    again = await env.write("register", tid, cmd.RegisterTeam(
+        team_id="t1", name="Aces", player="p1", partner="p2"), command_id="r-1")
+    assert again.events == [] and again.version == 2
+    await env.write("confirm", tid, cmd.ConfirmTeam(team_id="t1", player="p2"))
+    got = await bus.request(env.nc, env.names.endpoint("tournaments", "get"),
+                            api.GetTournament(tournament_id=tid), api.TournamentView)
+    assert got.summary.status == "registering" and got.version == 3
+    assert [(t.team_id, t.players, t.confirmed) for t in got.teams] == [
+        ("t1", ["p1", "p2"], True)]
+    listed = await bus.request(env.nc, env.names.endpoint("tournaments", "list"),
+                               api.ListTournaments(status="registering"), api.TournamentList)
+    assert tid in [t.tournament_id for t in listed.tournaments]
+
+
+async def test_refusals_carry_the_decisions_code_and_change_nothing(env: Env) -> None:
+    tid = str(uuid.uuid4())
+    await env.write("create", tid, cmd.CreateTournament(
+        tournament_id=tid, organizer="org", settings=settings("swiss", 8)))
+    await env.write("register", tid, cmd.RegisterTeam(team_id="t1", name="A", player="p1",
+                                                      partner="p2"))
+    with pytest.raises(bus.RemoteError) as err:
+        await env.write("confirm", tid, cmd.ConfirmTeam(team_id="t1", player="p1"))
+    assert err.value.code == "not_partner"
+    with pytest.raises(bus.RemoteError) as err:
+        await env.write("patch", tid, cmd.ChangeSettings(by="p1", settings=settings()))
+    assert err.value.code == "not_organizer"
+    with pytest.raises(bus.RemoteError) as err:
+        await env.write("register", "not-a-uuid", cmd.RegisterTeam(
+            team_id="t2", name="B", player="p3", partner="p4"))
+    assert err.value.code == "bad_tournament_id"
+    with pytest.raises(bus.RemoteError) as err:
+        await bus.request(env.nc, env.names.endpoint("tournaments", "get"),
+                          api.GetTournament(tournament_id=str(uuid.uuid4())), api.TournamentView)
+    assert err.value.code == "no_tournament"
+    reply = await env.nc.request(env.names.endpoint("tournaments", "register"), b"\x01junk",
+                                 timeout=5)
+    assert (reply.headers or {}).get("Nats-Service-Error-Code") == "400"
+    got = await bus.request(env.nc, env.names.endpoint("tournaments", "get"),
+                            api.GetTournament(tournament_id=tid), api.TournamentView)
+    assert got.version == 2 and not got.teams[0].confirmed
+
+
+async def test_committed_events_go_out_on_the_tournament_stream(env: Env) -> None:
+    tid = str(uuid.uuid4())
+    js = env.nc.jetstream()
+    sub = await js.subscribe(f"{env.names.subject('tournament.evt')}.{tid}.>",
+                             ordered_consumer=True)
+    await env.write("create", tid, cmd.CreateTournament(
+        tournament_id=tid, organizer="org", settings=settings("swiss", 8)))
+    msg = await sub.next_msg(timeout=5)
+    envelope = msgspec.msgpack.decode(msg.data, type=EventEnvelope)
+    assert (envelope.stream, envelope.version, envelope.type) == (
+        stream_of(tid), 1, "TournamentCreated")
+    assert msg.subject == env.names.tournament_event(stream_of(tid), "TournamentCreated")
+    assert (msg.headers or {}).get("Nats-Msg-Id") == f"{stream_of(tid)}:1"
