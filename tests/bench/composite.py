@@ -47,7 +47,7 @@ from schemas.events import Event
 LONG = 600_000
 RULES = {"preset": "quick", "clocks": {"bid_ms": LONG, "play_ms": LONG, "single_card_ms": LONG,
                                        "bank_blocks": 0, "bank_block_ms": LONG}}
-_frame = msgspec.json.Decoder(ws.Subscribe | ws.Bid | ws.Play)
+_frame = msgspec.json.Decoder(ws.Subscribe | ws.Look | ws.Bid | ws.Play)
 _json = msgspec.json.Encoder().encode
 _pack = msgspec.msgpack.Encoder().encode
 
@@ -96,14 +96,19 @@ class Composite:
                                                   view=view(g.state, seat))))
                 await sock.send(_json(ws.Subscribed(game_id=g.game_id, table_id="", seat=seat,
                                                     version=g.state.version, resumed=False)))
-            elif isinstance(frame, ws.Bid | ws.Play):
+            elif isinstance(frame, ws.Look | ws.Bid | ws.Play):
                 await self.command(g, sock, frame)
 
-    async def command(self, g: Game, sock: ServerConnection, frame: ws.Bid | ws.Play) -> None:
+    async def command(self, g: Game, sock: ServerConnection,
+                      frame: ws.Look | ws.Bid | ws.Play) -> None:
         at = int(time.time() * 1000)
-        command: cmd.Command = (
-            cmd.PlaceBid(seat=frame.seat, bid=frame.bid, at=at) if isinstance(frame, ws.Bid)
-            else cmd.PlayCard(seat=frame.seat, card=frame.card, at=at))
+        command: cmd.Command
+        if isinstance(frame, ws.Bid):
+            command = cmd.PlaceBid(seat=frame.seat, bid=frame.bid, at=at)
+        elif isinstance(frame, ws.Play):
+            command = cmd.PlayCard(seat=frame.seat, card=frame.card, at=at)
+        else:
+            command = cmd.LookAtCards(seat=frame.seat, at=at)
         async with g.lock:  # one writer per game, as a worker's game task
             try:
                 after, events = step(g.state, command)
