@@ -2,9 +2,11 @@
 
 Each copy of the service is one game worker. It owns the games it created or
 adopted (see ``worker``), answers their commands on NATS (see ``transport``),
-and carries every committed event to JetStream with the outbox relay, which
-every copy runs: rows are claimed with ``SKIP LOCKED``, so copies share the
-work and a dead copy's unpublished events go out from another.
+and publishes the events of each command to JetStream right after their
+commit. The outbox relay, which every copy runs, is the backstop: it deletes
+the rows of what was published, in bulk, and publishes what a writer left
+behind (rows are claimed with ``SKIP LOCKED``, so copies share the work and a
+dead copy's unpublished events go out from another).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from services.game.transport import GameTransport
 from services.game.worker import GameWorker
 from services.platform.events import game_registry
 from services.platform.eventstore import EventStore
-from services.platform.outbox import OutboxRelay
+from services.platform.outbox import OutboxRelay, Publisher
 from services.platform.runtime import Runtime
 
 NAME = "game"
@@ -43,10 +45,12 @@ class _Workers:
 async def setup(rt: Runtime) -> None:
     assert isinstance(rt.settings, GameSettings)
     relay = OutboxRelay(rt.pool, rt.js, rt.names.game_event, batch=rt.settings.outbox_batch,
-                        poll_seconds=rt.settings.outbox_poll_seconds)
+                        poll_seconds=rt.settings.outbox_poll_seconds,
+                        sweep_after=rt.settings.outbox_sweep_seconds)
     await relay.start()
     rt.workers.append(relay)
-    events = EventStore(rt.pool, game_registry(), on_commit=relay.wake)
+    events = EventStore(rt.pool, game_registry(),
+                        publish=Publisher(rt.js, rt.names.game_event, relay))
     transport = GameTransport(rt.nc, rt.names, rt.settings.instance_id)
     worker = GameWorker(GameStore(rt.pool, events), rt.settings, SystemClock(),
                         rt.settings.instance_id, transport)

@@ -16,8 +16,13 @@ class GameSettings(Settings, frozen=True, kw_only=True):
     outbox_batch: Annotated[int, msgspec.Meta(
         ge=1, description="Events the outbox relay publishes per transaction.")] = 256
     outbox_poll_seconds: Annotated[float, msgspec.Meta(
-        gt=0, description="Longest pause of the outbox relay between checks for events "
-                          "committed by other processes.")] = 0.2
+        gt=0, description="Longest pause of the outbox relay between sweeps for events "
+                          "no writer published, and between deletes of the rows of "
+                          "events writers did publish.")] = 0.2
+    outbox_sweep_seconds: Annotated[float, msgspec.Meta(
+        gt=0, description="Age at which the outbox relay publishes an event still queued: "
+                          "its writer died between the commit and its own publish, or "
+                          "that publish failed.")] = 1.0
     lease_seconds: Annotated[float, msgspec.Meta(
         gt=0, description="How long a worker's hold on a game lasts without renewal; a "
                           "dead worker's games are adopted this long after its last "

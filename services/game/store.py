@@ -73,8 +73,7 @@ class GameStore:
             lease = await self.leases.claim(game_id, owner, lease_seconds, conn)
             result = await self.events.append(game_id, 0, events, command_id,
                                               epoch=lease.epoch, conn=conn)
-        if self.events.on_commit is not None:
-            self.events.on_commit()
+        await self.events.committed(result)
         return result, lease.epoch
 
     async def game(self, game_id: str) -> GameRow | None:

@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import asyncpg
 import msgspec
 
+from schemas.bus import EventEnvelope
 from services.platform import faults, sqlfolders
 from services.platform.events import EventRegistry
 from services.platform.lease import fencing
@@ -53,6 +54,8 @@ class AppendResult:
     first_position: int | None
     duplicate: bool
     command_hash: str | None = None  # of the command that first used the command id
+    # What a fresh append wrote, as published to JetStream (only with a publisher).
+    envelopes: tuple[EventEnvelope, ...] = field(default=(), compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,12 +91,20 @@ def _utcnow() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
 
+Publish = Callable[[Sequence[EventEnvelope]], Awaitable[None]]
+
+
 class EventStore:
     def __init__(self, pool: asyncpg.Pool, registry: EventRegistry, *,
                  clock: Callable[[], dt.datetime] = _utcnow,
                  on_commit: Callable[[], None] | None = None,
-                 notify_channel: str | None = None) -> None:
+                 notify_channel: str | None = None, publish: Publish | None = None) -> None:
         """``on_commit`` wakes an outbox relay in the same process.
+
+        ``publish`` carries a fresh append's events to JetStream right after the
+        commit (``outbox.Publisher``): the writer holds them already, so nothing is
+        read back, and the outbox relay only sweeps what a crash left behind. It
+        replaces ``on_commit``'s wake-up.
 
         ``notify_channel`` asks Postgres to NOTIFY relays in other processes on
         every commit. It is off by default: Postgres serializes the commits of
@@ -105,6 +116,7 @@ class EventStore:
         self.clock = clock
         self.on_commit = on_commit
         self.notify_channel = notify_channel
+        self.publish = publish
 
     async def append(self, stream: str, expected_version: int | None,
                      events: Sequence[msgspec.Struct], command_id: str | None = None, *,
@@ -129,7 +141,7 @@ class EventStore:
                 self.clock(), correlation_id, causation_id or command_id, self.notify_channel,
                 command_hash)
         if conn is not None:
-            return await self._call(conn, args)
+            return await self._call(conn, args)  # the caller calls committed() after commit
         async with self.pool.acquire() as own:
             if faults.armed(faults.BEFORE_COMMIT):
                 # Only a crash test pays for BEGIN and COMMIT as separate round trips:
@@ -140,10 +152,19 @@ class EventStore:
             else:
                 # One statement, its own transaction: one round trip per append.
                 result = await self._call(own, args)
-        if self.on_commit is not None and not result.duplicate:
-            self.on_commit()
+        await self.committed(result)
         faults.hit(faults.AFTER_COMMIT_BEFORE_REPLY)
         return result
+
+    async def committed(self, result: AppendResult) -> None:
+        """Publish what a fresh append wrote (or wake the relay for it); after commit."""
+        if result.duplicate:
+            return
+        faults.hit(faults.AFTER_COMMIT_BEFORE_PUBLISH)
+        if self.publish is not None:
+            await self.publish(result.envelopes)
+        elif self.on_commit is not None:
+            self.on_commit()
 
     async def _call(self, conn: asyncpg.Connection, args: tuple[Any, ...]) -> AppendResult:
         try:
@@ -161,8 +182,18 @@ class EventStore:
             with fencing():
                 raise
         assert row is not None
+        envelopes: tuple[EventEnvelope, ...] = ()
+        if self.publish is not None and not row["duplicate"]:
+            stream, at_ms = args[0], int(args[8].timestamp() * 1000)
+            envelopes = tuple(
+                EventEnvelope(stream=stream, version=row["first_version"] + i, position=position,
+                              type=kind, schema_version=schema, event_id=str(event_id),
+                              occurred_at_ms=at_ms, correlation_id=args[9],
+                              causation_id=args[10], body=body)
+                for i, (position, kind, schema, event_id, body) in enumerate(zip(
+                    row["positions"], args[4], args[5], args[6], args[7], strict=True)))
         return AppendResult(row["first_version"], row["last_version"], row["first_position"],
-                            row["duplicate"], row["command_hash"])
+                            row["duplicate"], row["command_hash"], envelopes)
 
     async def version(self, stream: str) -> int:
         value = await self.pool.fetchval("SELECT max(version) FROM events WHERE stream = $1",

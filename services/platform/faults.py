@@ -11,12 +11,14 @@ import os
 import sys
 
 BEFORE_COMMIT = "before_commit"
+AFTER_COMMIT_BEFORE_PUBLISH = "after_commit_before_publish"
 AFTER_COMMIT_BEFORE_REPLY = "after_commit_before_reply"
 AFTER_PUBLISH_BEFORE_MARK = "after_publish_before_mark"
 CONSUMER_AFTER_COMMIT_BEFORE_ACK = "consumer_after_commit_before_ack"
 MATCH_RECORDED_BEFORE_GAME = "match_recorded_before_game"  # the lobby's open_match
-ALL = frozenset({BEFORE_COMMIT, AFTER_COMMIT_BEFORE_REPLY, AFTER_PUBLISH_BEFORE_MARK,
-                 CONSUMER_AFTER_COMMIT_BEFORE_ACK, MATCH_RECORDED_BEFORE_GAME})
+ALL = frozenset({BEFORE_COMMIT, AFTER_COMMIT_BEFORE_PUBLISH, AFTER_COMMIT_BEFORE_REPLY,
+                 AFTER_PUBLISH_BEFORE_MARK, CONSUMER_AFTER_COMMIT_BEFORE_ACK,
+                 MATCH_RECORDED_BEFORE_GAME})
 EXIT_CODE = 86
 
 

@@ -1,11 +1,21 @@
-"""The outbox relay: committed events onto JetStream, at least once.
+"""The outbox: committed events onto JetStream, at least once.
 
 The append queues each event in ``outbox`` in its own transaction, so a
 committed event is never forgotten even if the process dies right after the
-commit. The relay publishes queued rows with ``Nats-Msg-Id = stream:version``
-(JetStream drops a republished duplicate inside its window), waits for
-JetStream's acknowledgement, and only then deletes the rows. Rows are claimed
-with ``FOR UPDATE SKIP LOCKED``, so several relays can run side by side.
+commit. The writer holds the events it just appended, so it publishes them
+itself right after the commit (``Publisher``, with ``Nats-Msg-Id =
+stream:version``) and awaits JetStream's acknowledgements; the published rows
+are then deleted in bulk by the relay, one statement for many commands, not a
+transaction per command.
+
+The relay is the backstop: it publishes queued rows older than ``sweep_after``
+(what a writer that died between its commit and its publish, or whose publish
+failed, left behind), waits for the acknowledgement, and only then deletes the
+rows. JetStream drops a republished duplicate inside its window, so a row
+published by both its writer and the relay reaches consumers once. Rows are
+claimed with ``FOR UPDATE SKIP LOCKED``, so several relays can run side by side.
+Without a writer publishing (``sweep_after`` None), the relay publishes every
+queued row as soon as it is woken.
 
 ``republish`` is the resync after JetStream lost or purged events: it reads
 them from the store and publishes them under a new generation of message ids
@@ -19,7 +29,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -94,9 +104,11 @@ async def republish(pool: asyncpg.Pool, js: JetStreamContext, subject_for: Subje
 class OutboxRelay:
     def __init__(self, pool: asyncpg.Pool, js: JetStreamContext, subject_for: SubjectFor, *,
                  batch: int = 256, poll_seconds: float = 0.2,
-                 ack_timeout: float = 10.0) -> None:
+                 ack_timeout: float = 10.0, sweep_after: float | None = None) -> None:
         self.pool, self.js, self.subject_for = pool, js, subject_for
         self.batch, self.poll_seconds, self.ack_timeout = batch, poll_seconds, ack_timeout
+        self.sweep_after = sweep_after
+        self._published: list[int] = []  # positions on JetStream, their rows not yet deleted
         self._wake = asyncio.Event()
         self._stopping = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -110,7 +122,9 @@ class OutboxRelay:
             await conn.execute("SET LOCAL synchronous_commit = off")
             rows = await conn.fetch(
                 f"SELECT {_EVENT_COLUMNS} FROM outbox o JOIN events e USING (position)"
-                " ORDER BY o.position LIMIT $1 FOR UPDATE OF o SKIP LOCKED", self.batch)
+                " WHERE $2::float8 IS NULL OR e.recorded_at < now() - make_interval(secs => $2)"
+                " ORDER BY o.position LIMIT $1 FOR UPDATE OF o SKIP LOCKED",
+                self.batch, self.sweep_after)
             if not rows:
                 return 0
             acks = []
@@ -125,6 +139,29 @@ class OutboxRelay:
                                [r["position"] for r in rows])
         PUBLISHED.inc(len(rows))
         return len(rows)
+
+    def published(self, positions: Sequence[int]) -> None:
+        """A writer put these events on JetStream: delete their rows with the next batch."""
+        self._published.extend(positions)
+        if len(self._published) >= self.batch:
+            self._wake.set()
+
+    async def forget_published(self) -> int:
+        """Delete the rows of the events writers published, in one statement."""
+        done, self._published = self._published, []
+        if not done:
+            return 0
+        try:
+            async with self.pool.acquire() as conn, conn.transaction():
+                # Lost in a crash, the rows are only published again, and dropped by
+                # JetStream as duplicates: no need to wait for fsync.
+                await conn.execute("SET LOCAL synchronous_commit = off")
+                await conn.execute("DELETE FROM outbox WHERE position = ANY($1::bigint[])",
+                                   done)
+        except BaseException:
+            self._published[:0] = done
+            raise
+        return len(done)
 
     async def drain(self) -> int:
         """Publish until a batch comes back short: then the queue was empty."""
@@ -148,12 +185,16 @@ class OutboxRelay:
         self._wake.set()
 
     async def _run(self) -> None:
-        sampled = 0.0
+        sampled = swept = 0.0
         loop = asyncio.get_running_loop()
         while not self._stopping.is_set():
             self._wake.clear()
             try:
-                await self.drain()
+                await self.forget_published()
+                # Backstop only: a sweep twice per sweep age finds what writers left.
+                if self.sweep_after is None or loop.time() - swept >= self.sweep_after / 2:
+                    swept = loop.time()
+                    await self.drain()
                 if loop.time() - sampled >= 1.0:  # a gauge, not worth a query per commit
                     sampled = loop.time()
                     BACKLOG.set(await self.pool.fetchval("SELECT count(*) FROM outbox"))
@@ -172,6 +213,8 @@ class OutboxRelay:
         if self._task:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
+        with contextlib.suppress(Exception):  # else the next relay's sweep publishes them
+            await self.forget_published()
         if self._listener is not None:
             with contextlib.suppress(Exception):
                 await self._listener.remove_listener(OUTBOX_CHANNEL, self._on_notify)
@@ -181,3 +224,48 @@ class OutboxRelay:
     @property
     def running(self) -> bool:
         return self._task is not None and not self._task.done()
+
+
+class Publisher:
+    """A writer's events onto JetStream right after its commit (``EventStore(publish=)``).
+
+    The messages are handed to the NATS connection in the order of the commits,
+    so a game's events reach JetStream in version order; the command is answered
+    without waiting for JetStream's acknowledgements (a round trip per command on
+    the game's path), which are awaited beside it. Once JetStream acknowledged
+    every event of a command, the relay deletes their rows. A failed or
+    unanswered publish is logged and left to the relay: the events are
+    committed, the command stands, and their outbox rows are still queued.
+    """
+
+    def __init__(self, js: JetStreamContext, subject_for: SubjectFor, relay: OutboxRelay,
+                 ack_timeout: float = 10.0) -> None:
+        self.js, self.subject_for, self.relay = js, subject_for, relay
+        self.ack_timeout = ack_timeout
+        self._confirming: set[asyncio.Task[None]] = set()
+
+    async def __call__(self, envelopes: Sequence[EventEnvelope]) -> None:
+        try:
+            acks = [await self.js.publish_async(
+                self.subject_for(e.stream, e.type), _encoder.encode(e),
+                headers={"Nats-Msg-Id": msg_id(e.stream, e.version)}) for e in envelopes]
+        except Exception as exc:  # NATS away: the relay's sweep publishes them
+            _log.warning("publish_failed", error=repr(exc), events=len(envelopes))
+            return
+        task = asyncio.create_task(self._confirm(acks, [e.position for e in envelopes]))
+        self._confirming.add(task)
+        task.add_done_callback(self._confirming.discard)
+
+    async def _confirm(self, acks: list[asyncio.Future[Any]], positions: list[int]) -> None:
+        try:
+            await asyncio.wait_for(asyncio.gather(*acks), self.ack_timeout)
+        except Exception as exc:  # not stored, or no answer: the relay's sweep again
+            _log.warning("publish_failed", error=repr(exc), events=len(positions))
+            return
+        PUBLISHED.inc(len(positions))
+        self.relay.published(positions)
+
+    async def settled(self) -> None:
+        """Wait for JetStream's answers to everything published so far."""
+        if self._confirming:
+            await asyncio.gather(*self._confirming, return_exceptions=True)

@@ -2,11 +2,14 @@
 
 The raw ceiling inserts the same columns into a bare table with one statement
 per append and no store logic (no stream lock, idempotency, outbox, notify).
+Each runs on two pools: asyncpg's default, which sends a reset query on every
+release, and the services' (``db.keep_session``), which sends none.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 import uuid
 from collections.abc import Awaitable, Callable
@@ -15,7 +18,7 @@ from datetime import UTC, datetime
 import asyncpg
 import msgspec
 
-from services.platform import dbadmin, eventstore, migrations
+from services.platform import db, dbadmin, eventstore, migrations
 from services.platform.events import EventRegistry
 from services.platform.eventstore import EventStore
 from services.platform.migrations import MigrationSet
@@ -71,17 +74,24 @@ async def run(admin_url: str) -> None:
     await migrations.apply(conn, [bench_set])
     await conn.execute(f"SET search_path TO bench; {RAW_TABLE}")
     await conn.close()
-    pool = await asyncpg.create_pool(url, min_size=16, max_size=16,
-                                     server_settings={"search_path": "bench"})
-    assert pool is not None
-    store = EventStore(pool, EventRegistry([Played]))
+    reset = await asyncpg.create_pool(url, min_size=16, max_size=16,
+                                      server_settings={"search_path": "bench"})
+    kept = await db.create_pool(url, "bench", min_size=16, max_size=16)
+    assert reset is not None
     encoder = msgspec.msgpack.Encoder()
     events = [Played(seat=i % 4, card="AS") for i in range(EVENTS_PER_APPEND)]
 
-    async def store_append(stream: str, i: int) -> None:
-        await store.append(stream, i * EVENTS_PER_APPEND, events, f"c{i}")
+    def store_append(pool: asyncpg.Pool) -> Callable[[str, int], Awaitable[None]]:
+        store = EventStore(pool, EventRegistry([Played]))
 
-    async def raw_append(stream: str, i: int) -> None:
+        async def append(stream: str, i: int) -> None:
+            await store.append(stream, i * EVENTS_PER_APPEND, events, f"c{i}")
+        return append
+
+    def raw_append(pool: asyncpg.Pool) -> Callable[[str, int], Awaitable[None]]:
+        return functools.partial(_raw, pool)
+
+    async def _raw(pool: asyncpg.Pool, stream: str, i: int) -> None:
         base = i * EVENTS_PER_APPEND
         await pool.execute(
             "INSERT INTO raw_events (stream, version, type, schema_version, event_id,"
@@ -91,23 +101,32 @@ async def run(admin_url: str) -> None:
             stream, base, list(range(1, EVENTS_PER_APPEND + 1)), datetime.now(UTC), f"c{i}",
             [uuid.uuid4() for _ in events], [encoder.encode(e) for e in events])
 
+    variants = {"raw asyncpg, reset": raw_append(reset), "raw asyncpg, no reset":
+                raw_append(kept), "event store, reset": store_append(reset),
+                "event store, no reset": store_append(kept)}
     print(f"{APPENDS_PER_WRITER} appends of {EVENTS_PER_APPEND} events per writer,"
           f" median of {ROUNDS} alternating rounds, Postgres with fsync on")
-    print(f"{'':24}{'appends/s':>12}{'events/s':>12}{'p50 ms':>10}{'p99 ms':>10}")
+    print(f"{'':30}{'appends/s':>12}{'events/s':>12}{'p50 ms':>10}{'p99 ms':>10}")
     for writers in (1, 16):
-        await measure(writers, raw_append)  # warm-up
-        # Alternate the two, several rounds, and keep each one's median round:
+        await measure(writers, variants["raw asyncpg, reset"])  # warm-up
+        # Alternate them, several rounds, and keep each one's median round:
         # fsync time on a shared disk drifts more than the difference measured.
-        raws, stores = [], []
+        rounds: dict[str, list[dict[str, float]]] = {k: [] for k in variants}
         for _ in range(ROUNDS):
-            raws.append(await measure(writers, raw_append))
-            stores.append(await measure(writers, store_append))
-        raw, ours = median(raws), median(stores)
-        for label, r in ((f"raw asyncpg, {writers} w", raw), (f"event store, {writers} w", ours)):
-            print(f"{label:24}{r['appends/s']:>12.0f}{r['events/s']:>12.0f}"
+            for label, append in variants.items():
+                rounds[label].append(await measure(writers, append))
+        best = {k: median(v) for k, v in rounds.items()}
+        for label, r in best.items():
+            print(f"{label + f', {writers} w':30}{r['appends/s']:>12.0f}{r['events/s']:>12.0f}"
                   f"{r['p50 ms']:>10.2f}{r['p99 ms']:>10.2f}")
-        print(f"{'store / raw':24}{ours['appends/s'] / raw['appends/s']:>12.0%}")
-    await pool.close()
+        for what in ("raw asyncpg", "event store"):
+            gain = best[f"{what}, no reset"]["appends/s"] / best[f"{what}, reset"]["appends/s"]
+            print(f"{what + ': no reset / reset':30}{gain:>12.0%}")
+        ratio = (best["event store, no reset"]["appends/s"]
+                 / best["raw asyncpg, no reset"]["appends/s"])
+        print(f"{'store / raw (no reset)':30}{ratio:>12.0%}")
+    await reset.close()
+    await kept.close()
     await dbadmin.drop(admin_url, name)
 
 

@@ -40,7 +40,7 @@ from services.game.worker import GameWorker
 from services.platform import bus, servers
 from services.platform.events import game_registry
 from services.platform.eventstore import EventStore
-from services.platform.outbox import OutboxRelay
+from services.platform.outbox import OutboxRelay, Publisher
 
 ROOT = Path(__file__).resolve().parents[3]
 _seq = itertools.count()
@@ -79,8 +79,10 @@ class Harness:
     def __init__(self, pool: asyncpg.Pool, nc: Client, names: Names) -> None:
         self.pool, self.nc, self.names = pool, nc, names
         self.js = nc.jetstream()
-        self.relay = OutboxRelay(pool, self.js, names.game_event, poll_seconds=0.1)
-        self.events = EventStore(pool, REGISTRY, on_commit=self.relay.wake)
+        self.relay = OutboxRelay(pool, self.js, names.game_event, poll_seconds=0.1,
+                                 sweep_after=0.5)
+        self.events = EventStore(pool, REGISTRY,
+                                 publish=Publisher(self.js, names.game_event, self.relay))
         self.store = GameStore(pool, self.events)
         self.workers: list[tuple[GameWorker, GameTransport, Any]] = []
 

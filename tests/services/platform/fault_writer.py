@@ -1,8 +1,11 @@
 """A writer or consumer process for crash tests: run with SPADES_FAULT set, it dies there.
 
-Configured by environment: DATABASE_URL, NATS_URL, MODE (append, relay or
-consume), STREAM, COMMAND_ID, SUBJECT_BASE, JS_STREAM, DURABLE. Prints one JSON
-line when it gets to the end alive.
+Configured by environment: DATABASE_URL, NATS_URL, MODE (append, publish,
+relay or consume), STREAM, COMMAND_ID, SUBJECT_BASE, JS_STREAM, DURABLE and,
+for publish, EXPECTED (the stream's version before the append). ``publish``
+appends as a game worker does: the writer publishes its events after the
+commit and its relay deletes their rows. Prints one JSON line when it gets to
+the end alive.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import asyncpg
 from services.platform import bus
 from services.platform.events import EventRegistry
 from services.platform.eventstore import EventStore
-from services.platform.outbox import OutboxRelay
+from services.platform.outbox import OutboxRelay, Publisher
 from tests.services.platform.sample_events import Counted, Sample
 
 
@@ -41,9 +44,19 @@ async def main() -> None:
     else:
         nc = await bus.connect(env["NATS_URL"], "fault-writer")
         js = nc.jetstream()
-        if mode == "relay":
-            base = env["SUBJECT_BASE"]
-            relay = OutboxRelay(pool, js, lambda stream, kind: f"{base}.{stream}.{kind}")
+        base = env["SUBJECT_BASE"]
+        relay = OutboxRelay(pool, js, lambda stream, kind: f"{base}.{stream}.{kind}")
+        if mode == "publish":
+            publisher = Publisher(js, lambda stream, kind: f"{base}.{stream}.{kind}", relay)
+            store = EventStore(pool, EventRegistry(Sample), publish=publisher)
+            expected = int(env["EXPECTED"])
+            result = await store.append(env["STREAM"], expected,
+                                        [Counted(n=expected + 1), Counted(n=expected + 2)],
+                                        env["COMMAND_ID"])
+            await publisher.settled()
+            out = {"first": result.first_version, "last": result.last_version,
+                   "duplicate": result.duplicate, "forgotten": await relay.forget_published()}
+        elif mode == "relay":
             out = {"published": await relay.drain()}
         elif mode == "consume":
             ours = f"{env['SUBJECT_BASE']}.{env['STREAM']}.>"

@@ -40,9 +40,9 @@ async def lane(js: JetStreamContext, nats_prefix: str) -> dict[str, str]:
 
 
 async def run(mode: str, fault: str | None, database_url: str, nats_url: str,
-              lane: dict[str, str]) -> tuple[int, dict[str, Any] | None]:
+              lane: dict[str, str], **extra: str) -> tuple[int, dict[str, Any] | None]:
     env = {**os.environ, **lane, "DATABASE_URL": database_url, "NATS_URL": nats_url,
-           "MODE": mode, "PYTHONPATH": str(ROOT)}
+           "MODE": mode, "PYTHONPATH": str(ROOT), **extra}
     env.pop("SPADES_FAULT", None)
     if fault:
         env["SPADES_FAULT"] = fault
@@ -129,3 +129,32 @@ async def test_crash_after_consumer_commit_before_ack_applies_once(
                             lane["STREAM"])
     await conn.close()
     assert [r["version"] for r in rows] == [1, 2]
+
+
+async def test_crash_after_commit_before_the_writers_publish_delivers_every_event_once(
+        database_url: str, nats_url: str, lane: dict[str, str], js: JetStreamContext) -> None:
+    conn = await asyncpg.connect(database_url, server_settings={"search_path": "contract"})
+    await conn.execute("CREATE TABLE IF NOT EXISTS tally (stream text, version bigint)")
+    code, _ = await run("publish", faults.AFTER_COMMIT_BEFORE_PUBLISH, database_url, nats_url,
+                        lane, EXPECTED="0")
+    assert code == faults.EXIT_CODE
+    assert await stored(database_url, lane["STREAM"]) == (2, 2)
+    assert await on_jetstream(js, lane) == 0
+    # The retry is a duplicate: it publishes nothing, the relay's sweep does.
+    _, out = await run("publish", None, database_url, nats_url, lane, EXPECTED="0")
+    assert out == {"first": 1, "last": 2, "duplicate": True, "forgotten": 0}
+    # The next command's writer publishes its own events and deletes their rows.
+    _, out = await run("publish", None, database_url, nats_url, lane, EXPECTED="2",
+                       COMMAND_ID=f"{lane['COMMAND_ID']}-next")
+    assert out == {"first": 3, "last": 4, "duplicate": False, "forgotten": 2}
+    assert await stored(database_url, lane["STREAM"]) == (4, 2)
+    _, relayed = await run("relay", None, database_url, nats_url, lane)
+    assert relayed is not None and relayed["published"] >= 2
+    assert await stored(database_url, lane["STREAM"]) == (4, 0)
+    assert await on_jetstream(js, lane) == 4
+    _, consumed = await run("consume", None, database_url, nats_url, lane)
+    assert consumed is not None
+    rows = await conn.fetch("SELECT version FROM tally WHERE stream = $1 ORDER BY version",
+                            lane["STREAM"])
+    await conn.close()
+    assert [r["version"] for r in rows] == [1, 2, 3, 4]

@@ -17,7 +17,7 @@ from schemas.bus import EventEnvelope
 from services.platform import bus
 from services.platform.events import EventRegistry
 from services.platform.eventstore import EventStore
-from services.platform.outbox import OutboxRelay
+from services.platform.outbox import OutboxRelay, Publisher
 from tests.services.platform.sample_events import Counted, Opened, Sample
 
 
@@ -28,11 +28,17 @@ async def js(nats_url: str) -> AsyncIterator[JetStreamContext]:
     await nc.close()
 
 
+async def lane(js: JetStreamContext, subject: str, stream: str) -> tuple[str, str, str]:
+    """A JetStream stream of the test's own: (tag, subject base, stream name)."""
+    tag = uuid.uuid4().hex[:8]
+    await bus.ensure_stream(js, bus.StreamSpec(f"{stream}{tag}", (f"{subject}{tag}.>",),
+                                               duplicate_window=60))
+    return tag, f"{subject}{tag}", f"{stream}{tag}"
+
+
 async def test_a_running_relay_carries_appends_to_jetstream_in_order(
         contract_pool: asyncpg.Pool, js: JetStreamContext, nats_prefix: str) -> None:
-    tag = uuid.uuid4().hex[:8]
-    base, name = f"{nats_prefix}.relay{tag}", f"{nats_prefix}_RELAY{tag}"
-    await bus.ensure_stream(js, bus.StreamSpec(name, (f"{base}.>",), duplicate_window=60))
+    tag, base, _ = await lane(js, f"{nats_prefix}.relay", f"{nats_prefix}_RELAY")
     relay = OutboxRelay(contract_pool, js, lambda s, t: f"{base}.{s}.{t}", poll_seconds=5.0)
     store = EventStore(contract_pool, EventRegistry(Sample), on_commit=relay.wake)
     stream = f"r{tag}"
@@ -59,9 +65,7 @@ async def test_a_running_relay_carries_appends_to_jetstream_in_order(
 async def test_two_relays_side_by_side_publish_each_event_once(
         contract_pool: asyncpg.Pool, js: JetStreamContext, nats_prefix: str) -> None:
     """Copies of the game service each run a relay; SKIP LOCKED splits the rows."""
-    tag = uuid.uuid4().hex[:8]
-    base, name = f"{nats_prefix}.pair{tag}", f"{nats_prefix}_PAIR{tag}"
-    await bus.ensure_stream(js, bus.StreamSpec(name, (f"{base}.>",), duplicate_window=60))
+    tag, base, name = await lane(js, f"{nats_prefix}.pair", f"{nats_prefix}_PAIR")
     store = EventStore(contract_pool, EventRegistry(Sample))
     await contract_pool.execute("DELETE FROM outbox")  # earlier tests' rows, never relayed
     for i in range(40):
@@ -71,3 +75,53 @@ async def test_two_relays_side_by_side_publish_each_event_once(
     counts = await asyncio.gather(*(r.drain() for r in relays))
     assert sum(counts) == 200  # a row taken by both relays would count twice
     assert (await js.stream_info(name)).state.messages == 200
+
+
+async def queued(pool: asyncpg.Pool, stream: str) -> int:
+    return await pool.fetchval(  # type: ignore[no-any-return]
+        "SELECT count(*) FROM outbox JOIN events USING (position) WHERE stream = $1", stream)
+
+
+async def test_a_writer_publishes_its_events_after_commit_and_the_relay_deletes_their_rows(
+        contract_pool: asyncpg.Pool, js: JetStreamContext, nats_prefix: str) -> None:
+    tag, base, _ = await lane(js, f"{nats_prefix}.direct", f"{nats_prefix}_DIRECT")
+    relay = OutboxRelay(contract_pool, js, lambda s, t: f"{base}.{s}.{t}", sweep_after=60.0)
+    publisher = Publisher(js, lambda s, t: f"{base}.{s}.{t}", relay)
+    store = EventStore(contract_pool, EventRegistry(Sample), publish=publisher)
+    stream = f"d{tag}"
+    sub = await js.subscribe(f"{base}.{stream}.>", ordered_consumer=True)
+    await store.append(stream, 0, [Opened(name="x")], "c1", correlation_id="corr-1")
+    await store.append(stream, 1, [Counted(n=1), Counted(n=2)], "c2")
+    got = []
+    for _ in range(3):  # no relay is running: the writer published them
+        msg = await sub.next_msg(timeout=1)
+        got.append((msg.headers or {}).get("Nats-Msg-Id"))
+        got.append(msgspec.msgpack.decode(msg.data, type=EventEnvelope))
+    stored = await store.read(stream)
+    assert got[0::2] == [f"{stream}:1", f"{stream}:2", f"{stream}:3"]
+    assert [(e.version, e.position, e.type, e.event_id, e.body, e.causation_id)
+            for e in got[1::2]] == [
+        (r.version, r.position, r.type, str(r.event_id), r.body, r.causation_id) for r in stored]
+    assert got[1].correlation_id == "corr-1"
+    assert got[1].occurred_at_ms == int(stored[0].occurred_at.timestamp() * 1000)
+    await publisher.settled()
+    assert await queued(contract_pool, stream) == 3
+    await relay.drain()  # sweeps only rows older than a minute: not these
+    assert await queued(contract_pool, stream) == 3
+    assert await relay.forget_published() == 3
+    assert await queued(contract_pool, stream) == 0
+
+
+async def test_the_backstop_relay_publishes_only_rows_older_than_its_sweep_age(
+        contract_pool: asyncpg.Pool, js: JetStreamContext, nats_prefix: str) -> None:
+    tag, base, name = await lane(js, f"{nats_prefix}.sweep", f"{nats_prefix}_SWEEP")
+    store = EventStore(contract_pool, EventRegistry(Sample))  # a writer that never publishes
+    stream = f"w{tag}"
+    await store.append(stream, 0, [Counted(n=1), Counted(n=2)])
+    relay = OutboxRelay(contract_pool, js, lambda s, t: f"{base}.{s}.{t}", sweep_after=0.5)
+    await relay.drain()
+    assert await queued(contract_pool, stream) == 2  # a live writer may still publish them
+    await asyncio.sleep(0.6)
+    await relay.drain()
+    assert await queued(contract_pool, stream) == 0
+    assert (await js.stream_info(name)).state.messages == 2
