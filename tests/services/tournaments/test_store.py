@@ -150,10 +150,12 @@ async def test_two_copies_fire_each_due_timer_once(pool: asyncpg.Pool) -> None:
         for i in range(4):
             await enter(copies[0], tid, f"t{i}")
     assert await copies[0].fire_due(STARTS - 1) == 0
-    fired = await asyncio.gather(*(c.fire_due(STARTS) for c in copies))
-    assert sum(fired) == 3  # three starts, each once
-    fired = await asyncio.gather(*(c.fire_due(STARTS) for c in copies))
-    assert sum(fired) == 3  # then three first rounds
+    # Three starts, then the three first rounds they schedule: a copy that looks after
+    # the other committed its starts may fire those rounds in the same pass.
+    fired = 0
+    for _ in range(3):
+        fired += sum(await asyncio.gather(*(c.fire_due(STARTS) for c in copies)))
+    assert fired == 6  # each timer once
     for tid in tids:
         state = await copies[1].load(tid)
         assert len(state.rounds) == 1 and state.status == "running"
