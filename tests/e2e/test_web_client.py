@@ -29,7 +29,8 @@ async def test_two_friends_and_two_bots_play_a_whole_hand_in_the_browser(
             await friend.fill("#code", code)
             await friend.click("#join-code")
             await friend.wait_for_selector("#table:not([hidden])")
-            await host.wait_for_selector("#seats li:has-text('Friend')")
+            # A guest is shown as one: anyone may take a guest's name.
+            await host.wait_for_selector("#seats li:has-text('Friend (guest)')")
 
             await host.click("#fill-bots")
             await host.wait_for_function(
@@ -42,7 +43,7 @@ async def test_two_friends_and_two_bots_play_a_whole_hand_in_the_browser(
 
             await host.fill("#chat-text", "hello table")
             await host.press("#chat-text", "Enter")
-            await friend.wait_for_selector("#chatlog div:has-text('Newcomer: hello table')")
+            await friend.wait_for_selector("#chatlog div:has-text('Newcomer (guest): hello table')")
 
             deadline = time.monotonic() + 60
             while any([await p.locator("#sheet tr").count() == 0 for p in (host, friend)]):

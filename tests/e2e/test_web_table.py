@@ -150,7 +150,7 @@ async def test_a_finished_trick_stays_with_its_winner_and_can_be_looked_at_again
         await page.wait_for_selector("#turn-cue.mine")
         await shot(page, "bidding")
         seats = await page.locator("#board .seat .name").all_text_contents()
-        assert "Trickster (you)" in seats and "Bot 3 (basic) (partner)" in seats
+        assert "Trickster (guest) (you)" in seats and "Bot 3 (basic) (partner)" in seats
         # A trick is over the moment a winner is marked: four cards, one per seat's side.
         await _until(page, "document.querySelector('#trick .card.winner') !== null", step=True)
         slots = await page.eval_on_selector_all(
@@ -170,7 +170,7 @@ async def test_a_finished_trick_stays_with_its_winner_and_can_be_looked_at_again
                      timeout=90)
         assert await page.is_visible("#hand-result")
         cell = await page.text_content("#sheet tr td:nth-child(2)")
-        assert cell is not None and "Trickster:" in cell and "took" in cell and "→" in cell
+        assert cell is not None and "Trickster (guest):" in cell and "took" in cell and "→" in cell
         await shot(page, "score-sheet")
     assert problems == []
 

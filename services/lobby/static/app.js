@@ -25,10 +25,13 @@ const SIDES = ["south", "west", "north", "east"];
 // A bot is "Bot N (level)", N being its seat + 1, on the table page, in the game and in chat.
 function botName(seat, level, name) { return `${name || `Bot ${seat + 1}`} (${level})`; }
 
+// A guest's name is no registered one (anyone may pick it): say so wherever it shows.
+function personName(s) { return s.guest ? `${s.name} (guest)` : s.name; }
+
 function NAME_OF(seat) {
   const s = S.table && S.table.seats[seat];
   if (s && s.bot) return botName(seat, s.bot, s.name);
-  if (s && s.name) return s.name;
+  if (s && s.name) return personName(s);
   const p = S.view && S.view.players[seat];
   if (p && p.startsWith("bot:")) return botName(seat, p.slice(4));
   return `Seat ${seat}`;
@@ -278,7 +281,8 @@ function renderTables(tables) {
   body.replaceChildren();
   for (const t of tables) {
     const tr = document.createElement("tr");
-    const players = t.seats.map((s, i) => s.bot ? botName(i, s.bot, s.name) : s.name || "–").join(", ");
+    const players = t.seats.map((s, i) => s.bot ? botName(i, s.bot, s.name)
+      : s.name ? personName(s) : "–").join(", ");
     for (const text of [t.preset, players, t.state === "open" ? t.free_seats.join(" ") : "playing"]) {
       const td = document.createElement("td"); td.textContent = text; tr.append(td);
     }
@@ -335,7 +339,7 @@ function renderTable() {
   $("seats").replaceChildren(...t.seats.map((s, i) => {
     const li = document.createElement("li");
     li.className = `team${i % 2}`;
-    li.textContent = s.player_id ? s.name : s.bot ? botName(i, s.bot, s.name) : "empty";
+    li.textContent = s.player_id ? personName(s) : s.bot ? botName(i, s.bot, s.name) : "empty";
     if (!s.player_id && !s.bot && mine !== i) {
       li.append(" ", button("Sit here", () => tableCall("POST", "join", { seat: i }), false, "sit"));
     }
@@ -795,7 +799,8 @@ async function playAgain() {
 function addChat(f) {
   const p = document.createElement("div");
   p.className = f.bot ? "bot" : "";
-  const who = f.bot && f.seat !== null && f.seat !== undefined ? NAME_OF(f.seat) : f.name || NAME_OF(f.seat);
+  // A seat's name says what it is (bot, guest); a spectator has only the name it sent.
+  const who = f.seat !== null && f.seat !== undefined ? NAME_OF(f.seat) : f.name;
   p.textContent = `${who}: ${f.text}`;
   $("chatlog").append(p);
   $("chatlog").scrollTop = $("chatlog").scrollHeight;
