@@ -1,7 +1,20 @@
--- A command id names one command: the hash of the command's body is kept with its
--- first result and returned with a repeat, so the caller can tell a retry (same
--- body) from an id reused for another command (a different body), which must be
--- refused rather than answered with the first command's result.
+-- Three changes to the store, in one step:
+-- * Stream ownership moves to the shared leases table (sql/lease): one lease module
+--   for game workers, the matchmaker and tournament schedulers. An append with an
+--   epoch checks it through `lease_check`, named after the stream.
+-- * A command id names one command: the hash of the command's body is kept with its
+--   first result and returned with a repeat, so the caller can tell a retry (same
+--   body) from an id reused for another command (a different body), which must be
+--   refused rather than answered with the first command's result.
+-- * The append returns the position of every event it wrote (in version order), so
+--   the writer can publish its events to JetStream right after the commit without
+--   reading them back; the outbox row of each stays until the publish is
+--   acknowledged, and the relay sweeps only what a crash left behind.
+
+INSERT INTO leases (name, holder, epoch, until)
+    SELECT stream, owner, epoch, lease_until FROM stream_owner
+    ON CONFLICT (name) DO NOTHING;
+DROP TABLE stream_owner;
 
 ALTER TABLE commands ADD COLUMN command_hash text;
 
@@ -15,18 +28,18 @@ CREATE FUNCTION append_events(
     p_correlation_id text, p_causation_id text, p_notify text,
     p_command_hash text DEFAULT NULL
 ) RETURNS TABLE (first_version bigint, last_version bigint, first_position bigint,
-                 duplicate boolean, command_hash text)
+                 duplicate boolean, command_hash text, positions bigint[])
 LANGUAGE plpgsql AS $$
 DECLARE
     v_current bigint;
     v_n integer := cardinality(p_types);
-    v_first_pos bigint;
+    v_positions bigint[];
 BEGIN
     PERFORM pg_advisory_xact_lock(hashtextextended(p_stream, 0));
 
     IF p_command_id IS NOT NULL THEN
         RETURN QUERY SELECT c.first_version, c.last_version, c.first_position, true,
-                            c.command_hash
+                            c.command_hash, NULL::bigint[]
             FROM commands c WHERE c.stream = p_stream AND c.command_id = p_command_id;
         IF FOUND THEN
             RETURN;
@@ -54,12 +67,12 @@ BEGIN
     ), queued AS (
         INSERT INTO outbox (position) SELECT position FROM ins RETURNING position
     )
-    SELECT min(position) INTO v_first_pos FROM queued;
+    SELECT array_agg(position ORDER BY position) INTO v_positions FROM queued;
 
     IF p_command_id IS NOT NULL THEN
         INSERT INTO commands (stream, command_id, first_version, last_version, first_position,
                               command_hash)
-        VALUES (p_stream, p_command_id, v_current + 1, v_current + v_n, v_first_pos,
+        VALUES (p_stream, p_command_id, v_current + 1, v_current + v_n, v_positions[1],
                 p_command_hash);
     END IF;
 
@@ -67,6 +80,7 @@ BEGIN
         PERFORM pg_notify(p_notify, '');
     END IF;
 
-    RETURN QUERY SELECT v_current + 1, v_current + v_n, v_first_pos, false, p_command_hash;
+    RETURN QUERY SELECT v_current + 1, v_current + v_n, v_positions[1], false, p_command_hash,
+                        v_positions;
 END;
 $$;
