@@ -58,21 +58,27 @@ def withdraw(folder: Path) -> None:
     (folder / RUNNING).unlink(missing_ok=True)
 
 
-def running_urls(folder: Path) -> dict[str, str]:
-    """The servers of the `spades dev` running on ``folder`` (``DATABASE_URL`` and
-    ``NATS_URL``), or nothing when none runs there."""
+def _held(lock: Path) -> bool:
+    """Whether a running `spades dev` holds the folder's lock (it holds it for its life;
+    a crashed one leaves the file behind, never the lock)."""
     try:
-        fd = os.open(folder / LOCK, os.O_RDONLY)
+        fd = os.open(lock, os.O_RDONLY)
     except FileNotFoundError:
-        return {}
+        return False
     try:
         fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
     except BlockingIOError:
-        pass  # held: spades dev runs
-    else:
-        return {}
+        return True
     finally:
         os.close(fd)
+    return False
+
+
+def running_urls(folder: Path) -> dict[str, str]:
+    """The servers of the `spades dev` running on ``folder`` (``DATABASE_URL`` and
+    ``NATS_URL``), or nothing when none runs there."""
+    if not _held(folder / LOCK):
+        return {}
     try:
         kept = json.loads((folder / RUNNING).read_text())
     except (FileNotFoundError, ValueError):

@@ -7,7 +7,14 @@ import time
 
 from playwright.async_api import Route
 
-from tests.e2e.browser import chromium, new_page, play_a_little, shot, sign_in
+from tests.e2e.browser import (
+    chromium,
+    fill_with_bots_and_start,
+    new_page,
+    play_a_little,
+    shot,
+    sign_in,
+)
 from tests.e2e.conftest import Platform
 
 
@@ -32,11 +39,7 @@ async def test_two_friends_and_two_bots_play_a_whole_hand_in_the_browser(
             # A guest is shown as one: anyone may take a guest's name.
             await host.wait_for_selector("#seats li:has-text('Friend (guest)')")
 
-            await host.click("#fill-bots")
-            await host.wait_for_function(
-                "[...document.querySelectorAll('#seats li')]"
-                ".every(li => li.textContent !== 'empty')")
-            await host.click("#start")
+            await fill_with_bots_and_start(host)
             for page in (host, friend):
                 await page.wait_for_selector("#game:not([hidden])")
                 await page.wait_for_selector("#hand button.card", timeout=10000)

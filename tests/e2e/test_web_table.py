@@ -17,6 +17,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 from engine.cards import CODES, SUITS, TRUMP, deck
 from tests.e2e.browser import (
     chromium,
+    fill_with_bots_and_start,
     new_page,
     open_private_table,
     play_a_little,
@@ -143,9 +144,7 @@ async def test_a_finished_trick_stays_with_its_winner_and_can_be_looked_at_again
         page = await new_page(browser, problems)
         await open_private_table(page, platform.a.url, "Trickster", "quick")
         await page.select_option("#trick-pause", "2000")
-        await page.click("#fill-bots")
-        await page.wait_for_selector("#seats li:has-text('Bot 4 (basic)')")
-        await page.click("#start")
+        await fill_with_bots_and_start(page)
         await page.wait_for_selector("#hand button.card", timeout=10000)
         await page.wait_for_selector("#turn-cue.mine")
         await shot(page, "bidding")
@@ -214,9 +213,7 @@ async def test_a_pre_move_that_bounces_says_why(platform: Platform) -> None:
         page = await new_page(browser, problems)
         await open_private_table(page, platform.a.url, "Early", "quick")
         await page.select_option("#trick-pause", "0")
-        await page.click("#fill-bots")
-        await page.wait_for_selector("#seats li:has-text('Bot 4 (basic)')")
-        await page.click("#start")
+        await fill_with_bots_and_start(page)
         await page.wait_for_selector("#hand button.card", timeout=10000)
         deadline = time.monotonic() + 120
         text = ""
