@@ -283,7 +283,9 @@ async def open_match(pool: asyncpg.Pool, m: MatchRow, table: TableRow,
     async with pool.acquire() as conn, conn.transaction():
         got = await conn.fetchrow(
             f"INSERT INTO matches ({_MATCH_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
-            f" ON CONFLICT (match_id) DO NOTHING RETURNING {_MATCH_COLUMNS}",
+            # Any key: the game id is derived from the match id, so racing asks for one
+            # match may meet on either unique column first.
+            f" ON CONFLICT DO NOTHING RETURNING {_MATCH_COLUMNS}",
             m.match_id, m.origin, m.origin_id, m.rated, uuid.UUID(m.table_id), m.game_id,
             m.request, m.state)
         if got is None:
