@@ -59,6 +59,7 @@ from services.game.settings import GameSettings
 from services.game.store import GameExists, GameStore
 from services.platform import logs
 from services.platform.eventstore import RecordedEvent
+from services.platform.groupcommit import GroupCommit
 from services.platform.lease import Lease, LeaseHeld
 
 _log = logs.get("game")
@@ -88,6 +89,8 @@ class GameWorker:
         self.owner = owner
         self.outlet = outlet
         self.actors: dict[str, GameActor] = {}
+        self.appends = GroupCommit(store.events, window=settings.group_commit_ms / 1000,
+                                   most=settings.group_commit_most)
         self._stopping = False
         self._poke = asyncio.Event()
         self._heartbeat: asyncio.Task[None] | None = None
