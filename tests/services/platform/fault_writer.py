@@ -5,8 +5,8 @@ group, relay or consume), STREAM, COMMAND_ID, SUBJECT_BASE, JS_STREAM, DURABLE
 and, for publish and group, EXPECTED (the stream's version before the append).
 ``publish`` appends as a game worker does: the writer publishes its events
 after the commit and its relay deletes their rows. ``group`` does the same for
-two streams (STREAM and STREAM with a ``b``) in one group commit. Prints one JSON line when it gets to
-the end alive.
+two streams (STREAM and STREAM with a ``b``) in one group commit. Prints one
+JSON line when it gets to the end alive.
 """
 
 from __future__ import annotations

@@ -176,10 +176,18 @@ async def test_crash_before_a_group_commit_leaves_no_stream_written(
     assert out == {"results": [[1, 2, False], [1, 2, False]], "batches": 1, "forgotten": 4}
 
 
-async def test_crash_after_a_group_commit_before_its_publish_delivers_every_event_once(
-        database_url: str, nats_url: str, lane: dict[str, str], js: JetStreamContext) -> None:
+@pytest.fixture
+async def tally(database_url: str) -> AsyncIterator[asyncpg.Connection]:
+    """What the consumer mode applied, one row per event."""
     conn = await asyncpg.connect(database_url, server_settings={"search_path": "contract"})
     await conn.execute("CREATE TABLE IF NOT EXISTS tally (stream text, version bigint)")
+    yield conn
+    await conn.close()
+
+
+async def test_crash_after_a_group_commit_before_its_publish_delivers_every_event_once(
+        database_url: str, nats_url: str, lane: dict[str, str], js: JetStreamContext,
+        tally: asyncpg.Connection) -> None:
     code, _ = await run("group", faults.AFTER_COMMIT_BEFORE_PUBLISH, database_url, nats_url,
                         lane, EXPECTED="0")
     assert code == faults.EXIT_CODE
@@ -196,7 +204,6 @@ async def test_crash_after_a_group_commit_before_its_publish_delivers_every_even
         assert await on_jetstream(js, ours) == 2
         _, consumed = await run("consume", None, database_url, nats_url, ours)
         assert consumed is not None
-        rows = await conn.fetch("SELECT version FROM tally WHERE stream = $1 ORDER BY version",
-                                ours["STREAM"])
+        rows = await tally.fetch("SELECT version FROM tally WHERE stream = $1 ORDER BY version",
+                                 ours["STREAM"])
         assert [r["version"] for r in rows] == [1, 2]
-    await conn.close()
