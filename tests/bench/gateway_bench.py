@@ -17,33 +17,16 @@ import asyncio
 import time
 from typing import Any
 
-from engine import bots
-from engine.decide import step
 from engine.presets import QUICK
-from engine.state import OVER, GameState, seats_in
-from schemas import commands as cmd
 from schemas.events import Event
 from services.lobby.auth import Claims
 from services.lobby.connections import Conn
 from services.lobby.following import Hub, Sub
 from services.lobby.settings import LobbySettings
 from services.platform.events import game_registry
+from tests.engine.helpers import bot_game
 
 SEATS: tuple[int | None, ...] = (0, 1, 2, 3, None)
-
-
-def played(seed: int) -> list[Event]:
-    """One whole game's events, every seat the basic bot."""
-    state, events = step(GameState(), cmd.StartGame(
-        rules=QUICK, players=("a", "b", "c", "d"), seed=f"{seed:064x}", at=1))
-    out: list[Event] = list(events)
-    n = 0
-    while state.phase != OVER:
-        seat = seats_in(state.waiting)[0]
-        state, events = step(state, bots.choose(state, seat, "basic", seed=n, at=1000 + n))
-        out += events
-        n += 1
-    return out
 
 
 class _Host:
@@ -83,7 +66,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--games", type=int, default=40)
     args = parser.parse_args(argv or [])
-    games = [played(i) for i in range(args.games)]
+    games = [bot_game(QUICK, i) for i in range(args.games)]
     best = min((asyncio.run(fan_out(games)) for _ in range(3)), key=lambda r: r[0])
     cpu, events, frames = best
     print(f"gateway fan-out, {args.games} quick games, 4 seats + 1 spectator: "
