@@ -26,6 +26,7 @@ from services.platform.eventstore import Append, AppendResult, EventStore
 class _Waiting:
     append: Append
     future: asyncio.Future[AppendResult]
+    since: float  # the loop's time when it arrived
 
 
 class GroupCommit:
@@ -48,10 +49,11 @@ class GroupCommit:
         away) is raised to every append in it."""
         if not events:
             raise ValueError("append needs at least one event")
-        future: asyncio.Future[AppendResult] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[AppendResult] = loop.create_future()
         self._queue.append(_Waiting(Append(stream, expected_version, events, command_id, epoch,
                                            causation_id=causation_id,
-                                           command_hash=command_hash), future))
+                                           command_hash=command_hash), future, loop.time()))
         if len(self._queue) >= self.most:
             self._full.set()
         if self._task is None or self._task.done():
@@ -61,9 +63,12 @@ class GroupCommit:
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
         while self._queue:
-            if self.window > 0 and len(self._queue) < self.most:
+            # The window runs from the oldest waiting append's arrival: appends that
+            # waited out the last batch's write are not held back again.
+            wait = self._queue[0].since + self.window - loop.time()
+            if wait > 0 and len(self._queue) < self.most:
                 self._full.clear()
-                timer = loop.call_later(self.window, self._full.set)
+                timer = loop.call_later(wait, self._full.set)
                 await self._full.wait()
                 timer.cancel()
             batch, self._queue = self._queue[:self.most], self._queue[self.most:]
