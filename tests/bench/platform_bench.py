@@ -174,8 +174,9 @@ class Seat:
         self.first_sent = 0.0
 
     async def play(self) -> None:
-        game, stats = self.game, self.stats
+        game = self.game
         while game.ended is None:
+            stats = self.stats  # a human-paced ramp hands every seat a new one per step
             move = first_legal(game.turn) if game.my_turn() else None
             if move is not None and self.think is not None:
                 await asyncio.sleep(self.rng.uniform(*self.think))  # a person thinking
@@ -197,7 +198,7 @@ class Seat:
                     self.sent_at = None
                 stats.errors[frame.code] += 1
         if game.seat == 0:
-            stats.games_done += 1
+            self.stats.games_done += 1
 
 
 # --- setting games up ----------------------------------------------------------------------
