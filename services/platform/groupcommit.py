@@ -16,10 +16,18 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import msgspec
 
-from services.platform.eventstore import Append, AppendResult, EventStore
+from services.platform.eventstore import Append, AppendResult
+
+
+class ManyAppends(Protocol):
+    """An event store, or several behind a router (``shards.ShardedEventStore``)."""
+
+    async def append_many(self, appends: Sequence[Append]
+                          ) -> Sequence[AppendResult | Exception]: ...
 
 
 @dataclass(slots=True)
@@ -30,7 +38,8 @@ class _Waiting:
 
 
 class GroupCommit:
-    def __init__(self, store: EventStore, *, window: float = 0.002, most: int = 64) -> None:
+    def __init__(self, store: ManyAppends, *, window: float = 0.002,
+                 most: int = 64) -> None:
         self.store = store
         self.window = window
         self.most = most
