@@ -432,11 +432,13 @@ def compare(platform: dict[str, Any], bare: dict[str, Any]) -> None:
           f" CPU (target <= {TARGET_DB_MS}) per command", flush=True)
 
 
-async def bare_seats(url: str, k: int, stats: Stats) -> list[Seat]:
-    """Four sockets on one game of the bare composite, each subscribed to its seat."""
+async def bare_seats(url: str, run_tag: str, k: int, stats: Stats) -> list[Seat]:
+    """Four sockets on one game of the bare composite, each subscribed to its seat; the
+    game ids are the run's own (the composite's table outlives a run)."""
     seats = []
     for i in range(4):  # the composite reads the game and seat from the token
-        game = GameConnection(url, f"b{k}.{i}", f"b{k}")
+        game_id = f"b{run_tag}x{k}"
+        game = GameConnection(url, f"{game_id}.{i}", game_id)
         subscribed = await game.open()
         if subscribed.seat != i:
             raise RuntimeError(f"subscribed as seat {subscribed.seat}, not {i}")
@@ -497,7 +499,7 @@ async def run(db_url: str, nats_url: str, counts: list[int], n_gw: int, n_wk: in
             bare = None
             if with_bare:
                 async with composite.Server(url, nats_url) as server:
-                    bare = await run_n(functools.partial(bare_seats, server.url), n,
+                    bare = await run_n(functools.partial(bare_seats, server.url, str(n)), n,
                                        {"bare": server.pid}, conn)
                 report(bare, "bare")
             platform = await run_n(lobby.game, n, pids, conn)
