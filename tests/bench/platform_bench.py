@@ -499,8 +499,8 @@ async def run(db_url: str, nats_url: str, counts: list[int], n_gw: int, n_wk: in
             bare = None
             if with_bare:
                 async with composite.Server(url, nats_url) as server:
-                    bare = await run_n(functools.partial(bare_seats, server.url, str(n)), n,
-                                       {"bare": server.pid}, conn)
+                    games = functools.partial(bare_seats, server.url, uuid.uuid4().hex[:6])
+                    bare = await run_n(games, n, {"bare": server.pid}, conn)
                 report(bare, "bare")
             platform = await run_n(lobby.game, n, pids, conn)
             report(platform, "platform")
