@@ -47,7 +47,8 @@ from schemas.play import ChatLine, GameReply
 from services.game import banter, metrics
 from services.game.clock import Clock
 from services.game.settings import GameSettings
-from services.game.store import GameStore, Refusal
+from services.game.shards import Games
+from services.game.store import Refusal
 from services.platform import logs
 from services.platform.eventstore import ConcurrencyError
 from services.platform.groupcommit import GroupCommit
@@ -67,7 +68,7 @@ class Host(Protocol):
 
     settings: GameSettings
     clock: Clock
-    store: GameStore
+    store: Games  # one database, or several (``shards``)
     appends: GroupCommit  # every game's appends, committed together
 
     async def rebuild(self, game_id: str) -> GameState: ...  # the state, from the events

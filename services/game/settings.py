@@ -23,6 +23,11 @@ class GameSettings(Settings, frozen=True, kw_only=True):
         gt=0, description="Age at which the outbox relay publishes an event still queued: "
                           "its writer died between the commit and its own publish, or "
                           "that publish failed.")] = 1.0
+    shard_database_urls: Annotated[str, msgspec.Meta(
+        description="Further Postgres databases the games are spread over by game id, "
+                    "comma-separated (each migrated like the service's own); empty: the "
+                    "service's own database holds every game. Every copy names the same "
+                    "ones in the same order.")] = ""
     lease_seconds: Annotated[float, msgspec.Meta(
         gt=0, description="How long a worker's hold on a game lasts without renewal; a "
                           "dead worker's games are adopted this long after its last "

@@ -56,7 +56,8 @@ from services.game import metrics
 from services.game.actor import GameActor, Item
 from services.game.clock import Clock
 from services.game.settings import GameSettings
-from services.game.store import GameExists, GameStore
+from services.game.shards import Games
+from services.game.store import GameExists
 from services.platform import logs
 from services.platform.eventstore import RecordedEvent
 from services.platform.groupcommit import GroupCommit
@@ -81,7 +82,7 @@ class Outlet(Protocol):
 
 
 class GameWorker:
-    def __init__(self, store: GameStore, settings: GameSettings, clock: Clock, owner: str,
+    def __init__(self, store: Games, settings: GameSettings, clock: Clock, owner: str,
                  outlet: Outlet) -> None:
         self.store = store
         self.settings = settings
