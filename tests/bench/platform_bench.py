@@ -39,6 +39,9 @@ in play, and so games per core), then the largest N that held p99 under
 
     python -m tests.bench platform_bench --think 2,8 [--games 100,200,400] [--window 60]
 
+``--databases 2`` spreads the game service's games over two databases
+(``SPADES_SHARD_DATABASE_URLS``); Postgres transactions are counted in all.
+
 ``--profile`` runs the first gateway or worker under ``py-spy record`` (when
 installed) and writes its samples (collapsed stacks) to ``--profile-out``.
 """
@@ -254,8 +257,9 @@ GameMaker = Callable[[int, Stats], Awaitable[list[Seat]]]
 class Meter:
     """What the servers, the machine and Postgres spent between ``start`` and ``read``."""
 
-    def __init__(self, pids: dict[str, int], db: asyncpg.Connection) -> None:
-        self.pids, self.db = pids, db
+    def __init__(self, pids: dict[str, int], db: asyncpg.Connection,
+                 databases: list[str]) -> None:
+        self.pids, self.db, self.databases = pids, db, databases
 
     def _cpu(self) -> dict[str, float]:
         return {k: cpu_seconds(pid) for k, pid in self.pids.items()} | named_cpu(SERVERS)
@@ -263,7 +267,7 @@ class Meter:
     async def start(self) -> None:
         await asyncio.sleep(1.1)  # backends report their statistics at most once a second
         self.cpu0, self.busy0 = self._cpu(), machine_busy()
-        self.xacts0 = await self.db.fetchval(XACTS_ALL)
+        self.xacts0 = await self.db.fetchval(XACTS_ALL, self.databases)
         self.me0, self.started = time.process_time(), time.perf_counter()
 
     async def read(self) -> dict[str, Any]:
@@ -272,7 +276,7 @@ class Meter:
         busy1 = machine_busy()
         me = time.process_time() - self.me0
         await asyncio.sleep(1.1)
-        xacts = await self.db.fetchval(XACTS_ALL) - self.xacts0 - 2  # less our two reads
+        xacts = await self.db.fetchval(XACTS_ALL, self.databases) - self.xacts0 - 2  # ours
         return {"elapsed": elapsed, "cpu": cpu, "me": me, "xacts": xacts,
                 "machine": (busy1[0] - self.busy0[0]) / max(1, busy1[1] - self.busy0[1])}
 
@@ -301,14 +305,14 @@ def figures(stats: Stats, seats: list[Seat], n: int, setup: float,
 
 
 async def run_n(make_game: GameMaker, n: int, pids: dict[str, int],
-                db: asyncpg.Connection) -> dict[str, Any]:
+                db: asyncpg.Connection, databases: list[str]) -> dict[str, Any]:
     """N games at once against one target (the platform or the bare composite)."""
     stats = Stats()
     t0 = time.perf_counter()
     seats = await make_games(make_game, 0, n, stats)
     setup = time.perf_counter() - t0
     cap = CAPS.get(n, 120.0)
-    meter = Meter(pids, db)
+    meter = Meter(pids, db, databases)
     await meter.start()
     tasks = [asyncio.create_task(s.play()) for s in seats]
     done, pending = await asyncio.wait(tasks, timeout=cap)
@@ -323,7 +327,8 @@ async def run_n(make_game: GameMaker, n: int, pids: dict[str, int],
 
 
 async def ramp(make_game: GameMaker, counts: list[int], pids: dict[str, int],
-               db: asyncpg.Connection, window: float) -> list[dict[str, Any]]:
+               db: asyncpg.Connection, databases: list[str],
+               window: float) -> list[dict[str, Any]]:
     """Human-paced games, more at each step (a human-paced game outlasts the whole
     ramp, so the games of a step go on into the next): each step measures ``window``
     seconds with ``n`` games in play."""
@@ -341,7 +346,7 @@ async def ramp(make_game: GameMaker, counts: list[int], pids: dict[str, int],
                 seat.stats = stats
             seats += fresh
             tasks += [asyncio.create_task(s.play()) for s in fresh]
-            meter = Meter(pids, db)
+            meter = Meter(pids, db, databases)
             await meter.start()
             await asyncio.sleep(window)
             failed = [t.exception() for t in tasks if t.done() and t.exception() is not None]
@@ -356,8 +361,9 @@ async def ramp(make_game: GameMaker, counts: list[int], pids: dict[str, int],
     return runs
 
 
-XACTS_ALL = ("SELECT xact_commit + xact_rollback FROM pg_stat_database"
-             " WHERE datname = current_database()")
+# Every database of the run: the game service may spread its games over several.
+XACTS_ALL = ("SELECT sum(xact_commit + xact_rollback)::bigint FROM pg_stat_database"
+             " WHERE datname = ANY($1::text[])")
 
 
 def _kind(name: str) -> str:
@@ -448,11 +454,19 @@ async def bare_seats(url: str, run_tag: str, k: int, stats: Stats) -> list[Seat]
 
 async def run(db_url: str, nats_url: str, counts: list[int], n_gw: int, n_wk: int,
               profile: str, with_bare: bool, profile_out: str,
-              think: tuple[float, float] | None = None, window: float = 60.0) -> None:
+              think: tuple[float, float] | None = None, window: float = 60.0,
+              n_db: int = 1) -> None:
     name = f"spades_pbench_{uuid.uuid4().hex[:8]}"
     url = await dbadmin.ensure_database(db_url, name)
     conn = await asyncpg.connect(url)
     await migrations.apply(conn, catalog.all_migrations())
+    # Further databases for the game service's games: migrated as its own is.
+    more = [f"{name}_{i}" for i in range(1, n_db)]
+    more_urls = [await dbadmin.ensure_database(db_url, m) for m in more]
+    for more_url in more_urls:
+        other = await asyncpg.connect(more_url)
+        await migrations.apply(other, [catalog.MIGRATIONS["game"]])
+        await other.close()
     prefix = f"pb{uuid.uuid4().hex[:6]}"
     logs = Path(tempfile.mkdtemp(prefix="spades-pbench-"))
     base = lobby_env(url, nats_url, prefix, SPADES_LOG_LEVEL="warning",
@@ -475,6 +489,7 @@ async def run(db_url: str, nats_url: str, counts: list[int], n_gw: int, n_wk: in
         for i in range(n_wk):
             procs.append(await loop.run_in_executor(None, lambda i=i: start(  # type: ignore[misc]
                 "game", f"worker-{i}", logs, {**base, "SPADES_BOT_THINK_MS": "0",
+                                               "SPADES_SHARD_DATABASE_URLS": ",".join(more_urls),
                                                "SPADES_INBOX_SIZE": "64"}, wrap("worker", i))))
         gateways = []
         for i in range(n_gw):
@@ -490,19 +505,22 @@ async def run(db_url: str, nats_url: str, counts: list[int], n_gw: int, n_wk: in
               f"(fsync on), each its own process on 127.0.0.1; {os.cpu_count()} cores; "
               f"quick matches (4 hands), all four seats clients with {pace}, "
               "one socket per seat, seats alternating between gateways"
+              + (f"; the games over {n_db} databases" if n_db > 1 else "")
               + (f"; {profile} 0 under py-spy" if profile else ""), flush=True)
         pids = {p.log.stem: service_pid(p) for p in procs}
+        databases = [name, *more]
         if think:
-            human_summary(await ramp(lobby.game, counts, pids, conn, window), n_gw, n_wk)
+            human_summary(await ramp(lobby.game, counts, pids, conn, databases, window), n_gw,
+                          n_wk)
             return
         for n in counts:
             bare = None
             if with_bare:
                 async with composite.Server(url, nats_url) as server:
                     games = functools.partial(bare_seats, server.url, uuid.uuid4().hex[:6])
-                    bare = await run_n(games, n, {"bare": server.pid}, conn)
+                    bare = await run_n(games, n, {"bare": server.pid}, conn, databases)
                 report(bare, "bare")
-            platform = await run_n(lobby.game, n, pids, conn)
+            platform = await run_n(lobby.game, n, pids, conn, databases)
             report(platform, "platform")
             if bare is not None:
                 compare(platform, bare)
@@ -512,7 +530,8 @@ async def run(db_url: str, nats_url: str, counts: list[int], n_gw: int, n_wk: in
         await conn.close()
         for p in reversed(procs):
             await asyncio.get_running_loop().run_in_executor(None, p.stop)
-        await dbadmin.drop(db_url, name)
+        for dropped in (name, *more):
+            await dbadmin.drop(db_url, dropped)
         shutil.rmtree(logs, ignore_errors=True)
 
 
@@ -524,6 +543,8 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=0)
     parser.add_argument("--think", default="", help="seconds, as MIN,MAX: human-paced")
     parser.add_argument("--window", type=float, default=60.0)
+    parser.add_argument("--databases", type=int, default=1,
+                        help="databases the game service spreads its games over")
     parser.add_argument("--profile", choices=("gateway", "worker"), default="")
     parser.add_argument("--profile-out", default="platform-profile.txt")
     args, _ = parser.parse_known_args(sys.argv[2:] if sys.argv[1:2] == ["platform_bench"]
@@ -536,7 +557,7 @@ def main() -> None:
         asyncio.run(run(db_url, nats_url, counts, args.gateways or copies,
                         args.workers or copies, args.profile, not args.no_bare,
                         os.path.abspath(args.profile_out),
-                        think, args.window))  # type: ignore[arg-type]
+                        think, args.window, args.databases))  # type: ignore[arg-type]
 
 
 if __name__ == "__main__":
