@@ -188,3 +188,21 @@ async def test_a_failed_transaction_fails_every_append_in_it_and_writes_nothing(
     assert await store.read(good) == []
     # The next batch is written as usual.
     assert (await group.append(good, 0, [Opened(name="g")])).last_version == 1
+
+
+async def test_batches_and_their_holders_heartbeats_never_deadlock(
+        contract_pool: asyncpg.Pool) -> None:
+    store = EventStore(contract_pool, EventRegistry(Sample))
+    leases = Leases(contract_pool)
+    streams = sorted(new_stream() for _ in range(60))
+    epochs = {s: (await leases.claim(s, "w", 30)).epoch for s in streams}
+    versions = dict.fromkeys(streams, 0)
+    for round_no in range(15):
+        # The batch names the streams in the reverse of the renewal's order.
+        batch = [Append(s, versions[s], [Counted(n=round_no)], epoch=epochs[s])
+                 for s in reversed(streams)]
+        out, held, _ = await asyncio.gather(store.append_many(batch),
+                                            leases.renew("w", streams, 30),
+                                            leases.renew("w", streams[::-1], 30))
+        assert all(isinstance(o, AppendResult) for o in out) and held == set(streams)
+        versions = {s: v + 1 for s, v in versions.items()}

@@ -12,8 +12,10 @@
 --
 -- Appends are given as parallel arrays, one element per append; their events
 -- are flattened into the event arrays, `p_counts[i]` of them for append i.
--- The streams are locked up front in the order of their lock keys, so two
--- batches naming the same streams never wait on each other in a cycle.
+-- The streams are locked up front in the order of their lock keys, and the
+-- leases the batch checks are share-locked up front in the order of their
+-- names (as `Leases.renew` and `release` lock them), so neither two batches nor
+-- a batch and its owner's heartbeat ever wait on each other in a cycle.
 --
 -- outcome: 'appended', 'duplicate' (the command id was used before: its first
 -- result), 'fenced' (the lease epoch is stale, as lease_check says) or
@@ -40,6 +42,10 @@ BEGIN
     PERFORM pg_advisory_xact_lock(k)
         FROM (SELECT DISTINCT hashtextextended(s, 0) AS k FROM unnest(p_streams) AS s) keys
         ORDER BY k;
+    PERFORM 1 FROM leases l
+        WHERE l.name IN (SELECT p_streams[j] FROM generate_subscripts(p_streams, 1) AS j
+                         WHERE p_epochs[j] IS NOT NULL)
+        ORDER BY l.name FOR SHARE;
 
     FOR i IN 1 .. cardinality(p_streams) LOOP
         v_stream := p_streams[i];
@@ -62,8 +68,8 @@ BEGIN
         END IF;
 
         IF p_epochs[i] IS NOT NULL THEN
-            -- lease_check's test, reported rather than raised; the row stays
-            -- share-locked until the commit, so an adopter's claim waits for it.
+            -- lease_check's test, reported rather than raised; the row is
+            -- share-locked (above) until the commit, so an adopter's claim waits.
             SELECT l.epoch INTO v_epoch FROM leases l WHERE l.name = v_stream FOR SHARE;
             IF v_epoch IS DISTINCT FROM p_epochs[i] THEN
                 outcome := 'fenced';
