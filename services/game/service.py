@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncpg
 
-from services.catalog import MIGRATIONS
 from services.game.clock import SystemClock
 from services.game.settings import GameSettings
 from services.game.shards import Games, ShardedGameStore
@@ -73,9 +72,9 @@ async def _shard_pool(rt: Runtime, url: str) -> asyncpg.Pool:
     settings = rt.settings
     pool = await db.create_pool(url, NAME, min_size=settings.db_pool_min,
                                 max_size=settings.db_pool_max)
-    if settings.migrate_on_start:
+    if settings.migrate_on_start and rt.schema is not None:
         async with pool.acquire() as conn:
-            await migrations.apply(conn, [MIGRATIONS[NAME]])
+            await migrations.apply(conn, [rt.schema])
     return pool
 
 
