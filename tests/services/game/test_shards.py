@@ -5,23 +5,32 @@ from __future__ import annotations
 
 import asyncio
 import time
+import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import asyncpg
 import pytest
 from nats.aio.client import Client
 
+from engine.evolve import fold
 from engine.presets import CLASSIC
 from engine.state import seats_in
 from schemas import commands as cmd
-from schemas.play import CreateGame
+from schemas.play import CreateGame, GameRequest
 from schemas.subjects import Names
 from services.game.shards import ShardedGameStore
 from services.game.store import GameStore
+from services.platform import dbadmin
 from services.platform.eventstore import EventStore
 from services.platform.outbox import OutboxRelay, Publisher
 from services.platform.shards import shard_of
-from tests.services.game.conftest import REGISTRY, Harness
+from tests.conftest import Servers
+from tests.services.game.conftest import (
+    REGISTRY,
+    Harness,
+    WorkerProcess,
+    send_until_answered,
+)
 from tests.waiting import until
 
 PEOPLE = ("ann", "bob", "cy", "di")
@@ -109,3 +118,31 @@ async def test_a_leaving_workers_games_are_adopted_from_both_databases(
         reply = await sharded.send(g, cmd.PlaceBid(seat=seats_in(state.waiting)[0], bid=2),
                                    f"after-{g}")
         assert reply.ok
+
+
+async def test_a_game_service_process_migrates_its_second_database_and_plays_there(
+        spawn: Callable[..., WorkerProcess], test_servers: Servers, nc: Client,
+        prefix: str) -> None:
+    name = f"spades_shard_{uuid.uuid4().hex[:10]}"
+    url = await dbadmin.ensure_database(test_servers.admin_url, name)  # empty: no schema
+    try:
+        spawn("ws", shard_database_urls=url)
+        names = Names(prefix)
+        (game_id,) = ids_on(1, 1, "p")
+        created = await send_until_answered(nc, names.game_create, CreateGame(
+            game_id=game_id, command_id="c", rules=CLASSIC, players=PEOPLE))
+        assert created.ok
+        conn = await asyncpg.connect(url, server_settings={"search_path": "game"})
+        try:
+            assert await conn.fetchval("SELECT count(*) FROM events WHERE stream = $1",
+                                       game_id) == created.version
+            store = EventStore(conn, REGISTRY)  # type: ignore[arg-type]
+            state = fold([r.event for r in await store.read(game_id)])  # type: ignore[misc]
+        finally:
+            await conn.close()
+        reply = await send_until_answered(nc, names.game_command(game_id), GameRequest(
+            game_id=game_id, command_id="bid", player_id=PEOPLE[seats_in(state.waiting)[0]],
+            command=cmd.PlaceBid(seat=seats_in(state.waiting)[0], bid=3)))
+        assert reply.ok and reply.version == created.version + 1
+    finally:
+        await dbadmin.drop(test_servers.admin_url, name)
