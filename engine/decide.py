@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from engine import shuffle
-from engine.cards import CARD_IDS, CODES, TRUMP, bits, card_id, codes
+from engine.cards import CARD_IDS, CODES, TRUMP, bits, card_id, codes, mask_of
 from engine.errors import RuleError
 from engine.evolve import EVOLVERS, blind_nil_offered, evolve, passers
 from engine.play import deck_of, legal_mask, trick_winner, why_illegal
@@ -128,19 +128,21 @@ def _deal(tx: _Tx, c: cmd.DealHand) -> None:
     hands = []
     in_deck = s.deck.mask
     for h in c.hands:
-        fast = [CARD_IDS.get(x) if type(x) is str else None for x in h]  # canonical codes
-        mask = -1 if None in fast else bits(fast)  # type: ignore[arg-type]
+        try:
+            mask = mask_of(h)  # canonical codes, the common case
+        except (KeyError, TypeError):
+            mask = -1
         if mask & ~in_deck:  # not all canonical codes of the deck: the careful parser
             cards = [_parse_card(s, code) for code in h]  # reads them, or says why not
             mask = bits(cards)
-        else:
-            cards = fast  # type: ignore[assignment]
+            h = tuple([CODES[card] for card in cards])
         if seen & mask or mask.bit_count() != 13:
+            cards = [CARD_IDS[x] for x in h]
             twice = next(card for i, card in enumerate(cards)
                          if seen >> card & 1 or card in cards[:i])
             raise RuleError("bad_deal", f"{CODES[twice]} is dealt twice")
         seen |= mask
-        hands.append(tuple([CODES[card] for card in cards]))
+        hands.append(tuple(h))
     tx.emit(ev.HandDealt(hand_no=s.hand_no + 1, dealer=c.dealer, hands=tuple(hands),
                          deadline=tx.bid_deadline(), at=tx.at))
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from msgspec.structs import replace
 
-from engine.cards import CARD_IDS, TRUMP, bits, card_id
+from engine.cards import CARD_IDS, TRUMP, bits, card_id, mask_of
 from engine.play import breaks_spades, deck_of
 from engine.state import BIDDING, DEALING, OVER, PASSING, PLAY, GameState
 from schemas import events as ev
@@ -65,7 +65,7 @@ def _started(s: GameState, e: ev.GameStarted, v: int) -> GameState:
 def _dealt(s: GameState, e: ev.HandDealt, v: int) -> GameState:
     r = s.rules
     assert r is not None
-    masks = tuple(sum(1 << CARD_IDS[c] for c in h) for h in e.hands)
+    masks = tuple([mask_of(h) for h in e.hands])
     waiting = 0b1111 if r.bidding == "simultaneous" else 1 << (e.dealer + 1) % 4
     looked = 0b1111
     if r.blind_nil:  # a seat offered blind nil has not seen its cards yet
