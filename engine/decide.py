@@ -15,7 +15,7 @@ from engine import shuffle
 from engine.cards import CARD_IDS, CODES, TRUMP, bits, card_id, codes, mask_of
 from engine.errors import RuleError
 from engine.evolve import EVOLVERS, blind_nil_offered, evolve, passers
-from engine.play import deck_of, legal_mask, trick_winner, why_illegal
+from engine.play import deck_of, in_seat_order, legal_mask, trick_winner, why_illegal
 from engine.scoring import match_outcome, score_hand
 from engine.state import BIDDING, DEALING, NEW, OVER, PASSING, PLAY, GameState, seats_in
 from engine.state import NO_SEATS as NO_PREMOVES
@@ -320,11 +320,10 @@ def _record_play(tx: _Tx, seat: int, card: int, auto: bool, premove: bool) -> No
                               at=tx.at))
     leader = s.leader
     winner = trick_winner(s.deck, trick, leader)
-    by_seat = trick[-leader:] + trick[:-leader] if leader else trick  # into seat order
     trick_no = len(s.trick_winners) + 1
     deadline = tx.play_deadline(s.hands[winner], (), s.broken) if trick_no < 13 else 0
     tx.emit(ev.TrickWon(trick_no=trick_no, seat=winner,
-                        cards=tuple([CODES[c] for c in by_seat]),  # type: ignore[arg-type]
+                        cards=tuple([CODES[c] for c in in_seat_order(trick, leader)]),  # type: ignore[arg-type]
                         deadline=deadline, at=tx.at))
     if trick_no == 13:
         _score(tx)
