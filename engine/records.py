@@ -246,10 +246,11 @@ def _read_plays(state: GameState, plays: list[str]) -> dict[str, Any] | None:
     seat = leader = state.waiting.bit_length() - 1
     winners: list[int] = []
     tricks = [0, 0, 0, 0]
+    card_of = CARD_IDS.get
     for first in range(0, len(plays), 4):
         trick: tuple[int, ...] = ()
         for code in plays[first:first + 4]:
-            card = CARD_IDS.get(code)
+            card = card_of(code)
             if card is None or not legal_mask(d, hands[seat], trick, broken) >> card & 1:
                 return None
             hands[seat] ^= 1 << card  # a card it held
