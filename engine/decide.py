@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import msgspec
+
 from engine import shuffle
 from engine.cards import CARD_IDS, CODES, TRUMP, bits, card_id, codes, mask_of
 from engine.errors import RuleError
@@ -25,15 +27,13 @@ from schemas import events as ev
 SUIT_NAMES = ("spades", "hearts", "diamonds", "clubs")
 
 
-class _Tx:
-    """The events of one command, evolved as they are emitted."""
+class _Tx(msgspec.Struct, gc=False):
+    """The events of one command, evolved as they are emitted (a Struct: built in C,
+    once per command)."""
 
-    __slots__ = ("at", "events", "state")
-
-    def __init__(self, state: GameState, at: int) -> None:
-        self.state = state
-        self.at = at
-        self.events: list[ev.Event] = []
+    state: GameState
+    at: int
+    events: list[ev.Event]
 
     def emit(self, e: Any) -> GameState:
         s = self.state
@@ -475,7 +475,7 @@ _DECIDE: dict[type, Callable[[_Tx, Any], None]] = {
 
 def step(state: GameState, command: cmd.Command) -> tuple[GameState, list[ev.Event]]:
     """Decide ``command`` and return the state after its events, and the events."""
-    tx = _Tx(state, command.at)
+    tx = _Tx(state, command.at, [])
     _DECIDE[type(command)](tx, command)
     return tx.state, tx.events
 
