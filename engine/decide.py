@@ -61,7 +61,7 @@ def _parse_card(s: GameState, code: str) -> int:
     if c is None:
         try:
             c = card_id(code)
-        except (KeyError, AttributeError):
+        except (KeyError, AttributeError, TypeError):
             raise RuleError("unknown_card", f"{code!r} is not a card") from None
     assert s.rules is not None
     if not s.deck.mask >> c & 1:
@@ -270,13 +270,16 @@ def _play(tx: _Tx, c: cmd.PlayCard) -> None:
     if not (seat in (0, 1, 2, 3) and s.waiting >> seat & 1):
         _check_seat(seat)
         raise RuleError("not_your_turn", f"it is seat {s.waiting.bit_length() - 1}'s turn to play")
-    d = s.deck
-    card = CARD_IDS.get(c.card) if type(c.card) is str else None
-    if card is None or not d.mask >> card & 1:
-        card = _parse_card(s, c.card)
     hand = s.hands[seat]
-    if not hand >> card & 1:
-        raise RuleError("card_not_in_hand", f"seat {seat} does not hold {CODES[card]}")
+    try:
+        card = CARD_IDS.get(c.card)  # a canonical code, the common case
+    except TypeError:  # not even a string
+        card = None
+    if card is None or not hand >> card & 1:  # the careful parser says what it is
+        card = _parse_card(s, c.card)
+        if not hand >> card & 1:
+            raise RuleError("card_not_in_hand", f"seat {seat} does not hold {CODES[card]}")
+    d = s.deck
     if not legal_mask(d, hand, s.trick, s.broken) >> card & 1:
         problem = why_illegal(d, hand, s.trick, s.broken, card)
         raise RuleError(problem, _illegal_message(problem, seat, d, s.trick))
