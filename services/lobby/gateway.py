@@ -43,6 +43,7 @@ from services.lobby.seating import seat_of
 from services.lobby.settings import LobbySettings
 from services.lobby.tablefeed import TableFeed
 from services.lobby.tables import Tables, summary, to_api
+from services.lobby.watching import may_watch
 from services.platform.events import game_registry
 
 
@@ -90,7 +91,7 @@ class Gateway:
     async def game_over(self, hub: Hub) -> None:
         if hub.table is not None:
             with contextlib.suppress(LobbyError):
-                await self.tables.finish(hub.table.table_id)
+                await self.tables.finish(hub.table.table_id, hub.game_id)
 
     # --- sockets ---------------------------------------------------------------------------
 
@@ -154,6 +155,8 @@ class Gateway:
         if seat is None and not frame.spectate:
             raise LobbyError(403, "not_in_game",
                              "you hold no seat in this game; subscribe with spectate")
+        if seat is None:
+            may_watch(table, me, frame.code)
         if frame.since is not None:
             await hub.reach(frame.since)
         returning: LobbyError | None = None
@@ -208,9 +211,11 @@ class Gateway:
 
     # --- public summary ----------------------------------------------------------------------
 
-    async def summary(self, game_id: str) -> GameSummary:
-        """From the followed state when this gateway has it, else from the stored events."""
+    async def summary(self, game_id: str, player_id: str, code: str | None) -> GameSummary:
+        """From the followed state when this gateway has it, else from the stored events.
+        A private table's game only to those who may watch it."""
         table = await self.tables.summary_base(game_id)
+        may_watch(table, player_id, code)
         hub = self.hubs.get(game_id)
         if hub is not None and hub.ready.is_set():
             state = hub.state
