@@ -139,3 +139,13 @@ async def test_play_again_refuses_with_typed_errors_and_changes_nothing(
     finally:
         await ada.aclose()
         await eve.aclose()
+
+
+async def test_one_who_leaves_before_anyone_asks_gives_the_seat_up_for_the_next_game(
+        platform: Platform) -> None:
+    async with finished_table(platform, {**ONE_HAND, "abandon": "forfeit"}) as (ada, ben, t):
+        left = await ben.ok("POST", f"/v1/tables/{t['table_id']}/leave")
+        assert left["state"] == "over" and left["free_seats"] == [1]
+        asked = await ada.ok("POST", f"/v1/tables/{t['table_id']}/again")
+        assert asked["state"] == "open" and asked["play_again"] == [True, False, True, True]
+        assert ben.player_id not in {s.get("player_id") for s in asked["seats"]}

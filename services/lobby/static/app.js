@@ -838,12 +838,13 @@ function renderEnd() {
     again.title = "Another game at this table with the same seats; the others are asked";
     parts.push(again, " ");
   }
-  const fresh = button(seated ? "Leave the table" : "Back to the lobby", async () => {
+  const fresh = button(seated ? "New table" : "Back to the lobby", async () => {
     send({ type: "unsubscribe", game_id: S.game });
     if (seated) await leaveAfterGame(S.table.table_id);
     enterLobby();
   });
   fresh.id = "new-table";
+  if (seated) fresh.title = "Leave this table (your seat goes to a bot, or is freed, as its rules say) and open or join another";
   box.replaceChildren(...parts, fresh);
 }
 
