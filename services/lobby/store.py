@@ -232,6 +232,12 @@ async def running_games_of(pool: asyncpg.Pool, player_id: str) -> list[tuple[str
     return list(seen.values())
 
 
+async def game_has_ended(pool: asyncpg.Pool, game_id: str) -> bool:
+    """Whether the games projection has seen the game's ``GameEnded``."""
+    return bool(await pool.fetchval(
+        "SELECT ended_at IS NOT NULL FROM games WHERE game_id = $1", game_id))
+
+
 async def change_table(pool: asyncpg.Pool, table_id: str,
                        change: Callable[[TableRow], TableRow]) -> tuple[TableRow, TableRow]:
     """Apply ``change`` to the table under a row lock; returns (before, after).

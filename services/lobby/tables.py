@@ -248,6 +248,11 @@ class Tables:
         """Ask for another game at this table, or agree to one asked for: the first ask
         tells the other people seated; the last agreement starts the game."""
         before = await self._get(table_id)
+        if before.state == "playing" and before.game_id \
+                and await store.game_has_ended(self.pool, before.game_id):
+            # Its end reached no gateway that follows it (nobody was watching): close it now.
+            await self.finish(table_id, before.game_id)
+            before = await self._get(table_id)
         t = await self._change(table_id, lambda row: playagain.ask(row, me.player_id))
         if before.state == "over" and t.play_again == (me.player_id,):  # the first ask
             for seat, s in enumerate(t.seats):
