@@ -43,7 +43,6 @@ from services.lobby.seating import seat_of
 from services.lobby.settings import LobbySettings
 from services.lobby.tablefeed import TableFeed
 from services.lobby.tables import Tables, summary, to_api
-from services.lobby.watching import may_watch
 from services.platform.events import game_registry
 
 
@@ -143,6 +142,8 @@ class Gateway:
             game_id = table.game_id
         else:
             raise LobbyError(400, "bad_field", "subscribe names a game_id or a table_id")
+        if frame.spectate:  # before the game is even read: a stranger learns nothing of it
+            self.tables.may_watch(table, me, frame.code)
         cap = self.settings.ws_games_per_socket
         if game_id not in conn.subs and len(conn.subs) >= cap:
             raise LobbyError(429, "too_many_games", f"one socket follows at most {cap} games")
@@ -155,8 +156,6 @@ class Gateway:
         if seat is None and not frame.spectate:
             raise LobbyError(403, "not_in_game",
                              "you hold no seat in this game; subscribe with spectate")
-        if seat is None:
-            may_watch(table, me, frame.code)
         if frame.since is not None:
             await hub.reach(frame.since)
         returning: LobbyError | None = None
@@ -215,7 +214,7 @@ class Gateway:
         """From the followed state when this gateway has it, else from the stored events.
         A private table's game only to those who may watch it."""
         table = await self.tables.summary_base(game_id)
-        may_watch(table, player_id, code)
+        self.tables.may_watch(table, player_id, code)
         hub = self.hubs.get(game_id)
         if hub is not None and hub.ready.is_set():
             state = hub.state

@@ -29,7 +29,7 @@ from services.lobby.ratingsbus import RatingsBus
 from services.lobby.settings import LobbySettings
 from services.lobby.standings import Standings
 from services.lobby.tables import Tables
-from services.lobby.throttle import Throttle
+from services.lobby.throttle import CodeGuesses, Throttle
 from services.platform import bus, logs
 from services.platform.bus import Consumer
 from services.platform.runtime import VERSION, Runtime
@@ -85,11 +85,12 @@ async def setup(rt: Runtime) -> None:
     try:
         throttle = Throttle(s.login_failures_per_account, s.login_failures_per_address,
                             s.signups_per_address)
+        guesses = CodeGuesses(s.room_code_misses_per_player)
     except ValueError as exc:
         raise StartupError(f"a rate limit setting is invalid: {exc}") from None
     games = GameBus(rt.nc, rt.names, s.request_timeout_seconds)
     matches = Matches(rt.pool, games)
-    tables = Tables(rt.pool, games, matches)
+    tables = Tables(rt.pool, games, matches, guesses)
     sweeper = Sweeper(matches, s.match_sweep_seconds)
     await sweeper.start()
     rt.workers.append(sweeper)

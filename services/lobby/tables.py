@@ -27,6 +27,8 @@ from services.lobby.gamebus import GameBus, GameUnavailable
 from services.lobby.matches import Matches
 from services.lobby.playagain import seat_of
 from services.lobby.rulesets import rules_of
+from services.lobby.throttle import CodeGuesses
+from services.lobby.watching import may_watch
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read aloud and typed
 CODE_LENGTH = 6
@@ -47,8 +49,30 @@ def to_api(t: store.TableRow, viewer: str | None) -> Table:
 
 
 class Tables:
-    def __init__(self, pool: store.Pool, games: GameBus, matches: Matches) -> None:
+    def __init__(self, pool: store.Pool, games: GameBus, matches: Matches,
+                 guesses: CodeGuesses | None = None) -> None:
         self.pool, self.games, self.matches = pool, games, matches
+        self.guesses = guesses or CodeGuesses("20/10 minutes")
+
+    async def _by_code(self, me: Claims, code: str) -> store.TableRow:
+        """The table with room code ``code``; a wrong one counts against the caller."""
+        self.guesses.check(me.player_id)
+        t = await store.table_by_code(self.pool, code.strip().upper())
+        if t is None:
+            self.guesses.missed(me.player_id)
+            raise LobbyError(404, "table_not_found", "no table has that room code")
+        return t
+
+    def may_watch(self, t: store.TableRow | None, me: str, code: str | None) -> None:
+        """``me`` may watch ``t``'s game (``watching.may_watch``); a wrong code counts."""
+        if code:
+            self.guesses.check(me)
+        try:
+            may_watch(t, me, code)
+        except LobbyError:
+            if code:
+                self.guesses.missed(me)
+            raise
 
     async def _get(self, table_id: str) -> store.TableRow:
         t = await store.get_table(self.pool, table_id)
@@ -129,17 +153,13 @@ class Tables:
         return to_api(await self._go_on_if_agreed(t), me.player_id)
 
     async def join_by_code(self, me: Claims, code: str, seat: int | None) -> Table:
-        t = await store.table_by_code(self.pool, code.strip().upper())
-        if t is None:
-            raise LobbyError(404, "table_not_found", "no table has that room code")
+        t = await self._by_code(me, code)
         return await self.join(me, t.table_id, seat, by_code=True)
 
     async def watch_by_code(self, me: Claims, code: str) -> Table:
         """A private table's game, found by its room code, to follow as a spectator
         (``subscribe`` with ``spectate`` and the same ``code``)."""
-        t = await store.table_by_code(self.pool, code.strip().upper())
-        if t is None:
-            raise LobbyError(404, "table_not_found", "no table has that room code")
+        t = await self._by_code(me, code)
         if t.game_id is None:
             raise LobbyError(409, "table_not_started",
                              "the table's game has not started; join the table instead")
