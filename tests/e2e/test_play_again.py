@@ -7,6 +7,9 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
+import pytest
+
+from spades_client import ApiFailure, Lobby
 from tests.e2e.conftest import Platform
 from tests.e2e.players import Seat, play_until_over, two_and_bots
 from tests.services.lobby.harness import Player, Socket
@@ -115,6 +118,11 @@ async def test_the_host_may_start_sooner_and_a_person_who_did_not_agree_gets_a_b
         assert started["seats"][0].get("player_id") == ada.player_id
         assert (started["seats"][1].get("player_id"), started["seats"][1].get("bot")) == \
             (None, "basic")
+        # Ben answers too late: he sits there no more (the typed client says so).
+        late = Lobby(platform.b.url, http=ben.http)
+        with pytest.raises(ApiFailure) as refused:
+            await late.play_again(t["table_id"])
+        assert (refused.value.status, refused.value.code) == (409, "not_seated")
 
 
 async def test_play_again_refuses_with_typed_errors_and_changes_nothing(

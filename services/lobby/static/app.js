@@ -859,7 +859,14 @@ async function playAgain(tableId) {
     if (oldGame) send({ type: "unsubscribe", game_id: oldGame });
     S.game = null; S.view = null;
     joinTable(Promise.resolve(t));
-  } catch (err) { status(err.message); }
+  } catch (err) {
+    if (err.code === "game_running" || err.code === "not_seated") {
+      // Too late: the others went on without us (our seat went to a bot), or we left.
+      if (S.asked && S.asked.table_id === tableId) S.asked = null;
+      offerAgain();
+      status("That table has gone on to its next game without you.");
+    } else status(err.message);
+  }
 }
 
 function addChat(f) {
