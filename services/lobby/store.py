@@ -186,7 +186,7 @@ async def table_by_game(pool: asyncpg.Pool, game_id: str) -> TableRow | None:
         "         AS seats,"
         "       CASE WHEN t.game_id = $1 THEN t.state ELSE 'over' END AS state,"
         "       $1 AS game_id"
-        " FROM game_tables t LEFT JOIN matches m ON m.game_id = $1"
+        " FROM game_tables t LEFT JOIN matches m ON m.game_id = $1 AND m.state <> 'failed'"
         " WHERE t.game_id = $1 OR t.table_id = m.table_id LIMIT 1", game_id)
     return None if r is None else _row(r)
 
