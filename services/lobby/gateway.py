@@ -176,6 +176,8 @@ class Gateway:
         conn.subs[game_id] = sub
         hub.join(sub, frame.since if frame.since is not None and
                  frame.since <= hub.state.version else None)
+        if seat is None and table is not None:
+            conn.follows.add(table.table_id)  # a spectator learns of the table's next game
         if seat is not None:
             self.grace.cancel(game_id, seat)
             await self.games.seat_present(SeatPresent(game_id=game_id, seat=seat, player_id=me,

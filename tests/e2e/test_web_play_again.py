@@ -132,3 +132,41 @@ async def test_a_room_code_lets_a_person_watch_a_private_game_without_seeing_a_h
     finally:
         await host.aclose()
     assert problems == []
+
+
+async def test_a_spectator_is_offered_the_tables_next_game(platform: Platform) -> None:
+    """The host sits, then leaves the game to a bot; a spectator with the room code
+    watches it end; the host plays again, and the spectator may follow the next game."""
+    host = await Player.guest(platform.b.url, "Host")
+    problems: list[str] = []
+    try:
+        t = await host.ok("POST", "/v1/tables", {"rules": ONE_HAND, "private": True})
+        await host.ok("POST", f"/v1/tables/{t['table_id']}/bots", {"level": "basic"})
+        t = await host.ok("POST", f"/v1/tables/{t['table_id']}/start")
+        async with chromium() as browser:
+            page = await new_page(browser, problems)
+            await sign_in(page, platform.a.url, "Looker")
+            await page.fill("#code", t["code"])
+            await page.click("#join-code")
+            await page.wait_for_selector("#headline:has-text('watching')")
+            await host.ok("POST", f"/v1/tables/{t['table_id']}/leave")  # a bot plays it out
+            await page.wait_for_selector("#end:not([hidden])", timeout=60_000)
+            assert not await page.is_visible("#watch-next")
+
+            async def over() -> bool:
+                row = await host.ok("GET", f"/v1/tables/{t['table_id']}")
+                return row["state"] == "over"  # type: ignore[no-any-return]
+
+            await until(over)
+            nxt = await host.ok("POST", f"/v1/tables/{t['table_id']}/again")
+            assert nxt["state"] == "playing" and nxt["game_id"] != t["game_id"]
+            await page.wait_for_selector("#watch-next", timeout=10_000)
+            await shot(page, "watch-next")
+            await page.click("#watch-next")
+            await page.wait_for_function(f"S.game === {nxt['game_id']!r}", timeout=10_000)
+            await page.wait_for_selector("#end", state="hidden")
+            await page.wait_for_selector("#headline:has-text('watching')")
+            assert await page.locator("#hand button").count() == 0
+    finally:
+        await host.aclose()
+    assert problems == []

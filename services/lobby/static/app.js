@@ -838,6 +838,15 @@ function renderEnd() {
     again.title = "Another game at this table with the same seats; the others are asked";
     parts.push(again, " ");
   }
+  if (v.seat === null && S.table && S.table.game_id && S.table.game_id !== S.game) {
+    // The table we watched went on to another game: the table frames said so.
+    const next = button("Watch the next game", () => {
+      send({ type: "unsubscribe", game_id: S.game });
+      openGame(S.table.game_id, true);
+    });
+    next.id = "watch-next";
+    parts.push(next, " ");
+  }
   const fresh = button(seated ? "New table" : "Back to the lobby", async () => {
     send({ type: "unsubscribe", game_id: S.game });
     if (seated) await leaveAfterGame(S.table.table_id);
