@@ -46,8 +46,11 @@ def ask(t: store.TableRow, player_id: str) -> store.TableRow:
 
 
 def agreed(t: store.TableRow) -> list[bool] | None:
-    """Per seat, whether it plays the next game (None: nobody asked for one)."""
-    if t.play_again is None:
+    """Per seat, whether it plays the next game (None: nobody asked for one, or it began).
+
+    The agreement outlives the start until the game ends, so a start that failed (no
+    game worker answered) leaves the table open with everyone's agreement kept."""
+    if t.play_again is None or t.state != "open":
         return None
     return [s.bot is not None or (s.player_id is not None and s.player_id in t.play_again)
             for s in t.seats]

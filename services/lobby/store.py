@@ -326,7 +326,7 @@ async def open_match(pool: asyncpg.Pool, m: MatchRow, table: TableRow,
         if table_exists:
             status = await conn.execute(
                 "UPDATE game_tables SET seats = $2, state = 'playing', game_id = $3,"
-                " play_again = NULL, updated_at = now() WHERE table_id = $1 AND state = 'open'",
+                " updated_at = now() WHERE table_id = $1 AND state = 'open'",
                 uuid.UUID(table.table_id), _seats_json(table.seats), m.game_id)
             if status.endswith(" 0"):
                 raise TableNotOpen(table.table_id)

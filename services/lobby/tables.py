@@ -305,7 +305,7 @@ class Tables:
     async def finish(self, table_id: str, game_id: str) -> None:
         """The table's game ended: it leaves the list of open and playing tables (unless
         it moved on to another game meanwhile)."""
-        await self._change(table_id, lambda t: t.with_(state="over")
+        await self._change(table_id, lambda t: t.with_(state="over", play_again=None)
                            if t.game_id == game_id and t.state == "playing" else t)
 
     async def summary_base(self, game_id: str) -> store.TableRow:

@@ -88,3 +88,15 @@ def test_only_a_seated_person_asks_and_only_after_a_game() -> None:
         with pytest.raises(LobbyError) as refused:
             playagain.ask(row, who)
         assert (refused.value.status, refused.value.code) == (409, code)
+
+
+@given(finished_tables())
+def test_the_agreement_shows_while_open_and_outlives_a_start_that_failed(
+        t: store.TableRow) -> None:
+    t = playagain.ask(t, people_of(t)[0])
+    shown = playagain.agreed(t)
+    assert shown is not None and shown[0]
+    playing = t.with_(state="playing", game_id="g2")
+    assert playagain.agreed(playing) is None and not playagain.everyone_agreed(playing)
+    reopened = playing.with_(state="open", game_id=None)  # no game worker answered
+    assert playagain.agreed(reopened) == shown
