@@ -46,6 +46,18 @@ class MatchStarted(PlayerNote, frozen=True, tag="match_started"):
     rated: bool
 
 
+class MatchCancelled(PlayerNote, frozen=True, tag="match_cancelled"):
+    """A match this player was offered will not start: someone declined or the ready
+    check ran out. ``absent``: the seats that did not confirm; ``declined``: those that
+    said no."""
+
+    match_id: str
+    origin: Origin
+    origin_id: str
+    absent: tuple[int, ...]
+    declined: tuple[int, ...] = ()
+
+
 class PlayAgainAsked(PlayerNote, frozen=True, tag="play_again_asked"):
     """A game at the player's table ended and ``asked_by`` (a name) asks to play again,
     same table, same seats: agree with ``POST /v1/tables/{table_id}/again``, or leave."""
@@ -74,4 +86,5 @@ class TournamentCall(PlayerNote, frozen=True, tag="tournament_call"):
     seat: int
 
 
-Note = MatchOffered | MatchStarted | PlayAgainAsked | RatingChanged | TournamentCall
+Note = (MatchOffered | MatchStarted | MatchCancelled | PlayAgainAsked | RatingChanged
+        | TournamentCall)
