@@ -9,6 +9,10 @@ stream's fold and a timer never fires for a transition already made.
 Timers are rows; ``fire_due`` takes due ones with ``FOR UPDATE SKIP LOCKED``
 and runs their command in the same transaction, so with any number of copies
 each timer fires once and a crash loses none.
+
+The events of a command (or of the timers one pass fired) are handed to the
+event store's publisher right after the commit, as a game worker's are; the
+outbox relay only sweeps what a crash between the commit and the publish left.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from schemas import tournament_commands as cmd
 from schemas import tournament_events as ev
 from services.platform import logs
 from services.platform.events import EventRegistry
-from services.platform.eventstore import EventStore
+from services.platform.eventstore import AppendResult, EventStore
 from services.tournaments import formats
 from services.tournaments.decide import decide, standings_of
 from services.tournaments.errors import TournamentError
@@ -85,55 +89,76 @@ class TournamentStore:
         command id seen before adds nothing. Writers to one tournament take turns (a
         transaction-scoped advisory lock on its stream): a popular tournament's racing
         registrations queue instead of failing on the stream's version."""
-        async with self.pool.acquire() as conn, conn.transaction():
-            await conn.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
-                               stream_of(tournament_id))
-            return await self._execute(conn, tournament_id, command, command_id)
+        async with self.pool.acquire() as conn:
+            async with conn.transaction():
+                await conn.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
+                                   stream_of(tournament_id))
+                state, events, result = await self._execute(conn, tournament_id, command,
+                                                            command_id)
+            if result is not None:
+                await self.events.committed(result)
+        return state, events
 
     async def _execute(self, conn: asyncpg.Connection, tournament_id: str,
-                       command: cmd.TournamentCommand,
-                       command_id: str | None) -> tuple[Tournament, list[ev.Event]]:
+                       command: cmd.TournamentCommand, command_id: str | None
+                       ) -> tuple[Tournament, list[ev.Event], AppendResult | None]:
+        """Inside the caller's transaction; the append's result, for ``committed`` once
+        that transaction has committed."""
         state = await self.load(tournament_id, conn)
         events = decide(state, command)
         if not events:
-            return state, []
+            return state, [], None
         result = await self.events.append(stream_of(tournament_id), state.version, events,
                                           command_id, conn=conn)
         if result.duplicate:
-            return state, []
+            return state, [], None
         for event in events:
             state.apply(event)
         await project(conn, uuid.UUID(tournament_id), state)
-        return state, events
+        return state, events, result
 
     async def fire_due(self, now_ms: int, limit: int = 100) -> int:
         """Run the commands of timers due by ``now_ms``; how many fired. Each timer runs in a
         savepoint: a refused one is dropped (it no longer applies) without undoing others."""
+        done: list[AppendResult] = []
+        async with self.pool.acquire() as conn:
+            async with conn.transaction():
+                fired = await self._fire(conn, now_ms, limit, done)
+            for result in done:
+                await self.events.committed(result)
+        return fired
+
+    async def _fire(self, conn: asyncpg.Connection, now_ms: int, limit: int,
+                    done: list[AppendResult]) -> int:
+        """The timers' commands, in the caller's transaction; what each fired timer
+        appended goes to ``done``."""
         fired = 0
-        async with self.pool.acquire() as conn, conn.transaction():
-            rows = await conn.fetch(
-                "SELECT tournament_id, kind, due_at FROM tournament_timers WHERE due_at <= $1"
-                " ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED", _ts(now_ms), limit)
-            for row in rows:
-                tournament_id = str(row["tournament_id"])
-                command: cmd.TournamentCommand = (
-                    cmd.Start(at=now_ms) if row["kind"] == "start"
-                    else cmd.PairRound(at=now_ms, seed=self.new_seed()))
-                command_id = f"timer:{row['kind']}:{int(row['due_at'].timestamp() * 1000)}"
-                # Never wait for a writer here (it may be waiting for this row): skip the
-                # tournament this tick if one is writing to it.
-                if not await conn.fetchval("SELECT pg_try_advisory_xact_lock("
-                                           "hashtextextended($1, 0))", stream_of(tournament_id)):
-                    continue
-                try:
-                    async with conn.transaction():
-                        await self._execute(conn, tournament_id, command, command_id)
-                    fired += 1
-                except TournamentError as exc:
-                    _log.warning("timer_refused", tournament=tournament_id, kind=row["kind"],
-                                 code=exc.code)
-                    await conn.execute("DELETE FROM tournament_timers WHERE tournament_id = $1"
-                                       " AND kind = $2", row["tournament_id"], row["kind"])
+        rows = await conn.fetch(
+            "SELECT tournament_id, kind, due_at FROM tournament_timers WHERE due_at <= $1"
+            " ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED", _ts(now_ms), limit)
+        for row in rows:
+            tournament_id = str(row["tournament_id"])
+            command: cmd.TournamentCommand = (
+                cmd.Start(at=now_ms) if row["kind"] == "start"
+                else cmd.PairRound(at=now_ms, seed=self.new_seed()))
+            command_id = f"timer:{row['kind']}:{int(row['due_at'].timestamp() * 1000)}"
+            # Never wait for a writer here (it may be waiting for this row): skip the
+            # tournament this tick if one is writing to it.
+            if not await conn.fetchval("SELECT pg_try_advisory_xact_lock("
+                                       "hashtextextended($1, 0))", stream_of(tournament_id)):
+                continue
+            try:
+                async with conn.transaction():
+                    *_, result = await self._execute(conn, tournament_id, command,
+                                                     command_id)
+                fired += 1
+                if result is not None:
+                    done.append(result)
+            except TournamentError as exc:
+                _log.warning("timer_refused", tournament=tournament_id, kind=row["kind"],
+                             code=exc.code)
+                await conn.execute("DELETE FROM tournament_timers WHERE tournament_id = $1"
+                                   " AND kind = $2", row["tournament_id"], row["kind"])
         return fired
 
 
