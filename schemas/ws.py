@@ -15,6 +15,7 @@ import msgspec
 
 from schemas.api import Table
 from schemas.events import GameEvent
+from schemas.matches import MatchId, MatchOpened
 from schemas.notes import Note
 from schemas.subjects import ID_PATTERN
 from schemas.views import SeatView
@@ -113,9 +114,22 @@ class MuteBots(ClientFrame, frozen=True, tag="mute_bots"):
     muted: bool = True
 
 
+class MatchReady(ClientFrame, frozen=True, tag="match_ready"):
+    """Confirm a match one was offered (a ``match_offered`` note): answered by a
+    ``match`` frame; when the last person confirms, ``match_started`` notes follow."""
+
+    match_id: MatchId
+
+
+class MatchDecline(ClientFrame, frozen=True, tag="match_decline"):
+    """Say no to a match one was offered: it will not start (``match_cancelled``)."""
+
+    match_id: MatchId
+
+
 ClientMessage = (
     Subscribe | Unsubscribe | WatchTables | SnapshotRequest | Ping | Bid | BlindNil | Look | Play
-    | Premove | CancelPremove | Pass | Leave | Chat | MuteBots
+    | Premove | CancelPremove | Pass | Leave | Chat | MuteBots | MatchReady | MatchDecline
 )
 
 # --- Server -> client ----------------------------------------------------------------------
@@ -219,7 +233,14 @@ class NoteFrame(ServerFrame, frozen=True, tag="note"):
     note: Note
 
 
+class MatchFrame(ServerFrame, frozen=True, tag="match"):
+    """Where a match one was offered stands, in answer to ``match_ready`` or
+    ``match_decline``."""
+
+    match: MatchOpened
+
+
 ServerMessage = (
     Welcome | Snapshot | Subscribed | EventFrame | Ack | Error | Pong | TableListFrame
-    | TableFrame | ChatFrame | NoteFrame
+    | TableFrame | ChatFrame | NoteFrame | MatchFrame
 )

@@ -39,6 +39,7 @@ from services.lobby.frames import FrameTable
 from services.lobby.gamebus import GameBus, GameUnavailable
 from services.lobby.grace import Grace
 from services.lobby.notes import Notes
+from services.lobby.offers import Offers
 from services.lobby.seating import seat_of
 from services.lobby.settings import LobbySettings
 from services.lobby.tablefeed import TableFeed
@@ -62,7 +63,8 @@ class Gateway:
         self.frames = FrameTable(
             {ws.Subscribe: self.on_subscribe, ws.Unsubscribe: self.on_unsubscribe,
              ws.SnapshotRequest: self.on_snapshot, ws.Ping: self.on_ping},
-            self.commands.handlers(), self.chat.handlers(), self.feed.handlers())
+            self.commands.handlers(), self.chat.handlers(), self.feed.handlers(),
+            Offers(tables.matches).handlers())
 
     async def start(self) -> None:
         await self.feed.start()

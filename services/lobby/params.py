@@ -21,6 +21,8 @@ TableId = Annotated[str, Parameter(pattern=ID_PATTERN, max_length=64,
                                    description=f"a table id: {ID_HELP}")]
 PlayerId = Annotated[str, Parameter(pattern=ID_PATTERN, max_length=64,
                                     description=f"a player id: {ID_HELP}")]
+MatchId = Annotated[str, Parameter(pattern=ID_PATTERN, max_length=64,
+                                   description=f"a match id: {ID_HELP}")]
 
 # A player id or a seated name (the characters a name may hold).
 PLAYER_PATTERN = r"^[\w .:-]{1,64}$"
@@ -28,4 +30,4 @@ PLAYER_PATTERN = r"^[\w .:-]{1,64}$"
 # Times in ms since the epoch, up to the last millisecond of the year 9999.
 LAST_MS = 253_402_300_799_999
 
-__all__ = ["ID_HELP", "LAST_MS", "PLAYER_PATTERN", "GameId", "PlayerId", "TableId"]
+__all__ = ["ID_HELP", "LAST_MS", "PLAYER_PATTERN", "GameId", "MatchId", "PlayerId", "TableId"]
