@@ -31,7 +31,7 @@ from schemas import admin
 from schemas import events as ev
 from schemas.bus import EventEnvelope
 from schemas.codes import GAME_UNAVAILABLE
-from services.lobby import store
+from services.lobby import queuestore, store
 from services.lobby.errors import LobbyError
 from services.lobby.gamebus import GameBus, GameUnavailable
 from services.platform.events import game_registry
@@ -155,8 +155,9 @@ class Operators:
 Handler = Callable[[Any, EventEnvelope], Awaitable[None]]
 
 
-def projection_handlers() -> tuple[Handler, Handler]:
-    """The games projection's consumers of GameStarted and GameEnded, in that order."""
+def projection_handlers(leaver_seconds: float) -> tuple[Handler, Handler]:
+    """The games projection's consumers of GameStarted and GameEnded, in that order.
+    A rated game's leavers (not their partners) may not queue for ``leaver_seconds``."""
     registry = game_registry()
 
     async def started(conn: Any, env: EventEnvelope) -> None:
@@ -169,6 +170,9 @@ def projection_handlers() -> tuple[Handler, Handler]:
         if isinstance(e, ev.GameEnded):
             await store.game_ended(conn, env.stream, list(e.players), env.occurred_at_ms,
                                    e.winner, list(e.scores), e.reason, e.hands_played)
+            if e.rated and e.abandoned:
+                await queuestore.leavers(conn, env.stream, e.abandoned, e.players,
+                                         leaver_seconds)
 
     return started, ended
 
