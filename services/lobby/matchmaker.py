@@ -191,7 +191,7 @@ class Matchmaker(Periodic):
             return "failed", set(), ""
         if offer is not None and opened.state == "ready_check":
             await self._found(offer, opened)
-        return opened.state, _players_at(req, opened.absent), opened.game_id
+        return opened.state, _blamed(req, opened.absent, opened.declined), opened.game_id
 
     async def _where(self, req: OpenMatch) -> tuple[str, set[str], str]:
         """Where an offer made in an earlier cycle stands, read from the match's record
@@ -203,7 +203,7 @@ class Matchmaker(Periodic):
             return await self._open(req, None)
         if match.state == "starting":
             return await self._open(req, None)
-        return match.state, _players_at(req, match.absent), match.game_id
+        return match.state, _blamed(req, match.absent, match.declined), match.game_id
 
     async def _found(self, offer: qs.Offer, opened: MatchOpened) -> None:
         names = await store.names(self.pool, list(offer.players))
@@ -216,8 +216,10 @@ class Matchmaker(Periodic):
                                                       teams=teams))
 
 
-def _players_at(req: OpenMatch, seats: tuple[int, ...]) -> set[str]:
-    return {req.seats[i].player_id for i in seats}
+def _blamed(req: OpenMatch, absent: tuple[int, ...], declined: tuple[int, ...]) -> set[str]:
+    """Who a failed ready check cools down: those who declined, when someone did (the
+    others still had time to accept, and go back to the queue); else the absent."""
+    return {req.seats[i].player_id for i in (declined or absent)}
 
 
 def _gone(player: str, reason: str, cooldowns: dict[str, int],

@@ -157,7 +157,8 @@ Handler = Callable[[Any, EventEnvelope], Awaitable[None]]
 
 def projection_handlers(leaver_seconds: float) -> tuple[Handler, Handler]:
     """The games projection's consumers of GameStarted and GameEnded, in that order.
-    A rated game's leavers (not their partners) may not queue for ``leaver_seconds``."""
+    A rated game's leavers (not their partners) may not queue for ``leaver_seconds``:
+    the seats a bot played at the end, and the seat whose leaving (or clock) forfeited."""
     registry = game_registry()
 
     async def started(conn: Any, env: EventEnvelope) -> None:
@@ -170,8 +171,9 @@ def projection_handlers(leaver_seconds: float) -> tuple[Handler, Handler]:
         if isinstance(e, ev.GameEnded):
             await store.game_ended(conn, env.stream, list(e.players), env.occurred_at_ms,
                                    e.winner, list(e.scores), e.reason, e.hands_played)
-            if e.rated and e.abandoned:
-                await queuestore.leavers(conn, env.stream, e.abandoned, e.players,
+            left = {*e.abandoned, *(() if e.forfeited_by is None else (e.forfeited_by,))}
+            if e.rated and left:
+                await queuestore.leavers(conn, env.stream, tuple(sorted(left)), e.players,
                                          leaver_seconds)
 
     return started, ended

@@ -217,8 +217,9 @@ async def test_a_decline_requeues_the_others_with_their_wait_and_cools_the_decli
     assert sorted(o["seat"] for o in offers) == [0, 1, 2, 3]
     match_id = offers[0]["match_id"]
     decliner, rest = four[0], four[1:]
-    await asyncio.gather(*(q.sock.send({"type": "queue_accept", "match_id": match_id})
-                           for q in rest))
+    await rest[0].sock.send({"type": "queue_accept", "match_id": match_id})
+    assert (await rest[0].sock.of_type("match"))["match"]["state"] == "ready_check"
+    # The others have not answered yet: only the one who declined is to blame.
     await decliner.sock.send({"type": "queue_leave"})
     gone = await decliner.status("none")
     assert gone["reason"] == "declined" and gone["cooldown_until"] > 0
@@ -288,6 +289,8 @@ async def test_eight_players_two_pairs_and_four_solos_play_two_rated_games_and_r
         await q.sock.send({"type": "queue_accept", "match_id": offers[q.id]["match_id"]})
     started = {q.id: await q.note("match_started", 20) for q in everyone}
     assert all(n["rated"] and n["origin"] == "queue" for n in started.values())
+    for q in everyone:  # out of the queue once the matchmaker saw the games start
+        assert (await q.status("none"))["reason"] == "started"
     games = []
     for group in by_match.values():
         seats = [Seat(q.player, q.sock, str(started[q.id]["game_id"])) for q in group]
@@ -408,3 +411,49 @@ async def test_a_page_queues_accepts_plays_and_sees_its_rating_change(ranked: Ra
                                  f"page errors: {problems}") from exc
     await close_all(others)
     assert problems == []
+
+
+async def test_a_player_who_leaves_a_ranked_game_loses_and_cools_down_and_the_partner_not(
+        ranked: Ranked) -> None:
+    four = await queuers(ranked, 4, "lv")
+    for q in four:
+        await q.join()
+    offers = await found(four)
+    for q, offer in zip(four, offers, strict=True):
+        await q.sock.send({"type": "queue_accept", "match_id": offer["match_id"]})
+    notes = [await q.note("match_started", 20) for q in four]
+    for q in four:  # out of the queue once the matchmaker saw the game start
+        assert (await q.status("none"))["reason"] == "started"
+    seats = [Seat(q.player, q.sock, str(n["game_id"])) for q, n in zip(four, notes, strict=True)]
+    for s in seats:
+        await s.subscribe()
+    leaver = next(s for s in seats if s.seat == 0)
+    partner = next(s for s in seats if s.seat == 2)
+    await leaver.sock.send({"type": "leave", "command_id": "bye", "game_id": leaver.game_id,
+                            "seat": 0})
+    await leaver.sock.until(lambda f: f["type"] == "ack" and f["command_id"] == "bye")
+    await play_until_over([s for s in seats if s is not leaver])
+    ended = partner.ended
+    assert ended is not None and 0 in ended["abandoned"]
+
+    async def rated() -> dict[str, object] | None:
+        page = await leaver.player.ok("GET", f"/v1/players/{leaver.player.player_id}")
+        return page["ranked"] if page["ranked"] and page["ranked"]["games"] else None
+    ranked_page = await until(rated, timeout=30)
+    assert ranked_page["left"] == 1 and ranked_page["rating"] < 1500  # type: ignore[index]
+    by_id = {q.id: q for q in four}
+
+    async def cooled() -> bool:
+        state = await by_id[leaver.player.player_id].player.ok("GET", "/v1/queue")
+        return bool(state["cooldown_until"] > qs_now_ms() + 7_000_000)
+    await until(cooled, timeout=30)
+    await by_id[leaver.player.player_id].join()
+    err = await by_id[leaver.player.player_id].error()
+    assert err["code"] == "queue_cooldown"
+    partner_q = by_id[partner.player.player_id]
+    assert (await partner_q.player.ok("GET", "/v1/queue"))["cooldown_until"] == 0
+    await ranked.drain(four)
+
+
+def qs_now_ms() -> int:
+    return int(time.time() * 1000)
