@@ -457,3 +457,21 @@ async def test_a_player_who_leaves_a_ranked_game_loses_and_cools_down_and_the_pa
 
 def qs_now_ms() -> int:
     return int(time.time() * 1000)
+
+
+async def test_the_leading_matchmaker_reports_its_cycles_waits_and_gaps(ranked: Ranked) -> None:
+    four = await queuers(ranked, 4, "met")
+    for q in four:
+        await q.join()
+    await found(four)
+    holder = await until(ranked.leader, timeout=10)
+    [leader] = [g for g in ranked.gateways if g.log.stem == holder]
+    async with httpx.AsyncClient(base_url=leader.url) as http:
+        text = (await http.get("/metrics")).text
+    for name in ("spades_queue_cycle_seconds_count", "spades_queue_wait_seconds_count",
+                 "spades_queue_team_gap_count", 'spades_queue_waiting_players{kind="solo"}'):
+        assert name in text, name
+    count = next(line for line in text.splitlines()
+                 if line.startswith("spades_queue_team_gap_count"))
+    assert float(count.split()[-1]) >= 1
+    await ranked.drain(four)
