@@ -16,12 +16,18 @@ lost the lease commits nothing):
 4. open each offer as a rated match with a ready check; the players accept it
    with ``queue_accept`` (``Matches.ready``).
 
+Between cycles the leader also listens to the queue's match outcomes
+(``lobby.match.queue.*``): an offer whose ready check just ended is settled at
+once, so the players who accepted are back in the queue without waiting for
+the next cycle. The cycle still settles whatever an outcome missed.
+
 A crash anywhere is finished by the next cycle of whichever copy leads then:
 offers are re-asked until they end, and ``Matches.open`` is idempotent.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 import uuid
@@ -30,6 +36,7 @@ from typing import Any
 import msgspec
 from prometheus_client import Gauge, Histogram
 
+from schemas.bus import EventEnvelope
 from schemas.matches import MatchOpened, MatchSeat, OpenMatch
 from schemas.notes import MatchFound, QueuedPlayer, QueueStatus
 from services.lobby import queuestore as qs
@@ -81,6 +88,35 @@ class Matchmaker(Periodic):
         self.game_rules = ranked_rules(settings.ranked_rules)
         self.leases = Leases(pool)
         self.leading = False
+        self.epoch = 0
+        self._outcomes: Any = None
+
+    async def start(self) -> None:
+        games = self.queue.games
+        self._outcomes = await games.listen(games.names.lobby_matches_of("queue"),
+                                            EventEnvelope, self.on_outcome)
+        await super().start()
+
+    async def stop(self) -> None:
+        await super().stop()
+        if self._outcomes is not None:
+            with contextlib.suppress(Exception):
+                await self._outcomes.unsubscribe()
+
+    async def on_outcome(self, env: EventEnvelope) -> None:
+        """A queue match's ready check ended: the leader settles its offer now."""
+        if not self.leading or not env.stream.startswith("match-"):
+            return
+        row = await qs.offer(self.pool, env.stream.removeprefix("match-"))
+        if row is None:
+            return
+        try:
+            await self.settle(self.epoch, row.match_id,
+                              msgspec.msgpack.decode(row.request, type=OpenMatch))
+        except FencedError:
+            self.leading = False
+        except Exception as exc:  # the next cycle settles it
+            _log.warning("queue_outcome_failed", match_id=row.match_id, error=repr(exc))
 
     async def cycle(self) -> int:
         """One round if this copy leads; how many offers it made."""
@@ -95,6 +131,7 @@ class Matchmaker(Periodic):
         if not self.leading:
             _log.info("matchmaker_leading", holder=self.holder, epoch=lease.epoch)
             self.leading = True
+        self.epoch = lease.epoch
         started = time.perf_counter()
         try:
             return await self.run(lease.epoch)

@@ -267,6 +267,16 @@ async def offered(pool: asyncpg.Pool) -> list[OfferRow]:
                      _ms(r["created_at"])) for r in rows]
 
 
+async def offer(pool: asyncpg.Pool, match_id: str) -> OfferRow | None:
+    """An offer still waiting for its match's ready check to end, or None."""
+    r = await pool.fetchrow("SELECT match_id, tickets, players, request, created_at"
+                            " FROM queue_matches WHERE match_id = $1 AND state = 'offered'",
+                            match_id)
+    return None if r is None else OfferRow(r["match_id"], tuple(r["tickets"]),
+                                           tuple(r["players"]), r["request"],
+                                           _ms(r["created_at"]))
+
+
 async def settle(pool: asyncpg.Pool, name: str, epoch: int, match_id: str, state: str,
                  game_id: str, absent: set[str], cooldown_seconds: float,
                  cooldown_max_seconds: float) -> Settled | None:
