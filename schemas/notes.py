@@ -79,8 +79,9 @@ class TournamentCall(PlayerNote, frozen=True, tag="tournament_call"):
 class QueueStatus(PlayerNote, frozen=True, tag="queue_status"):
     """Where this player stands in the ranked queue. ``state``: ``inviting`` (a partner
     was asked and has until ``invite_until``), ``waiting``, ``matched`` (a ready check
-    runs), or ``none`` (out of the queue: ``reason`` says why, e.g. ``left``,
-    ``socket_closed``, ``partner_left``, ``invite_expired``, ``declined``, ``started``).
+    runs), or ``none`` (out of the queue: ``reason`` says why: ``left``,
+    ``socket_closed`` (this player's or the partner's), ``gateway_lost``,
+    ``invite_expired``, ``started``, ``declined``, ``partner_declined``).
     ``since`` is when the wait began (ms); ``window`` the rating distance accepted now
     (None: anyone)."""
 

@@ -140,7 +140,8 @@ class QueueLeave(ClientFrame, frozen=True, tag="queue_leave"):
 
 
 class QueueAccept(ClientFrame, frozen=True, tag="queue_accept"):
-    """Accept the match a ``match_found`` note offered."""
+    """Accept the match a ``match_found`` note offered: the same as ``match_ready``, and
+    answered the same way (a ``match`` frame)."""
 
     match_id: MatchId
 
