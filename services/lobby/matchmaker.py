@@ -228,7 +228,7 @@ class Matchmaker(Periodic):
             return "failed", set(), ""
         if offer is not None and opened.state == "ready_check":
             await self._found(offer, opened)
-        return opened.state, _blamed(req, opened.absent, opened.declined), opened.game_id
+        return opened.state, blamed(req, opened.absent, opened.declined), opened.game_id
 
     async def _where(self, req: OpenMatch) -> tuple[str, set[str], str]:
         """Where an offer made in an earlier cycle stands, read from the match's record
@@ -240,7 +240,7 @@ class Matchmaker(Periodic):
             return await self._open(req, None)
         if match.state == "starting":
             return await self._open(req, None)
-        return match.state, _blamed(req, match.absent, match.declined), match.game_id
+        return match.state, blamed(req, match.absent, match.declined), match.game_id
 
     async def _found(self, offer: qs.Offer, opened: MatchOpened) -> None:
         names = await store.names(self.pool, list(offer.players))
@@ -253,7 +253,7 @@ class Matchmaker(Periodic):
                                                       teams=teams))
 
 
-def _blamed(req: OpenMatch, absent: tuple[int, ...], declined: tuple[int, ...]) -> set[str]:
+def blamed(req: OpenMatch, absent: tuple[int, ...], declined: tuple[int, ...]) -> set[str]:
     """Who a failed ready check cools down: those who declined, when someone did (the
     others still had time to accept, and go back to the queue); else the absent."""
     return {req.seats[i].player_id for i in (declined or absent)}
