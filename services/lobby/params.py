@@ -24,10 +24,14 @@ PlayerId = Annotated[str, Parameter(pattern=ID_PATTERN, max_length=64,
 MatchId = Annotated[str, Parameter(pattern=ID_PATTERN, max_length=64,
                                    description=f"a match id: {ID_HELP}")]
 
+RoomCode = Annotated[str | None, Parameter(
+    pattern=r"^[A-Za-z0-9]{4,12}$", description="a private table's room code")]
+
 # A player id or a seated name (the characters a name may hold).
 PLAYER_PATTERN = r"^[\w .:-]{1,64}$"
 
 # Times in ms since the epoch, up to the last millisecond of the year 9999.
 LAST_MS = 253_402_300_799_999
 
-__all__ = ["ID_HELP", "LAST_MS", "PLAYER_PATTERN", "GameId", "MatchId", "PlayerId", "TableId"]
+__all__ = ["ID_HELP", "LAST_MS", "PLAYER_PATTERN", "GameId", "MatchId", "PlayerId", "RoomCode",
+           "TableId"]
