@@ -86,5 +86,48 @@ class TournamentCall(PlayerNote, frozen=True, tag="tournament_call"):
     seat: int
 
 
+class QueueStatus(PlayerNote, frozen=True, tag="queue_status"):
+    """Where this player stands in the ranked queue. ``state``: ``inviting`` (a partner
+    was asked and has until ``invite_until``), ``waiting``, ``matched`` (a ready check
+    runs), or ``none`` (out of the queue: ``reason`` says why: ``left``,
+    ``socket_closed`` (this player's or the partner's), ``gateway_lost``,
+    ``invite_expired``, ``started``, ``declined``, ``partner_declined``).
+    ``since`` is when the wait began (ms); ``window`` the rating distance accepted now
+    (None: anyone)."""
+
+    state: Literal["inviting", "waiting", "matched", "none"]
+    partner: str | None = None
+    since: int = 0
+    window: int | None = None
+    invite_until: int = 0
+    reason: str = ""
+    cooldown_until: int = 0  # ms: a missed match keeps this player out until then
+
+
+class QueueInvite(PlayerNote, frozen=True, tag="queue_invite"):
+    """``player_id`` wants to queue with this player: answer with ``queue_join`` naming
+    them before ``expires_at`` (ms)."""
+
+    player_id: str
+    name: str
+    expires_at: int
+
+
+class QueuedPlayer(msgspec.Struct, frozen=True, kw_only=True):
+    player_id: str
+    name: str
+    rating: int
+
+
+class MatchFound(PlayerNote, frozen=True, tag="match_found"):
+    """The queue found a four: accept with ``queue_accept`` before ``accept_by`` (ms).
+    ``teams[0]`` sits at seats 0 and 2, ``teams[1]`` at 1 and 3."""
+
+    match_id: str
+    accept_by: int
+    seat: int
+    teams: tuple[tuple[QueuedPlayer, QueuedPlayer], tuple[QueuedPlayer, QueuedPlayer]]
+
+
 Note = (MatchOffered | MatchStarted | MatchCancelled | PlayAgainAsked | RatingChanged
-        | TournamentCall)
+        | TournamentCall | QueueStatus | QueueInvite | MatchFound)

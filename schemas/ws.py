@@ -130,9 +130,29 @@ class MatchDecline(ClientFrame, frozen=True, tag="match_decline"):
     match_id: MatchId
 
 
+class QueueJoin(ClientFrame, frozen=True, tag="queue_join"):
+    """Queue for a ranked game, alone (``partner`` null) or as a pair: both send
+    ``queue_join`` naming each other within a minute. The ticket lives while this socket
+    is open. Answers come as ``queue_status`` notes (or an error frame)."""
+
+    partner: Id | None = None
+
+
+class QueueLeave(ClientFrame, frozen=True, tag="queue_leave"):
+    """Leave the queue (during a ready check: decline the match)."""
+
+
+class QueueAccept(ClientFrame, frozen=True, tag="queue_accept"):
+    """Accept the match a ``match_found`` note offered: the same as ``match_ready``, and
+    answered the same way (a ``match`` frame)."""
+
+    match_id: MatchId
+
+
 ClientMessage = (
     Subscribe | Unsubscribe | WatchTables | SnapshotRequest | Ping | Bid | BlindNil | Look | Play
     | Premove | CancelPremove | Pass | Leave | Chat | MuteBots | MatchReady | MatchDecline
+    | QueueJoin | QueueLeave | QueueAccept
 )
 
 # --- Server -> client ----------------------------------------------------------------------
@@ -203,6 +223,7 @@ class Error(ServerFrame, frozen=True, tag="error"):
     code: str
     message: str
     command_id: str = ""
+    until: int = 0  # queue_cooldown: when the player may queue again (ms); else 0
 
 
 class Pong(ServerFrame, frozen=True, tag="pong"):

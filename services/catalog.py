@@ -18,7 +18,8 @@ SERVICES = ("lobby", "game", "ratings", "tournaments")
 
 MIGRATIONS: dict[str, MigrationSet] = {
     # The lobby's games projection is fed by a durable consumer: it records what it applied.
-    "lobby": MigrationSet("lobby", (("consumer", CONSUMER_SQL),
+    # The ranked matchmaker is one leader among lobby copies: it holds a lease.
+    "lobby": MigrationSet("lobby", (("consumer", CONSUMER_SQL), ("lease", sqlfolders.LEASE),
                                     ("lobby", HERE / "lobby" / "migrations"))),
     # The game service owns the event store: game streams live in its schema.
     "game": MigrationSet("game", (*sqlfolders.EVENTSTORE_MIGRATIONS,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import uuid
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -54,6 +55,7 @@ class Conn:
 
     def __init__(self, claims: Claims, settings: LobbySettings) -> None:
         self.claims = claims
+        self.id = uuid.uuid4().hex  # names this socket in the queue's tickets
         self.outbox: asyncio.Queue[str | None] = asyncio.Queue(settings.ws_outbox_frames)
         self.subs: dict[str, Sub] = {}
         self.follows: set[str] = set()  # open tables whose changes this socket gets

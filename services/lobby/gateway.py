@@ -5,6 +5,7 @@
 - ``commands``: game commands to the worker; ``grace``: a dropped seat's grace;
 - ``chat``: table talk and muting bots; ``tablefeed``: open tables to watchers;
 - ``notes``: notes to a player (``player.note.<id>``) out to all of its sockets;
+- ``queue``: the ranked queue's frames (a ticket lives while its socket is open);
 - ``frames``: the table from client frame type to handler.
 
 This module keeps what ties them: subscribing to a game (which seat, if any,
@@ -40,6 +41,8 @@ from services.lobby.gamebus import GameBus, GameUnavailable
 from services.lobby.grace import Grace
 from services.lobby.notes import Notes
 from services.lobby.offers import Offers
+from services.lobby.queue import Queue
+from services.lobby.ratingsbus import RatingsBus
 from services.lobby.seating import seat_of
 from services.lobby.settings import LobbySettings
 from services.lobby.tablefeed import TableFeed
@@ -60,17 +63,23 @@ class Gateway:
         self.chat = Chat(games, settings.chat_max_chars)
         self.feed = TableFeed(tables, games, names, self.conns, self.hubs)
         self.notes = Notes(games, self.conns)
+        self.queue = Queue(tables.pool, games, tables.matches,
+                           RatingsBus(games.nc, names, settings.request_timeout_seconds),
+                           settings, self.instance)
         self.frames = FrameTable(
             {ws.Subscribe: self.on_subscribe, ws.Unsubscribe: self.on_unsubscribe,
              ws.SnapshotRequest: self.on_snapshot, ws.Ping: self.on_ping},
             self.commands.handlers(), self.chat.handlers(), self.feed.handlers(),
-            Offers(tables.matches).handlers())
+            Offers(tables.matches).handlers(), self.queue.handlers())
+        self._closing: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
         await self.feed.start()
         await self.notes.start()
+        await self.queue.heartbeat.start()
 
     async def stop(self) -> None:
+        await self.queue.heartbeat.stop()
         self.conns.close_all()
         self.grace.stop()
         await self.hubs.stop()
@@ -105,6 +114,10 @@ class Gateway:
         for sub in list(conn.subs.values()):
             self._leave(sub)
         conn.subs.clear()
+        if conn.id in self.queue.sockets:  # its ticket goes with it
+            task = asyncio.create_task(self.queue.socket_closed(conn.id))
+            self._closing.add(task)
+            task.add_done_callback(self._closing.discard)
 
     async def handle(self, conn: Conn, frame: ws.ClientFrame) -> None:
         await self.frames.handle(conn, frame)

@@ -31,7 +31,7 @@ from schemas import admin
 from schemas import events as ev
 from schemas.bus import EventEnvelope
 from schemas.codes import GAME_UNAVAILABLE
-from services.lobby import store
+from services.lobby import queuestore, store
 from services.lobby.errors import LobbyError
 from services.lobby.gamebus import GameBus, GameUnavailable
 from services.platform.events import game_registry
@@ -155,8 +155,10 @@ class Operators:
 Handler = Callable[[Any, EventEnvelope], Awaitable[None]]
 
 
-def projection_handlers() -> tuple[Handler, Handler]:
-    """The games projection's consumers of GameStarted and GameEnded, in that order."""
+def projection_handlers(leaver_seconds: float) -> tuple[Handler, Handler]:
+    """The games projection's consumers of GameStarted and GameEnded, in that order.
+    A rated game's leavers (not their partners) may not queue for ``leaver_seconds``:
+    the seats a bot played at the end, and the seat whose leaving (or clock) forfeited."""
     registry = game_registry()
 
     async def started(conn: Any, env: EventEnvelope) -> None:
@@ -169,6 +171,10 @@ def projection_handlers() -> tuple[Handler, Handler]:
         if isinstance(e, ev.GameEnded):
             await store.game_ended(conn, env.stream, list(e.players), env.occurred_at_ms,
                                    e.winner, list(e.scores), e.reason, e.hands_played)
+            left = {*e.abandoned, *(() if e.forfeited_by is None else (e.forfeited_by,))}
+            if e.rated and left:
+                await queuestore.leavers(conn, env.stream, tuple(sorted(left)), e.players,
+                                         leaver_seconds)
 
     return started, ended
 

@@ -37,6 +37,10 @@ class RatingsBus:
             raise LobbyError(503, RATINGS_UNAVAILABLE,
                              "the ratings service did not answer; try again") from None
 
+    async def ratings(self, players: list[str]) -> list[api.PlayerRating]:
+        """Current ratings of ``players``, in that order (a queue ticket's at join)."""
+        return (await self._ask(api.RATINGS, api.RatingsRequest(players), api.RatingsReply)).ratings
+
     async def player(self, player_id: str) -> api.PlayerRating:
         return await self._ask(api.PLAYER, api.PlayerRequest(player_id), api.PlayerRating)
 

@@ -24,6 +24,7 @@ from services.lobby import (
     apidocs,
     matches_api,
     operators,
+    queue_api,
     socket,
     standings_api,
 )
@@ -33,6 +34,7 @@ from services.lobby.gamebus import GameBus
 from services.lobby.gateway import Gateway
 from services.lobby.guests import GuestPurge
 from services.lobby.matches import Expiry, Matches, Outcomes, Sweeper
+from services.lobby.matchmaker import Matchmaker
 from services.lobby.ratingsbus import RatingsBus
 from services.lobby.settings import LobbySettings
 from services.lobby.standings import Standings
@@ -117,6 +119,12 @@ async def setup(rt: Runtime) -> None:
     gateway = Gateway(tables, games, rt.names, s)
     await gateway.start()
     rt.workers.append(gateway)
+    try:
+        matchmaker = Matchmaker(rt.pool, gateway.queue, matches, s, s.instance_id)
+    except (ValueError, LobbyError) as exc:
+        raise StartupError(f"ranked_rules is invalid: {exc}") from None
+    await matchmaker.start()
+    rt.workers.append(matchmaker)
     purge = GuestPurge(rt.pool, s.token_ttl_seconds, s.guest_purge_every_seconds)
     await purge.start()
     rt.workers.append(purge)
@@ -130,10 +138,11 @@ async def setup(rt: Runtime) -> None:
     standings = Standings(rt.pool, RatingsBus(rt.nc, rt.names, s.request_timeout_seconds))
     rt.routes.extend(standings_api.routes(tokens, standings))
     rt.routes.extend(matches_api.routes(tokens, matches))
+    rt.routes.extend(queue_api.routes(tokens, gateway.queue))
     rt.routes.append(socket.handler(gateway, tokens, origins, s.ws_max_frame_bytes))
     rt.routes.extend(admin_api.routes(rt.pool, tokens, operators.Operators(
         rt.pool, games, s.operator_cache_games)))
-    started, ended = operators.projection_handlers()
+    started, ended = operators.projection_handlers(s.queue_leaver_seconds)
     for durable, event_type, handler in (
             (subjects.LOBBY_GAMES_STARTED, subjects.GAME_STARTED, started),
             (subjects.LOBBY_GAMES_ENDED, subjects.GAME_ENDED, ended)):

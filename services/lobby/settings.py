@@ -80,3 +80,33 @@ class LobbySettings(Settings, frozen=True, kw_only=True):
     follow_linger_seconds: Annotated[float, msgspec.Meta(
         ge=0, description="How long a gateway keeps following a game after its last "
                           "subscriber left (a reload comes back to a warm game).")] = 10.0
+    ranked_min_games: Annotated[int, msgspec.Meta(
+        ge=0, description="Finished games a registered account needs before it may queue "
+                          "for ranked games.")] = 10
+    ranked_rules: Annotated[str, msgspec.Meta(
+        description="The rules of ranked games: a preset name, or a JSON object "
+                    "{\"preset\": NAME, **options} (docs/rules.md).")] = "quick"
+    queue_cycle_seconds: Annotated[float, msgspec.Meta(
+        gt=0, description="How often the matchmaker (one lobby copy, leased) looks for "
+                          "matches among the waiting tickets.")] = 5.0
+    queue_accept_seconds: Annotated[int, msgspec.Meta(
+        ge=5, le=300, description="How long the four players of a match found have to "
+                                  "accept it.")] = 15
+    queue_invite_seconds: Annotated[float, msgspec.Meta(
+        gt=0, description="How long a partner has to answer an invite to queue as a "
+                          "pair.")] = 60.0
+    queue_heartbeat_seconds: Annotated[float, msgspec.Meta(
+        gt=0, description="How often a gateway stamps the tickets of its sockets; the "
+                          "tickets of a gateway silent for three of these expire.")] = 5.0
+    queue_cooldown_seconds: Annotated[float, msgspec.Meta(
+        ge=0, description="Cooldown of a player who did not accept a match; it doubles "
+                          "with each miss within a day.")] = 60.0
+    queue_cooldown_max_seconds: Annotated[float, msgspec.Meta(
+        ge=0, description="The longest cooldown for missed matches.")] = 7200.0
+    queue_leaver_seconds: Annotated[float, msgspec.Meta(
+        ge=0, description="Cooldown of a player who left a rated game (not the partner); "
+                          "the matcher also keeps recent leavers apart from others "
+                          "this long.")] = 7200.0
+    matchmaker_lease_seconds: Annotated[float, msgspec.Meta(
+        gt=0, description="The matchmaker's lease: another lobby copy takes over this "
+                          "long after the leader stops renewing.")] = 15.0

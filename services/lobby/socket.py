@@ -139,7 +139,8 @@ async def _read(socket: WebSocket[Any, Any, Any], conn: Conn, gateway: Gateway,
             command_id = getattr(frame, "command_id", "")
             await gateway.handle(conn, frame)
         except LobbyError as exc:
-            conn.send(ws.Error(code=exc.code, message=exc.message, command_id=command_id))
+            conn.send(ws.Error(code=exc.code, message=exc.message, command_id=command_id,
+                               until=exc.until))
         except Exception as exc:
             _log.exception("frame_failed", player_id=conn.claims.player_id,
                            frame_type=type(exc).__name__)

@@ -123,7 +123,7 @@ USES: dict[str, dict[str, list[str]]] = {
                           _N.endpoint("game", "status"), _N.lobby_match("queue", "m1")],
               "subscribe": [_N.game_chat("g1"), _N.lobby_tables, _N.lobby_presence("g1"),
                             _N.player_notes_all, _N.endpoint("lobby", "status"),
-                            _N.endpoint("lobby", "open_match")]},
+                            _N.endpoint("lobby", "open_match"), _N.lobby_matches_of("queue")]},
     "game": {"publish": [_N.game_event("g1", "CardPlayed"), _N.game_chat("g1"),
                          _N.game_handover],
              "subscribe": [_N.game_create, _N.game_command("g1"), _N.game_events_since,

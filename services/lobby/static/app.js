@@ -19,6 +19,7 @@ const S = {
   watchCode: null,   // the room code a private game is watched with (sent again on reconnect)
   asked: null,       // a play_again_asked note not answered yet
   offer: null,       // a match offered to this player: the match_offered note, while it stands
+  ratingChanges: {}, // game_id -> the rating_changed note of a rated game of this player
 };
 const SUIT = { S: "♠", H: "♥", D: "♦", C: "♣" };
 const SIDES = ["south", "west", "north", "east"];
@@ -259,6 +260,7 @@ function enterLobby() {
   show("lobby");
   connect();
   offerResume();
+  refreshRanked();
   offerAgain();
 }
 
@@ -345,7 +347,7 @@ function onNote(note) {
     if (confirmed) { S.offer = null; tickOffer(); resumeGame(note); }
     // The table we wait at began its next game: its table frame takes us there.
     else if (!(S.table && note.table_id === S.table.table_id)) offerGame(note);
-  }
+  } else onQueueNote(note);
 }
 
 function offerGame(game) {
@@ -910,6 +912,14 @@ function renderEnd() {
   fresh.id = "new-table";
   if (seated) fresh.title = "Leave this table (your seat goes to a bot, or is freed, as its rules say) and open or join another";
   box.replaceChildren(...parts, fresh);
+  const change = S.ratingChanges[S.game];
+  if (change) {
+    const p = document.createElement("p");
+    p.id = "rating-change";
+    p.textContent = `Rating ${change.rating_before} → ${change.rating_after} `
+      + `(${signed(change.rating_after - change.rating_before)})`;
+    box.append(p);
+  }
 }
 
 // Ask for (or agree to) another game at the same table: the table page shows who has
@@ -963,3 +973,120 @@ setInterval(() => {
 }, 500);
 
 if (S.token && S.me) enterLobby(); else show("signin");
+
+// --- ranked: the queue, the ready check, the leaderboard and player pages ---------------
+
+function seconds(ms) { return Math.max(0, Math.round(ms / 1000)); }
+
+function renderQueue(q) {
+  const waiting = q.state === "waiting" || q.state === "inviting" || q.state === "matched";
+  $("queue-join").hidden = waiting;
+  $("queue-leave").hidden = !waiting;
+  S.queue = q;
+  let text;
+  if (q.state === "inviting") text = `Waiting for your partner to queue with you (${seconds(q.invite_until - Date.now())} s left).`;
+  else if (q.state === "waiting") {
+    text = `In the queue for ${seconds(Date.now() - q.since)} s`
+      + (q.window === null ? ", open to anyone." : `, ratings within ±${q.window}.`)
+      + (q.partner ? " With your partner." : "");
+  } else if (q.state === "matched") text = "A match was found.";
+  else {
+    const why = { left: "You left the queue.", socket_closed: "Your connection dropped; queue again.",
+                  gateway_lost: "The server lost your place; queue again.",
+                  invite_expired: "Your partner did not answer.", started: "",
+                  declined: "You did not accept the match.",
+                  partner_declined: "Your partner did not accept the match." }[q.reason] || "";
+    const cool = q.cooldown_until && q.cooldown_until > Date.now()
+      ? ` You may queue again in ${seconds(q.cooldown_until - Date.now())} s.` : "";
+    text = `Not queued. ${why}${cool}`.trim();
+  }
+  $("queue-state").textContent = text;
+}
+
+function onQueueNote(n) {  // the ready check itself is the offer box's (showOffer)
+  if (n.kind === "queue_status") {
+    renderQueue(n);
+    if (n.state !== "matched") $("queue-match").hidden = true;
+  } else if (n.kind === "queue_invite") {
+    const box = $("queue-invite");
+    box.hidden = false;
+    box.replaceChildren(`${n.name} asks you to queue as partners. `,
+                        button("Queue together", () => {
+                          box.hidden = true; send({ type: "queue_join", partner: n.player_id });
+                        }));
+  } else if (n.kind === "match_found") {
+    const box = $("queue-match");
+    box.hidden = false;
+    box.replaceChildren(...n.teams.map((team, i) => {
+      const p = document.createElement("div");
+      p.textContent = `Team ${i + 1}: ` + team.map((m) => `${m.name} (${m.rating})`).join(" & ");
+      return p;
+    }));
+  } else if (n.kind === "rating_changed") {
+    S.ratingChanges[n.game_id] = n;
+    if (S.game === n.game_id && S.view && S.view.phase === "over") renderEnd();
+    refreshBoard();
+  }
+}
+
+$("queue-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  const partner = $("queue-partner").value.trim();
+  send({ type: "queue_join", partner: partner || null });
+});
+$("queue-leave").onclick = () => send({ type: "queue_leave" });
+
+async function refreshRanked() {
+  try {
+    renderQueue(await api("GET", "/v1/queue"));
+    const st = await api("GET", "/v1/queue/stats");
+    $("queue-stats").textContent = `${st.waiting_solo} waiting alone, ${st.waiting_pair} in pairs; `
+      + `median wait ${seconds(st.median_wait_ms)} s, 90% within ${seconds(st.p90_wait_ms)} s.`;
+  } catch (err) { /* the lobby works without the queue */ }
+  refreshBoard();
+}
+
+async function refreshBoard(around = S.boardAround) {
+  S.boardAround = around;
+  try {
+    const q = around ? `&around=${encodeURIComponent(S.me.player_id)}` : "";
+    const board = await api("GET", `/v1/leaderboard?provisional=true&limit=20${q}`);
+    $("leaderboard").replaceChildren(...board.entries.map((e) => {
+      const tr = document.createElement("tr");
+      if (S.me && e.player_id === S.me.player_id) tr.className = "me";
+      for (const text of [e.rank, e.name, `${e.rating}${e.provisional ? "?" : ""}`,
+                          `${e.wins}-${e.losses}-${e.draws}`]) {
+        const td = document.createElement("td"); td.textContent = text; tr.append(td);
+      }
+      tr.onclick = () => showPlayer(e.player_id);
+      return tr;
+    }));
+  } catch (err) { /* ratings away: the board waits for the next refresh */ }
+}
+$("board-top").onclick = () => refreshBoard(false);
+$("board-around").onclick = () => refreshBoard(true);
+
+async function showPlayer(playerId) {
+  try {
+    const page = await api("GET", `/v1/players/${playerId}`);
+    const hist = await api("GET", `/v1/players/${playerId}/ratings?limit=10`);
+    const box = $("player-page");
+    box.hidden = false;
+    const h = document.createElement("h3");
+    const r = page.ranked;
+    h.textContent = r ? `${page.name}: ${r.rating}${r.provisional ? "?" : ""} (peak ${r.peak}), `
+      + `${r.wins}-${r.losses}-${r.draws}, left ${r.left}` : page.name;
+    const list = document.createElement("ul");
+    for (const e of hist.entries) {
+      const li = document.createElement("li");
+      li.textContent = `${e.result} with ${e.partner.name} against `
+        + `${e.opponents.map((o) => o.name).join(" & ")}: ${e.rating_before} → ${e.rating_after}`;
+      list.append(li);
+    }
+    box.replaceChildren(h, list);
+  } catch (err) { status(err.message); }
+}
+
+setInterval(() => {
+  if (S.queue && (S.queue.state === "waiting" || S.queue.state === "inviting")) renderQueue(S.queue);
+}, 1000);

@@ -1,0 +1,266 @@
+"""The ranked matchmaker: one leader among the lobby copies, fenced by its lease.
+
+Every ``queue_cycle_seconds`` each copy tries to claim (or renew) the lease
+``matchmaker``; the one holding it runs a cycle, the others wait for the next.
+A cycle, every write fenced by the lease's epoch (a leader that was paused and
+lost the lease commits nothing):
+
+1. expire the tickets of gateways that stopped beating, and unanswered invites;
+2. settle the offers whose ready check ended, asking ``Matches.open`` again with
+   the same request (the match's record, from any copy): a started game takes its
+   tickets out; a failed check puts back the tickets whose players all accepted,
+   keeping their wait, and cools the absent down;
+3. read the waiting tickets, call the pure matcher (``matchmaking``), and record
+   its offers in one transaction that drops any offer whose ticket changed since
+   it was read (a cancel racing a match: in the match or out of the queue);
+4. open each offer as a rated match with a ready check; the players accept it
+   with ``queue_accept`` (``Matches.ready``).
+
+Between cycles the leader also listens to the queue's match outcomes
+(``lobby.match.queue.*``): an offer whose ready check just ended is settled at
+once, so the players who accepted are back in the queue without waiting for
+the next cycle. The cycle still settles whatever an outcome missed.
+
+A crash anywhere is finished by the next cycle of whichever copy leads then:
+offers are re-asked until they end, and ``Matches.open`` is idempotent.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import time
+import uuid
+from typing import Any
+
+import msgspec
+from prometheus_client import Gauge, Histogram
+
+from schemas.bus import EventEnvelope
+from schemas.matches import MatchOpened, MatchSeat, OpenMatch
+from schemas.notes import MatchFound, QueuedPlayer, QueueStatus
+from services.lobby import queuestore as qs
+from services.lobby import store
+from services.lobby.errors import LobbyError
+from services.lobby.matches import Matches
+from services.lobby.matchmaking import Match, Ticket, match
+from services.lobby.queue import Queue
+from services.lobby.rulesets import rules_of
+from services.lobby.settings import LobbySettings
+from services.platform import logs
+from services.platform.lease import FencedError, LeaseHeld, Leases
+from services.platform.periodic import Periodic
+
+LEASE = "matchmaker"
+PENDING = "pending"  # an offer whose match could not be asked for this cycle
+_log = logs.get("matchmaker")
+
+WAITING = Gauge("spades_queue_waiting_players", "Players waiting in the ranked queue",
+                ["kind"])
+CYCLE = Histogram("spades_queue_cycle_seconds", "Time of one matchmaker cycle",
+                  buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5))
+WAIT = Histogram("spades_queue_wait_seconds", "How long a player waited for a match offer",
+                 buckets=(1, 5, 10, 15, 30, 45, 60, 90, 120, 180, 300, 600))
+GAP = Histogram("spades_queue_team_gap", "Rating gap between the team means of a match offered",
+                buckets=(0, 10, 25, 50, 75, 100, 150, 200, 300, 400))
+
+
+def seats_of(m: Match) -> tuple[str, str, str, str]:
+    """Seats 0 and 2 for the first team, 1 and 3 for the second."""
+    (a, b), (c, d) = m.teams
+    return (a, c, b, d)
+
+
+def ranked_rules(setting: str) -> str | dict[str, Any]:
+    """The ``ranked_rules`` setting as ``OpenMatch.rules``, checked (``bad_rules``)."""
+    rules: str | dict[str, Any] = json.loads(setting) if setting.lstrip().startswith("{") \
+        else setting
+    rules_of(rules)
+    return rules
+
+
+class Matchmaker(Periodic):
+    def __init__(self, pool: store.Pool, queue: Queue, matches: Matches,
+                 settings: LobbySettings, holder: str) -> None:
+        super().__init__("matchmaker", settings.queue_cycle_seconds, self.cycle)
+        self.pool, self.queue, self.matches, self.settings = pool, queue, matches, settings
+        self.holder = holder
+        self.game_rules = ranked_rules(settings.ranked_rules)
+        self.leases = Leases(pool)
+        self.leading = False
+        self.epoch = 0
+        self._outcomes: Any = None
+
+    async def start(self) -> None:
+        games = self.queue.games
+        self._outcomes = await games.listen(games.names.lobby_matches_of("queue"),
+                                            EventEnvelope, self.on_outcome)
+        await super().start()
+
+    async def stop(self) -> None:
+        await super().stop()
+        if self._outcomes is not None:
+            with contextlib.suppress(Exception):
+                await self._outcomes.unsubscribe()
+
+    async def on_outcome(self, env: EventEnvelope) -> None:
+        """A queue match's ready check ended: the leader settles its offer now."""
+        if not self.leading or not env.stream.startswith("match-"):
+            return
+        row = await qs.offer(self.pool, env.stream.removeprefix("match-"))
+        if row is None:
+            return
+        try:
+            await self.settle(self.epoch, row.match_id,
+                              msgspec.msgpack.decode(row.request, type=OpenMatch))
+        except FencedError:
+            self.leading = False
+        except Exception as exc:  # the next cycle settles it
+            _log.warning("queue_outcome_failed", match_id=row.match_id, error=repr(exc))
+
+    async def cycle(self) -> int:
+        """One round if this copy leads; how many offers it made."""
+        try:
+            lease = await self.leases.claim(LEASE, self.holder,
+                                            self.settings.matchmaker_lease_seconds)
+        except LeaseHeld:
+            if self.leading:
+                _log.info("matchmaker_lost_lease", holder=self.holder)
+            self.leading = False
+            return 0
+        if not self.leading:
+            _log.info("matchmaker_leading", holder=self.holder, epoch=lease.epoch)
+            self.leading = True
+        self.epoch = lease.epoch
+        started = time.perf_counter()
+        try:
+            return await self.run(lease.epoch)
+        except FencedError:
+            _log.warning("matchmaker_fenced", holder=self.holder, epoch=lease.epoch)
+            self.leading = False
+            return 0
+        finally:
+            CYCLE.observe(time.perf_counter() - started)
+
+    async def run(self, epoch: int) -> int:
+        s = self.settings
+        for ticket, reason in await qs.expire(self.pool, LEASE, epoch,
+                                              3 * s.queue_heartbeat_seconds,
+                                              s.queue_invite_seconds):
+            _log.info("queue_ticket_expired", ticket_id=ticket.ticket_id, reason=reason)
+            await self.queue.tell_status(ticket, "none", reason)
+        for row in await qs.offered(self.pool):
+            await self.settle(epoch, row.match_id, msgspec.msgpack.decode(row.request,
+                                                                          type=OpenMatch))
+        waiting = await qs.waiting(self.pool, s.queue_leaver_seconds)
+        WAITING.labels("solo").set(sum(1 for w in waiting if len(w.ticket.players) == 1))
+        WAITING.labels("pair").set(sum(2 for w in waiting if len(w.ticket.players) == 2))
+        now = time.time()
+        tickets = {w.ticket.ticket_id: w.ticket for w in waiting}
+        found = match([Ticket(ticket_id=w.ticket.ticket_id, players=w.ticket.players,
+                              ratings=w.ticket.ratings, since=w.ticket.since_ms / 1000,
+                              last_players=w.last_players, last_partner=w.last_partner,
+                              leaver=w.leaver) for w in waiting], now, self.queue.rules)
+        offers = [self._offer(m, tickets, now) for m in found]
+        kept = await qs.commit_offers(self.pool, LEASE, epoch, offers) if offers else []
+        for offer in kept:
+            GAP.observe(offer.gap)
+            for waited in offer.waited_ms:
+                WAIT.observe(waited / 1000)
+            _log.info("queue_match_offered", match_id=offer.match_id, gap=offer.gap,
+                      players=list(offer.players), dropped=len(offers) - len(kept))
+            await self.settle(epoch, offer.match_id,
+                              msgspec.msgpack.decode(offer.request, type=OpenMatch), offer)
+        return len(kept)
+
+    def _offer(self, m: Match, tickets: dict[str, qs.TicketRow], now: float) -> qs.Offer:
+        seats = seats_of(m)
+        rating = {p: r for t in m.tickets for p, r in zip(tickets[t].players,
+                                                          tickets[t].ratings, strict=True)}
+        since = {p: tickets[t].since_ms for t in m.tickets for p in tickets[t].players}
+        match_id = uuid.uuid4().hex
+        req = OpenMatch(match_id=match_id, seats=tuple(  # type: ignore[arg-type]
+            MatchSeat(player_id=p) for p in seats), rules=self.game_rules,
+            rated=True, origin="queue", origin_id="ranked",
+            ready_seconds=self.settings.queue_accept_seconds)
+        return qs.Offer(
+            match_id=match_id, tickets=tuple((t, tickets[t].version) for t in m.tickets),
+            players=seats, ratings=tuple(rating[p] for p in seats),  # type: ignore[arg-type]
+            gap=m.gap, waited_ms=tuple(max(0, int(now * 1000) - since[p])  # type: ignore[arg-type]
+                                       for p in seats),
+            request=msgspec.msgpack.encode(req))
+
+    async def settle(self, epoch: int, match_id: str, req: OpenMatch,
+                     offer: qs.Offer | None = None) -> None:
+        """Open a new offer's match, or look where an older one stands, and act on it
+        once its ready check has ended."""
+        if offer is not None:
+            state, absent, game_id = await self._open(req, offer)
+        else:
+            state, absent, game_id = await self._where(req)
+        if state in ("ready_check", PENDING):
+            return
+        done = await qs.settle(self.pool, LEASE, epoch, match_id, state, game_id, absent,
+                               self.settings.queue_cooldown_seconds,
+                               self.settings.queue_cooldown_max_seconds)
+        if done is None:
+            return
+        _log.info("queue_match_settled", match_id=match_id, state=state,
+                  requeued=len(done.requeued), absent=sorted(absent))
+        for ticket in done.requeued:
+            await self.queue.tell_status(ticket)
+        cooldowns = dict(done.penalised)
+        reason = "started" if state == "started" else "declined"
+        for p in sorted(set(done.dropped)):
+            await self.queue.games.note(p, _gone(p, reason, cooldowns, absent))
+
+    async def _open(self, req: OpenMatch,
+                    offer: qs.Offer | None) -> tuple[str, set[str], str]:
+        """(state, absent players, game id) once the match is asked for; PENDING when
+        nothing was decided (no game worker answered: ask again next cycle)."""
+        try:
+            opened = await self.matches.open(req)
+        except LobbyError as exc:
+            if exc.status >= 500:
+                _log.warning("queue_match_pending", match_id=req.match_id, code=exc.code)
+                return PENDING, set(), ""
+            _log.warning("queue_match_failed", match_id=req.match_id, code=exc.code)
+            return "failed", set(), ""
+        if offer is not None and opened.state == "ready_check":
+            await self._found(offer, opened)
+        return opened.state, blamed(req, opened.absent, opened.declined), opened.game_id
+
+    async def _where(self, req: OpenMatch) -> tuple[str, set[str], str]:
+        """Where an offer made in an earlier cycle stands, read from the match's record
+        (asking again would offer it to its players again); a match never opened, or
+        whose game is not created yet, is asked for."""
+        try:
+            match = await store.match(self.pool, req.match_id)
+        except store.NotFound:
+            return await self._open(req, None)
+        if match.state == "starting":
+            return await self._open(req, None)
+        return match.state, blamed(req, match.absent, match.declined), match.game_id
+
+    async def _found(self, offer: qs.Offer, opened: MatchOpened) -> None:
+        names = await store.names(self.pool, list(offer.players))
+        seated = [QueuedPlayer(player_id=p, name=names.get(p, ""), rating=r)
+                  for p, r in zip(offer.players, offer.ratings, strict=True)]
+        teams = ((seated[0], seated[2]), (seated[1], seated[3]))
+        for seat, p in enumerate(offer.players):
+            await self.queue.games.note(p, MatchFound(match_id=offer.match_id,
+                                                      accept_by=opened.ready_by, seat=seat,
+                                                      teams=teams))
+
+
+def blamed(req: OpenMatch, absent: tuple[int, ...], declined: tuple[int, ...]) -> set[str]:
+    """Who a failed ready check cools down: those who declined, when someone did (the
+    others still had time to accept, and go back to the queue); else the absent."""
+    return {req.seats[i].player_id for i in (declined or absent)}
+
+
+def _gone(player: str, reason: str, cooldowns: dict[str, int],
+          absent: set[str]) -> QueueStatus:
+    if reason == "declined" and player not in absent:
+        reason = "partner_declined"
+    return QueueStatus(state="none", reason=reason, cooldown_until=cooldowns.get(player, 0))

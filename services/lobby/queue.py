@@ -1,0 +1,218 @@
+"""The ranked queue as players meet it: join (alone or as a pair), leave, accept, look.
+
+A ticket belongs to the socket that joined: when that socket closes the ticket
+goes, and every gateway stamps its sockets' tickets now and then so that the
+tickets of a gateway that died expire too (``queuestore.expire``, run by the
+matchmaker). A pair queues when both players name each other within
+``queue_invite_seconds``. What a player learns (``queue_status``, ``queue_invite``,
+``match_found``) goes out as notes on ``player.note.<id>``, so it reaches all of
+that player's sockets on whatever gateway. Matching itself is ``matchmaker``'s.
+"""
+
+from __future__ import annotations
+
+import statistics
+import uuid
+from typing import Any
+
+from schemas import ws
+from schemas.matches import MatchOpened
+from schemas.notes import QueueInvite, QueueStatus
+from schemas.queue import Band, QueueState, QueueStats
+from services.lobby import queuestore as qs
+from services.lobby import store
+from services.lobby.connections import Conn
+from services.lobby.errors import LobbyError
+from services.lobby.gamebus import GameBus
+from services.lobby.matches import Matches
+from services.lobby.matchmaking import MatchRules
+from services.lobby.ratingsbus import RatingsBus
+from services.lobby.settings import LobbySettings
+from services.platform import logs
+from services.platform.periodic import Periodic
+
+_log = logs.get("queue")
+BAND = 100
+
+
+def window_of(rules: MatchRules, since_ms: int, now_ms: int) -> int | None:
+    """The rating distance a ticket waiting since ``since_ms`` accepts (None: anyone)."""
+    w = rules.window_after((now_ms - since_ms) / 1000)
+    return None if w == float("inf") else int(w)
+
+
+def percentile(sorted_values: list[int], share: float) -> int:
+    if not sorted_values:
+        return 0
+    return sorted_values[min(len(sorted_values) - 1, int(share * len(sorted_values)))]
+
+
+class Queue:
+    def __init__(self, pool: store.Pool, games: GameBus, matches: Matches,
+                 ratings: RatingsBus, settings: LobbySettings, gateway: str) -> None:
+        self.pool, self.games, self.matches, self.ratings = pool, games, matches, ratings
+        self.settings, self.gateway = settings, gateway
+        self.rules = MatchRules(cycle=settings.queue_cycle_seconds)
+        self.sockets: set[str] = set()  # this gateway's sockets that joined the queue
+        self.heartbeat = Periodic("queue_heartbeat", settings.queue_heartbeat_seconds,
+                                  lambda: qs.heartbeat(pool, gateway, list(self.sockets)))
+
+    # --- telling players -------------------------------------------------------------------
+
+    async def tell(self, players: tuple[str, ...] | list[str], note: Any) -> None:
+        for p in players:
+            await self.games.note(p, note)
+
+    async def tell_status(self, ticket: qs.TicketRow, state: str = "", reason: str = "",
+                          cooldowns: dict[str, int] | None = None) -> None:
+        """Each player of ``ticket`` learns where the ticket stands now (``state`` when
+        given: "none" once it left the queue)."""
+        state = state or ticket.state
+        for p in ticket.players:
+            partner = next((q for q in ticket.players if q != p), ticket.partner)
+            if state == "none":
+                note = QueueStatus(state="none", partner=partner, reason=reason,
+                                   cooldown_until=(cooldowns or {}).get(p, 0))
+            else:
+                note = QueueStatus(
+                    state=state, partner=partner,  # type: ignore[arg-type]
+                    since=ticket.since_ms, window=window_of(self.rules, ticket.since_ms,
+                                                            qs.now_ms()),
+                    invite_until=ticket.since_ms + int(self.settings.queue_invite_seconds * 1000)
+                    if state == "inviting" else 0)
+            await self.games.note(p, note)
+
+    # --- joining -----------------------------------------------------------------------------
+
+    async def _eligible(self, player: str) -> None:
+        """Refuse a player who may not queue now: too few games, cooling down, playing."""
+        need = self.settings.ranked_min_games
+        if need and await qs.finished_games(self.pool, player) < need:
+            raise LobbyError(403, "registered_only", f"ranked games are for registered "
+                                                     f"accounts with {need} finished games")
+        until = await qs.cooldown_until(self.pool, player)
+        if until:
+            raise LobbyError(403, "queue_cooldown", "you may queue again after a cooldown",
+                             until=until)
+        if await store.running_games_of(self.pool, player):
+            raise LobbyError(409, "in_game", "finish your game before queueing")
+
+    async def join(self, player: str, guest: bool, socket: str,
+                   partner: str | None) -> qs.TicketRow:
+        if guest:
+            raise LobbyError(403, "registered_only", "ranked games are for registered "
+                                                     "accounts; sign up to queue")
+        if await qs.ticket_of(self.pool, player) is not None:
+            raise LobbyError(409, "already_queued", "you are in the queue already")
+        await self._eligible(player)
+        if partner is not None:
+            await self._partner_free(player, partner)
+        asked = [player] if partner is None else [player, partner]
+        rated = await self.ratings.ratings(asked)
+        try:
+            ticket = await qs.join(self.pool, uuid.uuid4().hex, player, rated[0].rating,
+                                   self.gateway, socket, partner,
+                                   rated[1].rating if partner else 0,
+                                   self.settings.queue_invite_seconds)
+        except qs.AlreadyQueued:
+            raise LobbyError(409, "already_queued", "you are in the queue already") from None
+        self.sockets.add(socket)
+        _log.info("queue_joined", player_id=player, ticket_id=ticket.ticket_id,
+                  state=ticket.state, partner=partner)
+        await self.tell_status(ticket)
+        if ticket.state == "inviting" and partner is not None:
+            names = await store.names(self.pool, [player])
+            await self.games.note(partner, QueueInvite(
+                player_id=player, name=names.get(player, ""),
+                expires_at=ticket.since_ms + int(self.settings.queue_invite_seconds * 1000)))
+        return ticket
+
+    async def _partner_free(self, player: str, partner: str) -> None:
+        unavailable = LobbyError(409, "partner_unavailable",
+                                 "that player cannot queue with you now")
+        if partner == player:
+            raise LobbyError(400, "partner_unavailable", "you cannot partner yourself")
+        known = await store.people(self.pool, [partner])
+        if partner not in known or not known[partner][1]:
+            raise unavailable
+        try:
+            await self._eligible(partner)
+        except LobbyError:
+            raise unavailable from None
+        theirs = await qs.ticket_of(self.pool, partner)
+        if theirs is not None and not (theirs.state == "inviting" and theirs.partner == player):
+            raise unavailable
+
+    # --- leaving -------------------------------------------------------------------------------
+
+    async def leave(self, player: str) -> None:
+        """Out of the queue; during a ready check this declines the match."""
+        ticket = await qs.leave(self.pool, player)
+        if ticket is None:
+            raise LobbyError(404, "not_queued", "you are not in the queue")
+        if ticket.state == "matched" and ticket.match_id:
+            _log.info("queue_left_match", player_id=player, match_id=ticket.match_id)
+            try:
+                await self.matches.decline(ticket.match_id, player)
+            except LobbyError as exc:
+                if exc.code != "match_closed":
+                    raise
+            return
+        _log.info("queue_left", player_id=player, ticket_id=ticket.ticket_id)
+        await self.tell_status(ticket, "none", "left")
+
+    async def socket_closed(self, socket: str) -> None:
+        if socket not in self.sockets:
+            return
+        self.sockets.discard(socket)  # no longer stamped: it expires if this fails
+        try:
+            for ticket in await qs.drop_socket(self.pool, self.gateway, socket):
+                _log.info("queue_socket_closed", ticket_id=ticket.ticket_id)
+                await self.tell_status(ticket, "none", "socket_closed")
+        except Exception as exc:
+            _log.warning("queue_socket_close_failed", error=repr(exc))
+
+    async def accept(self, player: str, match_id: str) -> MatchOpened:
+        return await self.matches.ready(match_id, player)
+
+    # --- looking -------------------------------------------------------------------------------
+
+    async def state(self, player: str) -> QueueState:
+        ticket = await qs.ticket_of(self.pool, player)
+        until = await qs.cooldown_until(self.pool, player)
+        if ticket is None:
+            return QueueState(state="none", cooldown_until=until)
+        return QueueState(
+            state=ticket.state,  # type: ignore[arg-type]
+            players=list(ticket.players), partner=ticket.partner,
+            since=ticket.since_ms, window=window_of(self.rules, ticket.since_ms, qs.now_ms()),
+            match_id=ticket.match_id, cooldown_until=until)
+
+    async def stats(self) -> QueueStats:
+        tickets, waits = await qs.stats(self.pool)
+        bands: dict[int, list[int]] = {}
+        for t in tickets:
+            low = int(sum(t.ratings) / len(t.ratings)) // BAND * BAND
+            band = bands.setdefault(low, [0, 0])
+            band[len(t.players) - 1] += len(t.players)
+        return QueueStats(
+            waiting_solo=sum(1 for t in tickets if len(t.players) == 1),
+            waiting_pair=sum(len(t.players) for t in tickets if len(t.players) == 2),
+            bands=[Band(low=low, solo=s, pair=p) for low, (s, p) in sorted(bands.items())],
+            matched_10m=len(waits), median_wait_ms=int(statistics.median(waits)) if waits else 0,
+            p90_wait_ms=percentile(waits, 0.9))
+
+    # --- frames ----------------------------------------------------------------------------------
+
+    async def on_join(self, conn: Conn, frame: ws.QueueJoin) -> None:
+        await self.join(conn.player_id, conn.claims.guest, conn.id, frame.partner)
+
+    async def on_leave(self, conn: Conn, frame: ws.QueueLeave) -> None:
+        await self.leave(conn.player_id)
+
+    async def on_accept(self, conn: Conn, frame: ws.QueueAccept) -> None:
+        conn.send(ws.MatchFrame(match=await self.accept(conn.player_id, frame.match_id)))
+
+    def handlers(self) -> dict[type[ws.ClientFrame], Any]:
+        return {ws.QueueJoin: self.on_join, ws.QueueLeave: self.on_leave,
+                ws.QueueAccept: self.on_accept}
