@@ -41,12 +41,12 @@ class FormatOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_
     tiebreaks: tuple[TieBreak, ...] = ()  # empty: the format's default order
 
 
-class TournamentSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
-    """Everything an organizer sets, at creation or by a later change before the start."""
+class TournamentTerms(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """What an organizer sets, but the rules: the settings' own fields, shared with the
+    lobby's body, which names the rules as a preset with overrides."""
 
     name: Annotated[str, msgspec.Meta(min_length=1, max_length=80)]
     format: FormatOptions
-    rules: Rules
     rated: bool = False
     min_teams: Annotated[int, msgspec.Meta(ge=2, le=16_384)] = 4
     max_teams: Annotated[int, msgspec.Meta(ge=2, le=16_384)] = 64
@@ -56,6 +56,14 @@ class TournamentSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True
     starts_at: int
     round_interval_seconds: Annotated[int, msgspec.Meta(ge=0, le=86_400)] = 60
     no_show_seconds: Annotated[int, msgspec.Meta(ge=30, le=3_600)] = 300
+
+
+class TournamentSettings(TournamentTerms, frozen=True, forbid_unknown_fields=True,
+                         kw_only=True):
+    """Everything an organizer sets, at creation or by a later change before the start:
+    the terms and the rules, whole."""
+
+    rules: Rules
 
 
 class Source(msgspec.Struct, frozen=True, kw_only=True):

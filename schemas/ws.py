@@ -17,6 +17,8 @@ from schemas.api import Table
 from schemas.events import GameEvent
 from schemas.notes import Note
 from schemas.subjects import ID_PATTERN
+from schemas.tournament_api import TournamentView
+from schemas.tournament_events import TournamentEvent
 from schemas.views import SeatView
 
 CommandId = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
@@ -49,6 +51,14 @@ class Unsubscribe(ClientFrame, frozen=True, tag="unsubscribe"):
 class WatchTables(ClientFrame, frozen=True, tag="watch_tables"):
     """Receive ``table_list`` frames whenever the open tables change (``on=false`` stops)."""
 
+    on: bool = True
+
+
+class WatchTournament(ClientFrame, frozen=True, tag="watch_tournament"):
+    """Follow a tournament: a ``tournament`` frame with its whole view, then one for each
+    event it records (``on=false`` stops)."""
+
+    tournament_id: Id
     on: bool = True
 
 
@@ -114,8 +124,8 @@ class MuteBots(ClientFrame, frozen=True, tag="mute_bots"):
 
 
 ClientMessage = (
-    Subscribe | Unsubscribe | WatchTables | SnapshotRequest | Ping | Bid | BlindNil | Look | Play
-    | Premove | CancelPremove | Pass | Leave | Chat | MuteBots
+    Subscribe | Unsubscribe | WatchTables | WatchTournament | SnapshotRequest | Ping | Bid
+    | BlindNil | Look | Play | Premove | CancelPremove | Pass | Leave | Chat | MuteBots
 )
 
 # --- Server -> client ----------------------------------------------------------------------
@@ -219,7 +229,18 @@ class NoteFrame(ServerFrame, frozen=True, tag="note"):
     note: Note
 
 
+class TournamentFrame(ServerFrame, frozen=True, tag="tournament"):
+    """A followed tournament: its whole ``view`` (the answer to ``watch_tournament``), or
+    one ``event`` it recorded at ``version`` (skip versions the view already holds). A
+    round's deal seed is never in it before the round is over."""
+
+    tournament_id: str
+    version: int
+    view: TournamentView | None = None
+    event: TournamentEvent | None = None
+
+
 ServerMessage = (
     Welcome | Snapshot | Subscribed | EventFrame | Ack | Error | Pong | TableListFrame
-    | TableFrame | ChatFrame | NoteFrame
+    | TableFrame | ChatFrame | NoteFrame | TournamentFrame
 )

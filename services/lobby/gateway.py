@@ -5,6 +5,7 @@
 - ``commands``: game commands to the worker; ``grace``: a dropped seat's grace;
 - ``chat``: table talk and muting bots; ``tablefeed``: open tables to watchers;
 - ``notes``: notes to a player (``player.note.<id>``) out to all of its sockets;
+- ``tournamentfeed``: followed tournaments' events out to their watchers;
 - ``frames``: the table from client frame type to handler.
 
 This module keeps what ties them: subscribing to a game (which seat, if any,
@@ -43,12 +44,14 @@ from services.lobby.seating import seat_of
 from services.lobby.settings import LobbySettings
 from services.lobby.tablefeed import TableFeed
 from services.lobby.tables import Tables, summary, to_api
+from services.lobby.tournamentfeed import TournamentFeed
+from services.lobby.tournaments import Tournaments
 from services.platform.events import game_registry
 
 
 class Gateway:
     def __init__(self, tables: Tables, games: GameBus, names: Names,
-                 settings: LobbySettings) -> None:
+                 settings: LobbySettings, tournaments: Tournaments) -> None:
         self.tables, self.games, self.names, self.settings = tables, games, names, settings
         self.instance = uuid.uuid4().hex  # tells this gateway's presence notes from others'
         self.registry = game_registry()
@@ -59,14 +62,17 @@ class Gateway:
         self.chat = Chat(games, settings.chat_max_chars)
         self.feed = TableFeed(tables, games, names, self.conns, self.hubs)
         self.notes = Notes(games, self.conns)
+        self.tournaments = TournamentFeed(tournaments, games, names, self.conns)
         self.frames = FrameTable(
             {ws.Subscribe: self.on_subscribe, ws.Unsubscribe: self.on_unsubscribe,
              ws.SnapshotRequest: self.on_snapshot, ws.Ping: self.on_ping},
-            self.commands.handlers(), self.chat.handlers(), self.feed.handlers())
+            self.commands.handlers(), self.chat.handlers(), self.feed.handlers(),
+            self.tournaments.handlers())
 
     async def start(self) -> None:
         await self.feed.start()
         await self.notes.start()
+        await self.tournaments.start()
 
     async def stop(self) -> None:
         self.conns.close_all()
@@ -74,6 +80,7 @@ class Gateway:
         await self.hubs.stop()
         await self.feed.stop()
         await self.notes.stop()
+        await self.tournaments.stop()
 
     @property
     def running(self) -> bool:

@@ -7,7 +7,7 @@ a bad one is a typed 400 before any handler runs.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from litestar.params import Parameter
 
@@ -15,12 +15,17 @@ from schemas.subjects import ID_PATTERN
 
 ID_HELP = "1 to 64 letters, digits, '-' or '_'"
 
-GameId = Annotated[str, Parameter(pattern=ID_PATTERN, max_length=64,
-                                  description=f"a game id: {ID_HELP}")]
-TableId = Annotated[str, Parameter(pattern=ID_PATTERN, max_length=64,
-                                   description=f"a table id: {ID_HELP}")]
-PlayerId = Annotated[str, Parameter(pattern=ID_PATTERN, max_length=64,
-                                    description=f"a player id: {ID_HELP}")]
+
+def _id(what: str) -> Any:
+    return Parameter(pattern=ID_PATTERN, max_length=64, description=f"a {what} id: {ID_HELP}")
+
+
+GameId = Annotated[str, _id("game")]
+TableId = Annotated[str, _id("table")]
+PlayerId = Annotated[str, _id("player")]
+TournamentId = Annotated[str, _id("tournament")]
+TeamId = Annotated[str, _id("team")]
+MatchId = Annotated[str, _id("match")]
 
 # A player id or a seated name (the characters a name may hold).
 PLAYER_PATTERN = r"^[\w .:-]{1,64}$"
@@ -28,4 +33,5 @@ PLAYER_PATTERN = r"^[\w .:-]{1,64}$"
 # Times in ms since the epoch, up to the last millisecond of the year 9999.
 LAST_MS = 253_402_300_799_999
 
-__all__ = ["ID_HELP", "LAST_MS", "PLAYER_PATTERN", "GameId", "PlayerId", "TableId"]
+__all__ = ["ID_HELP", "LAST_MS", "PLAYER_PATTERN", "GameId", "MatchId", "PlayerId", "TableId",
+           "TeamId", "TournamentId"]

@@ -45,3 +45,8 @@ class RatingsBus:
 
     async def history(self, req: api.HistoryRequest) -> api.HistoryReply:
         return await self._ask(api.HISTORY, req, api.HistoryReply)
+
+    async def ratings(self, players: list[str]) -> list[api.PlayerRating]:
+        """Each player's rating, in the order asked (the initial one if never rated)."""
+        reply = await self._ask(api.RATINGS, api.RatingsRequest(players), api.RatingsReply)
+        return reply.ratings

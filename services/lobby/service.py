@@ -18,7 +18,15 @@ from schemas import subjects
 from schemas.api import ApiError, PlatformStatus, ServiceStatus
 from schemas.bus import StatusReply, StatusRequest
 from schemas.matches import OPEN_MATCH, MatchOpened, OpenMatch
-from services.lobby import admin_api, api, apidocs, operators, socket, standings_api
+from services.lobby import (
+    admin_api,
+    api,
+    apidocs,
+    operators,
+    socket,
+    standings_api,
+    tournaments_api,
+)
 from services.lobby.auth import Tokens
 from services.lobby.errors import LobbyError
 from services.lobby.gamebus import GameBus
@@ -30,6 +38,8 @@ from services.lobby.settings import LobbySettings
 from services.lobby.standings import Standings
 from services.lobby.tables import Tables
 from services.lobby.throttle import Throttle
+from services.lobby.tournamentbus import TournamentBus
+from services.lobby.tournaments import Tournaments
 from services.platform import bus, logs
 from services.platform.bus import Consumer
 from services.platform.runtime import VERSION, Runtime
@@ -101,7 +111,10 @@ async def setup(rt: Runtime) -> None:
             raise ServiceError(exc.code, exc.message) from None
 
     rt.endpoints.append(bus.Endpoint(OPEN_MATCH, OpenMatch, open_match))
-    gateway = Gateway(tables, games, rt.names, s)
+    ratings = RatingsBus(rt.nc, rt.names, s.request_timeout_seconds)
+    tournaments = Tournaments(rt.pool, TournamentBus(rt.nc, rt.names,
+                                                     s.request_timeout_seconds), ratings)
+    gateway = Gateway(tables, games, rt.names, s, tournaments)
     await gateway.start()
     rt.workers.append(gateway)
     purge = GuestPurge(rt.pool, s.token_ttl_seconds, s.guest_purge_every_seconds)
@@ -114,8 +127,9 @@ async def setup(rt: Runtime) -> None:
     rt.ws_max_size = 16 * s.ws_max_frame_bytes
     rt.routes.extend(legacy_routes(rt))  # type: ignore[arg-type]
     rt.routes.extend(api.routes(rt.pool, tokens, throttle, tables, gateway))
-    standings = Standings(rt.pool, RatingsBus(rt.nc, rt.names, s.request_timeout_seconds))
+    standings = Standings(rt.pool, ratings)
     rt.routes.extend(standings_api.routes(tokens, standings))
+    rt.routes.extend(tournaments_api.routes(tokens, tournaments))
     rt.routes.append(socket.handler(gateway, tokens, origins, s.ws_max_frame_bytes))
     rt.routes.extend(admin_api.routes(rt.pool, tokens, operators.Operators(
         rt.pool, games, s.operator_cache_games)))
