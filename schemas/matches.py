@@ -36,6 +36,7 @@ class OpenMatch(msgspec.Struct, frozen=True, kw_only=True):
     origin: Origin
     origin_id: Annotated[str, msgspec.Meta(max_length=64)] = ""
     banter: bool = True
+    ready_seconds: int = 0
 
 
 class MatchOpened(msgspec.Struct, frozen=True, kw_only=True):
@@ -44,3 +45,6 @@ class MatchOpened(msgspec.Struct, frozen=True, kw_only=True):
     game_id: str
     rated: bool
     duplicate: bool = False  # the match was opened by an earlier ask
+    state: Literal["ready_check", "started", "not_ready", "failed"] = "started"
+    ready_by: int = 0
+    absent: tuple[int, ...] = ()

@@ -10,7 +10,13 @@ from __future__ import annotations
 
 import msgspec
 
-from schemas.tournament_events import DealResult, Outcome, ResultReason, TournamentSettings
+from schemas.tournament_events import (
+    CallState,
+    DealResult,
+    Outcome,
+    ResultReason,
+    TournamentSettings,
+)
 
 
 class Command(msgspec.Struct, frozen=True, tag=True, tag_field="type", kw_only=True):
@@ -61,6 +67,16 @@ class PairRound(Command, frozen=True):
     seed: str
 
 
+class CallMatch(Command, frozen=True):
+    """The scheduler: what the lobby answered when asked to open the match."""
+
+    match_id: str
+    game_id: str
+    table_id: str
+    state: CallState
+    ready_by: int = 0
+
+
 class RecordResult(Command, frozen=True):
     match_id: str
     outcome: Outcome
@@ -91,5 +107,5 @@ class Cancel(Command, frozen=True):
 
 TournamentCommand = (
     CreateTournament | ChangeSettings | RegisterTeam | ConfirmTeam | WithdrawTeam | CheckIn
-    | Start | PairRound | RecordResult | OverrideResult | Disqualify | Cancel
+    | Start | PairRound | CallMatch | RecordResult | OverrideResult | Disqualify | Cancel
 )

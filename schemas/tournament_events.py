@@ -175,6 +175,21 @@ class RoundPaired(Event, frozen=True):
     deal_seed: str = ""  # secret until the round completes; never shown before
 
 
+CallState = Literal["ready_check", "started"]
+
+
+class MatchCalled(Event, frozen=True):
+    """The lobby recorded the match's table and game (``svc.lobby.open_match``): its
+    players are asked to be ready by ``ready_by`` (``ready_check``), or the game began
+    (``started``). Results and no-shows name the match by ``game_id``."""
+
+    match_id: str
+    game_id: str
+    table_id: str
+    state: CallState
+    ready_by: int = 0  # ms since the epoch; 0 once started
+
+
 class DealResult(msgspec.Struct, frozen=True, kw_only=True):
     """One deal of a match: each team's score for the hand (its delta)."""
 
@@ -221,14 +236,15 @@ class TournamentCancelled(Event, frozen=True):
 TournamentEvent = (
     TournamentCreated | SettingsChanged | TeamRegistered | TeamConfirmed | TeamWithdrawn
     | TeamCheckedIn | CheckInClosed | TournamentStarted | BracketDrawn | MatchesPaired
-    | RoundPaired | MatchResult | ResultOverridden | RoundCompleted | TournamentFinished
-    | TournamentCancelled
+    | RoundPaired | MatchCalled | MatchResult | ResultOverridden | RoundCompleted
+    | TournamentFinished | TournamentCancelled
 )
 
 TOURNAMENT_EVENT_TYPES: dict[str, type[Event]] = {
     cls.__name__: cls
     for cls in (TournamentCreated, SettingsChanged, TeamRegistered, TeamConfirmed,
                 TeamWithdrawn, TeamCheckedIn, CheckInClosed, TournamentStarted, BracketDrawn,
-                MatchesPaired, RoundPaired, MatchResult, ResultOverridden, RoundCompleted,
+                MatchesPaired, RoundPaired, MatchCalled, MatchResult, ResultOverridden,
+                RoundCompleted,
                 TournamentFinished, TournamentCancelled)
 }

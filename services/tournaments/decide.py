@@ -382,6 +382,19 @@ def _record(state: Tournament, c: cmd.RecordResult) -> list[ev.Event]:
                            game_stream=c.game_stream)]
 
 
+def _call(state: Tournament, c: cmd.CallMatch) -> list[ev.Event]:
+    _in_status(state, "running")
+    m = _match(state, c.match_id)
+    if m.outcome is not None:
+        raise TournamentError("result_exists", "the match already has a result")
+    if m.call == "started" or (m.call, m.game_id, m.ready_by) == (c.state, c.game_id,
+                                                                   c.ready_by):
+        return []
+    return [ev.MatchCalled(at=c.at, match_id=c.match_id, game_id=c.game_id,
+                           table_id=c.table_id, state=c.state,
+                           ready_by=c.ready_by if c.state == "ready_check" else 0)]
+
+
 def _override(state: Tournament, c: cmd.OverrideResult) -> list[ev.Event]:
     _organizer(state, c.by)
     s = _in_status(state, "running")
@@ -420,6 +433,7 @@ _HANDLERS: dict[type, Callable[[Tournament, Any], list[ev.Event]]] = {
     cmd.WithdrawTeam: _withdraw,
     cmd.Start: _start,
     cmd.PairRound: _pair_round,
+    cmd.CallMatch: _call,
     cmd.RecordResult: _record,
     cmd.OverrideResult: _override,
     cmd.Disqualify: _disqualify,

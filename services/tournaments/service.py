@@ -3,29 +3,27 @@
 Commands arrive on ``svc.tournaments.*`` (transport), are decided purely and
 committed with their projections (store); committed events go out on the
 ``TOURNAMENT_EVENTS`` stream (outbox relay); due timers start tournaments and
-pair rounds (scheduler). The results feed still records finished games; it
-becomes the source of match results once games are opened for matches.
+pair rounds, and due calls open matches through the lobby (scheduler); a game's
+end is its match's result (results).
 """
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Annotated
 
-import asyncpg
 import msgspec
 
 from schemas import subjects
-from schemas.bus import EventEnvelope
 from services.platform import bus
 from services.platform.bus import Consumer
 from services.platform.eventstore import EventStore
 from services.platform.outbox import OutboxRelay
 from services.platform.runtime import Runtime
 from services.platform.settings import Settings
-from services.tournaments.scheduler import Scheduler, wall_ms
+from services.tournaments.results import on_game_ended
+from services.tournaments.scheduler import Caller, Scheduler, wall_ms
 from services.tournaments.store import TournamentStore, registry
-from services.tournaments.transport import endpoints
+from services.tournaments.transport import LobbyClient, endpoints
 
 NAME = "tournaments"
 
@@ -34,14 +32,10 @@ class TournamentsSettings(Settings, frozen=True, kw_only=True):
     http_port: Annotated[int, msgspec.Meta(
         ge=0, le=65535, description="Port of the HTTP server (health, metrics).")] = 8003
     timer_poll_seconds: Annotated[float, msgspec.Meta(
-        gt=0, le=60, description="How often each copy looks for due tournament timers.")] = 1.0
-
-
-async def on_game_ended(conn: asyncpg.Connection, env: EventEnvelope) -> None:
-    finished = dt.datetime.fromtimestamp(env.occurred_at_ms / 1000, dt.UTC)
-    await conn.execute(
-        "INSERT INTO finished_games (game_stream, finished_at) VALUES ($1, $2)"
-        " ON CONFLICT DO NOTHING", env.stream, finished)
+        gt=0, le=60, description="How often each copy looks for due tournament timers "
+                                 "and matches to call.")] = 1.0
+    lobby_timeout_seconds: Annotated[float, msgspec.Meta(
+        gt=0, le=60, description="How long to wait for the lobby to open a match.")] = 5.0
 
 
 async def setup(rt: Runtime) -> None:
@@ -57,9 +51,13 @@ async def setup(rt: Runtime) -> None:
     scheduler = Scheduler(store, rt.settings.timer_poll_seconds)
     await scheduler.start()
     rt.workers.append(scheduler)
+    caller = Caller(store, LobbyClient(rt.nc, rt.names, rt.settings.lobby_timeout_seconds),
+                    rt.settings.timer_poll_seconds)
+    await caller.start()
+    rt.workers.append(caller)
     rt.endpoints.extend(endpoints(store, wall_ms))
     spec = rt.consumer(subjects.TOURNAMENTS_RESULTS,
                        rt.names.game_events_of_type(subjects.GAME_ENDED))
-    consumer = Consumer(rt.js, rt.pool, spec, on_game_ended)
+    consumer = Consumer(rt.js, rt.pool, spec, on_game_ended(store))
     await consumer.start()
     rt.workers.append(consumer)

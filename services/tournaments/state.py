@@ -39,6 +39,11 @@ class MatchState:
     bags_taken: tuple[int, int] = (0, 0)
     deals: tuple[ev.DealResult, ...] = ()
     game_stream: str = ""
+    paired_at: int = 0
+    call: str = ""  # "", "ready_check" or "started": what the lobby last answered
+    game_id: str = ""
+    table_id: str = ""
+    ready_by: int = 0
 
 
 @dataclass(slots=True)
@@ -121,12 +126,16 @@ class Tournament:
                 self.bracket = event.matches
             case ev.MatchesPaired():
                 for p in event.pairings:
-                    self.matches[p.match_id] = MatchState(p)
+                    self.matches[p.match_id] = MatchState(p, paired_at=event.at)
             case ev.RoundPaired():
                 for p in event.pairings:
-                    self.matches[p.match_id] = MatchState(p)
+                    self.matches[p.match_id] = MatchState(p, paired_at=event.at)
                 self.rounds.append(Round(event.round_no, [p.match_id for p in event.pairings],
                                          event.byes, event.deal_seed_hash, event.deal_seed))
+            case ev.MatchCalled():
+                m = self.matches[event.match_id]
+                m.call, m.game_id, m.table_id = event.state, event.game_id, event.table_id
+                m.ready_by = event.ready_by
             case ev.MatchResult():
                 m = self.matches[event.match_id]
                 m.outcome, m.reason, m.scores = event.outcome, event.reason, event.scores

@@ -8,16 +8,19 @@ stream's fold and a timer never fires for a transition already made.
 
 Timers are rows; ``fire_due`` takes due ones with ``FOR UPDATE SKIP LOCKED``
 and runs their command in the same transaction, so with any number of copies
-each timer fires once and a crash loses none.
+each timer fires once and a crash loses none. Calls (matches to open through
+the lobby, or to ask about again once their ready check ran out) are rows too,
+taken the same way by ``fire_calls``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import json
 import secrets
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 import asyncpg
 import msgspec
@@ -26,13 +29,14 @@ from schemas import subjects
 from schemas import tournament_api as api
 from schemas import tournament_commands as cmd
 from schemas import tournament_events as ev
-from services.platform import logs
+from services.platform import faults, logs
 from services.platform.events import EventRegistry
 from services.platform.eventstore import EventStore
 from services.tournaments import formats
+from services.tournaments.calls import game_of
 from services.tournaments.decide import decide, standings_of
 from services.tournaments.errors import TournamentError
-from services.tournaments.state import Tournament
+from services.tournaments.state import MatchState, Tournament
 
 _log = logs.get("tournaments")
 
@@ -63,6 +67,24 @@ def due_timers(state: Tournament) -> dict[str, int]:
         delay = s.round_interval_seconds * 1000 if state.rounds else 0
         return {"pair": state.turned_at + delay}
     return {}
+
+
+# After a ready check's deadline the lobby has the outcome; ask again a little later.
+RECHECK_MS = 2_000
+# A call the lobby could not answer (unavailable, or the game could not start) waits this long.
+RETRY_MS = 5_000
+
+Ask = Callable[[Tournament, MatchState, int], Awaitable[cmd.TournamentCommand | None]]
+
+
+def due_calls(state: Tournament) -> dict[str, int]:
+    """Match id -> when to ask the lobby about it: at once when paired, again after its
+    ready check's deadline; never once its game started or it has a result."""
+    if state.status != "running":
+        return {}
+    return {match_id: m.paired_at if not m.call else m.ready_by + RECHECK_MS
+            for match_id, m in state.matches.items()
+            if m.outcome is None and m.call != "started"}
 
 
 class TournamentStore:
@@ -105,6 +127,61 @@ class TournamentStore:
             state.apply(event)
         await project(conn, uuid.UUID(tournament_id), state)
         return state, events
+
+    async def execute_in(self, conn: asyncpg.Connection, tournament_id: str,
+                         command: cmd.TournamentCommand,
+                         command_id: str | None = None) -> tuple[Tournament, list[ev.Event]]:
+        """``execute`` inside the caller's transaction (a consumer's batch)."""
+        await conn.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
+                           stream_of(tournament_id))
+        async with conn.transaction():
+            return await self._execute(conn, tournament_id, command, command_id)
+
+    async def fire_calls(self, now_ms: int, ask: Ask,
+                         limit: int = 20) -> list[tuple[Tournament, list[ev.Event]]]:
+        """Ask about the matches due by ``now_ms``, a tournament at a time (``ask`` turns
+        the lobby's answer into a command, or None to ask again later), and commit the
+        answers; the events each added, with the state they made. A tournament another
+        copy is working on is skipped; its rows are never locked here."""
+        done: list[tuple[Tournament, list[ev.Event]]] = []
+        async with self.pool.acquire() as conn:
+            due = await conn.fetch(
+                "SELECT tournament_id FROM tournament_calls WHERE due_at <= $1"
+                " GROUP BY tournament_id ORDER BY min(due_at) LIMIT $2", _ts(now_ms), limit)
+            for row in due:
+                async with conn.transaction():
+                    done += await self._calls_of(conn, str(row["tournament_id"]), now_ms, ask)
+        return done
+
+    async def _calls_of(self, conn: asyncpg.Connection, tournament_id: str, now_ms: int,
+                        ask: Ask) -> list[tuple[Tournament, list[ev.Event]]]:
+        if not await conn.fetchval("SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0))",
+                                   stream_of(tournament_id)):
+            return []
+        rows = await conn.fetch(
+            "SELECT match_id FROM tournament_calls WHERE tournament_id = $1 AND due_at <= $2"
+            " ORDER BY due_at FOR UPDATE SKIP LOCKED", uuid.UUID(tournament_id), _ts(now_ms))
+        state = await self.load(tournament_id, conn)
+        asked = [(r["match_id"], state.matches.get(r["match_id"])) for r in rows]
+        commands = await asyncio.gather(*(ask(state, m, now_ms) for _, m in asked if m))
+        faults.hit(faults.MATCHES_OPENED_BEFORE_RECORD)
+        later = [match_id for match_id, m in asked if m is None]
+        done: list[tuple[Tournament, list[ev.Event]]] = []
+        for (match_id, _), command in zip([a for a in asked if a[1]], commands, strict=True):
+            if command is None:
+                later.append(match_id)
+                continue
+            try:
+                async with conn.transaction():
+                    state, events = await self._execute(conn, tournament_id, command, None)
+                done.append((state, events))
+            except TournamentError as exc:
+                _log.warning("call_refused", tournament=tournament_id, match=match_id,
+                             code=exc.code)
+        await conn.execute("UPDATE tournament_calls SET due_at = $3 WHERE tournament_id = $1"
+                           " AND match_id = ANY($2::text[])", uuid.UUID(tournament_id), later,
+                           _ts(now_ms + RETRY_MS))
+        return done
 
     async def fire_due(self, now_ms: int, limit: int = 100) -> int:
         """Run the commands of timers due by ``now_ms``; how many fired. Each timer runs in a
@@ -188,7 +265,7 @@ async def view(pool: asyncpg.Pool, tournament_id: uuid.UUID) -> api.TournamentVi
 
 
 _PROJECTIONS = ("tournaments", "tournament_teams", "tournament_matches", "tournament_standings",
-                "tournament_timers")
+                "tournament_timers", "tournament_calls")
 
 
 async def stale_projections(pool: asyncpg.Pool, tournament_id: uuid.UUID,
@@ -236,7 +313,8 @@ async def project(conn: asyncpg.Connection, tournament_id: uuid.UUID, state: Tou
     await conn.execute(
         "WITH teams AS (DELETE FROM tournament_teams WHERE tournament_id = $1),"
         " matches AS (DELETE FROM tournament_matches WHERE tournament_id = $1),"
-        " standings AS (DELETE FROM tournament_standings WHERE tournament_id = $1)"
+        " standings AS (DELETE FROM tournament_standings WHERE tournament_id = $1),"
+        " calls AS (DELETE FROM tournament_calls WHERE tournament_id = $1)"
         " DELETE FROM tournament_timers WHERE tournament_id = $1", tournament_id)
     seed_of = {team_id: i + 1 for i, team_id in enumerate(state.seeds)}
     rows = {
@@ -247,13 +325,16 @@ async def project(conn: asyncpg.Connection, tournament_id: uuid.UUID, state: Tou
         "tournament_matches": [
             (tournament_id, m.pairing.match_id, m.pairing.round_no, m.pairing.home,
              m.pairing.away, m.outcome, m.reason, list(m.scores), list(m.bags_taken),
-             m.game_stream) for m in state.matches.values()],
+             m.game_stream, game_of(state.tournament_id, m.pairing.match_id))
+            for m in state.matches.values()],
         "tournament_standings": [
             (tournament_id, r.team_id, r.rank, r.match_points, r.buchholz, r.head_to_head,
              r.differential, r.bags, r.points)
             for r in (standings_of(state) if state.seeds else [])],
         "tournament_timers": [(tournament_id, kind, _ts(at))
                               for kind, at in due_timers(state).items()],
+        "tournament_calls": [(tournament_id, match_id, _ts(at))
+                             for match_id, at in due_calls(state).items()],
     }
     for table, records in rows.items():
         if records:
@@ -264,9 +345,17 @@ _COLUMNS = {
     "tournament_teams": ["tournament_id", "team_id", "name", "players", "rating", "confirmed",
                          "waiting", "checked_in", "withdrawn", "seed"],
     "tournament_matches": ["tournament_id", "match_id", "round_no", "home", "away", "outcome",
-                           "reason", "scores", "bags_taken", "game_stream"],
+                           "reason", "scores", "bags_taken", "game_stream", "game_id"],
     "tournament_standings": ["tournament_id", "team_id", "rank", "match_points", "buchholz",
                              "head_to_head", "differential", "bags", "points"],
     "tournament_timers": ["tournament_id", "kind", "due_at"],
+    "tournament_calls": ["tournament_id", "match_id", "due_at"],
 }
+
+
+async def match_of_game(conn: asyncpg.Connection, game_id: str) -> tuple[str, str] | None:
+    """(tournament id, match id) of the match whose game this is, if any."""
+    row = await conn.fetchrow("SELECT tournament_id, match_id FROM tournament_matches"
+                              " WHERE game_id = $1", game_id)
+    return None if row is None else (str(row["tournament_id"]), row["match_id"])
 

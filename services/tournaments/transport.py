@@ -1,4 +1,5 @@
-"""The tournament service on NATS: ``svc.tournaments.<endpoint>``, msgpack bodies.
+"""The tournament service on NATS: ``svc.tournaments.<endpoint>``, msgpack bodies, and
+its asks of the lobby (``svc.lobby.open_match``) and notes to players.
 
 Handlers only decode (the bus does), call the store and encode. Errors are
 mapped here, once: a ``TournamentError`` becomes an error reply whose code is
@@ -13,11 +14,17 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import msgspec
+import nats.errors
+from nats.aio.client import Client
 from nats.micro.request import ServiceError
 
 from schemas import tournament_api as api
 from schemas import tournament_commands as cmd
+from schemas.matches import OPEN_MATCH, MatchOpened, OpenMatch
+from schemas.notes import Note
+from schemas.subjects import Names
 from services.platform import bus
+from services.tournaments.calls import LobbyRefused
 from services.tournaments.errors import TournamentError
 from services.tournaments.store import TournamentStore, summaries, view
 
@@ -72,3 +79,23 @@ def endpoints(store: TournamentStore, now_ms: Callable[[], int]) -> list[bus.End
         bus.Endpoint("get", api.GetTournament, get),
         bus.Endpoint("list", api.ListTournaments, list_),
     ]
+
+
+class LobbyClient:
+    """The tournament service's asks of the lobby and its notes to players, on NATS."""
+
+    def __init__(self, nc: Client, names: Names, timeout: float) -> None:
+        self.nc, self.names, self.timeout = nc, names, timeout
+        self._encoder = msgspec.msgpack.Encoder()
+
+    async def open_match(self, req: OpenMatch) -> MatchOpened:
+        try:
+            return await bus.request(self.nc, self.names.endpoint("lobby", OPEN_MATCH), req,
+                                     MatchOpened, timeout=self.timeout)
+        except bus.RemoteError as exc:
+            raise LobbyRefused(exc.code, exc.description) from None
+        except (nats.errors.TimeoutError, nats.errors.NoRespondersError, TimeoutError):
+            raise LobbyRefused("lobby_unavailable", "no lobby answered in time") from None
+
+    async def note(self, player_id: str, note: Note) -> None:
+        await self.nc.publish(self.names.player_note(player_id), self._encoder.encode(note))

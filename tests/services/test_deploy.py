@@ -130,7 +130,8 @@ USES: dict[str, dict[str, list[str]]] = {
                            _N.game_handover, _N.endpoint("game", "status")]},
     "ratings": {"publish": [_N.player_note("p1")],
                 "subscribe": [_N.endpoint("ratings", "status")]},
-    "tournaments": {"publish": [_N.tournament_event("tournament-t1", "RoundPaired")],
+    "tournaments": {"publish": [_N.tournament_event("tournament-t1", "RoundPaired"),
+                                _N.endpoint("lobby", "open_match"), _N.player_note("p1")],
                     "subscribe": [_N.endpoint("tournaments", "status"),
                                   _N.endpoint("tournaments", "register")]},
 }

@@ -1,0 +1,164 @@
+"""A whole tournament on the whole platform: four teams of registered players, single
+elimination, each match opened through the lobby with a ready check, played for real by
+scripted players, its result taken from the game's end, to a champion. Two scheduler
+copies, one dead between opening a round's tables and recording them and one killed
+mid-round: no match opened twice, no result counted twice, the projections equal the
+stream's fold."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+import pytest
+
+from schemas import tournament_events as ev
+from services.platform import faults
+from services.platform.db import create_pool
+from services.platform.eventstore import EventStore
+from services.tournaments.calls import lobby_match_id
+from services.tournaments.store import TournamentStore, registry, stale_projections
+from tests.e2e.conftest import Platform
+from tests.e2e.players import Seat, play_until_over
+from tests.services.lobby.harness import Player, Service, lobby_env, start
+from tests.services.lobby.test_tournaments import organizer, registered
+from tests.waiting import until
+
+FAST = {"preset": "quick", "max_hands": 1, "abandon": "forfeit"}
+
+
+@pytest.fixture
+async def tournaments_pool(database_url: str) -> AsyncIterator[asyncpg.Pool]:
+    pool = await create_pool(database_url, "tournaments")
+    yield pool
+    await pool.close()
+
+
+async def attend(p: Player, lobby: Service) -> None:
+    """A player who presses Ready when a match is offered and plays each game it starts."""
+    notes = await p.socket(lobby.ws_url)
+    games: list[asyncio.Task[None]] = []
+    try:
+        while True:
+            note = (await notes.until(lambda f: f["type"] == "note", timeout=300))["note"]
+            if note["kind"] == "match_offered":
+                await notes.send({"type": "match_ready", "match_id": note["match_id"]})
+            elif note["kind"] == "match_started":
+                games.append(asyncio.create_task(play(p, lobby, note["game_id"])))
+    finally:
+        for task in games:
+            task.cancel()
+        await notes.close()
+
+
+async def play(p: Player, lobby: Service, game_id: str) -> None:
+    seat = Seat(p, await p.socket(lobby.ws_url), game_id)
+    try:
+        await seat.subscribe()
+        await play_until_over([seat], limit_seconds=120)
+    finally:
+        await seat.sock.close()
+
+
+def copy(platform: Platform, env: dict[str, str], name: str, **extra: str) -> Service:
+    return start("tournaments", platform.logs / f"{name}-{uuid.uuid4().hex[:4]}.log",
+                 SPADES_TIMER_POLL_SECONDS="0.2", SPADES_JS_ACK_WAIT_SECONDS="3",
+                 **env, **extra)
+
+
+async def test_four_teams_play_to_a_champion_across_a_crash_and_a_kill(
+        platform: Platform, database_url: str, nats_url: str, nats_prefix: str,
+        tournaments_pool: asyncpg.Pool, tmp_path: Path) -> None:
+    env = lobby_env(database_url, nats_url, f"{nats_prefix}e2e")
+    lobby = platform.a
+    ratings = start("ratings", platform.logs / f"ratings-{uuid.uuid4().hex[:4]}.log", **env)
+    doomed = copy(platform, env, "doomed", SPADES_FAULT=faults.MATCHES_OPENED_BEFORE_RECORD)
+    copies: list[Service] = []
+    attending: list[asyncio.Task[None]] = []
+    try:
+        org = await organizer(lobby, database_url)
+        players = [await registered(lobby.url) for _ in range(8)]
+        attending = [asyncio.create_task(attend(p, lobby)) for p in players]
+        now = int(time.time() * 1000)
+        starts = now + 8_000
+        tid = (await org.ok("POST", "/v1/tournaments", {
+            "name": "Crash cup", "format": {"kind": "single_elimination"}, "rules": FAST,
+            "min_teams": 4, "max_teams": 4, "registration_opens_at": now - 60_000,
+            "registration_closes_at": starts, "starts_at": starts, "check_in_minutes": 0,
+            "no_show_seconds": 30}))["tournament_id"]
+        for i in range(4):
+            a, b = players[2 * i], players[2 * i + 1]
+            team = (await a.ok("POST", f"/v1/tournaments/{tid}/teams",
+                               {"partner": b.player_id, "name": f"Team {i + 1}"}))["team_id"]
+            await b.ok("POST", f"/v1/tournaments/{tid}/teams/{team}/confirm")
+
+        # The first copy starts the tournament, asks the lobby for the first round's two
+        # tables, and dies before recording either.
+        assert await asyncio.to_thread(doomed.proc.wait, 60) == faults.EXIT_CODE
+        conn = await asyncpg.connect(database_url)
+        try:
+            assert await conn.fetchval("SELECT count(*) FROM tournaments.tournament_matches"
+                                       " WHERE tournament_id = $1", uuid.UUID(tid)) == 2
+            assert await conn.fetchval("SELECT count(*) FROM lobby.matches WHERE origin_id = $1",
+                                       tid) == 2
+        finally:
+            await conn.close()
+
+        copies = [copy(platform, env, "b"), copy(platform, env, "c")]
+
+        async def a_result() -> bool:
+            v = await org.ok("GET", f"/v1/tournaments/{tid}")
+            return any(m["outcome"] for m in v["matches"])
+
+        await until(a_result, timeout=120, every=0.2)
+        copies[0].proc.kill()  # mid-round: the other match may be playing or reporting
+        copies[0].proc.wait(10)
+
+        async def finished() -> dict[str, Any] | None:
+            v = await org.ok("GET", f"/v1/tournaments/{tid}")
+            return v if v["summary"]["status"] == "finished" else None
+
+        view = await until(finished, timeout=180, every=0.5)
+    finally:
+        for task in attending:
+            task.cancel()
+        for task in attending:
+            with contextlib.suppress(BaseException):
+                await task
+        for svc in (*copies, doomed, ratings):
+            svc.stop()
+
+    matches = {m["match_id"]: m for m in view["matches"]}
+    assert sorted(matches) == ["W1-1", "W1-2", "W2-1"]
+    assert all(m["reason"] == "played" and m["outcome"] in ("home", "away")
+               for m in matches.values())
+    final = matches["W2-1"]
+    assert view["summary"]["champion"] == final[final["outcome"]]
+
+    store = TournamentStore(tournaments_pool, EventStore(tournaments_pool, registry()))
+    events = [r.event for r in await store.events.read(f"tournament-{tid}")]
+    results = [e for e in events if isinstance(e, ev.MatchResult)]
+    assert sorted(e.match_id for e in results) == ["W1-1", "W1-2", "W2-1"]
+    assert sum(isinstance(e, ev.TournamentFinished) for e in events) == 1
+    state = await store.load(tid)
+    assert await stale_projections(tournaments_pool, uuid.UUID(tid), state) == []
+    # One lobby match, one table and one game per tournament match, whoever asked and
+    # however often.
+    conn = await asyncpg.connect(database_url)
+    try:
+        rows = await conn.fetch("SELECT match_id, game_id FROM lobby.matches"
+                                " WHERE origin = 'tournament' AND origin_id = $1", tid)
+        assert sorted(r["match_id"] for r in rows) == sorted(
+            lobby_match_id(tid, m) for m in matches)
+        assert {r["game_id"] for r in rows} == {e.game_stream for e in results}
+        assert await conn.fetchval("SELECT count(*) FROM game.events WHERE type = 'GameStarted'"
+                                   " AND stream = ANY($1::text[])",
+                                   [r["game_id"] for r in rows]) == 3
+    finally:
+        await conn.close()
