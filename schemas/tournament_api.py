@@ -126,6 +126,10 @@ class OverrideBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     scores: tuple[int, int] = (0, 0)
 
 
+class WaiveBanBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    player: PlayerRef
+
+
 class DisqualifyBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     why: Why
 

@@ -40,6 +40,7 @@ class RegisterTeam(Command, frozen=True):
     player: str
     partner: str
     rating: float = 0.0
+    banned: tuple[str, ...] = ()  # the service: which of the two has a no-show ban now
 
 
 class ConfirmTeam(Command, frozen=True):
@@ -85,6 +86,12 @@ class RecordResult(Command, frozen=True):
     bags_taken: tuple[int, int] = (0, 0)
     deals: tuple[DealResult, ...] = ()
     game_stream: str = ""
+    absent: tuple[str, ...] = ()
+
+
+class WaiveBan(Command, frozen=True):
+    player: str
+    by: str
 
 
 class OverrideResult(Command, frozen=True):
@@ -108,4 +115,5 @@ class Cancel(Command, frozen=True):
 TournamentCommand = (
     CreateTournament | ChangeSettings | RegisterTeam | ConfirmTeam | WithdrawTeam | CheckIn
     | Start | PairRound | CallMatch | RecordResult | OverrideResult | Disqualify | Cancel
+    | WaiveBan
 )

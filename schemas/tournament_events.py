@@ -199,7 +199,11 @@ class DealResult(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class MatchResult(Event, frozen=True):
-    """A match's result, written once; only ``ResultOverridden`` changes it."""
+    """A match's result, written once; only ``ResultOverridden`` changes it. Version 2
+    names the players who stayed away from a no-show (``absent``): they are banned from
+    registering for a while."""
+
+    VERSION: ClassVar[int] = 2
 
     match_id: str
     outcome: Outcome
@@ -208,6 +212,14 @@ class MatchResult(Event, frozen=True):
     bags_taken: tuple[int, int] = (0, 0)
     deals: tuple[DealResult, ...] = ()
     game_stream: str = ""  # the game the result came from, when played
+    absent: tuple[str, ...] = ()  # no_show: the players who did not come
+
+
+class BanWaived(Event, frozen=True):
+    """The organizer lets a player with a no-show ban register here all the same."""
+
+    player: str
+    by: str
 
 
 class ResultOverridden(Event, frozen=True):
@@ -237,7 +249,7 @@ TournamentEvent = (
     TournamentCreated | SettingsChanged | TeamRegistered | TeamConfirmed | TeamWithdrawn
     | TeamCheckedIn | CheckInClosed | TournamentStarted | BracketDrawn | MatchesPaired
     | RoundPaired | MatchCalled | MatchResult | ResultOverridden | RoundCompleted
-    | TournamentFinished | TournamentCancelled
+    | TournamentFinished | TournamentCancelled | BanWaived
 )
 
 TOURNAMENT_EVENT_TYPES: dict[str, type[Event]] = {
@@ -246,5 +258,5 @@ TOURNAMENT_EVENT_TYPES: dict[str, type[Event]] = {
                 TeamWithdrawn, TeamCheckedIn, CheckInClosed, TournamentStarted, BracketDrawn,
                 MatchesPaired, RoundPaired, MatchCalled, MatchResult, ResultOverridden,
                 RoundCompleted,
-                TournamentFinished, TournamentCancelled)
+                TournamentFinished, TournamentCancelled, BanWaived)
 }

@@ -26,7 +26,7 @@ T = TypeVar("T", bound=msgspec.Struct)
 TOURNAMENTS_UNAVAILABLE = "tournaments_unavailable"
 _log = logs.get("lobby")
 
-FORBIDDEN = frozenset({"not_organizer", "not_partner", "not_in_team"})
+FORBIDDEN = frozenset({"not_organizer", "not_partner", "not_in_team", "no_show_ban"})
 NOT_FOUND = frozenset({"no_tournament", "no_team", "no_match"})
 CONFLICT = frozenset({
     "tournament_exists", "already_started", "tournament_over", "registration_closed",

@@ -24,7 +24,7 @@ from services.lobby.connections import Conn, Connections, encode
 from services.lobby.errors import LobbyError
 from services.lobby.gamebus import GameBus
 from services.lobby.tournaments import Tournaments
-from services.platform.events import EventRegistry
+from services.platform.events import tournament_registry
 
 MAX_WATCHED = 8  # tournaments one socket may follow at once
 
@@ -41,7 +41,7 @@ class TournamentFeed:
                  conns: Connections) -> None:
         self.tournaments, self.games, self.names = tournaments, games, names
         self.conns = conns
-        self.registry = EventRegistry(ev.TournamentEvent)
+        self.registry = tournament_registry()
         self._listening: Any = None
 
     async def start(self) -> None:

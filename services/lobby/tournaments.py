@@ -102,6 +102,11 @@ class Tournaments:
         return _changed(await self.bus.write("disqualify", tid, cmd.Disqualify(
             team_id=team_id, by=me.player_id, why=body.why)))
 
+    async def waive_ban(self, me: Claims, tid: str,
+                        body: api.WaiveBanBody) -> api.TournamentChanged:
+        return _changed(await self.bus.write("waive_ban", tid, cmd.WaiveBan(
+            player=body.player, by=me.player_id)))
+
     async def get(self, tid: str) -> api.TournamentView:
         return await self.bus.get(tid)
 

@@ -152,6 +152,16 @@ def routes(tokens: Tokens, tournaments: Tournaments) -> list[Any]:
         """Its remaining matches are forfeited."""
         return await tournaments.disqualify(me(request), tournament_id, team_id, data)
 
+    @post("/v1/tournaments/{tournament_id:str}/waive-ban", status_code=200,
+          summary="Organizer: let a player with a no-show ban register here", tags=TAGS,
+          security=BEARER, responses=written("BanWaived"))
+    async def waive_ban(request: Request[Any, Any, Any], tournament_id: TournamentId,
+                        data: api.WaiveBanBody) -> api.TournamentChanged:
+        """A player who stayed away from a tournament match may not register for 24 h,
+        doubling with each no-show up to 30 days (403 `no_show_ban`), except where the
+        organizer waived it."""
+        return await tournaments.waive_ban(me(request), tournament_id, data)
+
     @get("/v1/tournaments/{tournament_id:str}/standings", summary="Standings with their "
          "tie-breaks", tags=TAGS, security=BEARER,
          responses=answers(200, api.Standings, {"tournament_id": TID, "standings": [STANDING]},
@@ -176,7 +186,7 @@ def routes(tokens: Tokens, tournaments: Tournaments) -> list[Any]:
         return await tournaments.bracket(tournament_id)
 
     return [create, list_, show, change, cancel, register, confirm, withdraw, check_in,
-            override, disqualify, standings, bracket]
+            override, disqualify, waive_ban, standings, bracket]
 
 
 __all__ = ["routes"]

@@ -101,8 +101,10 @@ def no_show(absent: Collection[int]) -> ev.Outcome | None:
 
 
 def answer(match_id: str, state: str, game_id: str, table_id: str, ready_by: int,
-           absent: Collection[int], at: int) -> cmd.TournamentCommand | None:
-    """The command that records what the lobby says of a match (None: nothing to record)."""
+           absent: Collection[int], at: int,
+           seated: tuple[str, str, str, str] = ("", "", "", "")) -> cmd.TournamentCommand | None:
+    """The command that records what the lobby says of a match (None: nothing to record);
+    a no-show names the players of ``seated`` who stayed away."""
     if state in ("ready_check", "started"):
         return cmd.CallMatch(at=at, match_id=match_id, game_id=game_id, table_id=table_id,
                              state=state, ready_by=ready_by)  # type: ignore[arg-type]
@@ -110,7 +112,8 @@ def answer(match_id: str, state: str, game_id: str, table_id: str, ready_by: int
         outcome = no_show(absent)
         if outcome is not None:
             return cmd.RecordResult(at=at, match_id=match_id, outcome=outcome,
-                                    reason="no_show")
+                                    reason="no_show", absent=tuple(
+                                        seated[s] for s in sorted(absent) if seated[s]))
     return None
 
 
@@ -128,7 +131,7 @@ def asker(open_match: OpenMatchFn) -> Callable[[Tournament, MatchState, int],
                          match=m.pairing.match_id, code=exc.code)
             return None
         command = answer(m.pairing.match_id, opened.state, opened.game_id, opened.table_id,
-                         opened.ready_by, opened.absent, now_ms)
+                         opened.ready_by, opened.absent, now_ms, seats_of(state, m))
         if command is None:
             _log.warning("match_failed", tournament=state.tournament_id,
                          match=m.pairing.match_id, state=opened.state)

@@ -222,6 +222,9 @@ def _register(state: Tournament, c: cmd.RegisterTeam) -> list[ev.Event]:
         raise TournamentError("self_partner", "a team is two different players")
     if state.team_of(c.player) or state.team_of(c.partner):
         raise TournamentError("already_registered", "a player is already in a team here")
+    if banned := [p for p in c.banned if p not in state.waived]:
+        raise TournamentError("no_show_ban", f"{', '.join(banned)} missed a match lately and "
+                              "may not register yet; the organizer may waive it")
     return [ev.TeamRegistered(at=c.at, team_id=c.team_id, name=c.name,
                               players=(c.player, c.partner), rating=c.rating)]
 
@@ -379,7 +382,7 @@ def _record(state: Tournament, c: cmd.RecordResult) -> list[ev.Event]:
     _no_draw(s, c.outcome)
     return [ev.MatchResult(at=c.at, match_id=c.match_id, outcome=c.outcome, reason=c.reason,
                            scores=c.scores, bags_taken=c.bags_taken, deals=c.deals,
-                           game_stream=c.game_stream)]
+                           game_stream=c.game_stream, absent=c.absent)]
 
 
 def _call(state: Tournament, c: cmd.CallMatch) -> list[ev.Event]:
@@ -413,6 +416,14 @@ def _override(state: Tournament, c: cmd.OverrideResult) -> list[ev.Event]:
                                 scores=c.scores, by=c.by, why=c.why)]
 
 
+def _waive(state: Tournament, c: cmd.WaiveBan) -> list[ev.Event]:
+    _organizer(state, c.by)
+    _not_over(state)
+    if c.player in state.waived:
+        return []
+    return [ev.BanWaived(at=c.at, player=c.player, by=c.by)]
+
+
 def _disqualify(state: Tournament, c: cmd.Disqualify) -> list[ev.Event]:
     _organizer(state, c.by)
     _not_over(state)
@@ -437,4 +448,5 @@ _HANDLERS: dict[type, Callable[[Tournament, Any], list[ev.Event]]] = {
     cmd.RecordResult: _record,
     cmd.OverrideResult: _override,
     cmd.Disqualify: _disqualify,
+    cmd.WaiveBan: _waive,
 }

@@ -49,4 +49,6 @@ CODES = {
     "result_exists": "the match already has a result; an organizer may override it",
     "draw_not_allowed": "an elimination match has a winner",
     "override_too_late": "a team of this match has started its next match",
+    "no_show_ban": "a player missed a tournament match lately (24 h, doubling for each, "
+                   "at most 30 days); the organizer may waive it",
 }

@@ -71,6 +71,7 @@ class Tournament:
     champion: str | None = None
     ranking: tuple[str, ...] = ()
     turned_at: int = 0  # when it started or last completed a round: the next pairing counts from it
+    waived: set[str] = field(default_factory=set)  # players whose no-show ban is waived here
 
     def copy(self) -> Tournament:
         """A state to fold further without touching this one."""
@@ -78,7 +79,8 @@ class Tournament:
             self,
             teams={k: replace(t, checked_in=set(t.checked_in)) for k, t in self.teams.items()},
             matches={k: replace(m) for k, m in self.matches.items()},
-            rounds=[replace(r, match_ids=list(r.match_ids)) for r in self.rounds])
+            rounds=[replace(r, match_ids=list(r.match_ids)) for r in self.rounds],
+            waived=set(self.waived))
 
     def team_of(self, player: str) -> Team | None:
         """The active team (not withdrawn) a player belongs to, if any."""
@@ -155,6 +157,8 @@ class Tournament:
                 self.ranking = event.ranking
             case ev.TournamentCancelled():
                 self.status = "cancelled"
+            case ev.BanWaived():
+                self.waived.add(event.player)
 
 
 def losers(outcome: ev.Outcome, p: ev.Pairing) -> tuple[str, ...]:

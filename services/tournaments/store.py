@@ -30,7 +30,7 @@ from schemas import tournament_api as api
 from schemas import tournament_commands as cmd
 from schemas import tournament_events as ev
 from services.platform import faults, logs
-from services.platform.events import EventRegistry
+from services.platform.events import EventRegistry, tournament_registry
 from services.platform.eventstore import EventStore
 from services.tournaments import formats
 from services.tournaments.calls import game_of
@@ -42,7 +42,7 @@ _log = logs.get("tournaments")
 
 
 def registry() -> EventRegistry:
-    return EventRegistry(ev.TournamentEvent)
+    return tournament_registry()
 
 
 def stream_of(tournament_id: str) -> str:
@@ -116,6 +116,9 @@ class TournamentStore:
                        command: cmd.TournamentCommand,
                        command_id: str | None) -> tuple[Tournament, list[ev.Event]]:
         state = await self.load(tournament_id, conn)
+        if isinstance(command, cmd.RegisterTeam):
+            command = msgspec.structs.replace(command, banned=await banned(
+                conn, (command.player, command.partner), command.at))
         events = decide(state, command)
         if not events:
             return state, []
@@ -126,6 +129,7 @@ class TournamentStore:
         for event in events:
             state.apply(event)
         await project(conn, uuid.UUID(tournament_id), state)
+        await ban_no_shows(conn, events)
         return state, events
 
     async def execute_in(self, conn: asyncpg.Connection, tournament_id: str,
@@ -351,6 +355,37 @@ _COLUMNS = {
     "tournament_timers": ["tournament_id", "kind", "due_at"],
     "tournament_calls": ["tournament_id", "match_id", "due_at"],
 }
+
+
+BAN_MS = 24 * 3_600_000
+MAX_BAN_MS = 30 * 24 * 3_600_000
+
+
+def ban_ms(no_shows: int) -> int:
+    """How long a player's ``no_shows``-th no-show bans them: a day, doubling, 30 at most."""
+    return min(BAN_MS << min(no_shows - 1, 10), MAX_BAN_MS)
+
+
+async def banned(conn: asyncpg.Connection, players: tuple[str, ...], at: int) -> tuple[str, ...]:
+    """Those of ``players`` whose no-show ban runs past ``at``."""
+    rows = await conn.fetch("SELECT player_id FROM no_show_bans WHERE player_id = ANY($1)"
+                            " AND banned_until > $2", list(players), _ts(at))
+    found = {r["player_id"] for r in rows}
+    return tuple(p for p in players if p in found)
+
+
+async def ban_no_shows(conn: asyncpg.Connection, events: list[ev.Event]) -> None:
+    """Ban the players a no-show result names absent, in the caller's transaction."""
+    for event in events:
+        if not isinstance(event, ev.MatchResult):
+            continue
+        for player in event.absent:
+            row = await conn.fetchrow(
+                "INSERT INTO no_show_bans AS b (player_id, no_shows, banned_until)"
+                " VALUES ($1, 1, $2) ON CONFLICT (player_id) DO UPDATE"
+                " SET no_shows = b.no_shows + 1 RETURNING no_shows", player, _ts(event.at))
+            await conn.execute("UPDATE no_show_bans SET banned_until = $2 WHERE player_id = $1",
+                               player, _ts(event.at + ban_ms(row["no_shows"])))
 
 
 async def match_of_game(conn: asyncpg.Connection, game_id: str) -> tuple[str, str] | None:

@@ -39,6 +39,7 @@ WRITES: dict[str, type[cmd.Command]] = {
     "check_in": cmd.CheckIn,
     "override": cmd.OverrideResult,
     "disqualify": cmd.Disqualify,
+    "waive_ban": cmd.WaiveBan,
 }
 
 

@@ -9,6 +9,7 @@ import time
 import uuid
 
 import asyncpg
+import msgspec
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -17,15 +18,23 @@ from schemas import tournament_commands as cmd
 from schemas.bus import EventEnvelope
 from schemas.events import GameEnded
 from schemas.matches import MatchOpened
-from schemas.tournament_events import MatchCalled
+from schemas.tournament_events import MatchCalled, MatchResult
 from services.lobby.matches import ids_of
 from services.platform.events import game_registry
 from services.tournaments import calls
+from services.tournaments.errors import TournamentError
 from services.tournaments.results import on_game_ended
 from services.tournaments.state import MatchState, Tournament
-from services.tournaments.store import RECHECK_MS, RETRY_MS, TournamentStore, stale_projections
+from services.tournaments.store import (
+    RECHECK_MS,
+    RETRY_MS,
+    TournamentStore,
+    ban_ms,
+    registry,
+    stale_projections,
+)
 
-from .driver import STARTS
+from .driver import STARTS, settings
 from .test_store import create, enter, store_on
 
 
@@ -44,7 +53,8 @@ class Lobby:
         answer, absent = self.state.get(m.pairing.match_id, ("ready_check", ()))
         game_id = calls.game_of(state.tournament_id, m.pairing.match_id)
         return calls.answer(m.pairing.match_id, answer, game_id, "t-1",
-                            self.ready_by if answer == "ready_check" else 0, absent, now)
+                            self.ready_by if answer == "ready_check" else 0, absent, now,
+                            calls.seats_of(state, m))
 
 
 async def running(store: TournamentStore, teams: int = 4) -> str:
@@ -106,6 +116,9 @@ async def test_paired_matches_are_called_then_asked_again_after_the_ready_check(
     assert state.matches["W1-1"].call == "started" and state.matches["W1-1"].outcome is None
     w2 = state.matches["W1-2"]
     assert (w2.outcome, w2.reason) == ("home", "no_show")
+    away = state.teams[w2.pairing.away].players[0]  # seat 1
+    assert await pool.fetchval("SELECT no_shows FROM no_show_bans WHERE player_id = $1",
+                               away) == 1
     assert await pool.fetchval("SELECT count(*) FROM tournament_calls WHERE tournament_id = $1",
                                uuid.UUID(tid)) == 0
     assert await stale_projections(pool, uuid.UUID(tid), state) == []
@@ -196,3 +209,55 @@ async def test_a_games_end_before_its_call_is_recorded_is_still_its_result(
     assert state.matches["W1-2"].outcome == "home" and state.matches["W1-2"].call == ""
     assert await pool.fetchval("SELECT array_agg(match_id) FROM tournament_calls"
                                " WHERE tournament_id = $1", uuid.UUID(tid)) == ["W1-1"]
+
+
+async def later(store: TournamentStore, opens: int) -> str:
+    """A tournament whose registration opens at ``opens`` and stays open ten days."""
+    tid, days = str(uuid.uuid4()), 10 * 24 * 3_600_000
+    await store.execute(tid, cmd.CreateTournament(
+        at=opens, tournament_id=tid, organizer="org", settings=msgspec.structs.replace(
+            settings("swiss", 8), registration_opens_at=opens,
+            registration_closes_at=opens + days, starts_at=opens + days)))
+    return tid
+
+
+def test_a_no_show_bans_for_a_day_doubling_up_to_thirty_days() -> None:
+    day = 24 * 3_600_000
+    assert [ban_ms(n) // day for n in (1, 2, 3, 4, 5, 6, 50)] == [1, 2, 4, 8, 16, 30, 30]
+
+
+async def test_a_banned_player_registers_only_where_the_organizer_waived_it(
+        pool: asyncpg.Pool) -> None:
+    store, lobby = store_on(pool), Lobby()
+    tid = await running(store)
+    lobby.state = {"W1-1": ("not_ready", (0, 2)), "W1-2": ("started", ())}
+    await store.fire_calls(STARTS, lobby.ask)
+    state = await store.load(tid)
+    absent = state.teams[state.matches["W1-1"].pairing.home].players
+    assert state.matches["W1-1"].outcome == "away"
+    (result,) = [r.event for r in await store.events.read(f"tournament-{tid}")
+                 if isinstance(r.event, MatchResult)]
+    assert result.absent == absent and result.reason == "no_show"
+    other, elsewhere = await later(store, STARTS), await later(store, STARTS)
+    with pytest.raises(TournamentError) as refused:
+        await store.execute(other, cmd.RegisterTeam(at=STARTS + 1, team_id="x", name="x",
+                                                    player=absent[0], partner="someone"))
+    assert refused.value.code == "no_show_ban"
+    await store.execute(elsewhere, cmd.WaiveBan(at=STARTS + 1, player=absent[0], by="org"))
+    with pytest.raises(TournamentError):
+        await store.execute(elsewhere, cmd.WaiveBan(at=STARTS + 1, player=absent[0],
+                                                    by="someone"))
+    _, events = await store.execute(elsewhere, cmd.RegisterTeam(
+        at=STARTS + 1, team_id="x", name="x", player=absent[0], partner="someone"))
+    assert [type(e).__name__ for e in events] == ["TeamRegistered"]
+    # The ban ends after a day.
+    _, events = await store.execute(other, cmd.RegisterTeam(
+        at=STARTS + ban_ms(1) + 1, team_id="y", name="y", player=absent[1], partner="else"))
+    assert [type(e).__name__ for e in events] == ["TeamRegistered"]
+
+
+def test_a_stored_first_version_result_reads_with_nobody_absent() -> None:
+    v1 = msgspec.msgpack.encode({"type": "MatchResult", "at": 5, "match_id": "W1-1",
+                                 "outcome": "home", "reason": "no_show"})
+    result = registry().decode("MatchResult", 1, v1)
+    assert isinstance(result, MatchResult) and result.absent == () and result.at == 5
