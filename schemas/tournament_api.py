@@ -126,6 +126,19 @@ class OverrideBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     scores: tuple[int, int] = (0, 0)
 
 
+class SeedsBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Team ids, top seed first; teams not named follow by rating."""
+
+    order: Annotated[tuple[PlayerRef, ...], msgspec.Meta(max_length=16_384)]
+
+
+class PairingsBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """The next Swiss round: (home, away) team ids, and the team with the bye if odd."""
+
+    pairs: Annotated[tuple[tuple[PlayerRef, PlayerRef], ...], msgspec.Meta(max_length=8_192)]
+    bye: Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9_-]{0,64}$")] = ""
+
+
 class WaiveBanBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     player: PlayerRef
 

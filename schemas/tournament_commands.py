@@ -89,6 +89,22 @@ class RecordResult(Command, frozen=True):
     absent: tuple[str, ...] = ()
 
 
+class SetSeeds(Command, frozen=True):
+    """The organizer, before the start: these teams first, in this order."""
+
+    by: str
+    order: tuple[str, ...]
+
+
+class SetPairings(Command, frozen=True):
+    """The organizer: the next Swiss round's pairs (home, away) and bye, by hand."""
+
+    by: str
+    round_no: int
+    pairs: tuple[tuple[str, str], ...]
+    bye: str = ""
+
+
 class WaiveBan(Command, frozen=True):
     player: str
     by: str
@@ -115,5 +131,5 @@ class Cancel(Command, frozen=True):
 TournamentCommand = (
     CreateTournament | ChangeSettings | RegisterTeam | ConfirmTeam | WithdrawTeam | CheckIn
     | Start | PairRound | CallMatch | RecordResult | OverrideResult | Disqualify | Cancel
-    | WaiveBan
+    | WaiveBan | SetSeeds | SetPairings
 )

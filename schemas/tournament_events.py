@@ -222,6 +222,24 @@ class BanWaived(Event, frozen=True):
     by: str
 
 
+class SeedsSet(Event, frozen=True):
+    """The organizer's seeding, before the start: these teams first, in this order; any
+    other team after them by rating."""
+
+    by: str
+    order: tuple[str, ...]
+
+
+class PairingsSet(Event, frozen=True):
+    """The organizer's pairings for a Swiss round not yet paired: used instead of the
+    computed ones when the round is paired."""
+
+    by: str
+    round_no: int
+    pairs: tuple[tuple[str, str], ...]  # (home, away)
+    bye: str = ""
+
+
 class ResultOverridden(Event, frozen=True):
     match_id: str
     outcome: Outcome
@@ -249,7 +267,7 @@ TournamentEvent = (
     TournamentCreated | SettingsChanged | TeamRegistered | TeamConfirmed | TeamWithdrawn
     | TeamCheckedIn | CheckInClosed | TournamentStarted | BracketDrawn | MatchesPaired
     | RoundPaired | MatchCalled | MatchResult | ResultOverridden | RoundCompleted
-    | TournamentFinished | TournamentCancelled | BanWaived
+    | TournamentFinished | TournamentCancelled | BanWaived | SeedsSet | PairingsSet
 )
 
 TOURNAMENT_EVENT_TYPES: dict[str, type[Event]] = {
@@ -258,5 +276,5 @@ TOURNAMENT_EVENT_TYPES: dict[str, type[Event]] = {
                 TeamWithdrawn, TeamCheckedIn, CheckInClosed, TournamentStarted, BracketDrawn,
                 MatchesPaired, RoundPaired, MatchCalled, MatchResult, ResultOverridden,
                 RoundCompleted,
-                TournamentFinished, TournamentCancelled, BanWaived)
+                TournamentFinished, TournamentCancelled, BanWaived, SeedsSet, PairingsSet)
 }

@@ -102,6 +102,15 @@ class Tournaments:
         return _changed(await self.bus.write("disqualify", tid, cmd.Disqualify(
             team_id=team_id, by=me.player_id, why=body.why)))
 
+    async def seed(self, me: Claims, tid: str, body: api.SeedsBody) -> api.TournamentChanged:
+        return _changed(await self.bus.write("seed", tid, cmd.SetSeeds(
+            by=me.player_id, order=body.order)))
+
+    async def set_pairings(self, me: Claims, tid: str, round_no: int,
+                           body: api.PairingsBody) -> api.TournamentChanged:
+        return _changed(await self.bus.write("set_pairings", tid, cmd.SetPairings(
+            by=me.player_id, round_no=round_no, pairs=body.pairs, bye=body.bye)))
+
     async def waive_ban(self, me: Claims, tid: str,
                         body: api.WaiveBanBody) -> api.TournamentChanged:
         return _changed(await self.bus.write("waive_ban", tid, cmd.WaiveBan(

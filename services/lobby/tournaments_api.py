@@ -152,6 +152,26 @@ def routes(tokens: Tokens, tournaments: Tournaments) -> list[Any]:
         """Its remaining matches are forfeited."""
         return await tournaments.disqualify(me(request), tournament_id, team_id, data)
 
+    @post("/v1/tournaments/{tournament_id:str}/seeds", status_code=200,
+          summary="Organizer: seed teams by hand, before the start", tags=TAGS,
+          security=BEARER, responses=written("SeedsSet"))
+    async def seed(request: Request[Any, Any, Any], tournament_id: TournamentId,
+                   data: api.SeedsBody) -> api.TournamentChanged:
+        """The teams named come first, in this order; the others follow by the mean
+        rating of their players. 400 `bad_seeds`; 409 `already_started`."""
+        return await tournaments.seed(me(request), tournament_id, data)
+
+    @post("/v1/tournaments/{tournament_id:str}/rounds/{round_no:int}/pairings",
+          status_code=200, summary="Organizer: the next Swiss round's pairings, by hand",
+          tags=TAGS, security=BEARER, responses=written("PairingsSet"))
+    async def set_pairings(request: Request[Any, Any, Any], tournament_id: TournamentId,
+                           round_no: Annotated[int, Parameter(ge=1, le=64)],
+                           data: api.PairingsBody) -> api.TournamentChanged:
+        """Used instead of the computed pairings when the round is paired. 400
+        `bad_pairings` (every team still in once, a bye only when odd), `bad_round` (only
+        the next round), `not_swiss`."""
+        return await tournaments.set_pairings(me(request), tournament_id, round_no, data)
+
     @post("/v1/tournaments/{tournament_id:str}/waive-ban", status_code=200,
           summary="Organizer: let a player with a no-show ban register here", tags=TAGS,
           security=BEARER, responses=written("BanWaived"))
@@ -186,7 +206,7 @@ def routes(tokens: Tokens, tournaments: Tournaments) -> list[Any]:
         return await tournaments.bracket(tournament_id)
 
     return [create, list_, show, change, cancel, register, confirm, withdraw, check_in,
-            override, disqualify, waive_ban, standings, bracket]
+            override, disqualify, seed, set_pairings, waive_ban, standings, bracket]
 
 
 __all__ = ["routes"]

@@ -286,7 +286,9 @@ def _start(state: Tournament, c: cmd.Start) -> list[ev.Event]:
     if len(field) < s.min_teams:
         return [*out, ev.TournamentCancelled(at=c.at, reason="too_few_teams")]
     order = {team_id: i for i, team_id in enumerate(state.teams)}
-    seeds = tuple(sorted(field, key=lambda t: (-state.teams[t].rating, order[t])))
+    by_hand = {team_id: i for i, team_id in enumerate(state.hand_seeds)}
+    seeds = tuple(sorted(field, key=lambda t: (by_hand.get(t, len(by_hand)),
+                                               -state.teams[t].rating, order[t])))
     out.append(ev.TournamentStarted(at=c.at, seeds=seeds))
     if s.format.kind in formats.ELIMINATION:
         out.append(ev.BracketDrawn(at=c.at, matches=tuple(formats.draw(s.format, len(seeds)))))
@@ -316,6 +318,8 @@ def _pair_round(state: Tournament, c: cmd.PairRound) -> list[ev.Event]:
     if s.format.kind == "round_robin":
         groups = formats.groups_for(s.format, len(state.seeds))
         pairs, byes = round_robin.round_pairs(state.seeds, round_no, groups)
+    elif (hand := state.hand_pairings.get(round_no)) is not None:
+        pairs, byes = list(hand.pairs), [hand.bye] if hand.bye else []
     else:
         drawn = swiss.pair(_swissstandings_of(state, withdrawn), c.seed)
         pairs, byes = drawn.pairs, [drawn.bye] if drawn.bye else []
@@ -416,6 +420,39 @@ def _override(state: Tournament, c: cmd.OverrideResult) -> list[ev.Event]:
                                 scores=c.scores, by=c.by, why=c.why)]
 
 
+def _set_seeds(state: Tournament, c: cmd.SetSeeds) -> list[ev.Event]:
+    _organizer(state, c.by)
+    _in_status(state, "registering")
+    unknown = [t for t in c.order if t not in state.teams]
+    if unknown or len(set(c.order)) != len(c.order):
+        raise TournamentError("bad_seeds", "name each registered team at most once"
+                              + (f"; unknown: {', '.join(unknown[:5])}" if unknown else ""))
+    if c.order == state.hand_seeds:
+        return []
+    return [ev.SeedsSet(at=c.at, by=c.by, order=c.order)]
+
+
+def _set_pairings(state: Tournament, c: cmd.SetPairings) -> list[ev.Event]:
+    _organizer(state, c.by)
+    s = _in_status(state, "running")
+    if s.format.kind != "swiss":
+        raise TournamentError("not_swiss", "pairings are set by hand for Swiss rounds only")
+    if c.round_no != len(state.rounds) + 1 or c.round_no > formats.total_rounds(
+            s.format, len(state.seeds)):
+        raise TournamentError("bad_round", f"round {len(state.rounds) + 1} is the next to pair")
+    active = {t for t in state.seeds if not state.teams[t].withdrawn}
+    named = [t for pair in c.pairs for t in pair] + ([c.bye] if c.bye else [])
+    if sorted(named) != sorted(active) or any(a == b for a, b in c.pairs):
+        raise TournamentError("bad_pairings", "pair every team still in exactly once, with "
+                              "a bye for one team when their number is odd")
+    if len(active) % 2 == 0 and c.bye:
+        raise TournamentError("bad_pairings", "a bye only when the number of teams is odd")
+    before = state.hand_pairings.get(c.round_no)
+    if before is not None and (before.pairs, before.bye) == (c.pairs, c.bye):
+        return []
+    return [ev.PairingsSet(at=c.at, by=c.by, round_no=c.round_no, pairs=c.pairs, bye=c.bye)]
+
+
 def _waive(state: Tournament, c: cmd.WaiveBan) -> list[ev.Event]:
     _organizer(state, c.by)
     _not_over(state)
@@ -449,4 +486,6 @@ _HANDLERS: dict[type, Callable[[Tournament, Any], list[ev.Event]]] = {
     cmd.OverrideResult: _override,
     cmd.Disqualify: _disqualify,
     cmd.WaiveBan: _waive,
+    cmd.SetSeeds: _set_seeds,
+    cmd.SetPairings: _set_pairings,
 }

@@ -72,6 +72,8 @@ class Tournament:
     ranking: tuple[str, ...] = ()
     turned_at: int = 0  # when it started or last completed a round: the next pairing counts from it
     waived: set[str] = field(default_factory=set)  # players whose no-show ban is waived here
+    hand_seeds: tuple[str, ...] = ()  # the organizer's seeding, top first
+    hand_pairings: dict[int, ev.PairingsSet] = field(default_factory=dict)  # by round
 
     def copy(self) -> Tournament:
         """A state to fold further without touching this one."""
@@ -80,7 +82,7 @@ class Tournament:
             teams={k: replace(t, checked_in=set(t.checked_in)) for k, t in self.teams.items()},
             matches={k: replace(m) for k, m in self.matches.items()},
             rounds=[replace(r, match_ids=list(r.match_ids)) for r in self.rounds],
-            waived=set(self.waived))
+            waived=set(self.waived), hand_pairings=dict(self.hand_pairings))
 
     def team_of(self, player: str) -> Team | None:
         """The active team (not withdrawn) a player belongs to, if any."""
@@ -159,6 +161,10 @@ class Tournament:
                 self.status = "cancelled"
             case ev.BanWaived():
                 self.waived.add(event.player)
+            case ev.SeedsSet():
+                self.hand_seeds = event.order
+            case ev.PairingsSet():
+                self.hand_pairings[event.round_no] = event
 
 
 def losers(outcome: ev.Outcome, p: ev.Pairing) -> tuple[str, ...]:

@@ -40,6 +40,8 @@ WRITES: dict[str, type[cmd.Command]] = {
     "override": cmd.OverrideResult,
     "disqualify": cmd.Disqualify,
     "waive_ban": cmd.WaiveBan,
+    "seed": cmd.SetSeeds,
+    "set_pairings": cmd.SetPairings,
 }
 
 

@@ -192,7 +192,42 @@ def test_seeds_follow_the_rating() -> None:
     assert run.state.seeds == ("t01", "t02", "t03", "t04")
 
 
+def test_the_organizer_seeds_by_hand_and_the_rest_follow_the_rating() -> None:
+    run = registered(make_settings("single_elimination", 8), 4)
+    refused(run, cmd.SetSeeds(by="t01a", order=("t04",)), "not_organizer")
+    refused(run, cmd.SetSeeds(by="org", order=("t04", "t04")), "bad_seeds")
+    refused(run, cmd.SetSeeds(by="org", order=("t09",)), "bad_seeds")
+    run.do(cmd.SetSeeds(by="org", order=("t04", "t03")))
+    assert decide(run.state, cmd.SetSeeds(by="org", order=("t04", "t03"))) == []
+    run.do(cmd.Start(at=STARTS))
+    assert run.state.seeds == ("t04", "t03", "t01", "t02")
+    refused(run, cmd.SetSeeds(by="org", order=("t01",)), "already_started")
+
+
 # --- Playing ---------------------------------------------------------------------------------
+
+
+def test_the_organizer_sets_the_next_swiss_rounds_pairings_by_hand() -> None:
+    run = registered(make_settings("swiss", 8), 5)
+    run.do(cmd.Start(at=STARTS))
+    run.do(cmd.PairRound(seed="11" * 16))
+    hand = (("t05", "t01"), ("t02", "t04"))
+    refused(run, cmd.SetPairings(by="t01a", round_no=2, pairs=hand, bye="t03"),
+            "not_organizer")
+    refused(run, cmd.SetPairings(by="org", round_no=3, pairs=hand, bye="t03"), "bad_round")
+    refused(run, cmd.SetPairings(by="org", round_no=2, pairs=hand), "bad_pairings")
+    refused(run, cmd.SetPairings(by="org", round_no=2, pairs=(("t05", "t05"), ("t02", "t04")),
+                                 bye="t03"), "bad_pairings")
+    run.do(cmd.SetPairings(by="org", round_no=2, pairs=hand, bye="t03"))
+    for m in list(run.state.matches.values()):
+        run.do(cmd.RecordResult(match_id=m.pairing.match_id, outcome="home"))
+    got = run.do(cmd.PairRound(seed="22" * 16))
+    (paired,) = [e for e in got if isinstance(e, ev.RoundPaired)]
+    assert [(p.home, p.away) for p in paired.pairings] == list(hand)
+    assert paired.byes == ("t03",)
+    elim = registered(make_settings("single_elimination", 8), 4)
+    elim.do(cmd.Start(at=STARTS))
+    refused(elim, cmd.SetPairings(by="org", round_no=1, pairs=()), "not_swiss")
 
 
 def test_a_result_is_written_once() -> None:
