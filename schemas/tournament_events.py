@@ -38,6 +38,7 @@ class FormatOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_
     groups: Annotated[int, msgspec.Meta(ge=1, le=64)] = 1  # round robin: snake-seeded groups
     rounds: Annotated[int, msgspec.Meta(ge=0, le=64)] = 0  # Swiss: 0 means ceil(log2(teams))
     deals: Deals = "random"  # "duplicate": every table of a round plays the same deals
+    late_join: bool = False  # Swiss: teams may join until half the rounds have started
     tiebreaks: tuple[TieBreak, ...] = ()  # empty: the format's default order
 
 
@@ -134,6 +135,14 @@ class TeamWithdrawn(Event, frozen=True):
     reason: Literal["withdrawn", "not_checked_in", "forfeits", "disqualified"]
     by: str = ""
     why: str = ""
+
+
+class TeamJoined(Event, frozen=True):
+    """A team confirmed after the start of a Swiss tournament with late join: it is paired
+    from the next round on, and gets one half-point bye (``round_no``) for what it missed."""
+
+    team_id: str
+    round_no: int
 
 
 class TeamCheckedIn(Event, frozen=True):
@@ -267,7 +276,7 @@ TournamentEvent = (
     TournamentCreated | SettingsChanged | TeamRegistered | TeamConfirmed | TeamWithdrawn
     | TeamCheckedIn | CheckInClosed | TournamentStarted | BracketDrawn | MatchesPaired
     | RoundPaired | MatchCalled | MatchResult | ResultOverridden | RoundCompleted
-    | TournamentFinished | TournamentCancelled | BanWaived | SeedsSet | PairingsSet
+    | TournamentFinished | TournamentCancelled | BanWaived | SeedsSet | PairingsSet | TeamJoined
 )
 
 TOURNAMENT_EVENT_TYPES: dict[str, type[Event]] = {
@@ -276,5 +285,6 @@ TOURNAMENT_EVENT_TYPES: dict[str, type[Event]] = {
                 TeamWithdrawn, TeamCheckedIn, CheckInClosed, TournamentStarted, BracketDrawn,
                 MatchesPaired, RoundPaired, MatchCalled, MatchResult, ResultOverridden,
                 RoundCompleted,
-                TournamentFinished, TournamentCancelled, BanWaived, SeedsSet, PairingsSet)
+                TournamentFinished, TournamentCancelled, BanWaived, SeedsSet, PairingsSet,
+                TeamJoined)
 }

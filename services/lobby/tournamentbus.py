@@ -32,7 +32,7 @@ CONFLICT = frozenset({
     "tournament_exists", "already_started", "tournament_over", "registration_closed",
     "already_registered", "team_exists", "check_in_closed", "not_confirmed", "too_early",
     "not_running", "round_in_progress", "no_more_rounds", "not_paired_by_rounds",
-    "result_exists", "override_too_late"})
+    "result_exists", "override_too_late", "tournament_full"})
 
 
 def status_of(code: str) -> int:

@@ -66,7 +66,7 @@ def settle(state: Tournament, at: int) -> list[ev.Event]:
         last = state.rounds[-1]
         return [ev.RoundCompleted(at=at, round_no=last.round_no, deal_seed=last.deal_seed)]
     settings = _settings(state)
-    rounds = formats.total_rounds(settings.format, len(state.seeds))
+    rounds = formats.total_rounds(settings.format, state.entrants)
     if len(state.rounds) == rounds and state.rounds[-1].completed:
         ranking = tuple(r.team_id for r in standings_of(state))
         return [ev.TournamentFinished(at=at, champion=ranking[0], ranking=ranking)]
@@ -130,6 +130,8 @@ def _check_settings(s: ev.TournamentSettings) -> None:
     if kind == "swiss" and s.format.rounds > swiss.max_rounds(s.max_teams):
         raise TournamentError("too_many_rounds", f"at most {swiss.max_rounds(s.max_teams)} "
                               f"rounds for {s.max_teams} teams")
+    if s.format.late_join and kind != "swiss":
+        raise TournamentError("late_join_needs_swiss", "teams may join late in Swiss only")
     if kind == "round_robin" and s.format.groups > s.min_teams // 2:
         raise TournamentError("too_many_groups", "each group needs at least two teams "
                               "(groups at most min_teams / 2)")
@@ -209,14 +211,29 @@ def _team(state: Tournament, team_id: str) -> Any:
     return team
 
 
+def late_join_open(state: Tournament) -> bool:
+    """A running Swiss tournament with late join, before half its rounds have started."""
+    s = state.settings
+    return (s is not None and state.status == "running" and s.format.kind == "swiss"
+            and s.format.late_join
+            and 2 * len(state.rounds) < formats.total_rounds(s.format, state.entrants))
+
+
+def _registering_or_late(state: Tournament) -> tuple[ev.TournamentSettings, bool]:
+    """The settings, and whether this is a late join; else the error saying why not."""
+    if late_join_open(state):
+        return _settings(state), True
+    return _in_status(state, "registering"), False
+
+
 def _register(state: Tournament, c: cmd.RegisterTeam) -> list[ev.Event]:
-    s = _in_status(state, "registering")
+    s, late = _registering_or_late(state)
     existing = state.teams.get(c.team_id)
     if existing is not None:
         if existing.players == (c.player, c.partner):
             return []
         raise TournamentError("team_exists", f"team {c.team_id} already exists")
-    if not s.registration_opens_at <= c.at < s.registration_closes_at:
+    if not late and not s.registration_opens_at <= c.at < s.registration_closes_at:
         raise TournamentError("registration_closed", "registration is not open now")
     if c.player == c.partner:
         raise TournamentError("self_partner", "a team is two different players")
@@ -230,7 +247,7 @@ def _register(state: Tournament, c: cmd.RegisterTeam) -> list[ev.Event]:
 
 
 def _confirm(state: Tournament, c: cmd.ConfirmTeam) -> list[ev.Event]:
-    s = _in_status(state, "registering")
+    s, late = _registering_or_late(state)
     team = _team(state, c.team_id)
     if c.player != team.players[1]:
         raise TournamentError("not_partner", "only the invited partner may confirm")
@@ -238,6 +255,11 @@ def _confirm(state: Tournament, c: cmd.ConfirmTeam) -> list[ev.Event]:
         return []
     if team.withdrawn:
         raise TournamentError("no_team", f"team {c.team_id} has withdrawn")
+    if late:
+        if sum(1 for t in state.seeds if not state.teams[t].withdrawn) >= s.max_teams:
+            raise TournamentError("tournament_full", "the tournament has max_teams teams")
+        return [ev.TeamConfirmed(at=c.at, team_id=c.team_id),
+                ev.TeamJoined(at=c.at, team_id=c.team_id, round_no=max(1, len(state.rounds)))]
     placed = sum(1 for t in state.teams.values()
                  if t.confirmed and not t.waiting and not t.withdrawn)
     return [ev.TeamConfirmed(at=c.at, team_id=c.team_id, waiting=placed >= s.max_teams)]
@@ -305,7 +327,7 @@ def _pair_round(state: Tournament, c: cmd.PairRound) -> list[ev.Event]:
                               "elimination matches are paired as their teams become known")
     if state.rounds and not state.rounds[-1].completed:
         raise TournamentError("round_in_progress", "the current round is not over")
-    if len(state.rounds) >= formats.total_rounds(s.format, len(state.seeds)):
+    if len(state.rounds) >= formats.total_rounds(s.format, state.entrants):
         raise TournamentError("no_more_rounds", "every round has been played")
     try:
         seed_bytes = bytes.fromhex(c.seed)
@@ -349,7 +371,7 @@ def standings_of(state: Tournament) -> list[Row]:
     """The tournament's standings now, with its format's bye value and tie-breaks."""
     s = _settings(state)
     return standings(state.seeds, state.results(), state.byes(),
-                     bye_points=2 if s.format.kind == "swiss" else 0,
+                     bye_points=2 if s.format.kind == "swiss" else 0, half_byes=state.half_byes,
                      tiebreaks=tiebreak_order(s.format.kind, s.format.tiebreaks))
 
 
@@ -438,7 +460,7 @@ def _set_pairings(state: Tournament, c: cmd.SetPairings) -> list[ev.Event]:
     if s.format.kind != "swiss":
         raise TournamentError("not_swiss", "pairings are set by hand for Swiss rounds only")
     if c.round_no != len(state.rounds) + 1 or c.round_no > formats.total_rounds(
-            s.format, len(state.seeds)):
+            s.format, state.entrants):
         raise TournamentError("bad_round", f"round {len(state.rounds) + 1} is the next to pair")
     active = {t for t in state.seeds if not state.teams[t].withdrawn}
     named = [t for pair in c.pairs for t in pair] + ([c.bye] if c.bye else [])

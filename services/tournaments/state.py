@@ -73,6 +73,8 @@ class Tournament:
     turned_at: int = 0  # when it started or last completed a round: the next pairing counts from it
     waived: set[str] = field(default_factory=set)  # players whose no-show ban is waived here
     hand_seeds: tuple[str, ...] = ()  # the organizer's seeding, top first
+    entrants: int = 0  # teams at the start: what the number of rounds follows
+    half_byes: list[tuple[int, str]] = field(default_factory=list)  # late joiners' (round, team)
     hand_pairings: dict[int, ev.PairingsSet] = field(default_factory=dict)  # by round
 
     def copy(self) -> Tournament:
@@ -82,7 +84,8 @@ class Tournament:
             teams={k: replace(t, checked_in=set(t.checked_in)) for k, t in self.teams.items()},
             matches={k: replace(m) for k, m in self.matches.items()},
             rounds=[replace(r, match_ids=list(r.match_ids)) for r in self.rounds],
-            waived=set(self.waived), hand_pairings=dict(self.hand_pairings))
+            waived=set(self.waived), hand_pairings=dict(self.hand_pairings),
+            half_byes=list(self.half_byes))
 
     def team_of(self, player: str) -> Team | None:
         """The active team (not withdrawn) a player belongs to, if any."""
@@ -126,6 +129,10 @@ class Tournament:
                     self.teams[team_id].waiting = False
             case ev.TournamentStarted():
                 self.seeds, self.status, self.turned_at = event.seeds, "running", event.at
+                self.entrants = len(event.seeds)
+            case ev.TeamJoined():
+                self.seeds += (event.team_id,)
+                self.half_byes.append((event.round_no, event.team_id))
             case ev.BracketDrawn():
                 self.bracket = event.matches
             case ev.MatchesPaired():

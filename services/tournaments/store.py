@@ -63,7 +63,7 @@ def due_timers(state: Tournament) -> dict[str, int]:
         return {"start": s.starts_at}
     if (state.status == "running" and s.format.kind not in formats.ELIMINATION
             and (not state.rounds or state.rounds[-1].completed)
-            and len(state.rounds) < formats.total_rounds(s.format, len(state.seeds))):
+            and len(state.rounds) < formats.total_rounds(s.format, state.entrants)):
         delay = s.round_interval_seconds * 1000 if state.rounds else 0
         return {"pair": state.turned_at + delay}
     return {}

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from schemas import tournament_commands as cmd
 from schemas import tournament_events as ev
-from services.tournaments.decide import decide
+from services.tournaments.decide import decide, standings_of
 from services.tournaments.errors import CODES, TournamentError
 from services.tournaments.state import fold
 
@@ -205,6 +205,37 @@ def test_the_organizer_seeds_by_hand_and_the_rest_follow_the_rating() -> None:
 
 
 # --- Playing ---------------------------------------------------------------------------------
+
+
+def test_a_late_team_joins_a_swiss_until_half_the_rounds_with_a_half_point_bye() -> None:
+    run = registered(make_settings("swiss", 8, rounds=4, late_join=True), 5)
+    run.do(cmd.Start(at=STARTS))
+    late = cmd.RegisterTeam(at=STARTS + 1, team_id="late", name="Late", player="la",
+                            partner="lb")
+    run.do(late)
+    run.do(cmd.PairRound(seed="11" * 16))
+    got = run.do(cmd.ConfirmTeam(at=STARTS + 2, team_id="late", player="lb"))
+    assert [type(e).__name__ for e in got] == ["TeamConfirmed", "TeamJoined"]
+    assert run.state.seeds[-1] == "late" and run.state.entrants == 5
+    assert "late" not in [t for m in run.state.matches.values()
+                          for t in (m.pairing.home, m.pairing.away)]
+    rows = {r.team_id: r for r in standings_of(run.state)}
+    assert rows["late"].match_points == 1  # half a point
+    for m in list(run.state.matches.values()):
+        run.do(cmd.RecordResult(match_id=m.pairing.match_id, outcome="home"))
+    got = run.do(cmd.PairRound(seed="22" * 16))
+    (paired,) = [e for e in got if isinstance(e, ev.RoundPaired)]
+    assert "late" in [t for p in paired.pairings for t in (p.home, p.away)] + list(paired.byes)
+    for m in [m for m in run.state.matches.values() if m.outcome is None]:
+        run.do(cmd.RecordResult(match_id=m.pairing.match_id, outcome="home"))
+    # Half the rounds have started: no more late joiners.
+    refused(run, cmd.RegisterTeam(at=STARTS + 3, team_id="later", name="Later", player="x",
+                                  partner="y"), "already_started")
+    with pytest.raises(TournamentError) as err:
+        decide(Run().state, cmd.CreateTournament(
+            tournament_id="rr", organizer="org",
+            settings=make_settings("round_robin", 8, late_join=True)))
+    assert err.value.code == "late_join_needs_swiss"
 
 
 def test_the_organizer_sets_the_next_swiss_rounds_pairings_by_hand() -> None:
