@@ -15,6 +15,7 @@ from litestar import Request, delete, get, patch, post
 from litestar.params import Parameter
 
 from schemas import tournament_api as api
+from services.lobby.api import static_file
 from services.lobby.apidocs import BEARER, answers
 from services.lobby.auth import Tokens
 from services.lobby.params import MatchId, TeamId, TournamentId
@@ -206,7 +207,9 @@ def routes(tokens: Tokens, tournaments: Tournaments) -> list[Any]:
         return await tournaments.bracket(tournament_id)
 
     return [create, list_, show, change, cancel, register, confirm, withdraw, check_in,
-            override, disqualify, seed, set_pairings, waive_ban, standings, bracket]
+            override, disqualify, seed, set_pairings, waive_ban, standings, bracket,
+            static_file("/tournaments", "tournaments.html"),
+            static_file("/tournaments.js", "tournaments.js")]
 
 
 __all__ = ["routes"]
