@@ -8,6 +8,11 @@ current state. That state is the record: ``ready_check`` and ``started`` become
 no-show result against the team with an absent seat, or a double forfeit when
 both teams have one. The ``LOBBY_MATCHES`` outcome, when it arrives, is recorded
 the same way; when it is lost, the next ask after the deadline finds the same.
+
+A started match whose game has not reported an end after ``GAME_CHECK_MS`` is
+looked at in the game's own store (``svc.game.since``, lichess's
+``checkOngoingGames``): a game that ended there while its ``GameEnded`` never
+arrived is recorded by the same path as the consumer's, once.
 """
 
 from __future__ import annotations
@@ -20,9 +25,12 @@ import msgspec
 
 from schemas import tournament_commands as cmd
 from schemas import tournament_events as ev
+from schemas.bus import EventEnvelope
+from schemas.events import GameEnded
 from schemas.matches import MatchOpened, MatchSeat, OpenMatch
 from schemas.notes import Note, TournamentCall
 from services.platform import logs
+from services.platform.events import game_registry
 from services.tournaments.state import MatchState, Tournament
 
 _log = logs.get("tournaments")
@@ -30,14 +38,28 @@ MAX_READY_SECONDS = 300  # the lobby's longest ready check
 HOME_SEATS, AWAY_SEATS = (0, 2), (1, 3)
 
 OpenMatchFn = Callable[[OpenMatch], Awaitable[MatchOpened]]
+LastEventFn = Callable[[str], Awaitable[EventEnvelope | None]]
+OUTCOMES: dict[int | None, ev.Outcome] = {0: "home", 1: "away", None: "draw"}
 
 
 class Lobby(Protocol):
-    """What calling needs of the lobby: opening a match, and a note to a player."""
+    """What calling needs of the platform: opening a match, a note to a player, and a
+    game's last stored event."""
 
     async def open_match(self, req: OpenMatch) -> MatchOpened: ...
 
     async def note(self, player_id: str, note: Note) -> None: ...
+
+    async def last_event(self, game_id: str) -> EventEnvelope | None: ...
+
+
+def result_of(match_id: str, env: EventEnvelope, ended: GameEnded) -> cmd.RecordResult:
+    """Team 0 (seats 0 and 2) is the home team. A game a player's leaving ended is a
+    forfeit, which counts toward withdrawing the team that left."""
+    return cmd.RecordResult(
+        at=env.occurred_at_ms, match_id=match_id, outcome=OUTCOMES[ended.winner],
+        reason="forfeit" if ended.reason == "forfeit" else "played", scores=ended.scores,
+        bags_taken=ended.bags_taken, game_stream=env.stream)
 
 
 class LobbyRefused(Exception):
@@ -117,13 +139,29 @@ def answer(match_id: str, state: str, game_id: str, table_id: str, ready_by: int
     return None
 
 
-def asker(open_match: OpenMatchFn) -> Callable[[Tournament, MatchState, int],
-                                               Awaitable[cmd.TournamentCommand | None]]:
+def asker(open_match: OpenMatchFn, last_event: LastEventFn) -> Callable[
+        [Tournament, MatchState, int], Awaitable[cmd.TournamentCommand | None]]:
     """What ``TournamentStore.fire_calls`` asks for each due match."""
+    registry = game_registry()
+
+    async def ended(m: MatchState) -> cmd.TournamentCommand | None:
+        try:
+            env = await last_event(m.game_id)
+        except LobbyRefused as exc:
+            _log.warning("game_not_read", game=m.game_id, code=exc.code)
+            return None
+        if env is None or env.type != "GameEnded":
+            return None
+        game_ended = registry.decode(env.type, env.schema_version, env.body)
+        assert isinstance(game_ended, GameEnded)
+        _log.warning("result_adopted", match=m.pairing.match_id, game=m.game_id)
+        return result_of(m.pairing.match_id, env, game_ended)
 
     async def ask(state: Tournament, m: MatchState, now_ms: int) -> cmd.TournamentCommand | None:
-        if m.outcome is not None or m.call == "started":
+        if m.outcome is not None:
             return None
+        if m.call == "started":
+            return await ended(m)
         try:
             opened = await open_match(request_of(state, m))
         except LobbyRefused as exc:

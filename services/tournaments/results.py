@@ -12,29 +12,16 @@ from __future__ import annotations
 
 import asyncpg
 
-from schemas import tournament_commands as cmd
-from schemas import tournament_events as ev
 from schemas.bus import EventEnvelope
 from schemas.events import GameEnded
 from services.platform import logs
 from services.platform.bus import Handler
 from services.platform.events import game_registry
+from services.tournaments.calls import result_of
 from services.tournaments.errors import TournamentError
 from services.tournaments.store import TournamentStore, match_of_game
 
 _log = logs.get("tournaments")
-OUTCOMES: dict[int | None, ev.Outcome] = {0: "home", 1: "away", None: "draw"}
-
-
-def result_of(match_id: str, env: EventEnvelope, ended: GameEnded) -> cmd.RecordResult:
-    """Team 0 (seats 0 and 2) is the home team. A game a player's leaving ended is a
-    forfeit, which counts toward withdrawing the team that left."""
-    return cmd.RecordResult(
-        at=env.occurred_at_ms, match_id=match_id, outcome=OUTCOMES[ended.winner],
-        reason="forfeit" if ended.reason == "forfeit" else "played", scores=ended.scores,
-        bags_taken=ended.bags_taken, game_stream=env.stream)
-
-
 def on_game_ended(store: TournamentStore) -> Handler:
     registry = game_registry()
 

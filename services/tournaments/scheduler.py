@@ -37,7 +37,7 @@ class Scheduler(Periodic):
 class Caller(Periodic):
     def __init__(self, store: TournamentStore, lobby: Lobby, poll_seconds: float,
                  now_ms: Callable[[], int] = wall_ms) -> None:
-        ask = asker(lobby.open_match)
+        ask = asker(lobby.open_match, lobby.last_event)
 
         async def call() -> int:
             done = await store.fire_calls(now_ms(), ask)

@@ -44,6 +44,7 @@ class MatchState:
     game_id: str = ""
     table_id: str = ""
     ready_by: int = 0
+    started_at: int = 0  # when the lobby said the game began
 
 
 @dataclass(slots=True)
@@ -147,6 +148,7 @@ class Tournament:
                 m = self.matches[event.match_id]
                 m.call, m.game_id, m.table_id = event.state, event.game_id, event.table_id
                 m.ready_by = event.ready_by
+                m.started_at = event.at if event.state == "started" else 0
             case ev.MatchResult():
                 m = self.matches[event.match_id]
                 m.outcome, m.reason, m.scores = event.outcome, event.reason, event.scores

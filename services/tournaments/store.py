@@ -74,17 +74,24 @@ RECHECK_MS = 2_000
 # A call the lobby could not answer (unavailable, or the game could not start) waits this long.
 RETRY_MS = 5_000
 
+# A started match's game not reported ended after this long is looked at in the game's store,
+# and again every GAME_RECHECK_MS.
+GAME_CHECK_MS = 60 * 60_000
+GAME_RECHECK_MS = 5 * 60_000
+
 Ask = Callable[[Tournament, MatchState, int], Awaitable[cmd.TournamentCommand | None]]
 
 
 def due_calls(state: Tournament) -> dict[str, int]:
-    """Match id -> when to ask the lobby about it: at once when paired, again after its
-    ready check's deadline; never once its game started or it has a result."""
+    """Match id -> when to ask about it: the lobby at once when paired and again after its
+    ready check's deadline; the game's store once its game has run ``GAME_CHECK_MS``;
+    never once it has a result."""
     if state.status != "running":
         return {}
-    return {match_id: m.paired_at if not m.call else m.ready_by + RECHECK_MS
-            for match_id, m in state.matches.items()
-            if m.outcome is None and m.call != "started"}
+    due = {"": lambda m: m.paired_at, "ready_check": lambda m: m.ready_by + RECHECK_MS,
+           "started": lambda m: m.started_at + GAME_CHECK_MS}
+    return {match_id: due[m.call](m) for match_id, m in state.matches.items()
+            if m.outcome is None}
 
 
 class TournamentStore:
@@ -170,10 +177,11 @@ class TournamentStore:
         commands = await asyncio.gather(*(ask(state, m, now_ms) for _, m in asked if m))
         faults.hit(faults.MATCHES_OPENED_BEFORE_RECORD)
         later = [match_id for match_id, m in asked if m is None]
+        games: list[str] = []  # started matches: looked at again less often
         done: list[tuple[Tournament, list[ev.Event]]] = []
-        for (match_id, _), command in zip([a for a in asked if a[1]], commands, strict=True):
+        for (match_id, m), command in zip([a for a in asked if a[1]], commands, strict=True):
             if command is None:
-                later.append(match_id)
+                (games if m is not None and m.call == "started" else later).append(match_id)
                 continue
             try:
                 async with conn.transaction():
@@ -182,9 +190,10 @@ class TournamentStore:
             except TournamentError as exc:
                 _log.warning("call_refused", tournament=tournament_id, match=match_id,
                              code=exc.code)
-        await conn.execute("UPDATE tournament_calls SET due_at = $3 WHERE tournament_id = $1"
-                           " AND match_id = ANY($2::text[])", uuid.UUID(tournament_id), later,
-                           _ts(now_ms + RETRY_MS))
+        for match_ids, wait in ((later, RETRY_MS), (games, GAME_RECHECK_MS)):
+            await conn.execute("UPDATE tournament_calls SET due_at = $3 WHERE tournament_id = $1"
+                               " AND match_id = ANY($2::text[])", uuid.UUID(tournament_id),
+                               match_ids, _ts(now_ms + wait))
         return done
 
     async def fire_due(self, now_ms: int, limit: int = 100) -> int:

@@ -20,8 +20,10 @@ from nats.micro.request import ServiceError
 
 from schemas import tournament_api as api
 from schemas import tournament_commands as cmd
+from schemas.bus import EventEnvelope
 from schemas.matches import OPEN_MATCH, MatchOpened, OpenMatch
 from schemas.notes import Note
+from schemas.play import EventsReply, EventsSince
 from schemas.subjects import Names
 from services.platform import bus
 from services.tournaments.calls import LobbyRefused
@@ -99,6 +101,24 @@ class LobbyClient:
             raise LobbyRefused(exc.code, exc.description) from None
         except (nats.errors.TimeoutError, nats.errors.NoRespondersError, TimeoutError):
             raise LobbyRefused("lobby_unavailable", "no lobby answered in time") from None
+
+    async def last_event(self, game_id: str) -> EventEnvelope | None:
+        """The game's last stored event (None: no such game), from any game worker."""
+        async def since(version: int) -> EventsReply:
+            try:
+                return await bus.request(self.nc, self.names.game_events_since,
+                                         EventsSince(game_id=game_id, version=version, limit=1),
+                                         EventsReply, timeout=self.timeout)
+            except bus.RemoteError as exc:
+                raise LobbyRefused(exc.code, exc.description) from None
+            except (nats.errors.TimeoutError, nats.errors.NoRespondersError, TimeoutError):
+                raise LobbyRefused("game_unavailable", "no game worker answered") from None
+
+        now = (await since(1 << 62)).version
+        if now == 0:
+            return None
+        events = (await since(now - 1)).events
+        return events[-1] if events else None
 
     async def note(self, player_id: str, note: Note) -> None:
         await self.nc.publish(self.names.player_note(player_id), self._encoder.encode(note))

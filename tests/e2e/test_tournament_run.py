@@ -16,14 +16,17 @@ from pathlib import Path
 from typing import Any
 
 import asyncpg
+import nats
 import pytest
 
 from schemas import tournament_events as ev
+from schemas.subjects import Names
 from services.platform import faults
 from services.platform.db import create_pool
 from services.platform.eventstore import EventStore
 from services.tournaments.calls import lobby_match_id
 from services.tournaments.store import TournamentStore, registry, stale_projections
+from services.tournaments.transport import LobbyClient
 from tests.e2e.conftest import Platform
 from tests.e2e.players import Seat, play_until_over
 from tests.services.lobby.harness import Player, Service, lobby_env, start
@@ -162,3 +165,13 @@ async def test_four_teams_play_to_a_champion_across_a_crash_and_a_kill(
                                    [r["game_id"] for r in rows]) == 3
     finally:
         await conn.close()
+    # What the reconciler reads when a game's end never arrived: the game's own store.
+    nc = await nats.connect(nats_url)
+    try:
+        client = LobbyClient(nc, Names(f"{nats_prefix}e2e"), 5.0)
+        last = await client.last_event(results[0].game_stream)
+        assert last is not None and last.type == "GameEnded"
+        assert last.stream == results[0].game_stream
+        assert await client.last_event(uuid.uuid4().hex) is None
+    finally:
+        await nc.close()

@@ -131,7 +131,8 @@ USES: dict[str, dict[str, list[str]]] = {
     "ratings": {"publish": [_N.player_note("p1")],
                 "subscribe": [_N.endpoint("ratings", "status")]},
     "tournaments": {"publish": [_N.tournament_event("tournament-t1", "RoundPaired"),
-                                _N.endpoint("lobby", "open_match"), _N.player_note("p1")],
+                                _N.endpoint("lobby", "open_match"), _N.player_note("p1"),
+                                _N.game_events_since],
                     "subscribe": [_N.endpoint("tournaments", "status"),
                                   _N.endpoint("tournaments", "register")]},
 }

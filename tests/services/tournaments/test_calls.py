@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from schemas import tournament_commands as cmd
 from schemas.bus import EventEnvelope
 from schemas.events import GameEnded
-from schemas.matches import MatchOpened
+from schemas.matches import MatchOpened, OpenMatch
 from schemas.tournament_events import MatchCalled, MatchResult
 from services.lobby.matches import ids_of
 from services.platform.events import game_registry
@@ -26,6 +26,8 @@ from services.tournaments.errors import TournamentError
 from services.tournaments.results import on_game_ended
 from services.tournaments.state import MatchState, Tournament
 from services.tournaments.store import (
+    GAME_CHECK_MS,
+    GAME_RECHECK_MS,
     RECHECK_MS,
     RETRY_MS,
     TournamentStore,
@@ -119,8 +121,11 @@ async def test_paired_matches_are_called_then_asked_again_after_the_ready_check(
     away = state.teams[w2.pairing.away].players[0]  # seat 1
     assert await pool.fetchval("SELECT no_shows FROM no_show_bans WHERE player_id = $1",
                                away) == 1
-    assert await pool.fetchval("SELECT count(*) FROM tournament_calls WHERE tournament_id = $1",
-                               uuid.UUID(tid)) == 0
+    # The started match is looked at in the game's store if its end is long in coming.
+    due = await pool.fetch("SELECT match_id, due_at FROM tournament_calls"
+                           " WHERE tournament_id = $1", uuid.UUID(tid))
+    assert [(r["match_id"], int(r["due_at"].timestamp() * 1000)) for r in due] == [
+        ("W1-1", lobby.ready_by + RECHECK_MS + GAME_CHECK_MS)]
     assert await stale_projections(pool, uuid.UUID(tid), state) == []
 
 
@@ -261,3 +266,37 @@ def test_a_stored_first_version_result_reads_with_nobody_absent() -> None:
                                  "outcome": "home", "reason": "no_show"})
     result = registry().decode("MatchResult", 1, v1)
     assert isinstance(result, MatchResult) and result.absent == () and result.at == 5
+
+
+async def test_a_game_whose_end_never_arrived_is_read_from_its_store_once(
+        pool: asyncpg.Pool) -> None:
+    store = store_on(pool)
+    tid = await running(store)
+    stored: dict[str, EventEnvelope] = {}
+    opened: list[str] = []
+
+    async def open_match(req: OpenMatch) -> MatchOpened:
+        opened.append(req.match_id)
+        return MatchOpened(match_id=req.match_id, table_id="t", game_id=ids_of(req.match_id)[1],
+                           rated=False, state="started")
+
+    async def last_event(game_id: str) -> EventEnvelope | None:
+        return stored.get(game_id)
+
+    ask = calls.asker(open_match, last_event)
+    await store.fire_calls(STARTS, ask)
+    assert len(opened) == 2
+    game = calls.game_of(tid, "W1-1")
+    late = STARTS + GAME_CHECK_MS
+    assert await store.fire_calls(late, ask) == []  # still playing: look again later
+    assert len(opened) == 2
+    stored[game] = _ended(game, winner=1)
+    assert await store.fire_calls(late + GAME_RECHECK_MS - 1, ask) == []
+    done = await store.fire_calls(late + GAME_RECHECK_MS, ask)
+    assert [type(e).__name__ for _, events in done for e in events][:1] == ["MatchResult"]
+    # The GameEnded arrives after all: the same result, nothing new.
+    async with pool.acquire() as conn, conn.transaction():
+        await on_game_ended(store)(conn, stored[game])
+    events = [r.event for r in await store.events.read(f"tournament-{tid}")]
+    assert sum(isinstance(e, MatchResult) and e.match_id == "W1-1" for e in events) == 1
+    assert len(opened) == 2
