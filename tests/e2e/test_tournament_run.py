@@ -60,6 +60,15 @@ async def attend(p: Player, lobby: Service) -> None:
         await notes.close()
 
 
+async def dismiss(players: list[asyncio.Task[None]]) -> None:
+    """Stop the scripted players and wait until each has closed its sockets."""
+    for task in players:
+        task.cancel()
+    for task in players:
+        with contextlib.suppress(BaseException):
+            await task
+
+
 async def play(p: Player, lobby: Service, game_id: str) -> None:
     seat = Seat(p, await p.socket(lobby.ws_url), game_id)
     try:
@@ -67,6 +76,27 @@ async def play(p: Player, lobby: Service, game_id: str) -> None:
         await play_until_over([seat], limit_seconds=120)
     finally:
         await seat.sock.close()
+
+
+async def four_team_cup(org: Player, players: list[Player], rules: dict[str, Any],
+                        starts_in_ms: int, check_in_minutes: int = 0) -> str:
+    """A four-team single elimination starting soon, with the teams of ``players`` (two by
+    two) registered, confirmed and, when there is a check-in, checked in."""
+    now = int(time.time() * 1000)
+    starts = now + starts_in_ms
+    tid: str = (await org.ok("POST", "/v1/tournaments", {
+        "name": "Four cup", "format": {"kind": "single_elimination"}, "rules": rules,
+        "min_teams": 4, "max_teams": 4, "registration_opens_at": now - 60_000,
+        "registration_closes_at": starts, "starts_at": starts,
+        "check_in_minutes": check_in_minutes, "no_show_seconds": 30}))["tournament_id"]
+    for i in range(0, len(players), 2):
+        a, b = players[i], players[i + 1]
+        team = (await a.ok("POST", f"/v1/tournaments/{tid}/teams",
+                           {"partner": b.player_id, "name": f"Team {i // 2 + 1}"}))["team_id"]
+        await b.ok("POST", f"/v1/tournaments/{tid}/teams/{team}/confirm")
+        for p in (a, b) if check_in_minutes else ():
+            await p.ok("POST", f"/v1/tournaments/{tid}/check-in")
+    return tid
 
 
 def copy(platform: Platform, env: dict[str, str], name: str, **extra: str) -> Service:
@@ -88,18 +118,7 @@ async def test_four_teams_play_to_a_champion_across_a_crash_and_a_kill(
         org = await organizer(lobby, database_url)
         players = [await registered(lobby.url) for _ in range(8)]
         attending = [asyncio.create_task(attend(p, lobby)) for p in players]
-        now = int(time.time() * 1000)
-        starts = now + 8_000
-        tid = (await org.ok("POST", "/v1/tournaments", {
-            "name": "Crash cup", "format": {"kind": "single_elimination"}, "rules": FAST,
-            "min_teams": 4, "max_teams": 4, "registration_opens_at": now - 60_000,
-            "registration_closes_at": starts, "starts_at": starts, "check_in_minutes": 0,
-            "no_show_seconds": 30}))["tournament_id"]
-        for i in range(4):
-            a, b = players[2 * i], players[2 * i + 1]
-            team = (await a.ok("POST", f"/v1/tournaments/{tid}/teams",
-                               {"partner": b.player_id, "name": f"Team {i + 1}"}))["team_id"]
-            await b.ok("POST", f"/v1/tournaments/{tid}/teams/{team}/confirm")
+        tid = await four_team_cup(org, players, FAST, 8_000)
 
         # The first copy starts the tournament, asks the lobby for the first round's two
         # tables, and dies before recording either.
@@ -129,11 +148,7 @@ async def test_four_teams_play_to_a_champion_across_a_crash_and_a_kill(
 
         view = await until(finished, timeout=180, every=0.5)
     finally:
-        for task in attending:
-            task.cancel()
-        for task in attending:
-            with contextlib.suppress(BaseException):
-                await task
+        await dismiss(attending)
         for svc in (*copies, doomed, ratings):
             svc.stop()
 
