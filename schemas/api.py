@@ -6,6 +6,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from schemas.notes import MatchOffered
 from schemas.ratings import LeaderboardRow, PlayerRating, RatedGame
 
 PlayerName = Annotated[str, msgspec.Meta(min_length=1, max_length=32, pattern=r"^[\w .-]+$")]
@@ -139,6 +140,7 @@ class Me(msgspec.Struct, frozen=True, kw_only=True):
     name: str
     games: list[CurrentGame]  # newest first
     tables: list[Table]  # open or playing tables where the player sits or hosts
+    offers: list[MatchOffered] = []  # matches waiting for this player to confirm
 
 
 class GameSummary(msgspec.Struct, frozen=True, kw_only=True):

@@ -4,8 +4,17 @@ A person's table, the ranked queue and a tournament's scheduler all start games
 the same way: four reserved seats (people by player id, or bots by level), the
 rules, whether the result is rated, and where the match comes from. The caller
 chooses the ``match_id``; asking again with the same id (after a timeout, a
-crash, from another copy) returns the same table and game, never a second one.
-Errors come back as NATS service errors with a stable code (``docs/protocol.md``).
+crash, from another copy) returns the same table and game, never a second one,
+and says where the match stands: that answer is the record a caller re-reads.
+
+With ``ready_seconds`` the match first asks its people: each gets a
+``match_offered`` note and confirms (``match_ready``) before ``ready_by``; the
+game starts when the last one does, and a decline or the deadline ends it as
+``not_ready`` with the seats that did not confirm named. However a match ends
+its start (started, not ready, failed), a ``MatchOutcome`` goes out on the
+``LOBBY_MATCHES`` stream, so a caller in another service learns it without
+asking. Errors come back as NATS service errors with a stable code
+(``docs/protocol.md``).
 """
 
 from __future__ import annotations
@@ -17,8 +26,12 @@ import msgspec
 MatchId = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
 Origin = Literal["table", "queue", "tournament"]
 
+MatchState = Literal["ready_check", "started", "not_ready", "failed"]
+
 # Endpoint name under ``svc.lobby``.
 OPEN_MATCH = "open_match"
+# The longest ready check: a tournament's no-show window (an hour) at most.
+MAX_READY_SECONDS = 3600
 
 
 class MatchSeat(msgspec.Struct, frozen=True, kw_only=True):
@@ -36,7 +49,9 @@ class OpenMatch(msgspec.Struct, frozen=True, kw_only=True):
     origin: Origin
     origin_id: Annotated[str, msgspec.Meta(max_length=64)] = ""
     banter: bool = True
-    ready_seconds: int = 0
+    # 0: start at once. Otherwise every person seated confirms within this many seconds
+    # (at least 5), or the match does not start.
+    ready_seconds: Annotated[int, msgspec.Meta(ge=0, le=MAX_READY_SECONDS)] = 0
 
 
 class MatchOpened(msgspec.Struct, frozen=True, kw_only=True):
@@ -45,6 +60,24 @@ class MatchOpened(msgspec.Struct, frozen=True, kw_only=True):
     game_id: str
     rated: bool
     duplicate: bool = False  # the match was opened by an earlier ask
-    state: Literal["ready_check", "started", "not_ready", "failed"] = "started"
-    ready_by: int = 0
+    state: MatchState = "started"
+    ready_by: int = 0  # ms since the epoch; 0 without a ready check
+    ready: tuple[int, ...] = ()  # seats that confirmed (bots always have)
+    absent: tuple[int, ...] = ()  # not_ready: the people's seats that did not confirm
+    declined: tuple[int, ...] = ()  # not_ready: the seats whose player said no
+
+
+class MatchOutcome(msgspec.Struct, frozen=True, kw_only=True):
+    """How a match's start ended, on ``lobby.match.<origin>.<match_id>`` (JetStream
+    ``LOBBY_MATCHES``, message id ``<match_id>:<state>``). Sent at least once: a
+    consumer keys what it does by ``match_id``."""
+
+    match_id: str
+    origin: Origin
+    origin_id: str
+    state: Literal["started", "not_ready", "failed"]
+    table_id: str
+    game_id: str
+    rated: bool
     absent: tuple[int, ...] = ()
+    declined: tuple[int, ...] = ()

@@ -46,6 +46,18 @@ class MatchStarted(PlayerNote, frozen=True, tag="match_started"):
     rated: bool
 
 
+class MatchCancelled(PlayerNote, frozen=True, tag="match_cancelled"):
+    """A match this player was offered will not start: someone declined or the ready
+    check ran out. ``absent``: the seats that did not confirm; ``declined``: those that
+    said no."""
+
+    match_id: str
+    origin: Origin
+    origin_id: str
+    absent: tuple[int, ...]
+    declined: tuple[int, ...] = ()
+
+
 class RatingChanged(PlayerNote, frozen=True, tag="rating_changed"):
     """A finished rated game moved this player's rating."""
 
@@ -64,4 +76,4 @@ class TournamentCall(PlayerNote, frozen=True, tag="tournament_call"):
     seat: int
 
 
-Note = MatchOffered | MatchStarted | RatingChanged | TournamentCall
+Note = MatchOffered | MatchStarted | MatchCancelled | RatingChanged | TournamentCall

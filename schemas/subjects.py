@@ -18,6 +18,7 @@ _ID = re.compile(ID_PATTERN)
 # JetStream streams (transport only; Postgres is the source of truth).
 GAME_EVENTS = "GAME_EVENTS"
 TOURNAMENT_EVENTS = "TOURNAMENT_EVENTS"
+LOBBY_MATCHES = "LOBBY_MATCHES"  # how each match's start ended (schemas.matches.MatchOutcome)
 TOURNAMENT_STREAM_PREFIX = "tournament-"  # a tournament's event-store stream: tournament-<id>
 
 # Services on the NATS services API: name, and the subject group of their endpoints.
@@ -26,6 +27,7 @@ SERVICES = ("lobby", "game", "ratings", "tournaments")
 # Durable consumers of GAME_EVENTS.
 RATINGS_RESULTS = "ratings-results"
 TOURNAMENTS_RESULTS = "tournaments-results"
+TOURNAMENTS_MATCHES = "tournaments-matches"  # the tournaments' LOBBY_MATCHES consumer
 LOBBY_GAMES_STARTED = "lobby-games-started"  # the lobby's games projection, for operators
 LOBBY_GAMES_ENDED = "lobby-games-ended"
 
@@ -78,6 +80,22 @@ class Names:
         ``tournament.evt.<id>.<type>``."""
         tournament_id = stream.removeprefix(TOURNAMENT_STREAM_PREFIX)
         return self.subject(f"tournament.evt.{_token(tournament_id)}.{event_type}")
+
+    @property
+    def lobby_matches_stream(self) -> str:
+        return self.stream(LOBBY_MATCHES)
+
+    @property
+    def lobby_matches_all(self) -> str:
+        """Subjects the LOBBY_MATCHES stream captures."""
+        return self.subject("lobby.match.>")
+
+    def lobby_match(self, origin: str, match_id: str) -> str:
+        """Subject of one match's outcome: a consumer filters by origin (token 3)."""
+        return self.subject(f"lobby.match.{_token(origin)}.{_token(match_id)}")
+
+    def lobby_matches_of(self, origin: str) -> str:
+        return self.subject(f"lobby.match.{_token(origin)}.*")
 
     # Requests to the game workers (NATS request/reply, msgpack Structs of schemas.play).
 

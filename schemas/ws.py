@@ -15,6 +15,7 @@ import msgspec
 
 from schemas.api import Table
 from schemas.events import GameEvent
+from schemas.matches import MatchId, MatchOpened
 from schemas.notes import Note
 from schemas.subjects import ID_PATTERN
 from schemas.tournament_api import TournamentView
@@ -123,9 +124,23 @@ class MuteBots(ClientFrame, frozen=True, tag="mute_bots"):
     muted: bool = True
 
 
+class MatchReady(ClientFrame, frozen=True, tag="match_ready"):
+    """Confirm a match one was offered (a ``match_offered`` note): answered by a
+    ``match`` frame; when the last person confirms, ``match_started`` notes follow."""
+
+    match_id: MatchId
+
+
+class MatchDecline(ClientFrame, frozen=True, tag="match_decline"):
+    """Say no to a match one was offered: it will not start (``match_cancelled``)."""
+
+    match_id: MatchId
+
+
 ClientMessage = (
     Subscribe | Unsubscribe | WatchTables | WatchTournament | SnapshotRequest | Ping | Bid
     | BlindNil | Look | Play | Premove | CancelPremove | Pass | Leave | Chat | MuteBots
+    | MatchReady | MatchDecline
 )
 
 # --- Server -> client ----------------------------------------------------------------------
@@ -240,7 +255,14 @@ class TournamentFrame(ServerFrame, frozen=True, tag="tournament"):
     event: TournamentEvent | None = None
 
 
+class MatchFrame(ServerFrame, frozen=True, tag="match"):
+    """Where a match one was offered stands, in answer to ``match_ready`` or
+    ``match_decline``."""
+
+    match: MatchOpened
+
+
 ServerMessage = (
     Welcome | Snapshot | Subscribed | EventFrame | Ack | Error | Pong | TableListFrame
-    | TableFrame | ChatFrame | NoteFrame | TournamentFrame
+    | TableFrame | ChatFrame | NoteFrame | MatchFrame | TournamentFrame
 )

@@ -115,6 +115,14 @@ def nats_url(test_servers: Servers) -> str:
     return test_servers.nats_url
 
 
+@pytest.fixture
+async def nc(nats_url: str) -> AsyncIterator[nats.aio.client.Client]:
+    """A plain NATS client of the test's own, drained at the end."""
+    client = await nats.connect(nats_url)
+    yield client
+    await client.drain()
+
+
 @pytest.fixture(scope="session")
 async def template_db(test_servers: Servers) -> str:
     return await dbadmin.ensure_template(test_servers.admin_url,

@@ -40,6 +40,7 @@ from services.lobby.frames import FrameTable
 from services.lobby.gamebus import GameBus, GameUnavailable
 from services.lobby.grace import Grace
 from services.lobby.notes import Notes
+from services.lobby.offers import Offers
 from services.lobby.seating import seat_of
 from services.lobby.settings import LobbySettings
 from services.lobby.tablefeed import TableFeed
@@ -67,7 +68,7 @@ class Gateway:
             {ws.Subscribe: self.on_subscribe, ws.Unsubscribe: self.on_unsubscribe,
              ws.SnapshotRequest: self.on_snapshot, ws.Ping: self.on_ping},
             self.commands.handlers(), self.chat.handlers(), self.feed.handlers(),
-            self.tournaments.handlers())
+            Offers(tables.matches).handlers(), self.tournaments.handlers())
 
     async def start(self) -> None:
         await self.feed.start()

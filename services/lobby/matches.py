@@ -11,21 +11,34 @@ idempotency makes a second creation the first one again.
 
 A rated match seats four registered people, or it is refused (``rated_needs_people``):
 never a silently unrated game. Each person seated gets a ``match_started`` note.
+
+With a ready check the match is recorded without a table and its people get a
+``match_offered`` note; the last confirmation (under the match's row lock, so
+one confirmer only) writes the table and goes on to start the game, and a
+decline or the deadline (``Expiry``, on every copy) ends it ``not_ready``. The
+end of every match's start is published once recorded (``Outcomes``); what a
+crash left unpublished the sweep publishes.
 """
 
 from __future__ import annotations
 
 import contextlib
 import uuid
+from dataclasses import replace as dc_replace
+from typing import Any
 
 import msgspec
+from nats.js import JetStreamContext
+from prometheus_client import Counter
 
 from engine.bots import LEVELS
 from engine.presets import resolve
+from schemas.bus import EventEnvelope
 from schemas.codes import GAME_UNAVAILABLE
-from schemas.matches import MatchOpened, OpenMatch
-from schemas.notes import MatchStarted
+from schemas.matches import MatchOpened, MatchOutcome, OpenMatch
+from schemas.notes import MatchCancelled, MatchOffered, MatchStarted
 from schemas.play import CreateGame
+from schemas.subjects import Names
 from services.lobby import store
 from services.lobby.errors import LobbyError
 from services.lobby.gamebus import GameBus, GameUnavailable
@@ -36,6 +49,10 @@ from services.platform.periodic import Periodic
 _log = logs.get("lobby")
 _NAMESPACE = uuid.UUID("6f1d3c52-9a4e-4b8e-9a0f-5c1e2d7b8a90")  # match id -> table, game ids
 NOBODY = "00000000-0000-0000-0000-000000000000"  # the host of a table no person opened
+MIN_READY_SECONDS = 5  # a shorter ready check cannot reach a person in time
+OUTCOME = "MatchOutcome"  # the envelope type of an outcome on LOBBY_MATCHES
+ENDED = Counter("spades_match_starts_total", "How matches' starts ended (published outcomes)",
+                ["origin", "state"])
 
 
 def ids_of(match_id: str) -> tuple[str, str]:
@@ -44,49 +61,178 @@ def ids_of(match_id: str) -> tuple[str, str]:
             uuid.uuid5(_NAMESPACE, f"game:{match_id}").hex)
 
 
+class Outcomes:
+    """Publishes how each match's start ended on ``LOBBY_MATCHES``, at least once.
+
+    An outcome goes out in the envelope every event stream uses (stream
+    ``match-<id>``, version 1: a match's start ends once), so other services consume
+    it with their usual idempotent consumer. The message id makes a republish within
+    the stream's duplicate window a no-op on the stream itself.
+    """
+
+    def __init__(self, pool: store.Pool, js: JetStreamContext, names: Names) -> None:
+        self.pool, self.js, self.names = pool, js, names
+
+    async def publish(self, m: store.MatchRow) -> None:
+        outcome = MatchOutcome(
+            match_id=m.match_id, origin=m.origin, origin_id=m.origin_id,  # type: ignore[arg-type]
+            state=m.state, table_id=m.table_id, game_id=m.game_id,  # type: ignore[arg-type]
+            rated=m.rated, absent=m.absent, declined=m.declined)
+        env = EventEnvelope(stream=f"match-{m.match_id}", version=1, position=0, type=OUTCOME,
+                            schema_version=1, event_id=m.match_id,
+                            occurred_at_ms=0, correlation_id=m.match_id, causation_id=None,
+                            body=msgspec.msgpack.encode(outcome))
+        try:
+            await self.js.publish(self.names.lobby_match(m.origin, m.match_id),
+                                  msgspec.msgpack.encode(env),
+                                  headers={"Nats-Msg-Id": f"{m.match_id}:outcome"})
+            await store.outcome_sent(self.pool, m.match_id)
+            ENDED.labels(m.origin, m.state).inc()
+        except Exception as exc:  # NATS or Postgres away: the sweep publishes it later
+            _log.warning("outcome_unsent", match_id=m.match_id, error=repr(exc))
+
+    async def republish(self, older_than_seconds: float) -> int:
+        unsent = await store.unsent_outcomes(self.pool, older_than_seconds)
+        for m in unsent:
+            await self.publish(m)
+        return len(unsent)
+
+
 class Matches:
-    def __init__(self, pool: store.Pool, games: GameBus) -> None:
-        self.pool, self.games = pool, games
+    def __init__(self, pool: store.Pool, games: GameBus, outcomes: Outcomes) -> None:
+        self.pool, self.games, self.outcomes = pool, games, outcomes
 
     async def open(self, req: OpenMatch, table: store.TableRow | None = None) -> MatchOpened:
         """Open ``req`` (a person's open ``table`` when the origin is a table)."""
         if (req.origin == "table") != (table is not None):
             raise LobbyError(400, "bad_origin", "a person's table starts with "
                                                 "POST /v1/tables/{id}/start")
+        check = req.ready_seconds > 0
+        if check and (table is not None or req.ready_seconds < MIN_READY_SECONDS):
+            raise LobbyError(400, "bad_ready", f"a ready check lasts {MIN_READY_SECONDS} "
+                                               "seconds or more, for matches no person's "
+                                               "table started")
         preset, rules = rules_of(req.rules)
         names = await self._check_seats(req)
         table_id, game_id = ids_of(req.match_id)
-        seats = tuple(store.Seat(bot=s.bot, name=f"Bot {i + 1}") if s.bot else
-                      store.Seat(player_id=s.player_id, name=names[s.player_id][0],
-                                 guest=not names[s.player_id][1])
-                      for i, s in enumerate(req.seats))
         if table is not None:
-            row = table.with_(seats=seats, state="playing", game_id=game_id)
+            row: store.TableRow | None = table.with_(
+                seats=_seats(req, names), state="playing", game_id=game_id)
             table_id = table.table_id
         else:
-            host = next((s.player_id for s in req.seats if s.player_id), NOBODY)
-            row = store.TableRow(table_id=table_id, host=host, private=True, code=None,
-                                 rules=rules, preset=preset, seats=seats, state="playing",
-                                 game_id=game_id, banter=req.banter)
+            row = None if check else _table_row(req, names, preset, rules)
         asked = msgspec.msgpack.encode(req)
         try:
             match, fresh = await store.open_match(self.pool, store.MatchRow(
                 match_id=req.match_id, origin=req.origin, origin_id=req.origin_id,
-                rated=req.rated, table_id=table_id, game_id=game_id, request=asked),
-                row, table_exists=table is not None)
+                rated=req.rated, table_id=table_id, game_id=game_id, request=asked,
+                state="ready_check" if check else "starting", people=_people(req),
+                players=tuple(s.player_id for s in req.seats if s.player_id)),
+                row, table_exists=table is not None, ready_seconds=req.ready_seconds)
         except store.TableNotOpen:
             raise LobbyError(409, "table_started", "the table is no longer open") from None
         if not fresh and match.request != asked:
             raise LobbyError(409, "match_id_reused",
                              f"match {req.match_id} was opened with another request")
-        if fresh:
+        if fresh and not check:
             await self.games.table_changed(table_id, game_id)
+        if match.state == "ready_check":
+            await self._offer(match, req)
+            if not match.people:  # bots only: everyone is ready
+                match = await self._confirm(match, req, ())
         if match.state == "failed":
             raise LobbyError(409, "match_failed", f"match {req.match_id} could not start")
         if match.state == "starting":
             await self._start(match, req)
-        return MatchOpened(match_id=match.match_id, table_id=match.table_id,
-                           game_id=match.game_id, rated=match.rated, duplicate=not fresh)
+        return _opened(match, duplicate=not fresh)
+
+    async def ready(self, match_id: str, player_id: str) -> MatchOpened:
+        """``player_id`` confirms their seats; the last confirmation starts the game."""
+        match, req, seats = await self._mine(match_id, player_id)
+        if match.state in ("starting", "started") and set(seats) <= set(match.ready):
+            return _opened(match, duplicate=True)  # a repeat of a confirmation that counted
+        if match.state != "ready_check":
+            raise _closed(match)
+        return _opened(await self._confirm(match, req, seats))
+
+    async def decline(self, match_id: str, player_id: str) -> MatchOpened:
+        """``player_id`` says no: the match ends now, not started."""
+        match, req, seats = await self._mine(match_id, player_id)
+        if match.state == "not_ready" and set(seats) <= set(match.declined):
+            return _opened(match, duplicate=True)
+        try:
+            match = await store.decline(self.pool, match_id, seats)
+        except store.NotAwaiting as exc:
+            raise _closed(exc.match) from None
+        await self._not_ready(match, req)
+        return _opened(match)
+
+    async def status(self, match_id: str, player_id: str) -> MatchOpened:
+        """Where a match the player sits in stands (a reload during a ready check)."""
+        match, _, _ = await self._mine(match_id, player_id)
+        return _opened(match, duplicate=True)
+
+    async def offers(self, player_id: str) -> list[MatchOffered]:
+        """The offers this player has not answered, as their notes said."""
+        return [MatchOffered(match_id=m.match_id, origin=m.origin,  # type: ignore[arg-type]
+                             origin_id=m.origin_id, rated=m.rated, expires_at=m.ready_by_ms,
+                             seat=m.people[m.players.index(player_id)])
+                for m in await store.offers_of(self.pool, player_id)
+                if m.people[m.players.index(player_id)] not in m.ready]
+
+    async def expire(self) -> int:
+        """End the ready checks whose deadline passed; how many ended."""
+        lapsed = await store.lapsed_checks(self.pool)
+        for match in lapsed:
+            await self._not_ready(match, msgspec.msgpack.decode(match.request, type=OpenMatch))
+        return len(lapsed)
+
+    async def _mine(self, match_id: str,
+                    player_id: str) -> tuple[store.MatchRow, OpenMatch, tuple[int, ...]]:
+        try:
+            match = await store.match(self.pool, match_id)
+        except store.NotFound:
+            raise LobbyError(404, "match_not_found", f"no match {match_id}") from None
+        req = msgspec.msgpack.decode(match.request, type=OpenMatch)
+        seats = tuple(i for i, s in enumerate(req.seats) if s.player_id == player_id)
+        if not seats:
+            raise LobbyError(403, "not_in_match", "you have no seat in this match")
+        return match, req, seats
+
+    async def _confirm(self, match: store.MatchRow, req: OpenMatch,
+                       seats: tuple[int, ...]) -> store.MatchRow:
+        preset, rules = rules_of(req.rules)
+        row = _table_row(req, await self._check_seats(req), preset, rules)
+        try:
+            match, outcome = await store.confirm(self.pool, match.match_id, seats, row)
+        except store.NotAwaiting as exc:
+            raise _closed(exc.match) from None
+        if outcome == "lapsed":
+            await self._not_ready(match, req)
+        elif outcome == "complete":
+            await self.games.table_changed(match.table_id, match.game_id)
+            await self._start(match, req)
+            match = await store.match(self.pool, match.match_id)
+        return match
+
+    async def _offer(self, match: store.MatchRow, req: OpenMatch) -> None:
+        """Ask the people who have not confirmed yet (again, on a repeated ask: the
+        first ask's notes may have been lost with its sender)."""
+        for seat, s in enumerate(req.seats):
+            if s.player_id and seat not in match.ready:
+                await self.games.note(s.player_id, MatchOffered(
+                    match_id=match.match_id, origin=req.origin, origin_id=req.origin_id,
+                    seat=seat, rated=req.rated, expires_at=match.ready_by_ms))
+
+    async def _not_ready(self, match: store.MatchRow, req: OpenMatch) -> None:
+        _log.info("match_not_ready", match_id=match.match_id, absent=match.absent,
+                  declined=match.declined)
+        for s in req.seats:
+            if s.player_id:
+                await self.games.note(s.player_id, MatchCancelled(
+                    match_id=match.match_id, origin=req.origin, origin_id=req.origin_id,
+                    absent=match.absent, declined=match.declined))
+        await self.outcomes.publish(match)
 
     async def _check_seats(self, req: OpenMatch) -> dict[str, tuple[str, bool]]:
         people = [s.player_id for s in req.seats if s.player_id]
@@ -131,6 +277,7 @@ class Matches:
             await self._give_up(match, keep=False)
             raise LobbyError(409, reply.code or "rejected", reply.message)
         await store.match_state(self.pool, match.match_id, "started")
+        await self.outcomes.publish(dc_replace(match, state="started"))
         for seat, s in enumerate(req.seats):
             if s.player_id:
                 await self.games.note(s.player_id, MatchStarted(
@@ -144,6 +291,7 @@ class Matches:
         if keep:
             return
         await store.match_state(self.pool, match.match_id, "failed")
+        await self.outcomes.publish(dc_replace(match, state="failed"))
 
         def undo(r: store.TableRow) -> store.TableRow:
             if r.game_id != match.game_id:
@@ -170,9 +318,57 @@ class Matches:
 
 
 class Sweeper(Periodic):
-    """Every lobby copy looks for matches left half-started, now and then. Two copies
-    finishing the same match is harmless: the game's creation is idempotent."""
+    """Every lobby copy looks for matches left half-started, and for outcomes left
+    unpublished, now and then. Two copies finishing the same match is harmless: the
+    game's creation is idempotent, and so is an outcome's publication."""
 
     def __init__(self, matches: Matches, every_seconds: float) -> None:
-        super().__init__("match_sweep", every_seconds,
-                         lambda: matches.finish_unstarted(older_than_seconds=every_seconds))
+        async def sweep() -> int:
+            return (await matches.finish_unstarted(older_than_seconds=every_seconds)
+                    + await matches.outcomes.republish(older_than_seconds=every_seconds))
+
+        super().__init__("match_sweep", every_seconds, sweep)
+
+
+class Expiry(Periodic):
+    """Every lobby copy ends the ready checks whose deadline passed; the row locks
+    let one copy end each."""
+
+    def __init__(self, matches: Matches, every_seconds: float) -> None:
+        super().__init__("ready_expiry", every_seconds, matches.expire)
+
+
+def _seats(req: OpenMatch, names: dict[str, tuple[str, bool]]) -> tuple[store.Seat, ...]:
+    return tuple(store.Seat(bot=s.bot, name=f"Bot {i + 1}") if s.bot else
+                 store.Seat(player_id=s.player_id, name=names[s.player_id][0],
+                            guest=not names[s.player_id][1])
+                 for i, s in enumerate(req.seats))
+
+
+def _table_row(req: OpenMatch, names: dict[str, tuple[str, bool]], preset: str,
+               rules: dict[str, Any]) -> store.TableRow:
+    """The table of a match no person's table started: private, no room code."""
+    table_id, game_id = ids_of(req.match_id)
+    host = next((s.player_id for s in req.seats if s.player_id), NOBODY)
+    return store.TableRow(table_id=table_id, host=host, private=True, code=None, rules=rules,
+                          preset=preset, seats=_seats(req, names), state="playing",
+                          game_id=game_id, banter=req.banter)
+
+
+def _people(req: OpenMatch) -> tuple[int, ...]:
+    return tuple(i for i, s in enumerate(req.seats) if s.player_id)
+
+
+def _opened(m: store.MatchRow, duplicate: bool = False) -> MatchOpened:
+    return MatchOpened(match_id=m.match_id, table_id=m.table_id, game_id=m.game_id,
+                       rated=m.rated, duplicate=duplicate,
+                       state="started" if m.state == "starting" else m.state,  # type: ignore[arg-type]
+                       ready_by=m.ready_by_ms,
+                       ready=tuple(sorted({*m.ready, *(i for i in range(4)
+                                                      if i not in m.people)})),
+                       absent=m.absent, declined=m.declined)
+
+
+def _closed(m: store.MatchRow) -> LobbyError:
+    return LobbyError(409, "match_closed", f"match {m.match_id} is no longer waiting for "
+                                           f"its players ({m.state})")

@@ -22,6 +22,7 @@ from services.lobby import (
     admin_api,
     api,
     apidocs,
+    matches_api,
     operators,
     socket,
     standings_api,
@@ -32,7 +33,7 @@ from services.lobby.errors import LobbyError
 from services.lobby.gamebus import GameBus
 from services.lobby.gateway import Gateway
 from services.lobby.guests import GuestPurge
-from services.lobby.matches import Matches, Sweeper
+from services.lobby.matches import Expiry, Matches, Outcomes, Sweeper
 from services.lobby.ratingsbus import RatingsBus
 from services.lobby.settings import LobbySettings
 from services.lobby.standings import Standings
@@ -98,11 +99,15 @@ async def setup(rt: Runtime) -> None:
     except ValueError as exc:
         raise StartupError(f"a rate limit setting is invalid: {exc}") from None
     games = GameBus(rt.nc, rt.names, s.request_timeout_seconds)
-    matches = Matches(rt.pool, games)
+    await bus.ensure_stream(rt.js, bus.StreamSpec(
+        rt.names.lobby_matches_stream, (rt.names.lobby_matches_all,),
+        duplicate_window=s.js_duplicate_window_seconds, replicas=s.js_replicas))
+    matches = Matches(rt.pool, games, Outcomes(rt.pool, rt.js, rt.names))
     tables = Tables(rt.pool, games, matches)
-    sweeper = Sweeper(matches, s.match_sweep_seconds)
-    await sweeper.start()
-    rt.workers.append(sweeper)
+    for chore in (Sweeper(matches, s.match_sweep_seconds),
+                  Expiry(matches, s.ready_check_poll_seconds)):
+        await chore.start()
+        rt.workers.append(chore)
 
     async def open_match(req: OpenMatch) -> MatchOpened:
         try:
@@ -130,6 +135,7 @@ async def setup(rt: Runtime) -> None:
     standings = Standings(rt.pool, ratings)
     rt.routes.extend(standings_api.routes(tokens, standings))
     rt.routes.extend(tournaments_api.routes(tokens, tournaments))
+    rt.routes.extend(matches_api.routes(tokens, matches))
     rt.routes.append(socket.handler(gateway, tokens, origins, s.ws_max_frame_bytes))
     rt.routes.extend(admin_api.routes(rt.pool, tokens, operators.Operators(
         rt.pool, games, s.operator_cache_games)))

@@ -61,6 +61,10 @@ class LobbySettings(Settings, frozen=True, kw_only=True):
         gt=0, description="How often a lobby copy finishes matches left half-started (the "
                           "match recorded, its game not created: the starter died or no "
                           "game worker answered).")] = 5.0
+    ready_check_poll_seconds: Annotated[float, msgspec.Meta(
+        gt=0, le=10, description="How often a lobby copy ends the ready checks whose "
+                                 "deadline passed (the match is then not started and its "
+                                 "absent seats named).")] = 1.0
     operator_cache_games: Annotated[int, msgspec.Meta(
         ge=1, description="Game logs (and their folded states) an operator's replay keeps "
                           "in memory on one lobby copy.")] = 64

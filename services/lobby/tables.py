@@ -232,7 +232,8 @@ class Tables:
         mine = await store.tables_of(self.pool, me.player_id)
         return Me(player_id=me.player_id, name=me.name,
                   games=[CurrentGame(game_id=g, table_id=t, seat=s) for g, t, s in games],
-                  tables=[to_api(t, me.player_id) for t in mine])
+                  tables=[to_api(t, me.player_id) for t in mine],
+                  offers=await self.matches.offers(me.player_id))
 
     async def finish(self, table_id: str) -> None:
         """The table's game ended: it leaves the list of open and playing tables."""

@@ -169,7 +169,8 @@ def asker(open_match: OpenMatchFn, last_event: LastEventFn) -> Callable[
                          match=m.pairing.match_id, code=exc.code)
             return None
         command = answer(m.pairing.match_id, opened.state, opened.game_id, opened.table_id,
-                         opened.ready_by, opened.absent, now_ms, seats_of(state, m))
+                         opened.ready_by, {*opened.absent, *opened.declined}, now_ms,
+                         seats_of(state, m))
         if command is None:
             _log.warning("match_failed", tournament=state.tournament_id,
                          match=m.pairing.match_id, state=opened.state)

@@ -9,9 +9,12 @@ end is its match's result (results).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from typing import Annotated
 
 import msgspec
+import nats.js.errors
 
 from schemas import subjects
 from services.platform import bus
@@ -20,7 +23,7 @@ from services.platform.eventstore import EventStore
 from services.platform.outbox import OutboxRelay
 from services.platform.runtime import Runtime
 from services.platform.settings import Settings
-from services.tournaments.results import on_game_ended
+from services.tournaments.results import on_game_ended, on_match_outcome
 from services.tournaments.scheduler import Caller, Scheduler, wall_ms
 from services.tournaments.store import TournamentStore, registry
 from services.tournaments.transport import LobbyClient, endpoints
@@ -36,6 +39,38 @@ class TournamentsSettings(Settings, frozen=True, kw_only=True):
                                  "and matches to call.")] = 1.0
     lobby_timeout_seconds: Annotated[float, msgspec.Meta(
         gt=0, le=60, description="How long to wait for the lobby to open a match.")] = 5.0
+
+
+class WhenStreamExists:
+    """A consumer of a stream another service makes (LOBBY_MATCHES, the lobby's): started
+    as soon as the stream exists, so this service may come up first."""
+
+    def __init__(self, consumer: Consumer, retry_seconds: float = 2.0) -> None:
+        self.consumer, self.retry = consumer, retry_seconds
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        self._task = asyncio.create_task(self._start(), name="await-stream")
+
+    async def _start(self) -> None:
+        while True:
+            try:
+                await self.consumer.start()
+                return
+            except nats.js.errors.NotFoundError:
+                await asyncio.sleep(self.retry)
+
+    async def stop(self) -> None:
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        elif self._task is not None:
+            await self.consumer.stop()
+
+    @property
+    def running(self) -> bool:
+        return self._task is not None and (not self._task.done() or self.consumer.running)
 
 
 async def setup(rt: Runtime) -> None:
@@ -61,3 +96,9 @@ async def setup(rt: Runtime) -> None:
     consumer = Consumer(rt.js, rt.pool, spec, on_game_ended(store))
     await consumer.start()
     rt.workers.append(consumer)
+    outcomes = WhenStreamExists(Consumer(rt.js, rt.pool, bus.ConsumerSpec(
+        rt.names.lobby_matches_stream, subjects.TOURNAMENTS_MATCHES,
+        rt.names.lobby_matches_of("tournament"), ack_wait=rt.settings.js_ack_wait_seconds,
+        max_deliver=rt.settings.js_max_deliver), on_match_outcome(store)))
+    await outcomes.start()
+    rt.workers.append(outcomes)

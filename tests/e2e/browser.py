@@ -39,6 +39,23 @@ async def new_page(browser: Browser, problems: list[str]) -> Page:
     return page
 
 
+@contextlib.asynccontextmanager
+async def one_page(name: str) -> AsyncIterator[Page]:
+    """A browser with one page for a test named ``name``. A failure keeps a screenshot
+    (``<name>-failed``) and says what the status line showed; an error in the page's
+    script fails the test too."""
+    problems: list[str] = []
+    async with chromium() as browser:
+        page = await new_page(browser, problems)
+        try:
+            yield page
+        except Exception as exc:
+            await shot(page, f"{name}-failed")
+            raise AssertionError(f"{exc}; status line: {await page.text_content('#status')}; "
+                                 f"page errors: {problems}") from exc
+    assert problems == []
+
+
 async def sign_in(page: Page, base: str, name: str) -> None:
     await page.goto(f"{base}/")
     await page.fill("#guest-name", name)

@@ -13,7 +13,7 @@ from services.lobby import store
 from services.lobby.following import Hub
 from services.lobby.gamebus import GameBus
 from services.lobby.gateway import Gateway
-from services.lobby.matches import Matches
+from services.lobby.matches import Matches, Outcomes
 from services.lobby.ratingsbus import RatingsBus
 from services.lobby.settings import LobbySettings
 from services.lobby.tables import Tables
@@ -45,10 +45,10 @@ async def test_events_after_a_gap_wait_until_the_worker_supplies_the_missing_one
         names = Names(f"{nats_prefix}e2e")
         games = GameBus(nc, names, 2.0)
         settings = LobbySettings(database_url="", nats_url="", resume_max_events=16)
+        matches = Matches(pool, games, Outcomes(pool, nc.jetstream(), names))
         tournaments = Tournaments(pool, TournamentBus(nc, names, 2.0),
                                   RatingsBus(nc, names, 2.0))
-        gateway = Gateway(Tables(pool, games, Matches(pool, games)), games, names, settings,
-                          tournaments)
+        gateway = Gateway(Tables(pool, games, matches), games, names, settings, tournaments)
         table = await store.table_by_game(pool, game_id)
         assert table is not None
         hub = Hub(gateway, game_id, table, gateway.hubs.stop_following)  # fed by hand here

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import asyncpg
@@ -26,13 +26,6 @@ from tests.waiting import until
 
 ONE_HAND = {"preset": "classic", "target": None, "max_hands": 1}
 BOTS = tuple(MatchSeat(bot="basic") for _ in range(4))
-
-
-@pytest.fixture
-async def nc(nats_url: str) -> AsyncIterator[Client]:
-    client = await nats.connect(nats_url)
-    yield client
-    await client.close()
 
 
 def ask(match_id: str, seats: tuple[MatchSeat, ...] = BOTS, rated: bool = False,

@@ -5,54 +5,39 @@ from __future__ import annotations
 
 import time
 
-from tests.e2e.browser import (
-    chromium,
-    fill_with_bots_and_start,
-    new_page,
-    play_a_little,
-    shot,
-    sign_in,
-)
+from tests.e2e.browser import fill_with_bots_and_start, one_page, play_a_little, shot, sign_in
 from tests.e2e.conftest import Platform
 
 
 async def test_a_reload_mid_hand_offers_the_game_back_and_the_hand_plays_on(
         platform: Platform) -> None:
-    problems: list[str] = []
-    async with chromium() as browser:
-        page = await new_page(browser, problems)
-        try:
-            await sign_in(page, platform.a.url, "Reloader")
-            await page.select_option("#preset", "classic")
-            await page.click("#create")
-            await page.wait_for_selector("#table:not([hidden])")
-            await fill_with_bots_and_start(page)
-            await page.wait_for_selector("#hand button.card", timeout=10000)
-            dealt = await page.locator("#hand button.card").count()
-            deadline = time.monotonic() + 60
-            while await page.locator("#hand button.card").count() > dealt - 2:
-                assert time.monotonic() < deadline, "no card was played"
-                await play_a_little(page)
-                await page.wait_for_timeout(40)
-            held = await page.locator("#hand button.card").count()
+    async with one_page("web-resume") as page:
+        await sign_in(page, platform.a.url, "Reloader")
+        await page.select_option("#preset", "classic")
+        await page.click("#create")
+        await page.wait_for_selector("#table:not([hidden])")
+        await fill_with_bots_and_start(page)
+        await page.wait_for_selector("#hand button.card", timeout=10000)
+        dealt = await page.locator("#hand button.card").count()
+        deadline = time.monotonic() + 60
+        while await page.locator("#hand button.card").count() > dealt - 2:
+            assert time.monotonic() < deadline, "no card was played"
+            await play_a_little(page)
+            await page.wait_for_timeout(40)
+        held = await page.locator("#hand button.card").count()
 
-            await page.reload()  # mid-hand: the page forgets the game, the server does not
-            await page.wait_for_selector("#lobby:not([hidden])")
-            await page.wait_for_selector("#resume-box:not([hidden])", timeout=5000)
-            await page.click("#resume")
-            await page.wait_for_selector("#game:not([hidden])")
-            # The same hand, as far as it went (a clock may have played for the seat).
-            await page.wait_for_function(
-                "document.querySelectorAll('#hand button.card').length > 0"
-                f" && document.querySelectorAll('#hand button.card').length <= {held}",
-                timeout=10000)
-            while await page.locator("#sheet tr").count() == 0:
-                assert time.monotonic() < deadline, "the hand did not finish after the reload"
-                await play_a_little(page)
-                await page.wait_for_timeout(40)
-            await shot(page, "web-resume")
-        except Exception as exc:
-            await shot(page, "web-resume-failed")
-            raise AssertionError(f"{exc}; status line: {await page.text_content('#status')}; "
-                                 f"page errors: {problems}") from exc
-    assert problems == []
+        await page.reload()  # mid-hand: the page forgets the game, the server does not
+        await page.wait_for_selector("#lobby:not([hidden])")
+        await page.wait_for_selector("#resume-box:not([hidden])", timeout=5000)
+        await page.click("#resume")
+        await page.wait_for_selector("#game:not([hidden])")
+        # The same hand, as far as it went (a clock may have played for the seat).
+        await page.wait_for_function(
+            "document.querySelectorAll('#hand button.card').length > 0"
+            f" && document.querySelectorAll('#hand button.card').length <= {held}",
+            timeout=10000)
+        while await page.locator("#sheet tr").count() == 0:
+            assert time.monotonic() < deadline, "the hand did not finish after the reload"
+            await play_a_little(page)
+            await page.wait_for_timeout(40)
+        await shot(page, "web-resume")

@@ -120,7 +120,8 @@ USES: dict[str, dict[str, list[str]]] = {
     "lobby": {"publish": [_N.game_create, _N.game_command("g1"), _N.game_events_since,
                           _N.game_chat("g1"), _N.lobby_tables, _N.lobby_presence("g1"),
                           _N.player_note("p1"), _N.endpoint("ratings", "leaderboard"),
-                          _N.endpoint("tournaments", "register"), _N.endpoint("game", "status")],
+                          _N.endpoint("tournaments", "register"), _N.endpoint("game", "status"),
+                          _N.lobby_match("queue", "m1")],
               "subscribe": [_N.game_chat("g1"), _N.lobby_tables, _N.lobby_presence("g1"),
                             _N.player_notes_all, _N.tournament_events_all,
                             _N.endpoint("lobby", "status"), _N.endpoint("lobby", "open_match")]},
@@ -136,15 +137,17 @@ USES: dict[str, dict[str, list[str]]] = {
                     "subscribe": [_N.endpoint("tournaments", "status"),
                                   _N.endpoint("tournaments", "register")]},
 }
-# What a service must never do: start games, write game or tournament events, answer for
-# another.
+# What a service must never do: start games, write game or tournament events or match
+# outcomes, answer for another.
 _TOURNAMENT_EVENT = _N.tournament_event("tournament-t1", "MatchResult")
+_OUTCOME = _N.lobby_match("tournament", "m1")
 NEVER: dict[str, list[str]] = {
     "lobby": [_N.game_event("g1", "GameEnded"), _N.endpoint("game", "x"), _TOURNAMENT_EVENT],
-    "game": [_N.game_create, _N.lobby_tables, _TOURNAMENT_EVENT],
+    "game": [_N.game_create, _N.lobby_tables, _TOURNAMENT_EVENT, _OUTCOME],
     "ratings": [_N.game_create, _N.game_event("g1", "GameEnded"), _N.game_command("g1"),
-                _TOURNAMENT_EVENT],
-    "tournaments": [_N.game_create, _N.game_event("g1", "GameEnded"), _N.game_command("g1")],
+                _TOURNAMENT_EVENT, _OUTCOME],
+    "tournaments": [_N.game_create, _N.game_event("g1", "GameEnded"), _N.game_command("g1"),
+                    _OUTCOME],
 }
 
 

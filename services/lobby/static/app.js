@@ -16,6 +16,7 @@ const S = {
   handResult: null,  // a line on the hand just scored, shown until the next hand's first card
   statusAt: 0,
   bounce: null,      // why the pre-move just bounced, shown with the turn cue
+  offer: null,       // a match offered to this player: the match_offered note, while it stands
 };
 const SUIT = { S: "♠", H: "♥", D: "♦", C: "♣" };
 const SIDES = ["south", "west", "north", "east"];
@@ -260,7 +261,63 @@ async function offerResume() {
   try {
     const me = await api("GET", "/v1/me");
     offerGame(me.games[0]);
+    if (me.offers && me.offers.length) showOffer(me.offers[0]);
   } catch (err) { status(err.message); }
+}
+
+// --- a match offer (the ready check of a ranked or tournament match) ----------------------
+
+const ORIGINS = { queue: "A ranked match", tournament: "Your tournament match", table: "A match" };
+
+function showOffer(note) {
+  S.offer = note;
+  clearStatus();
+  $("offer-box").hidden = false;
+  $("offer-ready").disabled = $("offer-decline").disabled = false;
+  $("offer-ready").onclick = () => { $("offer-ready").disabled = true;
+                                     send({ type: "match_ready", match_id: note.match_id }); };
+  $("offer-decline").onclick = () => send({ type: "match_decline", match_id: note.match_id });
+  tickOffer();
+}
+
+function tickOffer(text) {
+  const o = S.offer;
+  if (!o) { $("offer-box").hidden = true; return; }
+  const left = Math.max(0, Math.ceil((o.expires_at - Date.now()) / 1000));
+  $("offer-text").textContent = text || `${ORIGINS[o.origin] || "A match"} is ready` +
+    `${o.rated ? " (rated)" : ""}: confirm within ${left} s.`;
+  if (!text && left > 0) setTimeout(() => { if (S.offer === o) tickOffer(); }, 1000);
+}
+
+function onMatch(m) {  // the answer to match_ready / match_decline
+  if (!S.offer || S.offer.match_id !== m.match_id) return;
+  if (m.state === "ready_check") {
+    S.offer.ready = true;
+    tickOffer(`Ready. Waiting for ${4 - m.ready.length} more player(s)…`);
+  } else if (m.state !== "started") {
+    S.offer = null; tickOffer();
+  }
+}
+
+function offerEnded(note) {
+  if (!S.offer || S.offer.match_id !== note.match_id) return;
+  const mine = note.declined.includes(S.offer.seat);
+  S.offer = null;
+  const seats = note.absent.map((s) => s + 1).join(", ");
+  status(mine ? "You declined the match; it will not start."
+    : note.declined.length ? "The match will not start: a player declined."
+    : `The match will not start: seat(s) ${seats} did not confirm in time.`);
+  tickOffer();
+}
+
+function onNote(note) {
+  if (note.kind === "match_offered") showOffer(note);
+  else if (note.kind === "match_cancelled") offerEnded(note);
+  else if ((note.kind === "match_started" || note.kind === "tournament_call")
+           && note.game_id !== S.game) {
+    const confirmed = S.offer && S.offer.match_id === note.match_id;
+    if (confirmed) { S.offer = null; tickOffer(); resumeGame(note); } else offerGame(note);
+  }
 }
 
 function offerGame(game) {
@@ -430,10 +487,8 @@ function onFrame(f) {
       if (f.code === "token_expired") signOut();
       break;
     case "chat": if (f.game_id === S.game) addChat(f); break;
-    case "note":  // a match or a tournament round seated this player somewhere
-      if ((f.note.kind === "match_started" || f.note.kind === "tournament_call")
-          && f.note.game_id !== S.game) offerGame(f.note);
-      break;
+    case "note": onNote(f.note); break;  // a match wants or seated this player
+    case "match": onMatch(f.match); break;
     default: break;
   }
 }

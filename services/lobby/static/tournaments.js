@@ -125,6 +125,7 @@ function render() {
   $("t-format").textContent = s.format.replace("_", " ");
   $("t-starts").textContent = when(s.starts_at);
   $("t-champion").textContent = s.champion ? `Champion: ${teamName(s.champion)}` : "";
+  if (s.status === "finished" || s.status === "cancelled") $("banner").hidden = true;
 
   const mine = v.teams.find((t) => t.players.includes(me) && !t.withdrawn);
   $("register-form").hidden = Boolean(mine) || s.status !== "registering";
@@ -261,8 +262,8 @@ $("ready").onclick = async () => {
   if (!T.offer) return;
   try {
     await api("POST", `/v1/matches/${encodeURIComponent(T.offer.match_id)}/ready`);
-    $("banner-text").textContent = "Ready: waiting for the other players.";
     $("ready").hidden = true;
+    if ($("play").hidden) $("banner-text").textContent = "Ready: waiting for the other players.";
   } catch (err) { status(err.message); }
 };
 

@@ -58,13 +58,6 @@ def prefix(nats_prefix: str) -> str:
 
 
 @pytest.fixture
-async def nc(nats_url: str) -> AsyncIterator[Client]:
-    client = await nats.connect(nats_url)
-    yield client
-    await client.drain()
-
-
-@pytest.fixture
 async def pool(game_db: str) -> AsyncIterator[asyncpg.Pool]:
     p = await asyncpg.create_pool(game_db, min_size=1, max_size=20,
                                   server_settings={"search_path": "game,public"})

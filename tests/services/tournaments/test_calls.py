@@ -17,13 +17,13 @@ from hypothesis import strategies as st
 from schemas import tournament_commands as cmd
 from schemas.bus import EventEnvelope
 from schemas.events import GameEnded
-from schemas.matches import MatchOpened, OpenMatch
+from schemas.matches import MatchOpened, MatchOutcome, OpenMatch
 from schemas.tournament_events import MatchCalled, MatchResult
 from services.lobby.matches import ids_of
 from services.platform.events import game_registry
 from services.tournaments import calls
 from services.tournaments.errors import TournamentError
-from services.tournaments.results import on_game_ended
+from services.tournaments.results import on_game_ended, on_match_outcome
 from services.tournaments.state import MatchState, Tournament
 from services.tournaments.store import (
     GAME_CHECK_MS,
@@ -300,3 +300,36 @@ async def test_a_game_whose_end_never_arrived_is_read_from_its_store_once(
     events = [r.event for r in await store.events.read(f"tournament-{tid}")]
     assert sum(isinstance(e, MatchResult) and e.match_id == "W1-1" for e in events) == 1
     assert len(opened) == 2
+
+
+def _outcome(tid: str, match_id: str, state: str, absent: tuple[int, ...] = (),
+             declined: tuple[int, ...] = ()) -> EventEnvelope:
+    lobby_id = calls.lobby_match_id(tid, match_id)
+    outcome = MatchOutcome(match_id=lobby_id, origin="tournament", origin_id=tid,
+                           state=state, table_id="t", game_id=ids_of(lobby_id)[1],  # type: ignore[arg-type]
+                           rated=False, absent=absent, declined=declined)
+    return EventEnvelope(stream=f"match-{lobby_id}", version=1, position=0,
+                         type="MatchOutcome", schema_version=1, event_id=lobby_id,
+                         occurred_at_ms=0, correlation_id=None, causation_id=None,
+                         body=msgspec.msgpack.encode(outcome))
+
+
+async def test_the_lobbys_outcomes_record_starts_and_no_shows_once(pool: asyncpg.Pool) -> None:
+    store = store_on(pool)
+    tid = await running(store)
+    handle = on_match_outcome(store)
+    for _ in range(2):  # at least once
+        async with pool.acquire() as conn, conn.transaction():
+            await handle(conn, _outcome(tid, "W1-1", "started"))
+            await handle(conn, _outcome(tid, "W1-2", "not_ready", declined=(3,)))
+            await handle(conn, _outcome(tid, "W1-2", "failed"))
+            await handle(conn, _outcome(str(uuid.uuid4()), "W1-1", "started"))
+    state = await store.load(tid)
+    assert state.matches["W1-1"].call == "started"
+    w2 = state.matches["W1-2"]
+    assert (w2.outcome, w2.reason) == ("home", "no_show")
+    events = [r.event for r in await store.events.read(f"tournament-{tid}")]
+    assert [type(e).__name__ for e in events].count("MatchCalled") == 1
+    (result,) = [e for e in events if isinstance(e, MatchResult)]
+    assert result.absent == (state.teams[w2.pairing.away].players[1],)
+    assert await stale_projections(pool, uuid.UUID(tid), state) == []

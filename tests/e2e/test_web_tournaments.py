@@ -1,0 +1,84 @@
+"""The tournaments page as a person meets it, in headless Chromium: a registered player
+finds the tournament, registers a team with a partner (scripted) who confirms, checks in,
+sees the bracket drawn, presses Ready when the match is offered, and watches the bracket
+advance to a champion, live. Three other teams are scripted players. The browser's
+player never moves: the club rule (leaving forfeits for the pair) ends its match when its
+clock runs out, so the bracket advances without it."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+
+from tests.e2e.browser import chromium, new_page, shot
+from tests.e2e.conftest import Platform
+from tests.e2e.test_tournament_run import attend, copy, dismiss, four_team_cup
+from tests.services.lobby.harness import lobby_env, start
+from tests.services.lobby.test_tournaments import PASSWORD, organizer, registered
+
+RULES = {"preset": "quick", "max_hands": 1, "abandon": "forfeit",
+         "clocks": {"bid_ms": 3000, "play_ms": 3000, "single_card_ms": 3000,
+                    "bank_blocks": 0, "bank_block_ms": 0}}
+
+
+async def test_a_player_registers_checks_in_readies_and_sees_a_champion(
+        platform: Platform, database_url: str, nats_url: str, nats_prefix: str) -> None:
+    env = lobby_env(database_url, nats_url, f"{nats_prefix}e2e")
+    lobby = platform.a
+    ratings = start("ratings", platform.logs / f"ratings-{uuid.uuid4().hex[:4]}.log", **env)
+    scheduler = copy(platform, env, "web")
+    problems: list[str] = []
+    scripted: list[asyncio.Task[None]] = []
+    try:
+        org = await organizer(lobby, database_url)
+        me, partner = await registered(lobby.url), await registered(lobby.url)
+        others = [await registered(lobby.url) for _ in range(6)]
+        scripted = [asyncio.create_task(attend(p, lobby)) for p in [partner, *others]]
+        tid = await four_team_cup(org, others, RULES, 25_000, check_in_minutes=1)
+
+        async with chromium() as browser:
+            page = await new_page(browser, problems)
+            await page.goto(f"{lobby.url}/tournaments")
+            await page.fill("#login-name", me.name)
+            await page.fill("#login-password", PASSWORD)
+            await page.click("#login-go")
+            await page.click(f"#tournaments tr[data-tournament='{tid}'] a")
+            await page.wait_for_selector("#detail:not([hidden])")
+            await page.fill("#team-name", "Browsers")
+            await page.fill("#partner", partner.player_id)
+            await page.click("#register-go")
+            await page.wait_for_selector("#my-team:not([hidden])")
+            team = await page.get_attribute("#my-team", "data-team")
+            assert team
+            await partner.ok("POST", f"/v1/tournaments/{tid}/teams/{team}/confirm")
+            await page.wait_for_selector("#check-in:not([hidden])")  # live: the confirmation
+            await page.click("#check-in")
+            await page.wait_for_selector("#my-team-text:has-text('checked in')")
+            await partner.ok("POST", f"/v1/tournaments/{tid}/check-in")
+            await page.wait_for_selector(f"#teams tr[data-team='{team}'] td:has-text('checked in')")
+            await shot(page, "tournament-checked-in")
+
+            # The start draws the bracket; the first round's matches are offered.
+            await page.wait_for_selector("#detail[data-status='running']", timeout=40_000)
+            await page.wait_for_selector("#bracket .match[data-match='W1-1']")
+            assert await page.locator("#standings tbody tr").count() == 4
+            await page.wait_for_selector("#banner:not([hidden]) #ready:not([hidden])",
+                                         timeout=20_000)
+            await page.click("#ready")
+            await page.wait_for_selector("#play:not([hidden])", timeout=20_000)
+            await shot(page, "tournament-match-begun")
+
+            await page.wait_for_selector("#detail[data-status='finished']", timeout=120_000)
+            champion = (await page.text_content("#t-champion")) or ""
+            assert champion.startswith("Champion: ")
+            assert await page.locator("#bracket .match[data-outcome='']").count() == 0
+            await shot(page, "tournament-champion")
+        view = await org.ok("GET", f"/v1/tournaments/{tid}")
+    finally:
+        await dismiss(scripted)
+        scheduler.stop()
+        ratings.stop()
+    mine = next(m for m in view["matches"] if team in (m["home"], m["away"]))
+    assert mine["reason"] == "forfeit" and mine[mine["outcome"]] != team
+    assert view["summary"]["champion"] != team
+    assert not problems, problems
