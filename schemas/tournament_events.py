@@ -56,7 +56,8 @@ class TournamentTerms(msgspec.Struct, frozen=True, forbid_unknown_fields=True, k
     check_in_minutes: Annotated[int, msgspec.Meta(ge=0, le=24 * 60)] = 15
     starts_at: int
     round_interval_seconds: Annotated[int, msgspec.Meta(ge=0, le=86_400)] = 60
-    no_show_seconds: Annotated[int, msgspec.Meta(ge=30, le=3_600)] = 300
+    # The ready check of each match: players who have not pressed Ready by then are absent.
+    no_show_seconds: Annotated[int, msgspec.Meta(ge=5, le=3_600)] = 300
 
 
 class TournamentSettings(TournamentTerms, frozen=True, forbid_unknown_fields=True,

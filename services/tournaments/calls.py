@@ -27,14 +27,13 @@ from schemas import tournament_commands as cmd
 from schemas import tournament_events as ev
 from schemas.bus import EventEnvelope
 from schemas.events import GameEnded
-from schemas.matches import MatchOpened, MatchSeat, OpenMatch
+from schemas.matches import MAX_READY_SECONDS, MatchOpened, MatchSeat, OpenMatch
 from schemas.notes import Note, TournamentCall
 from services.platform import logs
 from services.platform.events import game_registry
 from services.tournaments.state import MatchState, Tournament
 
 _log = logs.get("tournaments")
-MAX_READY_SECONDS = 300  # the lobby's longest ready check
 HOME_SEATS, AWAY_SEATS = (0, 2), (1, 3)
 
 OpenMatchFn = Callable[[OpenMatch], Awaitable[MatchOpened]]

@@ -79,7 +79,8 @@ async def play(p: Player, lobby: Service, game_id: str) -> None:
 
 
 async def four_team_cup(org: Player, players: list[Player], rules: dict[str, Any],
-                        starts_in_ms: int, check_in_minutes: int = 0) -> str:
+                        starts_in_ms: int, check_in_minutes: int = 0,
+                        no_show_seconds: int = 30) -> str:
     """A four-team single elimination starting soon, with the teams of ``players`` (two by
     two) registered, confirmed and, when there is a check-in, checked in."""
     now = int(time.time() * 1000)
@@ -88,7 +89,8 @@ async def four_team_cup(org: Player, players: list[Player], rules: dict[str, Any
         "name": "Four cup", "format": {"kind": "single_elimination"}, "rules": rules,
         "min_teams": 4, "max_teams": 4, "registration_opens_at": now - 60_000,
         "registration_closes_at": starts, "starts_at": starts,
-        "check_in_minutes": check_in_minutes, "no_show_seconds": 30}))["tournament_id"]
+        "check_in_minutes": check_in_minutes,
+        "no_show_seconds": no_show_seconds}))["tournament_id"]
     for i in range(0, len(players), 2):
         a, b = players[i], players[i + 1]
         team = (await a.ok("POST", f"/v1/tournaments/{tid}/teams",
@@ -190,3 +192,58 @@ async def test_four_teams_play_to_a_champion_across_a_crash_and_a_kill(
         assert await client.last_event(uuid.uuid4().hex) is None
     finally:
         await nc.close()
+
+
+async def test_teams_that_do_not_come_lose_by_no_show_and_their_players_are_banned(
+        platform: Platform, database_url: str, nats_url: str, nats_prefix: str) -> None:
+    env = lobby_env(database_url, nats_url, f"{nats_prefix}e2e")
+    lobby = platform.b
+    ratings = start("ratings", platform.logs / f"ratings-{uuid.uuid4().hex[:4]}.log", **env)
+    scheduler = copy(platform, env, "noshow")
+    attending: list[asyncio.Task[None]] = []
+    try:
+        org = await organizer(lobby, database_url)
+        players = [await registered(lobby.url) for _ in range(8)]
+        attending = [asyncio.create_task(attend(p, lobby)) for p in players[:2]]  # team 1
+        tid = await four_team_cup(org, players, FAST, 6_000, no_show_seconds=5)
+
+        async def finished() -> dict[str, Any] | None:
+            v = await org.ok("GET", f"/v1/tournaments/{tid}")
+            return v if v["summary"]["status"] == "finished" else None
+
+        view = await until(finished, timeout=90, every=0.5)
+        # A player who stayed away may not enter the next tournament for a day.
+        again = (await org.ok("POST", "/v1/tournaments", {**NEXT_CUP, **window()}))
+        status, err = await players[2].call(
+            "POST", f"/v1/tournaments/{again['tournament_id']}/teams",
+            {"partner": players[0].player_id, "name": "Again"})
+        assert (status, err["code"]) == (403, "no_show_ban")
+    finally:
+        await dismiss(attending)
+        scheduler.stop()
+        ratings.stop()
+    teams = {t["name"]: t["team_id"] for t in view["teams"]}
+    matches = {m["match_id"]: m for m in view["matches"]}
+    # Seeds 1 and 4 meet: team 4 never came. Seeds 2 and 3 both stayed away.
+    assert (matches["W1-1"]["outcome"], matches["W1-1"]["reason"]) == ("home", "no_show")
+    assert matches["W1-1"]["home"] == teams["Team 1"]
+    assert (matches["W1-2"]["outcome"], matches["W1-2"]["reason"]) == (
+        "double_forfeit", "no_show")
+    assert view["summary"]["champion"] == teams["Team 1"]
+    conn = await asyncpg.connect(database_url)
+    try:
+        banned = await conn.fetch("SELECT player_id FROM tournaments.no_show_bans"
+                                  " WHERE player_id = ANY($1::text[]) AND banned_until > now()",
+                                  [p.player_id for p in players])
+    finally:
+        await conn.close()
+    assert sorted(r["player_id"] for r in banned) == sorted(p.player_id for p in players[2:])
+
+
+NEXT_CUP = {"name": "Next cup", "format": {"kind": "swiss"}, "rules": FAST}
+
+
+def window() -> dict[str, int]:
+    now = int(time.time() * 1000)
+    return {"registration_opens_at": now - 60_000, "registration_closes_at": now + 3_600_000,
+            "starts_at": now + 3_600_000}
