@@ -12,7 +12,6 @@ import contextlib
 import time
 import uuid
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import asyncpg
@@ -29,7 +28,7 @@ from services.tournaments.store import TournamentStore, registry, stale_projecti
 from services.tournaments.transport import LobbyClient
 from tests.e2e.conftest import Platform
 from tests.e2e.players import Seat, play_until_over
-from tests.services.lobby.harness import Player, Service, lobby_env, start
+from tests.services.lobby.harness import Player, Service, start
 from tests.services.lobby.test_tournaments import organizer, registered
 from tests.waiting import until
 
@@ -108,11 +107,10 @@ def copy(platform: Platform, env: dict[str, str], name: str, **extra: str) -> Se
 
 
 async def test_four_teams_play_to_a_champion_across_a_crash_and_a_kill(
-        platform: Platform, database_url: str, nats_url: str, nats_prefix: str,
-        tournaments_pool: asyncpg.Pool, tmp_path: Path) -> None:
-    env = lobby_env(database_url, nats_url, f"{nats_prefix}e2e")
-    lobby = platform.a
-    ratings = start("ratings", platform.logs / f"ratings-{uuid.uuid4().hex[:4]}.log", **env)
+        platform: Platform, platform_env: dict[str, str], ratings_beside: Service,
+        database_url: str, nats_url: str, nats_prefix: str,
+        tournaments_pool: asyncpg.Pool) -> None:
+    env, lobby = platform_env, platform.a
     doomed = copy(platform, env, "doomed", SPADES_FAULT=faults.MATCHES_OPENED_BEFORE_RECORD)
     copies: list[Service] = []
     attending: list[asyncio.Task[None]] = []
@@ -151,7 +149,7 @@ async def test_four_teams_play_to_a_champion_across_a_crash_and_a_kill(
         view = await until(finished, timeout=180, every=0.5)
     finally:
         await dismiss(attending)
-        for svc in (*copies, doomed, ratings):
+        for svc in (*copies, doomed):
             svc.stop()
 
     matches = {m["match_id"]: m for m in view["matches"]}
@@ -195,10 +193,9 @@ async def test_four_teams_play_to_a_champion_across_a_crash_and_a_kill(
 
 
 async def test_teams_that_do_not_come_lose_by_no_show_and_their_players_are_banned(
-        platform: Platform, database_url: str, nats_url: str, nats_prefix: str) -> None:
-    env = lobby_env(database_url, nats_url, f"{nats_prefix}e2e")
-    lobby = platform.b
-    ratings = start("ratings", platform.logs / f"ratings-{uuid.uuid4().hex[:4]}.log", **env)
+        platform: Platform, platform_env: dict[str, str], ratings_beside: Service,
+        database_url: str) -> None:
+    env, lobby = platform_env, platform.b
     scheduler = copy(platform, env, "noshow")
     attending: list[asyncio.Task[None]] = []
     try:
@@ -221,7 +218,6 @@ async def test_teams_that_do_not_come_lose_by_no_show_and_their_players_are_bann
     finally:
         await dismiss(attending)
         scheduler.stop()
-        ratings.stop()
     teams = {t["name"]: t["team_id"] for t in view["teams"]}
     matches = {m["match_id"]: m for m in view["matches"]}
     # Seeds 1 and 4 meet: team 4 never came. Seeds 2 and 3 both stayed away.

@@ -8,12 +8,11 @@ clock runs out, so the bracket advances without it."""
 from __future__ import annotations
 
 import asyncio
-import uuid
 
 from tests.e2e.browser import chromium, new_page, shot
 from tests.e2e.conftest import Platform
 from tests.e2e.test_tournament_run import attend, copy, dismiss, four_team_cup
-from tests.services.lobby.harness import lobby_env, start
+from tests.services.lobby.harness import Service
 from tests.services.lobby.test_tournaments import PASSWORD, organizer, registered
 
 RULES = {"preset": "quick", "max_hands": 1, "abandon": "forfeit",
@@ -22,10 +21,9 @@ RULES = {"preset": "quick", "max_hands": 1, "abandon": "forfeit",
 
 
 async def test_a_player_registers_checks_in_readies_and_sees_a_champion(
-        platform: Platform, database_url: str, nats_url: str, nats_prefix: str) -> None:
-    env = lobby_env(database_url, nats_url, f"{nats_prefix}e2e")
-    lobby = platform.a
-    ratings = start("ratings", platform.logs / f"ratings-{uuid.uuid4().hex[:4]}.log", **env)
+        platform: Platform, platform_env: dict[str, str], ratings_beside: Service,
+        database_url: str) -> None:
+    env, lobby = platform_env, platform.a
     scheduler = copy(platform, env, "web")
     problems: list[str] = []
     scripted: list[asyncio.Task[None]] = []
@@ -77,7 +75,6 @@ async def test_a_player_registers_checks_in_readies_and_sees_a_champion(
     finally:
         await dismiss(scripted)
         scheduler.stop()
-        ratings.stop()
     mine = next(m for m in view["matches"] if team in (m["home"], m["away"]))
     assert mine["reason"] == "forfeit" and mine[mine["outcome"]] != team
     assert view["summary"]["champion"] != team
