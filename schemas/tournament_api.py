@@ -13,7 +13,7 @@ from typing import Annotated, Any, Generic, Literal, TypeVar
 
 import msgspec
 
-from schemas.tournament_events import TournamentTerms
+from schemas.tournament_events import TournamentEvent, TournamentTerms
 
 C = TypeVar("C")
 
@@ -37,6 +37,26 @@ class GetTournament(msgspec.Struct, frozen=True, kw_only=True):
 class ListTournaments(msgspec.Struct, frozen=True, kw_only=True):
     status: str | None = None  # registering, running, finished, cancelled
     limit: Annotated[int, msgspec.Meta(ge=1, le=500)] = 100
+
+
+class GetEvents(msgspec.Struct, frozen=True, kw_only=True):
+    tournament_id: str
+    after: Annotated[int, msgspec.Meta(ge=0)] = 0  # the last version the caller holds
+    limit: Annotated[int, msgspec.Meta(ge=1, le=1000)] = 500
+
+
+class RecordedEvent(msgspec.Struct, frozen=True, kw_only=True):
+    version: int
+    event: TournamentEvent
+
+
+class TournamentEvents(msgspec.Struct, frozen=True, kw_only=True):
+    """The tournament's stream after ``after``, as anyone may see it (deal seeds only once
+    their round is over); ``version`` is the stream's version now."""
+
+    tournament_id: str
+    version: int
+    events: list[RecordedEvent]
 
 
 class TeamView(msgspec.Struct, frozen=True, kw_only=True):

@@ -280,6 +280,14 @@ TournamentEvent = (
     | TournamentFinished | TournamentCancelled | BanWaived | SeedsSet | PairingsSet | TeamJoined
 )
 
+def public(event: Event) -> Event:
+    """The event as anyone may see it: a round's deal seed stays secret until
+    ``RoundCompleted`` reveals it."""
+    if isinstance(event, RoundPaired) and event.deal_seed:
+        return msgspec.structs.replace(event, deal_seed="")
+    return event
+
+
 TOURNAMENT_EVENT_TYPES: dict[str, type[Event]] = {
     cls.__name__: cls
     for cls in (TournamentCreated, SettingsChanged, TeamRegistered, TeamConfirmed,

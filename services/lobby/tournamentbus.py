@@ -72,6 +72,10 @@ class TournamentBus:
         return await self._ask("get", api.GetTournament(tournament_id=tournament_id),
                                api.TournamentView)
 
+    async def events(self, tournament_id: str, after: int, limit: int) -> api.TournamentEvents:
+        return await self._ask("events", api.GetEvents(tournament_id=tournament_id, after=after,
+                                                       limit=limit), api.TournamentEvents)
+
     async def list(self, status: str | None, limit: int) -> api.TournamentList:
         return await self._ask("list", api.ListTournaments(status=status, limit=limit),
                                api.TournamentList)

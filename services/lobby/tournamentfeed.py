@@ -29,13 +29,6 @@ from services.platform.events import tournament_registry
 MAX_WATCHED = 8  # tournaments one socket may follow at once
 
 
-def public(event: ev.Event) -> ev.Event:
-    """The event as anyone may see it."""
-    if isinstance(event, ev.RoundPaired) and event.deal_seed:
-        return msgspec.structs.replace(event, deal_seed="")
-    return event
-
-
 class TournamentFeed:
     def __init__(self, tournaments: Tournaments, games: GameBus, names: Names,
                  conns: Connections) -> None:
@@ -79,6 +72,6 @@ class TournamentFeed:
         except (LookupError, msgspec.DecodeError):
             return  # a newer service's event this gateway does not know yet
         frame = encode(ws.TournamentFrame(tournament_id=tid, version=env.version,
-                                          event=public(event)))  # type: ignore[arg-type]
+                                          event=ev.public(event)))  # type: ignore[arg-type]
         for c in watchers:
             c.send_raw(frame)

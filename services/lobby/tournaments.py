@@ -119,6 +119,9 @@ class Tournaments:
     async def get(self, tid: str) -> api.TournamentView:
         return await self.bus.get(tid)
 
+    async def events(self, tid: str, after: int, limit: int) -> api.TournamentEvents:
+        return await self.bus.events(tid, after, limit)
+
     async def list(self, status: str | None, limit: int) -> api.TournamentList:
         return await self.bus.list(status, limit)
 

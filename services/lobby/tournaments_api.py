@@ -183,6 +183,24 @@ def routes(tokens: Tokens, tournaments: Tournaments) -> list[Any]:
         organizer waived it."""
         return await tournaments.waive_ban(me(request), tournament_id, data)
 
+    @get("/v1/tournaments/{tournament_id:str}/events", summary="The tournament's record: "
+         "its events in order", tags=TAGS, security=BEARER,
+         responses=answers(200, api.TournamentEvents, {
+             "tournament_id": TID, "version": 2, "events": [{"version": 2, "event": {
+                 "type": "TeamRegistered", "at": 1798700000000, "team_id": "a41c09e7d2b84f61",
+                 "name": "Aces", "players": ["p-7f3a", "p-11b0"], "rating": 1540.0}}]},
+             400, 401, 404, 503))
+    async def events(request: Request[Any, Any, Any], tournament_id: TournamentId,
+                     after: Annotated[int, Parameter(ge=0, description="the last version "
+                                                     "held")] = 0,
+                     limit: Annotated[int, Parameter(ge=1, le=1000)] = 500,
+                     ) -> api.TournamentEvents:
+        """Every event of `schemas/tournament_events.py` after `after`, with its version:
+        registrations, pairings, results with who overrode them and why. A round's deal
+        seed shows once the round is over (`RoundCompleted`)."""
+        me(request)
+        return await tournaments.events(tournament_id, after, limit)
+
     @get("/v1/tournaments/{tournament_id:str}/standings", summary="Standings with their "
          "tie-breaks", tags=TAGS, security=BEARER,
          responses=answers(200, api.Standings, {"tournament_id": TID, "standings": [STANDING]},
@@ -207,7 +225,7 @@ def routes(tokens: Tokens, tournaments: Tournaments) -> list[Any]:
         return await tournaments.bracket(tournament_id)
 
     return [create, list_, show, change, cancel, register, confirm, withdraw, check_in,
-            override, disqualify, seed, set_pairings, waive_ban, standings, bracket,
+            override, disqualify, seed, set_pairings, waive_ban, events, standings, bracket,
             static_file("/tournaments", "tournaments.html"),
             static_file("/tournaments.js", "tournaments.js")]
 

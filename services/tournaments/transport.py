@@ -25,10 +25,11 @@ from schemas.matches import OPEN_MATCH, MatchOpened, OpenMatch
 from schemas.notes import Note
 from schemas.play import EventsReply, EventsSince
 from schemas.subjects import Names
+from schemas.tournament_events import public
 from services.platform import bus
 from services.tournaments.calls import LobbyRefused
 from services.tournaments.errors import TournamentError
-from services.tournaments.store import TournamentStore, summaries, view
+from services.tournaments.store import TournamentStore, stream_of, summaries, view
 
 # Endpoint name -> the command it carries.
 WRITES: dict[str, type[cmd.Command]] = {
@@ -75,6 +76,16 @@ def endpoints(store: TournamentStore, now_ms: Callable[[], int]) -> list[bus.End
             raise ServiceError("no_tournament", "no such tournament")
         return found
 
+    async def events(req: api.GetEvents) -> api.TournamentEvents:
+        tid = str(_tournament_id(req.tournament_id))
+        version = await store.events.version(stream_of(tid))
+        if not version:
+            raise ServiceError("no_tournament", "no such tournament")
+        recorded = await store.events.read(stream_of(tid), req.after + 1, req.after + req.limit)
+        return api.TournamentEvents(tournament_id=tid, version=version, events=[
+            api.RecordedEvent(version=r.version, event=public(r.event))  # type: ignore[arg-type]
+            for r in recorded])
+
     async def list_(req: api.ListTournaments) -> api.TournamentList:
         return api.TournamentList(tournaments=await summaries(store.pool, req.status, req.limit))
 
@@ -83,6 +94,7 @@ def endpoints(store: TournamentStore, now_ms: Callable[[], int]) -> list[bus.End
                        write(command_type)) for name, command_type in WRITES.items()),
         bus.Endpoint("get", api.GetTournament, get),
         bus.Endpoint("list", api.ListTournaments, list_),
+        bus.Endpoint("events", api.GetEvents, events),
     ]
 
 

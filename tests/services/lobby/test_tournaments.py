@@ -121,6 +121,13 @@ async def test_a_team_registers_its_partner_confirms_and_both_check_in(
     for who in (ada, ben):
         await who.ok("POST", f"/v1/tournaments/{tid}/check-in")
     view = await cy.ok("GET", f"/v1/tournaments/{tid}")
+    record = await cy.ok("GET", f"/v1/tournaments/{tid}/events")
+    assert record["version"] == view["version"] == 5
+    assert [(e["version"], e["event"]["type"]) for e in record["events"]] == [
+        (1, "TournamentCreated"), (2, "TeamRegistered"), (3, "TeamConfirmed"),
+        (4, "TeamCheckedIn"), (5, "TeamCheckedIn")]
+    later = await cy.ok("GET", f"/v1/tournaments/{tid}/events?after=3&limit=1")
+    assert [e["version"] for e in later["events"]] == [4]
     (t,) = view["teams"]
     assert t["team_id"] == team and t["players"] == [ada.player_id, ben.player_id]
     assert t["confirmed"] and sorted(t["checked_in"]) == sorted([ada.player_id, ben.player_id])
