@@ -102,7 +102,8 @@ async def test_paired_matches_are_called_then_asked_again_after_the_ready_check(
     first, events = done[0]
     called = events[0]
     assert isinstance(called, MatchCalled)
-    notes = calls.calls_to_send(first, events)
+    assert len(calls.calls_to_send(first, events)) == 8  # four seats of each match
+    notes = calls.calls_to_send(first, [called])
     assert [n.seat for _, n in notes] == [0, 1, 2, 3]
     assert {(n.game_id, n.round, n.tournament_id) for _, n in notes} == {
         (called.game_id, 1, tid)}
