@@ -27,9 +27,15 @@ FORFEITS_TO_WITHDRAW = 2
 _MIN_SEED_BYTES = 16
 
 
+# Commands whose events never make anything follow (no result, team or round changes):
+# deciding them skips the settling pass, which a round's 256 calls would pay 256 times.
+_SETTLED = frozenset({cmd.CallMatch, cmd.WaiveBan, cmd.SetPairings, cmd.SetSeeds})
+
+
 def decide(state: Tournament, command: cmd.TournamentCommand) -> list[ev.Event]:
     events = _HANDLERS[type(command)](state, command)
-    if not events or state.status not in ("running", "registering"):
+    if (not events or state.status not in ("running", "registering")
+            or type(command) in _SETTLED):
         return events
     scratch = state.copy()
     for event in events:
