@@ -87,6 +87,10 @@ class JoinByCode(msgspec.Struct, frozen=True, kw_only=True):
     seat: Annotated[int, msgspec.Meta(ge=0, le=3)] | None = None
 
 
+class WatchByCode(msgspec.Struct, frozen=True, kw_only=True):
+    code: Annotated[str, msgspec.Meta(min_length=4, max_length=12)]
+
+
 class SetBots(msgspec.Struct, frozen=True, kw_only=True):
     """Host: put a bot on one seat (``seat``), or on every free seat (no ``seat``)."""
 
@@ -119,6 +123,9 @@ class Table(msgspec.Struct, frozen=True, kw_only=True):
     state: Literal["open", "playing", "over"]
     game_id: str | None = None
     banter: bool = True
+    # After a game, once someone asked to play again at this table: per seat, whether
+    # it will play the next game (a bot always will; a person once they agreed).
+    play_again: list[bool] | None = None
 
 
 class TableList(msgspec.Struct, frozen=True):

@@ -58,6 +58,16 @@ class MatchCancelled(PlayerNote, frozen=True, tag="match_cancelled"):
     declined: tuple[int, ...] = ()
 
 
+class PlayAgainAsked(PlayerNote, frozen=True, tag="play_again_asked"):
+    """A game at the player's table ended and ``asked_by`` (a name) asks to play again,
+    same table, same seats: agree with ``POST /v1/tables/{table_id}/again``, or leave."""
+
+    table_id: str
+    game_id: str  # the game that ended
+    asked_by: str
+    seat: int  # the player's seat at the table
+
+
 class RatingChanged(PlayerNote, frozen=True, tag="rating_changed"):
     """A finished rated game moved this player's rating."""
 
@@ -76,4 +86,5 @@ class TournamentCall(PlayerNote, frozen=True, tag="tournament_call"):
     seat: int
 
 
-Note = MatchOffered | MatchStarted | MatchCancelled | RatingChanged | TournamentCall
+Note = (MatchOffered | MatchStarted | MatchCancelled | PlayAgainAsked | RatingChanged
+        | TournamentCall)

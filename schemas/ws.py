@@ -37,11 +37,14 @@ class Subscribe(ClientFrame, frozen=True, tag="subscribe"):
 
     ``since``: the last version the client holds, to resume after a reconnect:
     the answer is exactly the events after it, or a snapshot when that is shorter.
+    ``code``: a private table's room code, which lets a person with no seat there
+    watch its game (``spectate``).
     """
 
     game_id: Id | None = None
     table_id: Id | None = None
     spectate: bool = False
+    code: Annotated[str, msgspec.Meta(max_length=12)] | None = None
     since: Annotated[int, msgspec.Meta(ge=0)] | None = None
 
 

@@ -127,8 +127,18 @@ class Lobby:
     async def start(self, table_id: str) -> Table:
         return await self._call("POST", f"/v1/tables/{table_id}/start", None, Table)
 
-    async def game(self, game_id: str) -> GameSummary:
-        return await self._call("GET", f"/v1/games/{game_id}", None, GameSummary)
+    async def play_again(self, table_id: str) -> Table:
+        """Ask for another game at a table whose game ended, or agree to one asked for."""
+        return await self._call("POST", f"/v1/tables/{table_id}/again", None, Table)
+
+    async def watch_by_code(self, code: str) -> Table:
+        """A private table's game by its room code: follow its ``game_id`` with
+        ``GameConnection(..., spectate=True, code=code)``."""
+        return await self._call("POST", "/v1/tables/watch", {"code": code}, Table)
+
+    async def game(self, game_id: str, code: str | None = None) -> GameSummary:
+        query = f"?code={code}" if code else ""
+        return await self._call("GET", f"/v1/games/{game_id}{query}", None, GameSummary)
 
     async def aclose(self) -> None:
         await self.http.aclose()
@@ -192,9 +202,10 @@ class GameConnection:
     _ids = itertools.count(1)
 
     def __init__(self, ws_url: str, token: str, game_id: str, *, spectate: bool = False,
-                 retry_delay: float = 0.05, max_retries: int = 50,
+                 code: str | None = None, retry_delay: float = 0.05, max_retries: int = 50,
                  reconnects: int = 5) -> None:
         self.ws_url, self.token, self.game_id, self.spectate = ws_url, token, game_id, spectate
+        self.code = code  # a private table's room code, to watch its game
         self.retry_delay, self.max_retries, self.reconnects = retry_delay, max_retries, reconnects
         self.conn: ClientConnection | None = None
         self.view: SeatView | None = None
@@ -221,7 +232,7 @@ class GameConnection:
         welcome = _decoder.decode(await self.conn.recv())
         if not isinstance(welcome, ws.Welcome):
             raise RuntimeError(f"expected a welcome frame, got {welcome!r}")
-        frame = ws.Subscribe(game_id=self.game_id, spectate=self.spectate,
+        frame = ws.Subscribe(game_id=self.game_id, spectate=self.spectate, code=self.code,
                              since=self.version if self.view is not None else None)
         await self.conn.send(_encoder.encode(frame).decode())
         while True:

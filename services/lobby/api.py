@@ -25,12 +25,13 @@ from schemas.api import (
     SetTableOptions,
     Table,
     TableList,
+    WatchByCode,
 )
 from services.lobby import auth
 from services.lobby.apidocs import BEARER, answers
 from services.lobby.auth import Claims, Tokens
 from services.lobby.gateway import Gateway
-from services.lobby.params import GameId, TableId
+from services.lobby.params import GameId, RoomCode, TableId
 from services.lobby.tables import Tables
 from services.lobby.throttle import Throttle
 
@@ -117,6 +118,17 @@ def routes(pool: Any, tokens: Tokens, throttle: Throttle, tables: Tables,
         `table_started`."""
         return await tables.join_by_code(me(request), data.code, data.seat)
 
+    @post("/v1/tables/watch", status_code=200,
+          summary="Find a private table's game by its room code, to watch it",
+          tags=["tables"], security=BEARER,
+          responses=answers(200, Table, {**TABLE, "code": None, "state": "playing",
+                                         "game_id": "g-9c1d"}, 400, 401, 404, 409))
+    async def watch_by_code(request: Request[Any, Any, Any], data: WatchByCode) -> Table:
+        """The answer carries the `game_id`: subscribe to it over /v1/ws with `spectate`
+        and the same `code`. 404 `table_not_found`: no table has that code; 409
+        `table_not_started`: nothing to watch yet (join the table instead)."""
+        return await tables.watch_by_code(me(request), data.code)
+
     @post("/v1/tables/{table_id:str}/join", status_code=200,
           summary="Take a seat (a given one, or the first free)", tags=["tables"],
           security=BEARER, responses=answers(200, Table, TABLE, 400, 401, 403, 404, 409))
@@ -175,6 +187,20 @@ def routes(pool: Any, tokens: Tokens, throttle: Throttle, tables: Tables,
         `game_unavailable` when no game worker answered (retry)."""
         return await tables.start(me(request), table_id)
 
+    @post("/v1/tables/{table_id:str}/again", status_code=200,
+          summary="Play again at this table, same seats (ask, or agree)", tags=["tables"],
+          security=BEARER, responses=answers(200, Table, {
+              **TABLE, "play_again": [True, True, False, True]}, 400, 401, 404, 409, 503))
+    async def again(request: Request[Any, Any, Any], table_id: TableId) -> Table:
+        """After the table's game ended, anyone seated asks for another game at the same
+        table: the table opens again and the other people seated get a
+        `play_again_asked` note; each agrees with this same call, or leaves (the seat
+        goes to a bot or is freed, as the rules' `abandon` says). `play_again` says per
+        seat who will play. Once every seat agreed the game starts (the answer then has
+        the new `game_id`); the host may start sooner (`/start`), and seats whose people
+        did not agree then go to bots. 409 `not_seated`, `game_running`, `no_game_yet`."""
+        return await tables.play_again(me(request), table_id)
+
     @get("/v1/me", summary="The caller's running games and tables (the way back in)",
          tags=["players"], security=BEARER, responses=answers(200, Me, {
              "player_id": "p-7f3a", "name": "Ada",
@@ -187,15 +213,17 @@ def routes(pool: Any, tokens: Tokens, throttle: Throttle, tables: Tables,
         return await tables.whereabouts(me(request))
 
     @get("/v1/games/{game_id:str}", summary="A game's public summary", tags=["games"],
-         security=BEARER, responses=answers(200, GameSummary, GAME, 400, 401, 404, 503))
-    async def game(request: Request[Any, Any, Any], game_id: GameId) -> GameSummary:
-        """What anyone at the table may know: seats, rules, phase, score."""
-        me(request)
-        return await gateway.summary(game_id)
+         security=BEARER, responses=answers(200, GameSummary, GAME, 400, 401, 403, 404, 503))
+    async def game(request: Request[Any, Any, Any], game_id: GameId,
+                   code: RoomCode = None) -> GameSummary:
+        """What anyone at the table may know: seats, rules, phase, score. A private
+        table's game answers its host, its players and those who give its room code
+        (`?code=`), else 403 `room_code_required`."""
+        return await gateway.summary(game_id, me(request).player_id, code)
 
     return [guest, register, login, create_table, list_tables, read_table, join_by_code, join,
-            leave, bots, change_rules, reset_rules, options, start, whoami, game,
-            static_file("/", "index.html"), static_file("/app.js", "app.js")]
+            leave, bots, change_rules, reset_rules, options, start, again, whoami, game,
+            watch_by_code, static_file("/", "index.html"), static_file("/app.js", "app.js")]
 
 
 def static_file(path: str, name: str) -> Any:

@@ -98,7 +98,7 @@ class Gateway:
     async def game_over(self, hub: Hub) -> None:
         if hub.table is not None:
             with contextlib.suppress(LobbyError):
-                await self.tables.finish(hub.table.table_id)
+                await self.tables.finish(hub.table.table_id, hub.game_id)
 
     # --- sockets ---------------------------------------------------------------------------
 
@@ -150,6 +150,8 @@ class Gateway:
             game_id = table.game_id
         else:
             raise LobbyError(400, "bad_field", "subscribe names a game_id or a table_id")
+        if frame.spectate:  # before the game is even read: a stranger learns nothing of it
+            self.tables.may_watch(table, me, frame.code)
         cap = self.settings.ws_games_per_socket
         if game_id not in conn.subs and len(conn.subs) >= cap:
             raise LobbyError(429, "too_many_games", f"one socket follows at most {cap} games")
@@ -182,6 +184,8 @@ class Gateway:
         conn.subs[game_id] = sub
         hub.join(sub, frame.since if frame.since is not None and
                  frame.since <= hub.state.version else None)
+        if seat is None and table is not None:
+            conn.follows.add(table.table_id)  # a spectator learns of the table's next game
         if seat is not None:
             self.grace.cancel(game_id, seat)
             await self.games.seat_present(SeatPresent(game_id=game_id, seat=seat, player_id=me,
@@ -216,9 +220,11 @@ class Gateway:
 
     # --- public summary ----------------------------------------------------------------------
 
-    async def summary(self, game_id: str) -> GameSummary:
-        """From the followed state when this gateway has it, else from the stored events."""
+    async def summary(self, game_id: str, player_id: str, code: str | None) -> GameSummary:
+        """From the followed state when this gateway has it, else from the stored events.
+        A private table's game only to those who may watch it."""
         table = await self.tables.summary_base(game_id)
+        self.tables.may_watch(table, player_id, code)
         hub = self.hubs.get(game_id)
         if hub is not None and hub.ready.is_set():
             state = hub.state

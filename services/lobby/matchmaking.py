@@ -102,7 +102,10 @@ def match(tickets: Sequence[Ticket], now: float, rules: MatchRules = MatchRules(
     used = bytearray(len(order))
     out = []
     for cost, group in found:
-        if not any(used[j] for j in group):
+        for j in group:
+            if used[j]:
+                break
+        else:
             for j in group:
                 used[j] = 1
             out.append(_build([order[j] for j in group], cost))
@@ -116,11 +119,18 @@ class _Queue:
     def __init__(self, order: list[Ticket], rating: list[float], now: float,
                  rules: MatchRules) -> None:
         self.order, self.rating, self.rules = order, rating, rules
-        self.size = [len(t.players) for t in order]
-        self.low = [min(t.ratings) for t in order]
-        self.high = [max(t.ratings) for t in order]
-        self.window = [rules.window_after(now - t.since) for t in order]
-        self.bonus = [rules.bonus_after(now - t.since) for t in order]
+        ratings = [t.ratings for t in order]
+        self.size = [len(r) for r in ratings]
+        self.low = [r[0] if len(r) == 1 or r[0] < r[1] else r[1] for r in ratings]
+        self.high = [r[0] if len(r) == 1 or r[0] > r[1] else r[1] for r in ratings]
+        # rules.window_after and rules.bonus_after, written out: a call each per
+        # ticket is a tenth of a cycle.
+        waited = [now - t.since if now > t.since else 0.0 for t in order]
+        base, growth, step = rules.window, rules.window_growth, rules.window_step
+        anyone, per, cap, cycle = (rules.anyone_after, rules.wait_bonus, rules.wait_bonus_cap,
+                                   rules.cycle)
+        self.window = [math.inf if w >= anyone else base + growth * (w // step) for w in waited]
+        self.bonus = [b if b < cap else cap for b in (per * (w // cycle) for w in waited)]
         self.leaver = [t.leaver for t in order]
         self.history = [bool(t.last_players or t.last_partner) for t in order]
 
@@ -132,7 +142,8 @@ class _Queue:
         group = [i]
         players = size[i]
         below, above = i - 1, i + 1
-        stop_below, stop_above = max(i - reach, 0), min(i + reach, n - 1)
+        stop_below = i - reach if i > reach else 0
+        stop_above = i + reach if i + reach < n else n - 1
         take_below = True
         while players < 4:
             can_below, can_above = below >= stop_below, above <= stop_above
@@ -199,9 +210,10 @@ class _Queue:
 
 def _sides(group: list[Ticket]) -> tuple[tuple[Ticket, ...], tuple[Ticket, ...]]:
     """The two teams' tickets: pair v pair, pair v two solos, or four solos split
-    highest and lowest against the middle two."""
+    highest and lowest against the middle two. ``group`` is in the queue's order
+    (rating, then ticket id), so its solos are already ranked."""
     pairs = [t for t in group if len(t.players) == 2]
-    solos = sorted((t for t in group if len(t.players) == 1), key=lambda t: (t.rating, t.ticket_id))
+    solos = [t for t in group if len(t.players) == 1]
     if len(pairs) == 2:
         return (pairs[0],), (pairs[1],)
     if pairs:

@@ -27,11 +27,14 @@ TournamentId = Annotated[str, _id("tournament")]
 TeamId = Annotated[str, _id("team")]
 MatchId = Annotated[str, _id("match")]
 
+RoomCode = Annotated[str | None, Parameter(
+    pattern=r"^[A-Za-z0-9]{4,12}$", description="a private table's room code")]
+
 # A player id or a seated name (the characters a name may hold).
 PLAYER_PATTERN = r"^[\w .:-]{1,64}$"
 
 # Times in ms since the epoch, up to the last millisecond of the year 9999.
 LAST_MS = 253_402_300_799_999
 
-__all__ = ["ID_HELP", "LAST_MS", "PLAYER_PATTERN", "GameId", "MatchId", "PlayerId", "TableId",
-           "TeamId", "TournamentId"]
+__all__ = ["ID_HELP", "LAST_MS", "PLAYER_PATTERN", "GameId", "MatchId", "PlayerId", "RoomCode",
+           "TableId", "TeamId", "TournamentId"]

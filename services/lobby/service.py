@@ -38,7 +38,7 @@ from services.lobby.ratingsbus import RatingsBus
 from services.lobby.settings import LobbySettings
 from services.lobby.standings import Standings
 from services.lobby.tables import Tables
-from services.lobby.throttle import Throttle
+from services.lobby.throttle import CodeGuesses, Throttle
 from services.lobby.tournamentbus import TournamentBus
 from services.lobby.tournaments import Tournaments
 from services.platform import bus, logs
@@ -96,6 +96,7 @@ async def setup(rt: Runtime) -> None:
     try:
         throttle = Throttle(s.login_failures_per_account, s.login_failures_per_address,
                             s.signups_per_address)
+        guesses = CodeGuesses(s.room_code_misses_per_player)
     except ValueError as exc:
         raise StartupError(f"a rate limit setting is invalid: {exc}") from None
     games = GameBus(rt.nc, rt.names, s.request_timeout_seconds)
@@ -103,7 +104,7 @@ async def setup(rt: Runtime) -> None:
         rt.names.lobby_matches_stream, (rt.names.lobby_matches_all,),
         duplicate_window=s.js_duplicate_window_seconds, replicas=s.js_replicas))
     matches = Matches(rt.pool, games, Outcomes(rt.pool, rt.js, rt.names))
-    tables = Tables(rt.pool, games, matches)
+    tables = Tables(rt.pool, games, matches, guesses)
     for chore in (Sweeper(matches, s.match_sweep_seconds),
                   Expiry(matches, s.ready_check_poll_seconds)):
         await chore.start()

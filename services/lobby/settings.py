@@ -53,6 +53,10 @@ class LobbySettings(Settings, frozen=True, kw_only=True):
     signups_per_address: Annotated[str, msgspec.Meta(
         description="New accounts (guests and registered) one client address may create.")
     ] = "20/hour"
+    room_code_misses_per_player: Annotated[str, msgspec.Meta(
+        description="Wrong room codes one player may try (joining or watching a private "
+                    "table); past it: 429 until the window moves on.")
+    ] = "20/10 minutes"
     guest_purge_every_seconds: Annotated[float, msgspec.Meta(
         gt=0, description="How often idle guests are deleted: guests whose token has "
                           "expired (token_ttl_seconds after sign-in) and who hold no seat "

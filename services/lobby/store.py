@@ -119,19 +119,27 @@ class TableRow:
     state: str = "open"
     game_id: str | None = None
     banter: bool = True
+    play_again: tuple[str, ...] | None = None  # who agreed to another game, once asked
 
     def with_(self, **changes: Any) -> TableRow:
         return replace(self, **changes)
 
 
-_COLUMNS = "table_id, host, private, code, rules, preset, seats, state, game_id, banter"
+_COLUMNS = ("table_id, host, private, code, rules, preset, seats, state, game_id, banter,"
+            " play_again")
 
 
 def _row(r: asyncpg.Record) -> TableRow:
     seats = tuple(Seat(**s) for s in json.loads(r["seats"]))
+    again = r["play_again"]
     return TableRow(table_id=str(r["table_id"]), host=str(r["host"]), private=r["private"],
                     code=r["code"], rules=json.loads(r["rules"]), preset=r["preset"],
-                    seats=seats, state=r["state"], game_id=r["game_id"], banter=r["banter"])
+                    seats=seats, state=r["state"], game_id=r["game_id"], banter=r["banter"],
+                    play_again=None if again is None else tuple(json.loads(again)))
+
+
+def _again_json(again: tuple[str, ...] | None) -> str | None:
+    return None if again is None else json.dumps(list(again))
 
 
 def _seats_json(seats: tuple[Seat, ...]) -> str:
@@ -142,9 +150,11 @@ def _seats_json(seats: tuple[Seat, ...]) -> str:
 async def insert_table(pool: asyncpg.Pool | asyncpg.Connection, t: TableRow) -> None:
     try:
         await pool.execute(
-            f"INSERT INTO game_tables ({_COLUMNS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)",
+            f"INSERT INTO game_tables ({_COLUMNS})"
+            " VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11)",
             uuid.UUID(t.table_id), uuid.UUID(t.host), t.private, t.code, json.dumps(t.rules),
-            t.preset, _seats_json(t.seats), t.state, t.game_id, t.banter)
+            t.preset, _seats_json(t.seats), t.state, t.game_id, t.banter,
+            _again_json(t.play_again))
     except asyncpg.UniqueViolationError:
         raise CodeTaken(t.code) from None
 
@@ -170,7 +180,20 @@ async def table_by_code(pool: asyncpg.Pool, code: str) -> TableRow | None:
 
 
 async def table_by_game(pool: asyncpg.Pool, game_id: str) -> TableRow | None:
-    r = await pool.fetchrow(f"SELECT {_COLUMNS} FROM game_tables WHERE game_id = $1", game_id)
+    """The table a game was played at, as it was for that game: the table's current
+    game is the row itself; an earlier one (the table played again since) has the
+    seats and rules its match started with, and is over."""
+    r = await pool.fetchrow(
+        "SELECT t.table_id, t.host, t.private, t.code, t.preset, t.banter,"
+        "       CASE WHEN t.game_id = $1 THEN t.play_again END AS play_again,"
+        "       CASE WHEN t.game_id = $1 THEN t.rules ELSE coalesce(m.rules, t.rules) END"
+        "         AS rules,"
+        "       CASE WHEN t.game_id = $1 THEN t.seats ELSE coalesce(m.seats, t.seats) END"
+        "         AS seats,"
+        "       CASE WHEN t.game_id = $1 THEN t.state ELSE 'over' END AS state,"
+        "       $1 AS game_id"
+        " FROM game_tables t LEFT JOIN matches m ON m.game_id = $1 AND m.state <> 'failed'"
+        " WHERE t.game_id = $1 OR t.table_id = m.table_id LIMIT 1", game_id)
     return None if r is None else _row(r)
 
 
@@ -198,9 +221,9 @@ async def running_games_of(pool: asyncpg.Pool, player_id: str) -> list[tuple[str
     ended: from the games projection, and from playing tables whose game the projection
     has not seen yet."""
     rows = await pool.fetch(
-        "SELECT g.game_id, coalesce(t.table_id::text, '') AS table_id,"
+        "SELECT g.game_id, coalesce(m.table_id::text, '') AS table_id,"
         "       array_position(g.players, $1) - 1 AS seat, g.started_at AS at"
-        " FROM games g LEFT JOIN game_tables t ON t.game_id = g.game_id"
+        " FROM games g LEFT JOIN matches m ON m.game_id = g.game_id"
         " WHERE g.players @> ARRAY[$1] AND g.ended_at IS NULL AND g.started_at IS NOT NULL"
         " UNION"
         " SELECT t.game_id, t.table_id::text, (s.n - 1)::int, t.updated_at"
@@ -213,6 +236,12 @@ async def running_games_of(pool: asyncpg.Pool, player_id: str) -> list[tuple[str
     for r in rows:
         seen.setdefault(r["game_id"], (r["game_id"], r["table_id"], r["seat"]))
     return list(seen.values())
+
+
+async def game_has_ended(pool: asyncpg.Pool, game_id: str) -> bool:
+    """Whether the games projection has seen the game's ``GameEnded``."""
+    return bool(await pool.fetchval(
+        "SELECT ended_at IS NOT NULL FROM games WHERE game_id = $1", game_id))
 
 
 async def change_table(pool: asyncpg.Pool, table_id: str,
@@ -235,9 +264,10 @@ async def change_table(pool: asyncpg.Pool, table_id: str,
         if after != before:
             await conn.execute(
                 "UPDATE game_tables SET host = $2, rules = $3, seats = $4, state = $5,"
-                " game_id = $6, banter = $7, updated_at = now() WHERE table_id = $1",
+                " game_id = $6, banter = $7, play_again = $8, updated_at = now()"
+                " WHERE table_id = $1",
                 key, uuid.UUID(after.host), json.dumps(after.rules), _seats_json(after.seats),
-                after.state, after.game_id, after.banter)
+                after.state, after.game_id, after.banter, _again_json(after.play_again))
     return before, after
 
 
@@ -302,13 +332,17 @@ async def open_match(pool: asyncpg.Pool, m: MatchRow, table: TableRow | None,
     async with pool.acquire() as conn, conn.transaction():
         got = await conn.fetchrow(
             "INSERT INTO matches (match_id, origin, origin_id, rated, table_id, game_id,"
-            " request, state, people, players, ready_by) VALUES ($1, $2, $3, $4, $5, $6, $7,"
-            " $8, $9, $10, CASE WHEN $11 > 0 THEN now() + make_interval(secs => $11) END)"
+            " request, state, people, players, ready_by, seats, rules) VALUES ($1, $2, $3, $4,"
+            " $5, $6, $7, $8, $9, $10,"
+            " CASE WHEN $11 > 0 THEN now() + make_interval(secs => $11) END, $12, $13)"
             # Any key: the game id is derived from the match id, so racing asks for one
             # match may meet on either unique column first.
             f" ON CONFLICT DO NOTHING RETURNING {_MATCH_COLUMNS}",
             m.match_id, m.origin, m.origin_id, m.rated, uuid.UUID(m.table_id), m.game_id,
-            m.request, m.state, list(m.people), list(m.players), float(ready_seconds))
+            m.request, m.state, list(m.people), list(m.players), float(ready_seconds),
+            # The seats and rules it starts with, for a table that plays again later.
+            None if table is None else _seats_json(table.seats),
+            None if table is None else json.dumps(table.rules))
         if got is None:
             first = await conn.fetchrow(
                 f"SELECT {_MATCH_COLUMNS} FROM matches WHERE match_id = $1", m.match_id)
@@ -507,7 +541,8 @@ async def search_games(pool: asyncpg.Pool, *, player: str | None, table_id: str 
     if player:
         p = arg(player)
         where.append(f"({p} = ANY(g.players) OR EXISTS (SELECT 1 FROM"
-                     f" jsonb_array_elements(t.seats) s WHERE lower(s->>'name') = lower({p})))")
+                     f" jsonb_array_elements(coalesce(m.seats, t.seats)) s"
+                     f" WHERE lower(s->>'name') = lower({p})))")
     if table_id:
         key = _uuid(table_id)
         if key is None:
@@ -527,8 +562,9 @@ async def search_games(pool: asyncpg.Pool, *, player: str | None, table_id: str 
         where.append("g.ended_at IS NOT NULL AND g.winner IS NULL")
     elif outcome:
         where.append(f"g.reason = {arg(outcome)}")
-    sql = ("SELECT g.*, t.table_id, t.seats FROM games g"
-           " LEFT JOIN game_tables t ON t.game_id = g.game_id"
+    sql = ("SELECT g.*, t.table_id, coalesce(m.seats, t.seats) AS seats FROM games g"
+           " LEFT JOIN matches m ON m.game_id = g.game_id"
+           " LEFT JOIN game_tables t ON t.game_id = g.game_id OR t.table_id = m.table_id"
            + (" WHERE " + " AND ".join(where) if where else "")
            + f" ORDER BY g.started_at DESC NULLS LAST, g.game_id LIMIT {arg(limit)}")
     rows = await pool.fetch(sql, *args)

@@ -18,13 +18,17 @@ from schemas.api import CurrentGame, GameSummary, Me, SeatInfo, Table
 from schemas.codes import GAME_UNAVAILABLE
 from schemas.commands import LeaveSeat
 from schemas.matches import MatchSeat, OpenMatch
+from schemas.notes import PlayAgainAsked
 from schemas.play import GameRequest
-from services.lobby import store
+from services.lobby import playagain, store
 from services.lobby.auth import Claims
 from services.lobby.errors import LobbyError
 from services.lobby.gamebus import GameBus, GameUnavailable
 from services.lobby.matches import Matches
+from services.lobby.playagain import seat_of
 from services.lobby.rulesets import rules_of
+from services.lobby.throttle import CodeGuesses
+from services.lobby.watching import may_watch
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read aloud and typed
 CODE_LENGTH = 6
@@ -41,16 +45,34 @@ def to_api(t: store.TableRow, viewer: str | None) -> Table:
                           bot=s.bot, guest=s.guest)  # type: ignore[arg-type]
                for i, s in enumerate(t.seats)],
         free_seats=[i for i, s in enumerate(t.seats) if s.free], state=t.state,  # type: ignore[arg-type]
-        game_id=t.game_id, banter=t.banter)
-
-
-def seat_of(t: store.TableRow, player_id: str) -> int | None:
-    return next((i for i, s in enumerate(t.seats) if s.player_id == player_id), None)
+        game_id=t.game_id, banter=t.banter, play_again=playagain.agreed(t))
 
 
 class Tables:
-    def __init__(self, pool: store.Pool, games: GameBus, matches: Matches) -> None:
+    def __init__(self, pool: store.Pool, games: GameBus, matches: Matches,
+                 guesses: CodeGuesses | None = None) -> None:
         self.pool, self.games, self.matches = pool, games, matches
+        self.guesses = guesses or CodeGuesses("20/10 minutes")
+
+    async def _by_code(self, me: Claims, code: str) -> store.TableRow:
+        """The table with room code ``code``; a wrong one counts against the caller."""
+        self.guesses.check(me.player_id)
+        t = await store.table_by_code(self.pool, code.strip().upper())
+        if t is None:
+            self.guesses.missed(me.player_id)
+            raise LobbyError(404, "table_not_found", "no table has that room code")
+        return t
+
+    def may_watch(self, t: store.TableRow | None, me: str, code: str | None) -> None:
+        """``me`` may watch ``t``'s game (``watching.may_watch``); a wrong code counts."""
+        if code:
+            self.guesses.check(me)
+        try:
+            may_watch(t, me, code)
+        except LobbyError:
+            if code:
+                self.guesses.missed(me)
+            raise
 
     async def _get(self, table_id: str) -> store.TableRow:
         t = await store.get_table(self.pool, table_id)
@@ -125,35 +147,47 @@ class Tables:
             if held is not None:
                 seats[held] = store.Seat()
             seats[want] = store.Seat(player_id=me.player_id, name=me.name, guest=me.guest)
-            return t.with_(seats=tuple(seats))
+            return playagain.sat_down(t, t.with_(seats=tuple(seats)), me.player_id)
 
-        return to_api(await self._change(table_id, sit), me.player_id)
+        t = await self._change(table_id, sit)
+        return to_api(await self._go_on_if_agreed(t), me.player_id)
 
     async def join_by_code(self, me: Claims, code: str, seat: int | None) -> Table:
-        t = await store.table_by_code(self.pool, code.strip().upper())
-        if t is None:
-            raise LobbyError(404, "table_not_found", "no table has that room code")
+        t = await self._by_code(me, code)
         return await self.join(me, t.table_id, seat, by_code=True)
+
+    async def watch_by_code(self, me: Claims, code: str) -> Table:
+        """A private table's game, found by its room code, to follow as a spectator
+        (``subscribe`` with ``spectate`` and the same ``code``)."""
+        t = await self._by_code(me, code)
+        if t.game_id is None:
+            raise LobbyError(409, "table_not_started",
+                             "the table's game has not started; join the table instead")
+        return to_api(t, me.player_id)
 
     async def leave(self, me: Claims, table_id: str) -> Table:
         def stand(t: store.TableRow) -> store.TableRow:
             held = seat_of(t, me.player_id)
             if held is None:
                 raise LobbyError(409, "not_seated", "you hold no seat at this table")
-            if t.state != "open":
+            if t.state == "playing":
                 return t  # the game decides what happens to a seat in play
-            seats = list(t.seats)
-            seats[held] = store.Seat()
-            people = [s.player_id for s in seats if s.player_id]
+            if t.state == "over" or t.play_again is not None:
+                t = playagain.stood_up(t, held, me.player_id)  # after a game
+            else:
+                seats = list(t.seats)
+                seats[held] = store.Seat()
+                t = t.with_(seats=tuple(seats))
+            people = [s.player_id for s in t.seats if s.player_id]
             host = t.host if t.host != me.player_id else (people[0] if people else t.host)
-            return t.with_(seats=tuple(seats), host=host,
-                           state="over" if not people and host == me.player_id else t.state)
+            return t.with_(host=host, state="over" if not people and host == me.player_id
+                           else t.state, play_again=t.play_again if people else None)
 
         t = await self._change(table_id, stand)
         held = seat_of(t, me.player_id)
         if t.state == "playing" and t.game_id and held is not None:
             await self._send_leave(t.game_id, held, me.player_id)
-        return to_api(t, me.player_id)
+        return to_api(await self._go_on_if_agreed(t), me.player_id)
 
     async def _send_leave(self, game_id: str, seat: int, player_id: str) -> None:
         try:
@@ -215,16 +249,50 @@ class Tables:
 
     async def start(self, me: Claims, table_id: str) -> Table:
         """The host starts the table's game as a match of origin ``table``: empty seats
-        get basic bots. A start that fails leaves the table open again."""
+        get basic bots (and, when playing again, the seats of people who did not agree).
+        A start that fails leaves the table open again."""
         t = await self._get(table_id)
         self._host_of_open(t, me)
+        return to_api(await self._start(t), me.player_id)
+
+    async def _start(self, t: store.TableRow) -> store.TableRow:
         seats = tuple(MatchSeat(player_id=s.player_id) if s.player_id else
-                      MatchSeat(bot=s.bot or "basic") for s in t.seats)
+                      MatchSeat(bot=s.bot or "basic") for s in playagain.playing_on(t))
         opened = await self.matches.open(OpenMatch(
             match_id=f"table-{uuid.uuid4().hex}", seats=seats,  # type: ignore[arg-type]
             rules=t.rules, rated=False, origin="table", origin_id=t.table_id,
             banter=t.banter), table=t)
-        return to_api(await self._get(opened.table_id), me.player_id)
+        return await self._get(opened.table_id)
+
+    async def play_again(self, me: Claims, table_id: str) -> Table:
+        """Ask for another game at this table, or agree to one asked for: the first ask
+        tells the other people seated; the last agreement starts the game."""
+        before = await self._get(table_id)
+        if before.state == "playing" and before.game_id \
+                and await store.game_has_ended(self.pool, before.game_id):
+            # Its end reached no gateway that follows it (nobody was watching): close it now.
+            await self.finish(table_id, before.game_id)
+            before = await self._get(table_id)
+        t = await self._change(table_id, lambda row: playagain.ask(row, me.player_id))
+        if before.state == "over" and t.play_again == (me.player_id,):  # the first ask
+            for seat, s in enumerate(t.seats):
+                if s.player_id and s.player_id != me.player_id:
+                    await self.games.note(s.player_id, PlayAgainAsked(
+                        table_id=t.table_id, game_id=before.game_id or "", asked_by=me.name,
+                        seat=seat))
+        return to_api(await self._go_on_if_agreed(t), me.player_id)
+
+    async def _go_on_if_agreed(self, t: store.TableRow) -> store.TableRow:
+        """Start the next game once every seat agreed; whoever gets there first starts
+        it, and a later ask finds the table playing already."""
+        if not playagain.everyone_agreed(t):
+            return t
+        try:
+            return await self._start(t)
+        except LobbyError as exc:
+            if exc.code != "table_started":
+                raise
+            return await self._get(t.table_id)
 
     async def whereabouts(self, me: Claims) -> Me:
         """The player's running games and tables: the way back in after a reload."""
@@ -235,9 +303,11 @@ class Tables:
                   tables=[to_api(t, me.player_id) for t in mine],
                   offers=await self.matches.offers(me.player_id))
 
-    async def finish(self, table_id: str) -> None:
-        """The table's game ended: it leaves the list of open and playing tables."""
-        await self._change(table_id, lambda t: t.with_(state="over"))
+    async def finish(self, table_id: str, game_id: str) -> None:
+        """The table's game ended: it leaves the list of open and playing tables (unless
+        it moved on to another game meanwhile)."""
+        await self._change(table_id, lambda t: t.with_(state="over", play_again=None)
+                           if t.game_id == game_id and t.state == "playing" else t)
 
     async def summary_base(self, game_id: str) -> store.TableRow:
         t = await store.table_by_game(self.pool, game_id)

@@ -29,6 +29,16 @@ def limit(text: str) -> RateLimitItem:
     return parse(text)
 
 
+def refuse_past(limiter: MovingWindowRateLimiter, item: RateLimitItem, keys: tuple[str, ...],
+                what: str) -> None:
+    """429 ``rate_limited`` with the wait, once ``keys`` used up ``item``."""
+    if not limiter.test(item, *keys):
+        reset = limiter.get_window_stats(item, *keys).reset_time
+        wait = max(1, math.ceil(reset - time.time()))
+        raise LobbyError(429, "rate_limited", f"too many {what}; try again in {wait} s",
+                         retry_after=wait)
+
+
 class Throttle:
     def __init__(self, failures_per_account: str, failures_per_address: str,
                  signups_per_address: str) -> None:
@@ -38,11 +48,7 @@ class Throttle:
         self._limiter = MovingWindowRateLimiter(MemoryStorage())
 
     def _check(self, item: RateLimitItem, *keys: str) -> None:
-        if not self._limiter.test(item, *keys):
-            reset = self._limiter.get_window_stats(item, *keys).reset_time
-            wait = max(1, math.ceil(reset - time.time()))
-            raise LobbyError(429, "rate_limited",
-                             f"too many attempts; try again in {wait} s", retry_after=wait)
+        refuse_past(self._limiter, item, keys, "attempts")
 
     def before_login(self, account: str, address: str) -> None:
         """Refuse a login while the account or the address has used up its failures."""
@@ -59,4 +65,21 @@ class Throttle:
         self._limiter.hit(self.signups, "signup", address)
 
 
-__all__ = ["Throttle", "limit"]
+class CodeGuesses:
+    """Wrong room codes per player: a private table is found (to join or to watch) by its
+    code alone, so a script must not try codes at full speed. A guest is cheap, but
+    new accounts per address are limited too, which bounds guessing from one place."""
+
+    def __init__(self, misses_per_player: str) -> None:
+        self.misses = limit(misses_per_player)
+        self._limiter = MovingWindowRateLimiter(MemoryStorage())
+
+    def check(self, player_id: str) -> None:
+        """Refuse (429 ``rate_limited``) a player who has used up its wrong codes."""
+        refuse_past(self._limiter, self.misses, ("code-miss", player_id), "wrong room codes")
+
+    def missed(self, player_id: str) -> None:
+        self._limiter.hit(self.misses, "code-miss", player_id)
+
+
+__all__ = ["CodeGuesses", "Throttle", "limit"]

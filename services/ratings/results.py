@@ -21,7 +21,7 @@ from schemas.events import GameEnded
 from schemas.notes import RatingChanged
 from schemas.subjects import Names
 from services.platform import logs
-from services.platform.bus import AfterCommit, Handler
+from services.platform.bus import AfterCommit, BatchHandler, Handler
 from services.platform.events import game_registry
 from services.ratings import elo, store
 
@@ -38,25 +38,51 @@ def rated_players(event: GameEnded) -> tuple[str, str, str, str] | None:
     return players
 
 
-def handler(initial: int, schedule: elo.KSchedule) -> Handler:
+def batch_handler(initial: int, schedule: elo.KSchedule) -> BatchHandler:
+    """Rate a run of endings in order, in three statements whatever its length: lock
+    every player of the run, work the changes out game by game (a player in two of
+    the games carries the first one's result into the second, as if applied one at
+    a time), then write the players' rows and the history."""
     events = game_registry()
 
+    async def on_games_ended(conn: asyncpg.Connection, envs: list[EventEnvelope]) -> None:
+        games = []
+        for env in envs:
+            event = events.decode(env.type, env.schema_version, env.body)
+            players = rated_players(event) if isinstance(event, GameEnded) else None
+            if players is not None:
+                games.append((env, event, players))
+        if not games:
+            return
+        rows = await store.lock(conn, [p for _, _, ps in games for p in ps], initial)
+        now = {p: store.Standing.of(r) for p, r in rows.items()}
+        history: list[store.Move] = []
+        for env, event, players in games:
+            assert isinstance(event, GameEnded)
+            a, b, c, d = (now[p] for p in players)
+            before = (a.rating, b.rating, c.rating, d.rating)
+            changes = elo.rate(before, (a.games, b.games, c.games, d.games), event.winner,
+                               event.abandoned, schedule)
+            ended_at = dt.datetime.fromtimestamp(env.occurred_at_ms / 1000, dt.UTC)
+            for seat, (player, change) in enumerate(zip(players, changes, strict=True)):
+                now[player] = now[player].after(change, ended_at)
+                history.append(store.Move(player, env.stream, before[seat], change,
+                                          partner=players[(seat + 2) % 4],
+                                          opponents=(players[(seat + 1) % 4],
+                                                     players[(seat + 3) % 4]),
+                                          rated_at=ended_at))
+            _log.info("rated", game=env.stream, before=before, deltas=[c.delta for c in changes])
+        await store.record(conn, [now[p] for p in sorted(now)], history)
+
+    return on_games_ended
+
+
+def handler(initial: int, schedule: elo.KSchedule) -> Handler:
+    """One ending at a time (the consumer's fallback, and replays): a run of one."""
+    batch = batch_handler(initial, schedule)
+
     async def on_game_ended(conn: asyncpg.Connection, env: EventEnvelope) -> None:
-        event = events.decode(env.type, env.schema_version, env.body)
-        if not isinstance(event, GameEnded):
-            return
-        players = rated_players(event)
-        if players is None:
-            return
-        rows = await store.lock(conn, players, initial)
-        before = [rows[p]["rating"] for p in players]
-        games = [rows[p]["games"] for p in players]
-        changes = elo.rate((before[0], before[1], before[2], before[3]),
-                           (games[0], games[1], games[2], games[3]),
-                           event.winner, event.abandoned, schedule)
-        ended_at = dt.datetime.fromtimestamp(env.occurred_at_ms / 1000, dt.UTC)
-        await store.record(conn, env.stream, players, before, changes, ended_at)
-        _log.info("rated", game=env.stream, before=before, deltas=[c.delta for c in changes])
+        await batch(conn, [env])
 
     return on_game_ended
 

@@ -52,7 +52,8 @@ async def setup(rt: Runtime) -> None:
     s = rt.settings
     spec = rt.consumer(subjects.RATINGS_RESULTS, rt.names.game_events_of_type(subjects.GAME_ENDED))
     consumer = Consumer(rt.js, rt.pool, spec, results.handler(s.initial_rating, s.schedule),
-                        after_commit=results.notifier(rt.pool, rt.nc, rt.names))
+                        after_commit=results.notifier(rt.pool, rt.nc, rt.names),
+                        batch_handler=results.batch_handler(s.initial_rating, s.schedule))
     await consumer.start()
     rt.workers.append(consumer)
     ratings = Ratings(rt.pool, s.initial_rating, s.schedule, s.leaderboard_active_days,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import asyncpg
 
@@ -44,28 +44,77 @@ async def lock(conn: asyncpg.Connection, players: Sequence[str],
     return {r["player_id"]: r for r in rows}
 
 
-async def record(conn: asyncpg.Connection, game: str, players: tuple[str, str, str, str],
-                 before: Sequence[int], changes: Sequence[Change], ended_at: dt.datetime) -> None:
-    """Apply one game's changes and write one history row per seat, in one statement."""
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """A player's row as a run of games leaves it."""
+
+    player_id: str
+    rating: int
+    games: int
+    wins: int
+    losses: int
+    draws: int
+    left: int
+    peak: int
+    last_game_at: dt.datetime | None
+
+    @classmethod
+    def of(cls, r: asyncpg.Record) -> Standing:
+        return cls(r["player_id"], r["rating"], r["games"], r["wins"], r["losses"], r["draws"],
+                   r["left"], r["peak"], r["last_game_at"])
+
+    def after(self, change: Change, at: dt.datetime) -> Standing:
+        rating = self.rating + change.delta
+        return replace(self, rating=rating, games=self.games + 1,
+                       wins=self.wins + (change.result == "win"),
+                       losses=self.losses + (change.result == "loss"),
+                       draws=self.draws + (change.result == "draw"),
+                       left=self.left + (change.result == "left"),
+                       peak=max(self.peak, rating), last_game_at=at)
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """One seat's history row: how one game moved one player."""
+
+    player_id: str
+    game: str
+    before: int
+    change: Change
+    partner: str
+    opponents: tuple[str, str]
+    rated_at: dt.datetime
+
+
+async def record(conn: asyncpg.Connection, rows: Sequence[Standing],
+                 history: Sequence[Move]) -> None:
+    """Write the players' rows as a run of games left them, and the run's history rows
+    in the order the games were applied: two statements, whatever the run's length."""
     await conn.execute(
-        "WITH c AS (SELECT * FROM unnest($1::text[], $4::int[], $5::int[], $6::int[],"
-        "   $7::text[], $8::text[], $9::text[], $10::text[])"
-        "   AS c(player_id, before, delta, k, result, partner, o1, o2)),"
-        " u AS (UPDATE ratings r SET rating = r.rating + c.delta, games = r.games + 1,"
-        "   wins = r.wins + (c.result = 'win')::int,"
-        "   losses = r.losses + (c.result = 'loss')::int,"
-        "   draws = r.draws + (c.result = 'draw')::int,"
-        "   \"left\" = r.\"left\" + (c.result = 'left')::int,"
-        "   peak = greatest(r.peak, r.rating + c.delta), last_game_at = $3, updated_at = now()"
-        "   FROM c WHERE r.player_id = c.player_id)"
-        " INSERT INTO rating_history (player_id, game_stream, rating_before, rating_after, delta,"
+        "UPDATE ratings r SET rating = c.rating, games = c.games, wins = c.wins,"
+        " losses = c.losses, draws = c.draws, \"left\" = c.lft, peak = c.peak,"
+        " last_game_at = c.at, updated_at = now()"
+        " FROM unnest($1::text[], $2::int[], $3::int[], $4::int[], $5::int[], $6::int[],"
+        "   $7::int[], $8::int[], $9::timestamptz[])"
+        "   AS c(player_id, rating, games, wins, losses, draws, lft, peak, at)"
+        " WHERE r.player_id = c.player_id",
+        [s.player_id for s in rows], [s.rating for s in rows], [s.games for s in rows],
+        [s.wins for s in rows], [s.losses for s in rows], [s.draws for s in rows],
+        [s.left for s in rows], [s.peak for s in rows], [s.last_game_at for s in rows])
+    await conn.execute(
+        "INSERT INTO rating_history (player_id, game_stream, rating_before, rating_after, delta,"
         " k, result, partner, opponents, rated_at)"
-        " SELECT player_id, $2, before, before + delta, delta, k, result, partner,"
-        " ARRAY[o1, o2], $3 FROM c",
-        list(players), game, ended_at, list(before), [c.delta for c in changes],
-        [c.k for c in changes], [c.result for c in changes],
-        [players[(s + 2) % 4] for s in range(4)], [players[(s + 1) % 4] for s in range(4)],
-        [players[(s + 3) % 4] for s in range(4)])
+        " SELECT player_id, game, before, before + delta, delta, k, result, partner,"
+        "  ARRAY[o1, o2], at"
+        " FROM unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::int[], $6::text[],"
+        "   $7::text[], $8::text[], $9::text[], $10::timestamptz[]) WITH ORDINALITY"
+        "   AS c(player_id, game, before, delta, k, result, partner, o1, o2, at, n)"
+        " ORDER BY n",
+        [m.player_id for m in history], [m.game for m in history],
+        [m.before for m in history], [m.change.delta for m in history],
+        [m.change.k for m in history], [m.change.result for m in history],
+        [m.partner for m in history], [m.opponents[0] for m in history],
+        [m.opponents[1] for m in history], [m.rated_at for m in history])
 
 
 async def moves(pool: asyncpg.Pool, games: Sequence[str]) -> list[asyncpg.Record]:

@@ -1,9 +1,10 @@
 """The ratings service: its GameEnded consumer's rate, and the leaderboard at 1M players.
 
 Consumer: rated endings of quick games among 100k players are put on a
-JetStream stream, then one ``bus.Consumer`` with the service's handler applies
-them (one Postgres transaction each: the applied-games record, the four rows
-locked, updated, four history rows), as one ratings copy does.
+JetStream stream, then one ``bus.Consumer`` with the service's handlers applies
+them as one ratings copy does: a fetch of up to 64 endings in one transaction
+(the applied-games record, every player's row locked, the changes worked out in
+order, the rows and the history written: a few statements per fetch).
 
 Leaderboard: a million rated players (ratings N(1500, 250), 0-120 games, last
 game within 30 days) loaded with one INSERT, then the endpoints' own code
@@ -75,7 +76,8 @@ async def consumer(url: str, nats_url: str) -> None:
         await js.publish(f"{subject}.g{n}", msgspec.msgpack.encode(env))
     pool = await create_pool(url, "ratings", min_size=2, max_size=4)
     spec = bus.ConsumerSpec(stream, f"ratings{tag}", f"{subject}.>", ack_wait=30, max_deliver=5)
-    worker = bus.Consumer(js, pool, spec, results.handler(1500, SCHEDULE))
+    worker = bus.Consumer(js, pool, spec, results.handler(1500, SCHEDULE),  # as the service
+                          batch_handler=results.batch_handler(1500, SCHEDULE))
     started = time.perf_counter()
     await worker.start()
     while await pool.fetchval("SELECT count(*) FROM consumer_processed") < GAMES:

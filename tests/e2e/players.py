@@ -133,3 +133,20 @@ async def until_my_turn(seat: Seat, kind: str) -> None:
         if t and seat.seat in t["waiting"] and t[kind] and not seat.pending:
             return
         await seat.step()
+
+
+async def two_and_bots(platform: Any, names: tuple[str, str], rules: Any,
+                       level: str = "basic") -> tuple[Player, Player, dict[str, Any], list[Seat]]:
+    """Two people (gateway a's at seat 0 hosting, gateway b's at seat 1) and two bots at a
+    private table, started, each person's socket following as their seat."""
+    a = await Player.guest(platform.a.url, names[0])
+    b = await Player.guest(platform.b.url, names[1])
+    t = await a.ok("POST", "/v1/tables", {"rules": rules, "private": True})
+    await b.ok("POST", "/v1/tables/join", {"code": t["code"], "seat": 1})
+    await a.ok("POST", f"/v1/tables/{t['table_id']}/bots", {"level": level})
+    t = await a.ok("POST", f"/v1/tables/{t['table_id']}/start")
+    seats = [Seat(a, await a.socket(platform.a.ws_url), t["game_id"]),
+             Seat(b, await b.socket(platform.b.ws_url), t["game_id"])]
+    for s in seats:
+        await s.subscribe()
+    return a, b, t, seats

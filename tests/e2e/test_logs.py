@@ -4,23 +4,14 @@ from __future__ import annotations
 
 from schemas.events import GameStarted, HandDealt
 from tests.e2e.conftest import Platform
-from tests.e2e.players import Seat, play_until_over
+from tests.e2e.players import play_until_over, two_and_bots
 from tests.e2e.truth import CARD, stored_events
-from tests.services.lobby.harness import SECRET, Player
+from tests.services.lobby.harness import SECRET
 
 
 async def test_the_logs_of_a_full_game_hold_no_token_hand_or_seed(platform: Platform,
                                                                   database_url: str) -> None:
-    ada = await Player.guest(platform.a.url, "Ada")
-    bob = await Player.guest(platform.b.url, "Bob")
-    t = await ada.ok("POST", "/v1/tables", {"rules": "quick", "private": True})
-    await bob.ok("POST", "/v1/tables/join", {"code": t["code"]})
-    await ada.ok("POST", f"/v1/tables/{t['table_id']}/bots", {"level": "expert"})
-    t = await ada.ok("POST", f"/v1/tables/{t['table_id']}/start")
-    seats = [Seat(ada, await ada.socket(platform.a.ws_url), t["game_id"]),
-             Seat(bob, await bob.socket(platform.b.ws_url), t["game_id"])]
-    for s in seats:
-        await s.subscribe()
+    ada, bob, t, seats = await two_and_bots(platform, ("Ada", "Bob"), "quick", "expert")
     await seats[1].sock.send({"type": "chat", "game_id": t["game_id"], "text": "hello"})
     await play_until_over(seats)
     for s in seats:

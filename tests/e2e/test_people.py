@@ -27,7 +27,8 @@ async def test_four_people_on_two_gateways_play_one_game_and_see_only_their_own_
         seats.append(Seat(p, await p.socket(gw.ws_url), t["game_id"]))
     watcher = await Player.guest(platform.b.url, "Watcher")
     watch = await watcher.socket(platform.b.ws_url)
-    await watch.send({"type": "subscribe", "game_id": t["game_id"], "spectate": True})
+    await watch.send({"type": "subscribe", "game_id": t["game_id"], "spectate": True,
+                      "code": t["code"]})  # a private table's game: watched with its code
     await watch.of_type("subscribed")
     for s in seats:
         await s.subscribe()

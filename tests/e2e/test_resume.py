@@ -79,7 +79,8 @@ async def test_a_dropped_player_keeps_the_seat_for_the_grace_period_then_a_bot_p
     t = await ada.ok("POST", f"/v1/tables/{t['table_id']}/start")
     watcher = await Player.guest(platform.b.url, "Watcher")
     watch = await watcher.socket(platform.b.ws_url)
-    await watch.send({"type": "subscribe", "game_id": t["game_id"], "spectate": True})
+    await watch.send({"type": "subscribe", "game_id": t["game_id"], "spectate": True,
+                      "code": t["code"]})
     await watch.of_type("subscribed")
     seat = Seat(ada, await ada.socket(platform.a.ws_url), t["game_id"])
     await seat.subscribe()

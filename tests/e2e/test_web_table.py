@@ -196,7 +196,9 @@ async def test_a_spectator_watches_a_match_to_its_end_and_sees_no_hand(
             assert reason is not None and "4-hand limit" in reason
             assert await page.locator("#sheet tr").count() >= 4
             await shot(page, "end-of-match")
-            assert await page.is_visible("#play-again") and await page.is_visible("#new-table")
+            # Playing again is for those seated; a spectator goes back to the lobby.
+            assert not await page.is_visible("#play-again")
+            assert await page.text_content("#new-table") == "Back to the lobby"
             await page.click("#new-table")
             await page.wait_for_selector("#lobby:not([hidden])")
         assert problems == []

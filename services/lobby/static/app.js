@@ -16,6 +16,8 @@ const S = {
   handResult: null,  // a line on the hand just scored, shown until the next hand's first card
   statusAt: 0,
   bounce: null,      // why the pre-move just bounced, shown with the turn cue
+  watchCode: null,   // the room code a private game is watched with (sent again on reconnect)
+  asked: null,       // a play_again_asked note not answered yet
   offer: null,       // a match offered to this player: the match_offered note, while it stands
 };
 const SUIT = { S: "♠", H: "♥", D: "♦", C: "♣" };
@@ -62,7 +64,9 @@ async function api(method, path, body) {
   const data = r.status === 204 ? null : await r.json();
   if (!r.ok) {
     if (r.status === 401 && S.token) signOut();
-    throw new Error(data && data.message ? data.message : `HTTP ${r.status}`);
+    const err = new Error(data && data.message ? data.message : `HTTP ${r.status}`);
+    err.code = data && data.code;
+    throw err;
   }
   clearStatus();
   return data;
@@ -144,7 +148,7 @@ function rulesSummary(r) {
   if (r.ten_for_200) out.push("Bidding and taking 10 or more scores double.");
   const ends = [];
   if (r.target !== null) ends.push(`first team to ${r.target}`);
-  if (r.max_hands !== null) ends.push(`after ${r.max_hands} hands`);
+  if (r.max_hands !== null) ends.push(r.max_hands === 1 ? "after 1 hand" : `after ${r.max_hands} hands`);
   out.push(`The match ends ${ends.join(" or ")}; `
     + (r.tie === "draw" ? "a tie is a draw." : "a tie plays on (sudden death)."));
   if (r.floor !== null) out.push(`A team at ${r.floor} or below loses.`);
@@ -251,9 +255,28 @@ $("sign-out").onclick = signOut;
 function enterLobby() {
   $("who").textContent = S.me ? `Signed in as ${S.me.name}` : "";
   S.table = null; S.game = null; S.view = null; S.held = null; S.lastTrick = null;
+  S.watchCode = null;
   show("lobby");
   connect();
   offerResume();
+  offerAgain();
+}
+
+// Someone at a table of ours asks to play again: answer from the lobby, or at the end
+// of that game (renderEnd).
+function offerAgain() {
+  const n = S.asked;
+  $("again-box").hidden = !n;
+  if (!n) return;
+  $("again-text").textContent = `${n.asked_by} asks to play again at your table, same seats.`;
+  $("again-yes").onclick = () => playAgain(n.table_id);
+  $("again-no").onclick = () => leaveAfterGame(n.table_id).then(enterLobby);
+}
+
+// Leaving a table after its game gives the seat up (a bot or an open seat, as its rules say).
+async function leaveAfterGame(tableId) {
+  S.asked = S.asked && S.asked.table_id === tableId ? null : S.asked;
+  try { await api("POST", `/v1/tables/${tableId}/leave`); } catch (err) { /* not seated any more */ }
 }
 
 // After a reload or on a second device: the server knows the games this player sits in.
@@ -313,10 +336,15 @@ function offerEnded(note) {
 function onNote(note) {
   if (note.kind === "match_offered") showOffer(note);
   else if (note.kind === "match_cancelled") offerEnded(note);
-  else if ((note.kind === "match_started" || note.kind === "tournament_call")
+  else if (note.kind === "play_again_asked") {
+    S.asked = note;
+    if (S.game === note.game_id) renderGame(); else offerAgain();
+  } else if ((note.kind === "match_started" || note.kind === "tournament_call")
            && note.game_id !== S.game) {
     const confirmed = S.offer && S.offer.match_id === note.match_id;
-    if (confirmed) { S.offer = null; tickOffer(); resumeGame(note); } else offerGame(note);
+    if (confirmed) { S.offer = null; tickOffer(); resumeGame(note); }
+    // The table we wait at began its next game: its table frame takes us there.
+    else if (!(S.table && note.table_id === S.table.table_id)) offerGame(note);
   }
 }
 
@@ -359,25 +387,32 @@ $("create-form").addEventListener("submit", (e) => {
   joinTable(api("POST", "/v1/tables", { rules: $("preset").value, private: $("private").checked }));
 });
 
-$("code-form").addEventListener("submit", (e) => {
+$("code-form").addEventListener("submit", async (e) => {
   e.preventDefault();
-  const seat = $("code-seat").value;
-  joinTable(api("POST", "/v1/tables/join",
-                { code: $("code").value.trim(), seat: seat === "" ? null : Number(seat) }));
+  const seat = $("code-seat").value, code = $("code").value.trim();
+  try {
+    await joinTable(api("POST", "/v1/tables/join", { code, seat: seat === "" ? null : Number(seat) }), true);
+  } catch (err) {
+    if (err.code !== "table_started") { status(err.message); return; }
+    // The game has begun: the room code lets us watch it.
+    try { watch(await api("POST", "/v1/tables/watch", { code }), code); } catch (e2) { status(e2.message); }
+  }
 });
 
-async function joinTable(request) {
+// rethrow: let the caller handle a refusal (the room-code form watches a started game).
+async function joinTable(request, rethrow = false) {
   try {
     const t = await request;
     S.table = t;
     if (t.game_id) { openGame(t.game_id); return; }
     renderTable();
     send({ type: "subscribe", table_id: t.table_id });
-  } catch (err) { status(err.message); }
+  } catch (err) { if (rethrow) throw err; status(err.message); }
 }
 
-function watch(t) {
+function watch(t, code = null) {
   S.table = t;
+  S.watchCode = code;
   openGame(t.game_id, true);
 }
 
@@ -393,10 +428,19 @@ function renderTable() {
     $("table-code").append("room code ", c);
   }
   const mine = mySeatAtTable();
+  const again = t.play_again;
+  $("again-status").hidden = !again;
+  if (again) {
+    const waiting = t.seats.filter((s, i) => s.player_id && !again[i]).map(personName);
+    $("again-status").textContent = "Playing again at this table, same seats. "
+      + (waiting.length ? `Waiting for ${waiting.join(", ")} to agree` : "Waiting for a player for the open seat")
+      + "; the game starts once every seat agreed.";
+  }
   $("seats").replaceChildren(...t.seats.map((s, i) => {
     const li = document.createElement("li");
     li.className = `team${i % 2}`;
     li.textContent = s.player_id ? personName(s) : s.bot ? botName(i, s.bot, s.name) : "empty";
+    if (again && s.player_id) li.append(" ", tag(again[i] ? "plays again" : "asked", again[i] ? "agreed" : "asked"));
     if (!s.player_id && !s.bot && mine !== i) {
       li.append(" ", button("Sit here", () => tableCall("POST", "join", { seat: i }), false, "sit"));
     }
@@ -404,6 +448,8 @@ function renderTable() {
   }));
   const host = S.me && t.host === S.me.player_id;
   $("host-controls").hidden = !host;
+  $("start").textContent = again ? "Start now (bots for those who have not agreed)" : "Start the game";
+  $("again-agree").hidden = !(again && mine !== null && !again[mine]);
   $("banter").checked = t.banter;
   renderRulesList($("rules-summary"), t.rules);
   $("rules-editor").hidden = !(host && t.private && t.state === "open");
@@ -412,6 +458,7 @@ function renderTable() {
 
 $("fill-bots").onclick = () => tableCall("POST", "bots", { level: $("bot-level").value });
 $("start").onclick = () => tableCall("POST", "start");
+$("again-agree").onclick = () => playAgain(S.table.table_id);
 $("banter").onchange = () => tableCall("PATCH", "", { banter: $("banter").checked });
 $("leave-table").onclick = async () => { await tableCall("POST", "leave"); enterLobby(); };
 
@@ -436,6 +483,7 @@ function connect() {
     send({ type: "watch_tables" });
     // Resume from what the page holds; with no view yet, ask for a snapshot.
     if (S.game) send({ type: "subscribe", game_id: S.game, spectate: S.spectating,
+                       ...(S.spectating && S.watchCode ? { code: S.watchCode } : {}),
                        ...(S.view ? { since: S.version } : {}) });
     else if (S.table) send({ type: "subscribe", table_id: S.table.table_id });
   };
@@ -467,8 +515,11 @@ function onFrame(f) {
     case "table":
       if (S.table && f.table.table_id === S.table.table_id) {
         S.table = f.table;
-        if (f.table.game_id && S.game !== f.table.game_id) openGame(f.table.game_id);
-        else if (S.game) renderGame();
+        // A new game at this table: in it if we still sit here; a spectator of the last
+        // one, or one whose seat went to a bot, stays on the end of the game it watched.
+        if (f.table.game_id && S.game !== f.table.game_id && (!S.game || mySeatAtTable() !== null)) {
+          openGame(f.table.game_id);
+        } else if (S.game) renderGame();
         else renderTable();
       }
       break;
@@ -504,7 +555,8 @@ function openGame(gameId, spectate = mySeatAtTable() === null) {
   $("sheet").replaceChildren();
   $("last-trick-box").hidden = true;
   show("game");
-  send({ type: "subscribe", game_id: gameId, spectate });
+  send({ type: "subscribe", game_id: gameId, spectate,
+         ...(spectate && S.watchCode ? { code: S.watchCode } : {}) });
 }
 
 function mySeatAtTable() {
@@ -825,30 +877,60 @@ function renderEnd() {
   why.textContent = `The match is over: ${reason && v.rules ? reason(v.rules, v) : v.end_reason}. `
     + `Final score: ${teamNames(team)} ${v.scores[team]}, ${teamNames(1 - team)} ${v.scores[1 - team]}, `
     + `after ${v.sheet.length} hand(s).`;
-  const again = button("Play again", playAgain, false, "", {});
-  again.id = "play-again";
-  again.title = "A new table with the same rules and the same bots; the room code goes to the chat";
-  const fresh = button("New table", () => { send({ type: "unsubscribe", game_id: S.game }); enterLobby(); });
+  const parts = [h, why];
+  // Playing again is for those seated at the table; a spectator only goes back.
+  const seated = S.table && S.table.table_id && mySeatAtTable() !== null && v.seat !== null;
+  if (seated) {
+    const asked = S.asked && S.asked.game_id === S.game ? S.asked : null;
+    if (asked) {
+      const p = document.createElement("p");
+      p.id = "again-asked";
+      p.textContent = `${asked.asked_by} asks to play again at this table, same seats.`;
+      parts.push(p);
+    }
+    const again = button(asked ? "Yes, play again" : "Play again", () => playAgain(S.table.table_id));
+    again.id = "play-again";
+    again.title = "Another game at this table with the same seats; the others are asked";
+    parts.push(again, " ");
+  }
+  if (v.seat === null && S.table && S.table.game_id && S.table.game_id !== S.game) {
+    // The table we watched went on to another game: the table frames said so.
+    const next = button("Watch the next game", () => {
+      send({ type: "unsubscribe", game_id: S.game });
+      openGame(S.table.game_id, true);
+    });
+    next.id = "watch-next";
+    parts.push(next, " ");
+  }
+  const fresh = button(seated ? "New table" : "Back to the lobby", async () => {
+    send({ type: "unsubscribe", game_id: S.game });
+    if (seated) await leaveAfterGame(S.table.table_id);
+    enterLobby();
+  });
   fresh.id = "new-table";
-  box.replaceChildren(h, why, again, " ", fresh);
+  if (seated) fresh.title = "Leave this table (your seat goes to a bot, or is freed, as its rules say) and open or join another";
+  box.replaceChildren(...parts, fresh);
 }
 
-async function playAgain() {
-  const old = S.table, oldGame = S.game;
-  const mine = mySeatAtTable();
+// Ask for (or agree to) another game at the same table: the table page shows who has
+// agreed until the game begins; its table frame then brings us into the new game.
+async function playAgain(tableId) {
+  const oldGame = S.game;
   try {
-    const rules = old ? (old.private ? old.rules : old.preset) : S.view.rules;
-    const t = await api("POST", "/v1/tables", { rules, private: old ? old.private : true,
-                                                banter: old ? old.banter : true, seat: mine === null ? 0 : mine });
-    for (const s of old ? old.seats : []) {
-      if (s.bot) await api("POST", `/v1/tables/${t.table_id}/bots`, { seat: s.seat, level: s.bot });
-    }
-    const fresh = await api("GET", `/v1/tables/${t.table_id}`);
-    if (fresh.code) send({ type: "chat", game_id: oldGame, text: `Play again? Room code ${fresh.code}` });
-    send({ type: "unsubscribe", game_id: oldGame });
+    const t = await api("POST", `/v1/tables/${tableId}/again`);
+    if (S.asked && S.asked.table_id === tableId) S.asked = null;
+    $("again-box").hidden = true;
+    if (oldGame) send({ type: "unsubscribe", game_id: oldGame });
     S.game = null; S.view = null;
-    joinTable(Promise.resolve(fresh));
-  } catch (err) { status(err.message); }
+    joinTable(Promise.resolve(t));
+  } catch (err) {
+    if (err.code === "game_running" || err.code === "not_seated") {
+      // Too late: the others went on without us (our seat went to a bot), or we left.
+      if (S.asked && S.asked.table_id === tableId) S.asked = null;
+      offerAgain();
+      status("That table has gone on to its next game without you.");
+    } else status(err.message);
+  }
 }
 
 function addChat(f) {

@@ -1,4 +1,5 @@
-"""Login throttling and the sign-up limit, per account and per client address.
+"""Login throttling and the sign-up limit, per account and per client address; wrong
+room codes per player.
 
 Its own lobby with small limits; the address is the one a trusted proxy names in
 ``X-Forwarded-For`` (uvicorn trusts the local host's), so one test client can
@@ -25,7 +26,8 @@ def strict(tmp_path_factory: pytest.TempPathFactory, database_url: str, nats_url
     log: Path = tmp_path_factory.mktemp("throttle") / "lobby-strict.log"
     svc = start("lobby", log, **lobby_env(
         database_url, nats_url, lobby_prefix, SPADES_LOGIN_FAILURES_PER_ACCOUNT="3/minute",
-        SPADES_LOGIN_FAILURES_PER_ADDRESS="5/minute", SPADES_SIGNUPS_PER_ADDRESS="3/minute"))
+        SPADES_LOGIN_FAILURES_PER_ADDRESS="5/minute", SPADES_SIGNUPS_PER_ADDRESS="3/minute",
+        SPADES_ROOM_CODE_MISSES_PER_PLAYER="3/minute"))
     yield svc
     svc.stop()
 
@@ -86,3 +88,26 @@ async def test_sign_ups_are_limited_per_address(strict: Service) -> None:
         assert r.status_code == 429
         r = await http.post("/v1/auth/guest", json={"name": "G5"}, headers=_from("10.3.0.2"))
         assert r.status_code == 201
+
+
+async def test_wrong_room_codes_lock_the_player_out_of_codes_for_a_while(strict: Service) -> None:
+    async with httpx.AsyncClient(base_url=strict.url, timeout=10) as http:
+        players = []
+        for i in range(2):
+            r = await http.post("/v1/auth/guest", json={"name": f"C{i}"},
+                                headers=_from(f"10.4.0.{i + 1}"))
+            players.append({"authorization": f"Bearer {r.json()['token']}"})
+        host, guesser = players
+        t = (await http.post("/v1/tables", json={"rules": "house", "private": True},
+                             headers=host)).json()
+        for path, body in (("/v1/tables/join", {"code": "AAAA22"}),
+                           ("/v1/tables/watch", {"code": "AAAA33"}),
+                           ("/v1/tables/join", {"code": "AAAA44"})):
+            r = await http.post(path, json=body, headers=guesser)
+            assert (r.status_code, r.json()["code"]) == (404, "table_not_found")
+        for path in ("/v1/tables/join", "/v1/tables/watch"):  # the right code, too late
+            r = await http.post(path, json={"code": t["code"]}, headers=guesser)
+            assert (r.status_code, r.json()["code"]) == (429, "rate_limited")
+            assert int(r.headers["retry-after"]) > 0
+        r = await http.get(f"/v1/tables/{t['table_id']}", headers=host)
+        assert [s.get("player_id") for s in r.json()["seats"]][1:] == [None] * 3

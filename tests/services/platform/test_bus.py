@@ -78,7 +78,10 @@ async def test_a_stream_with_memory_storage_is_refused(nc: Client, nats_prefix: 
 
 
 class Lane:
-    def __init__(self, nc: Client, pool: asyncpg.Pool, prefix: str) -> None:
+    """A stream and a consumer of it; ``whole``: the consumer tries each fetch whole
+    (a batch handler) before message by message."""
+
+    def __init__(self, nc: Client, pool: asyncpg.Pool, prefix: str, whole: bool) -> None:
         tag = uuid.uuid4().hex[:8]
         self.js = nc.jetstream()
         self.pool = pool
@@ -87,6 +90,8 @@ class Lane:
                                      ack_wait=2.0, max_deliver=3)
         self.applied: list[tuple[str, int]] = []
         self.failures: dict[int, int] = {}
+        self.whole = whole
+        self.runs: list[int] = []  # the length of each run the batch handler applied
 
     async def setup(self) -> None:
         await bus.ensure_stream(self.js, bus.StreamSpec(self.spec.stream, (f"{self.base}.>",),
@@ -98,9 +103,16 @@ class Lane:
             raise RuntimeError(f"transient failure at {env.version}")
         self.applied.append((env.stream, env.version))
 
+    async def batch_handler(self, conn: asyncpg.Connection, envs: list[EventEnvelope]) -> None:
+        if any(self.failures.get(env.version, 0) > 0 for env in envs):
+            raise RuntimeError("a message of the fetch fails")
+        self.applied.extend((env.stream, env.version) for env in envs)
+        self.runs.append(len(envs))
+
     async def run_until(self, condition: Callable[[], Awaitable[bool]],
                         timeout: float = 10.0) -> None:
-        consumer = bus.Consumer(self.js, self.pool, self.spec, self.handler, retry_delay=0.05)
+        consumer = bus.Consumer(self.js, self.pool, self.spec, self.handler, retry_delay=0.05,
+                                batch_handler=self.batch_handler if self.whole else None)
         await consumer.start()
         try:
             async with asyncio.timeout(timeout):
@@ -121,9 +133,10 @@ class Lane:
             " ORDER BY id", self.spec.durable)
 
 
-@pytest.fixture
-async def lane(nc: Client, contract_pool: asyncpg.Pool, nats_prefix: str) -> Lane:
-    made = Lane(nc, contract_pool, nats_prefix)
+@pytest.fixture(params=[False, True], ids=["one by one", "whole fetch"])
+async def lane(nc: Client, contract_pool: asyncpg.Pool, nats_prefix: str,
+               request: pytest.FixtureRequest) -> Lane:
+    made = Lane(nc, contract_pool, nats_prefix, whole=request.param)
     await made.setup()
     return made
 
@@ -135,6 +148,22 @@ async def test_a_duplicate_delivery_is_applied_once(lane: Lane) -> None:
     await lane.run_until(lambda: lane.has_applied(2))
     await asyncio.sleep(0.1)
     assert lane.applied == [("g1", 1), ("g1", 2)]
+
+
+async def test_a_fetch_is_applied_whole_in_delivery_order(nc: Client,
+                                                        contract_pool: asyncpg.Pool,
+                                                        nats_prefix: str) -> None:
+    lane = Lane(nc, contract_pool, nats_prefix, whole=True)
+    await lane.setup()
+    for version in range(1, 41):
+        await lane.js.publish(f"{lane.base}.g1", envelope("g1", version))
+    await lane.js.publish(f"{lane.base}.g1", envelope("g1", 7))  # again, in the same fetch
+    await lane.run_until(lambda: lane.has_applied(40))
+    await asyncio.sleep(0.1)
+    assert lane.applied == [("g1", v) for v in range(1, 41)]
+    assert max(lane.runs) > 1  # not one call per message
+    assert await lane.pool.fetchval(
+        "SELECT count(*) FROM consumer_processed WHERE consumer = $1", lane.spec.durable) == 40
 
 
 async def test_a_failing_handler_is_retried_by_redelivery(lane: Lane) -> None:
@@ -200,7 +229,7 @@ async def test_the_consumer_outlives_a_lost_database(nc: Client, database_url: s
     pool = await asyncpg.create_pool(database_url, min_size=1, max_size=2,
                                      server_settings={"search_path": "contract"})
     assert pool is not None
-    lane = Lane(nc, pool, nats_prefix)
+    lane = Lane(nc, pool, nats_prefix, whole=False)
     await lane.setup()
     consumer = bus.Consumer(lane.js, pool, lane.spec, lane.handler)
     await consumer.start()
@@ -217,7 +246,7 @@ async def test_the_consumer_outlives_a_lost_database(nc: Client, database_url: s
 
 async def test_a_handler_slower_than_the_ack_wait_is_cut_off_and_dead_lettered(
         nc: Client, contract_pool: asyncpg.Pool, nats_prefix: str) -> None:
-    lane = Lane(nc, contract_pool, nats_prefix)
+    lane = Lane(nc, contract_pool, nats_prefix, whole=False)
     lane.spec = bus.ConsumerSpec(lane.spec.stream, lane.spec.durable, lane.spec.filter_subject,
                                  ack_wait=0.5, max_deliver=2)
     await lane.setup()

@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import Awaitable, Callable
 
 import asyncpg
 import msgspec
 import nats
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from nats.aio.msg import Msg
 
 from schemas.notes import Note, RatingChanged
 from schemas.subjects import Names
 from services.platform import bus
+from services.platform.db import create_pool
 from services.ratings import results, store
 from tests.services.ratings.conftest import NOW_MS, SCHEDULE, Feed, ended, envelope
 
@@ -38,6 +43,7 @@ async def test_only_rated_games_of_four_people_move_ratings(pool: asyncpg.Pool,
 async def test_a_player_row_counts_results_peak_and_last_game(pool: asyncpg.Pool,
                                                               feed: Feed) -> None:
     await feed(envelope("g1", ended(PEOPLE, winner=0), at_ms=NOW_MS))
+    assert (await store.ratings_of(pool, ["a"]))["a"]["peak"] == 1520  # the new high at once
     await feed(envelope("g2", ended(PEOPLE, winner=None, abandoned=(1,)), at_ms=NOW_MS + 5000))
     await feed(envelope("g3", ended(PEOPLE, winner=1), at_ms=NOW_MS + 9000))
     rows = await store.ratings_of(pool, PEOPLE)
@@ -115,3 +121,49 @@ async def test_a_game_ended_twice_rates_once_and_tells_each_player_once(
 def test_a_player_in_two_seats_is_not_four_people() -> None:
     assert results.rated_players(ended(("a", "b", "c", "d"))) == PEOPLE
     assert results.rated_players(ended(("a", "b", "a", "d"))) is None
+
+
+# A run of endings among six players, so that games share players: each ending is
+# (seats, winner, seats that left, rated).
+ENDING = st.tuples(st.permutations("abcdef").map(lambda p: tuple(p[:4])),
+                   st.sampled_from([0, 1, None]), st.sampled_from([(), (0,), (3,)]),
+                   st.booleans())
+
+
+@pytest.fixture
+async def two_databases(make_database: Callable[[], Awaitable[str]]) -> tuple[str, str]:
+    return await make_database(), await make_database()
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(run=st.lists(ENDING, min_size=1, max_size=10))
+def test_a_run_applied_whole_leaves_what_one_at_a_time_leaves(
+        two_databases: tuple[str, str],
+        run: list[tuple[tuple[str, str, str, str], int | None, tuple[int, ...], bool]]) -> None:
+    """The consumer's fast path (a whole fetch in three statements) and its fallback
+    (one ending per savepoint) agree on every row and every history line, in order."""
+    envs = [envelope(f"g{n}", ended(seats, winner, rated, abandoned), at_ms=NOW_MS + n)
+            for n, (seats, winner, abandoned, rated) in enumerate(run)]
+
+    async def compare() -> None:
+        whole, each = [await create_pool(url, "ratings") for url in two_databases]
+        try:
+            for pool in (whole, each):
+                await pool.execute("TRUNCATE ratings, rating_history")
+            async with whole.acquire() as conn, conn.transaction():
+                await results.batch_handler(1500, SCHEDULE)(conn, envs)
+            one = results.handler(1500, SCHEDULE)
+            for env in envs:
+                async with each.acquire() as conn, conn.transaction():
+                    await one(conn, env)
+            for sql in ("SELECT player_id, rating, games, wins, losses, draws, \"left\", peak,"
+                        " last_game_at FROM ratings ORDER BY player_id",
+                        "SELECT player_id, game_stream, rating_before, rating_after, delta, k,"
+                        " result, partner, opponents, rated_at FROM rating_history ORDER BY id"):
+                assert [tuple(r) for r in await whole.fetch(sql)] == \
+                    [tuple(r) for r in await each.fetch(sql)]
+        finally:
+            await asyncio.gather(whole.close(), each.close())
+
+    asyncio.run(compare())
