@@ -146,6 +146,11 @@ class OverrideBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     scores: tuple[int, int] = (0, 0)
 
 
+class BotTeamBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    name: TeamName
+    level: Literal["basic", "expert"] = "basic"
+
+
 class SeedsBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Team ids, top seed first; teams not named follow by rating."""
 

@@ -8,6 +8,8 @@ command, so deciding is a pure function.
 
 from __future__ import annotations
 
+from typing import Literal
+
 import msgspec
 
 from schemas.tournament_events import (
@@ -41,6 +43,16 @@ class RegisterTeam(Command, frozen=True):
     partner: str
     rating: float = 0.0
     banned: tuple[str, ...] = ()  # the service: which of the two has a no-show ban now
+
+
+class AddBotTeam(Command, frozen=True):
+    """The organizer enters a team of two bots (unrated tournaments only): registered,
+    confirmed and checked in at once."""
+
+    team_id: str
+    name: str
+    by: str
+    level: Literal["basic", "expert"] = "basic"
 
 
 class ConfirmTeam(Command, frozen=True):
@@ -131,5 +143,5 @@ class Cancel(Command, frozen=True):
 TournamentCommand = (
     CreateTournament | ChangeSettings | RegisterTeam | ConfirmTeam | WithdrawTeam | CheckIn
     | Start | PairRound | CallMatch | RecordResult | OverrideResult | Disqualify | Cancel
-    | WaiveBan | SetSeeds | SetPairings
+    | WaiveBan | SetSeeds | SetPairings | AddBotTeam
 )

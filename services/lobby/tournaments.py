@@ -102,6 +102,12 @@ class Tournaments:
         return _changed(await self.bus.write("disqualify", tid, cmd.Disqualify(
             team_id=team_id, by=me.player_id, why=body.why)))
 
+    async def add_bots(self, me: Claims, tid: str,
+                       body: api.BotTeamBody) -> api.TournamentChanged:
+        team_id = uuid.uuid4().hex[:16]
+        return _changed(await self.bus.write("add_bots", tid, cmd.AddBotTeam(
+            team_id=team_id, name=body.name, by=me.player_id, level=body.level)), team_id)
+
     async def seed(self, me: Claims, tid: str, body: api.SeedsBody) -> api.TournamentChanged:
         return _changed(await self.bus.write("seed", tid, cmd.SetSeeds(
             by=me.player_id, order=body.order)))

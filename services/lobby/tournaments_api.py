@@ -153,6 +153,15 @@ def routes(tokens: Tokens, tournaments: Tournaments) -> list[Any]:
         """Its remaining matches are forfeited."""
         return await tournaments.disqualify(me(request), tournament_id, team_id, data)
 
+    @post("/v1/tournaments/{tournament_id:str}/bots", status_code=201,
+          summary="Organizer: enter a team of two bots", tags=TAGS, security=BEARER,
+          responses=written("TeamRegistered", 201))
+    async def add_bots(request: Request[Any, Any, Any], tournament_id: TournamentId,
+                       data: api.BotTeamBody) -> api.TournamentChanged:
+        """Registered, confirmed and checked in at once; unrated tournaments only (400
+        `rated_needs_people`). Bots are always ready."""
+        return await tournaments.add_bots(me(request), tournament_id, data)
+
     @post("/v1/tournaments/{tournament_id:str}/seeds", status_code=200,
           summary="Organizer: seed teams by hand, before the start", tags=TAGS,
           security=BEARER, responses=written("SeedsSet"))
@@ -225,7 +234,8 @@ def routes(tokens: Tokens, tournaments: Tournaments) -> list[Any]:
         return await tournaments.bracket(tournament_id)
 
     return [create, list_, show, change, cancel, register, confirm, withdraw, check_in,
-            override, disqualify, seed, set_pairings, waive_ban, events, standings, bracket,
+            override, disqualify, add_bots, seed, set_pairings, waive_ban, events, standings,
+            bracket,
             static_file("/tournaments", "tournaments.html"),
             static_file("/tournaments.js", "tournaments.js")]
 

@@ -31,6 +31,7 @@ from schemas.matches import MAX_READY_SECONDS, MatchOpened, MatchSeat, OpenMatch
 from schemas.notes import Note, TournamentCall
 from services.platform import logs
 from services.platform.events import game_registry
+from services.tournaments.decide import bot_level
 from services.tournaments.state import MatchState, Tournament
 
 _log = logs.get("tournaments")
@@ -107,7 +108,8 @@ def request_of(state: Tournament, m: MatchState) -> OpenMatch:
     assert s is not None
     return OpenMatch(
         match_id=lobby_match_id(state.tournament_id, m.pairing.match_id),
-        seats=tuple(MatchSeat(player_id=p) for p in seats_of(state, m)),  # type: ignore[arg-type]
+        seats=tuple(MatchSeat(bot=level) if (level := bot_level(p)) else MatchSeat(player_id=p)
+                    for p in seats_of(state, m)),  # type: ignore[arg-type]
         rules=msgspec.to_builtins(s.rules), rated=s.rated, origin="tournament",
         origin_id=state.tournament_id, ready_seconds=min(s.no_show_seconds, MAX_READY_SECONDS))
 
@@ -188,5 +190,6 @@ def calls_to_send(state: Tournament, events: list[ev.Event]) -> list[tuple[str, 
             notes += [(player, TournamentCall(tournament_id=state.tournament_id,
                                               round=m.pairing.round_no, table_id=m.table_id,
                                               game_id=m.game_id, seat=seat))
-                      for seat, player in enumerate(seats_of(state, m))]
+                      for seat, player in enumerate(seats_of(state, m))
+                      if not bot_level(player)]
     return notes

@@ -29,7 +29,8 @@ _MIN_SEED_BYTES = 16
 
 # Commands whose events never make anything follow (no result, team or round changes):
 # deciding them skips the settling pass, which a round's 256 calls would pay 256 times.
-_SETTLED = frozenset({cmd.CallMatch, cmd.WaiveBan, cmd.SetPairings, cmd.SetSeeds})
+_SETTLED = frozenset({cmd.CallMatch, cmd.WaiveBan, cmd.SetPairings, cmd.SetSeeds,
+                      cmd.AddBotTeam})
 
 
 def decide(state: Tournament, command: cmd.TournamentCommand) -> list[ev.Event]:
@@ -198,6 +199,10 @@ def _change(state: Tournament, c: cmd.ChangeSettings) -> list[ev.Event]:
     if c.settings == state.settings:
         return []
     _check_settings(c.settings)
+    if c.settings.rated and any(bot_level(t.players[0]) and not t.withdrawn
+                                for t in state.teams.values()):
+        raise TournamentError("rated_needs_people", "a rated tournament is for people only; "
+                              "withdraw the bot teams first")
     return [ev.SettingsChanged(at=c.at, by=c.by, settings=c.settings)]
 
 
@@ -250,6 +255,32 @@ def _register(state: Tournament, c: cmd.RegisterTeam) -> list[ev.Event]:
                               "may not register yet; the organizer may waive it")
     return [ev.TeamRegistered(at=c.at, team_id=c.team_id, name=c.name,
                               players=(c.player, c.partner), rating=c.rating)]
+
+
+BOT = "bot:"
+
+
+def bot_level(player: str) -> str | None:
+    """The level of a bot team's player (``bot:<level>:<team>:<n>``), None for a person."""
+    return player.split(":")[1] if player.startswith(BOT) else None
+
+
+def _add_bots(state: Tournament, c: cmd.AddBotTeam) -> list[ev.Event]:
+    _organizer(state, c.by)
+    s = _in_status(state, "registering")
+    if s.rated:
+        raise TournamentError("rated_needs_people", "a rated tournament is for people only")
+    players = (f"{BOT}{c.level}:{c.team_id}:1", f"{BOT}{c.level}:{c.team_id}:2")
+    existing = state.teams.get(c.team_id)
+    if existing is not None:
+        if existing.players == players:
+            return []
+        raise TournamentError("team_exists", f"team {c.team_id} already exists")
+    placed = sum(1 for t in state.teams.values()
+                 if t.confirmed and not t.waiting and not t.withdrawn)
+    return [ev.TeamRegistered(at=c.at, team_id=c.team_id, name=c.name, players=players),
+            ev.TeamConfirmed(at=c.at, team_id=c.team_id, waiting=placed >= s.max_teams),
+            *(ev.TeamCheckedIn(at=c.at, team_id=c.team_id, player=p) for p in players)]
 
 
 def _confirm(state: Tournament, c: cmd.ConfirmTeam) -> list[ev.Event]:
@@ -516,4 +547,5 @@ _HANDLERS: dict[type, Callable[[Tournament, Any], list[ev.Event]]] = {
     cmd.WaiveBan: _waive,
     cmd.SetSeeds: _set_seeds,
     cmd.SetPairings: _set_pairings,
+    cmd.AddBotTeam: _add_bots,
 }

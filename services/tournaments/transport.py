@@ -45,6 +45,7 @@ WRITES: dict[str, type[cmd.Command]] = {
     "waive_ban": cmd.WaiveBan,
     "seed": cmd.SetSeeds,
     "set_pairings": cmd.SetPairings,
+    "add_bots": cmd.AddBotTeam,
 }
 
 

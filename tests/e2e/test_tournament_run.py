@@ -243,3 +243,51 @@ def window() -> dict[str, int]:
     now = int(time.time() * 1000)
     return {"registration_opens_at": now - 60_000, "registration_closes_at": now + 3_600_000,
             "starts_at": now + 3_600_000}
+
+
+@pytest.mark.parametrize(("fmt", "teams", "matches"), [
+    ({"kind": "double_elimination"}, 8, {14, 15}),
+    ({"kind": "round_robin"}, 6, {15}),
+    ({"kind": "swiss", "rounds": 4}, 11, {20}),
+])
+async def test_bot_teams_play_every_format_to_its_end(
+        platform: Platform, platform_env: dict[str, str], database_url: str,
+        tournaments_pool: asyncpg.Pool, fmt: dict[str, Any], teams: int,
+        matches: set[int]) -> None:
+    scheduler = copy(platform, platform_env, "bots")
+    try:
+        org = await organizer(platform.a, database_url)
+        now = int(time.time() * 1000)
+        starts = now + 4_000
+        tid = (await org.ok("POST", "/v1/tournaments", {
+            "name": f"Bot {fmt['kind']}", "format": fmt, "rules": FAST, "min_teams": 2,
+            "max_teams": teams, "registration_opens_at": now - 60_000,
+            "registration_closes_at": starts, "starts_at": starts, "check_in_minutes": 0,
+            "round_interval_seconds": 0}))["tournament_id"]
+        for i in range(teams):
+            await org.ok("POST", f"/v1/tournaments/{tid}/bots", {"name": f"Bots {i + 1}"})
+
+        async def finished() -> dict[str, Any] | None:
+            v = await org.ok("GET", f"/v1/tournaments/{tid}")
+            return v if v["summary"]["status"] == "finished" else None
+
+        view = await until(finished, timeout=240, every=0.5)
+    finally:
+        scheduler.stop()
+    assert len(view["matches"]) in matches
+    assert all(m["reason"] == "played" for m in view["matches"])
+    by_id = {m["match_id"]: m for m in view["matches"]}
+    final = by_id.get("GF2") or by_id.get("GF")
+    assert view["summary"]["champion"] == (
+        final[final["outcome"]] if final else view["standings"][0]["team_id"])
+    store = TournamentStore(tournaments_pool, EventStore(tournaments_pool, registry()))
+    state = await store.load(tid)
+    assert state.champion == view["summary"]["champion"] is not None
+    assert await stale_projections(tournaments_pool, uuid.UUID(tid), state) == []
+    conn = await asyncpg.connect(database_url)
+    try:
+        opened = await conn.fetchval("SELECT count(*) FROM lobby.matches WHERE origin_id = $1",
+                                     tid)
+    finally:
+        await conn.close()
+    assert opened == len(view["matches"])

@@ -192,6 +192,25 @@ def test_seeds_follow_the_rating() -> None:
     assert run.state.seeds == ("t01", "t02", "t03", "t04")
 
 
+def test_the_organizer_enters_bot_teams_ready_to_play_in_unrated_tournaments_only() -> None:
+    run = registered(make_settings("single_elimination", 8), 3)
+    refused(run, cmd.AddBotTeam(team_id="b", name="Robots", by="t01a"), "not_organizer")
+    got = run.do(cmd.AddBotTeam(team_id="b", name="Robots", by="org", level="expert"))
+    assert [type(e).__name__ for e in got] == [
+        "TeamRegistered", "TeamConfirmed", "TeamCheckedIn", "TeamCheckedIn"]
+    assert run.state.teams["b"].players == ("bot:expert:b:1", "bot:expert:b:2")
+    assert decide(run.state, cmd.AddBotTeam(team_id="b", name="Robots", by="org",
+                                            level="expert")) == []
+    ranked = msgspec.structs.replace(make_settings("single_elimination", 8), rated=True,
+                                     rules=msgspec.structs.replace(
+                                         make_settings().rules, preset="ranked"))
+    refused(run, cmd.ChangeSettings(by="org", settings=ranked), "rated_needs_people")
+    refused(created(ranked), cmd.AddBotTeam(team_id="c", name="C", by="org"),
+            "rated_needs_people")
+    run.do(cmd.Start(at=STARTS))
+    assert "b" in run.state.seeds
+
+
 def test_the_organizer_seeds_by_hand_and_the_rest_follow_the_rating() -> None:
     run = registered(make_settings("single_elimination", 8), 4)
     refused(run, cmd.SetSeeds(by="t01a", order=("t04",)), "not_organizer")
