@@ -41,6 +41,18 @@ def bits(cards) -> int:
     return m
 
 
+_BIT: dict[str, int] = {c: 1 << i for c, i in CARD_IDS.items()}
+
+
+def mask_of(cards) -> int:
+    """The set of some canonical card codes (KeyError for anything else): a deal is
+    read this way several times a hand, so it skips the ids in between."""
+    m = 0
+    for c in cards:
+        m |= _BIT[c]
+    return m
+
+
 def ids(mask: int) -> list[int]:
     """The card ids in a mask, ascending."""
     out = []

@@ -11,11 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import msgspec
+
 from engine import shuffle
-from engine.cards import CARD_IDS, CODES, TRUMP, bits, card_id, codes
+from engine.cards import CARD_IDS, CODES, TRUMP, bits, card_id, codes, mask_of
 from engine.errors import RuleError
 from engine.evolve import EVOLVERS, blind_nil_offered, evolve, passers
-from engine.play import deck_of, legal_mask, trick_winner, why_illegal
+from engine.play import deck_of, in_seat_order, legal_mask, trick_winner, why_illegal
 from engine.scoring import match_outcome, score_hand
 from engine.state import BIDDING, DEALING, NEW, OVER, PASSING, PLAY, GameState, seats_in
 from engine.state import NO_SEATS as NO_PREMOVES
@@ -25,15 +27,13 @@ from schemas import events as ev
 SUIT_NAMES = ("spades", "hearts", "diamonds", "clubs")
 
 
-class _Tx:
-    """The events of one command, evolved as they are emitted."""
+class _Tx(msgspec.Struct, gc=False):
+    """The events of one command, evolved as they are emitted (a Struct: built in C,
+    once per command)."""
 
-    __slots__ = ("at", "events", "state")
-
-    def __init__(self, state: GameState, at: int) -> None:
-        self.state = state
-        self.at = at
-        self.events: list[ev.Event] = []
+    state: GameState
+    at: int
+    events: list[ev.Event]
 
     def emit(self, e: Any) -> GameState:
         s = self.state
@@ -61,7 +61,7 @@ def _parse_card(s: GameState, code: str) -> int:
     if c is None:
         try:
             c = card_id(code)
-        except (KeyError, AttributeError):
+        except (KeyError, AttributeError, TypeError):
             raise RuleError("unknown_card", f"{code!r} is not a card") from None
     assert s.rules is not None
     if not s.deck.mask >> c & 1:
@@ -128,19 +128,21 @@ def _deal(tx: _Tx, c: cmd.DealHand) -> None:
     hands = []
     in_deck = s.deck.mask
     for h in c.hands:
-        fast = [CARD_IDS.get(x) if type(x) is str else None for x in h]  # canonical codes
-        mask = -1 if None in fast else bits(fast)  # type: ignore[arg-type]
+        try:
+            mask = mask_of(h)  # canonical codes, the common case
+        except (KeyError, TypeError):
+            mask = -1
         if mask & ~in_deck:  # not all canonical codes of the deck: the careful parser
             cards = [_parse_card(s, code) for code in h]  # reads them, or says why not
             mask = bits(cards)
-        else:
-            cards = fast  # type: ignore[assignment]
+            h = tuple([CODES[card] for card in cards])
         if seen & mask or mask.bit_count() != 13:
+            cards = [CARD_IDS[x] for x in h]
             twice = next(card for i, card in enumerate(cards)
                          if seen >> card & 1 or card in cards[:i])
             raise RuleError("bad_deal", f"{CODES[twice]} is dealt twice")
         seen |= mask
-        hands.append(tuple([CODES[card] for card in cards]))
+        hands.append(tuple(h))
     tx.emit(ev.HandDealt(hand_no=s.hand_no + 1, dealer=c.dealer, hands=tuple(hands),
                          deadline=tx.bid_deadline(), at=tx.at))
 
@@ -268,13 +270,16 @@ def _play(tx: _Tx, c: cmd.PlayCard) -> None:
     if not (seat in (0, 1, 2, 3) and s.waiting >> seat & 1):
         _check_seat(seat)
         raise RuleError("not_your_turn", f"it is seat {s.waiting.bit_length() - 1}'s turn to play")
-    d = s.deck
-    card = CARD_IDS.get(c.card) if type(c.card) is str else None
-    if card is None or not d.mask >> card & 1:
-        card = _parse_card(s, c.card)
     hand = s.hands[seat]
-    if not hand >> card & 1:
-        raise RuleError("card_not_in_hand", f"seat {seat} does not hold {CODES[card]}")
+    try:
+        card = CARD_IDS.get(c.card)  # a canonical code, the common case
+    except TypeError:  # not even a string
+        card = None
+    if card is None or not hand >> card & 1:  # the careful parser says what it is
+        card = _parse_card(s, c.card)
+        if not hand >> card & 1:
+            raise RuleError("card_not_in_hand", f"seat {seat} does not hold {CODES[card]}")
+    d = s.deck
     if not legal_mask(d, hand, s.trick, s.broken) >> card & 1:
         problem = why_illegal(d, hand, s.trick, s.broken, card)
         raise RuleError(problem, _illegal_message(problem, seat, d, s.trick))
@@ -318,11 +323,10 @@ def _record_play(tx: _Tx, seat: int, card: int, auto: bool, premove: bool) -> No
                               at=tx.at))
     leader = s.leader
     winner = trick_winner(s.deck, trick, leader)
-    by_seat = trick[-leader:] + trick[:-leader] if leader else trick  # into seat order
     trick_no = len(s.trick_winners) + 1
     deadline = tx.play_deadline(s.hands[winner], (), s.broken) if trick_no < 13 else 0
     tx.emit(ev.TrickWon(trick_no=trick_no, seat=winner,
-                        cards=tuple([CODES[c] for c in by_seat]),  # type: ignore[arg-type]
+                        cards=tuple([CODES[c] for c in in_seat_order(trick, leader)]),  # type: ignore[arg-type]
                         deadline=deadline, at=tx.at))
     if trick_no == 13:
         _score(tx)
@@ -474,7 +478,7 @@ _DECIDE: dict[type, Callable[[_Tx, Any], None]] = {
 
 def step(state: GameState, command: cmd.Command) -> tuple[GameState, list[ev.Event]]:
     """Decide ``command`` and return the state after its events, and the events."""
-    tx = _Tx(state, command.at)
+    tx = _Tx(state, command.at, [])
     _DECIDE[type(command)](tx, command)
     return tx.state, tx.events
 

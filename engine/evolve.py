@@ -11,8 +11,8 @@ from typing import Any
 
 from msgspec.structs import replace
 
-from engine.cards import CARD_IDS, TRUMP, bits, card_id
-from engine.play import breaks_spades, deck_of
+from engine.cards import CARD_IDS, TRUMP, bits, card_id, mask_of
+from engine.play import breaks_spades, deck_of, in_seat_order
 from engine.state import BIDDING, DEALING, OVER, PASSING, PLAY, GameState
 from schemas import events as ev
 from schemas.rules import Rules
@@ -65,7 +65,7 @@ def _started(s: GameState, e: ev.GameStarted, v: int) -> GameState:
 def _dealt(s: GameState, e: ev.HandDealt, v: int) -> GameState:
     r = s.rules
     assert r is not None
-    masks = tuple(sum(1 << CARD_IDS[c] for c in h) for h in e.hands)
+    masks = tuple([mask_of(h) for h in e.hands])
     waiting = 0b1111 if r.bidding == "simultaneous" else 1 << (e.dealer + 1) % 4
     looked = 0b1111
     if r.blind_nil:  # a seat offered blind nil has not seen its cards yet
@@ -161,6 +161,8 @@ def _played(s: GameState, e: ev.CardPlayed, v: int) -> GameState:
 
 
 def _trick(s: GameState, e: ev.TrickWon, v: int) -> GameState:
+    # The trick's cards are the ones the state holds, the fold of its four CardPlayed
+    # events; the event's codes say the same for a reader and are not parsed again.
     seat = e.seat
     waiting = 1 << seat if e.trick_no < 13 else 0
     deadlines = s.deadlines
@@ -169,7 +171,7 @@ def _trick(s: GameState, e: ev.TrickWon, v: int) -> GameState:
     return replace(
         s, version=v, tricks=_PUT[seat](s.tricks, s.tricks[seat] + 1),
         trick_winners=(*s.trick_winners, seat),
-        played=(*s.played, tuple([CARD_IDS[c] for c in e.cards])), trick=(), leader=seat,
+        played=(*s.played, in_seat_order(s.trick, s.leader)), trick=(), leader=seat,
         waiting=waiting, deadlines=deadlines)
 
 

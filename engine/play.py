@@ -56,6 +56,11 @@ def breaks_spades(d: Deck, trick: tuple[int, ...], card: int, any_spade: bool) -
     return any_spade or (bool(trick) and d.suit_of[trick[0]] != TRUMP)
 
 
+def in_seat_order(trick: tuple[int, ...], leader: int) -> tuple[int, ...]:
+    """A complete trick's cards, from play order (led by ``leader``) to seat order."""
+    return trick[-leader:] + trick[:-leader] if leader else trick
+
+
 def trick_winner(d: Deck, trick: tuple[int, ...], leader: int) -> int:
     """The seat that wins a complete trick led by ``leader``."""
     suit_of, power = d.suit_of, d.power

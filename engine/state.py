@@ -19,11 +19,30 @@ ZERO4 = (0, 0, 0, 0)
 
 
 class GameState(msgspec.Struct, frozen=True, gc=False):
+    # What a card or a bid changes comes first, in the order evolve names it:
+    # msgspec's ``replace`` finds each keyword by scanning the fields from the first,
+    # and a hand replaces the state some seventy times.
+    version: int = 0  # events folded so far
+    hands: tuple[int, ...] = ZERO4  # each seat's cards now (bit sets)
+    trick: tuple[int, ...] = ()  # cards of the trick in progress, in play order
+    broken: bool = False
+    waiting: int = 0  # seats whose turn it is
+    deadlines: tuple[int, ...] = ZERO4
+    leader: int = -1
+    tricks: tuple[int, ...] = ZERO4  # tricks won this hand, per seat
+    trick_winners: tuple[int, ...] = ()
+    played: tuple[tuple[int, ...], ...] = ()  # this hand's finished tricks, cards in seat order
+    premoves: tuple[int, ...] = NO_SEATS
+    bids: tuple[int, ...] = NO_SEATS  # -1: not yet bid
+    blind: int = 0  # seats that bid blind nil
+    looked: int = 0  # seats that have seen their cards
+    revealed: bool = False
+    passes: tuple[int, ...] = ZERO4  # cards chosen for the blind-nil exchange
+    bank: tuple[int, ...] = ZERO4  # time-bank blocks left this hand
+    phase: str = NEW
     rules: Rules | None = None
     deck: Any = None  # the rules' engine.cards.Deck table, kept at hand for speed
     clocks: Any = None  # the rules' turn clocks (blitz or not), likewise
-    phase: str = NEW
-    version: int = 0  # events folded so far
     players: tuple[str, ...] = ("", "", "", "")
     rated: bool = False
     seed: str = ""  # secret until the game ends
@@ -33,22 +52,6 @@ class GameState(msgspec.Struct, frozen=True, gc=False):
     dealer: int = -1
     hand_seed_hash: str = ""
     dealt: tuple[int, ...] = ZERO4  # each seat's cards as dealt this hand (bit sets)
-    hands: tuple[int, ...] = ZERO4  # each seat's cards now
-    looked: int = 0  # seats that have seen their cards
-    bids: tuple[int, ...] = NO_SEATS  # -1: not yet bid
-    blind: int = 0  # seats that bid blind nil
-    revealed: bool = False
-    passes: tuple[int, ...] = ZERO4  # cards chosen for the blind-nil exchange
-    waiting: int = 0  # seats whose turn it is
-    deadlines: tuple[int, ...] = ZERO4
-    bank: tuple[int, ...] = ZERO4  # time-bank blocks left this hand
-    trick: tuple[int, ...] = ()  # cards of the trick in progress, in play order
-    leader: int = -1
-    broken: bool = False
-    tricks: tuple[int, ...] = ZERO4  # tricks won this hand, per seat
-    trick_winners: tuple[int, ...] = ()
-    played: tuple[tuple[int, ...], ...] = ()  # this hand's finished tricks, cards in seat order
-    premoves: tuple[int, ...] = NO_SEATS
     bots: int = 0  # seats a bot plays because their player left
     scores: tuple[int, int] = (0, 0)
     bags: tuple[int, int] = (0, 0)

@@ -16,6 +16,7 @@ from engine.play import legal_cards
 from engine.state import OVER, PASSING, GameState
 from schemas import events as ev
 from schemas.views import OperatorView, SeatView, TrickCard
+from schemas.ws import Turn
 
 
 def _bid_visible(state: GameState, viewer: int | None, seat: int) -> bool:
@@ -33,11 +34,27 @@ def _legal_bids(state: GameState, seat: int) -> tuple[int, ...]:
     return tuple(range(0 if r.nil else 1, 14))
 
 
+def turn(state: GameState, seat: int | None) -> Turn:
+    """Who must act, their clocks, and this seat's legal moves: the part of ``view``
+    that changes with every event, sent with each one."""
+    waiting = tuple(s for s in range(4) if state.waiting >> s & 1)
+    deadlines = tuple(state.deadlines[s] if s in waiting else 0 for s in range(4))
+    if seat is None:
+        return Turn(waiting=waiting, deadlines=deadlines, bank=state.bank)
+    r = state.rules
+    return Turn(
+        waiting=waiting, deadlines=deadlines, bank=state.bank,
+        legal_cards=codes(legal_cards(state, seat)), legal_bids=_legal_bids(state, seat),
+        blind_nil_offered=blind_nil_offered(state, seat),
+        pass_count=(r.blind_nil_pass if r is not None and state.phase == PASSING
+                    and state.waiting >> seat & 1 else 0))
+
+
 def view(state: GameState, seat: int | None) -> SeatView:
     """The seat's view; ``seat=None`` is a spectator's."""
     sees_hand = seat is not None and bool(state.looked >> seat & 1)
     bids = tuple(state.bids[s] if _bid_visible(state, seat, s) else None for s in range(4))
-    waiting = tuple(s for s in range(4) if state.waiting >> s & 1)
+    now = turn(state, seat)
     r = state.rules
     seated = seat is not None
     return SeatView(
@@ -47,19 +64,14 @@ def view(state: GameState, seat: int | None) -> SeatView:
         looked=sees_hand, cards_left=tuple(h.bit_count() for h in state.hands),
         bids=bids, has_bid=tuple(b >= 0 for b in state.bids),
         blind=tuple(bool(state.blind >> s & 1) and bids[s] is not None for s in range(4)),
-        revealed=state.revealed, waiting=waiting,
-        deadlines=tuple(state.deadlines[s] if s in waiting else 0 for s in range(4)),
-        bank=state.bank,
+        revealed=state.revealed, waiting=now.waiting, deadlines=now.deadlines, bank=now.bank,
         trick=tuple(TrickCard((state.leader + i) % 4, codes(1 << c)[0])
                     for i, c in enumerate(state.trick)),
         leader=state.leader, last_trick=tuple(codes(1 << c)[0] for c in state.last_trick),
         broken=state.broken, tricks=state.tricks, scores=state.scores, bags=state.bags,
         sheet=state.sheet,
-        legal_cards=codes(legal_cards(state, seat)) if seated else (),  # type: ignore[arg-type]
-        legal_bids=_legal_bids(state, seat) if seated else (),  # type: ignore[arg-type]
-        blind_nil_offered=seated and blind_nil_offered(state, seat),  # type: ignore[arg-type]
-        pass_count=(r.blind_nil_pass if seated and r is not None and state.phase == PASSING
-                    and state.waiting >> seat & 1 else 0),  # type: ignore[operator]
+        legal_cards=now.legal_cards, legal_bids=now.legal_bids,
+        blind_nil_offered=now.blind_nil_offered, pass_count=now.pass_count,
         passed=codes(state.passes[seat]) if seated else (),  # type: ignore[index]
         premove=(codes(1 << state.premoves[seat])[0]  # type: ignore[index]
                  if seated and state.premoves[seat] >= 0 else None),  # type: ignore[index]
@@ -104,4 +116,4 @@ def redact(event: ev.Event, after: GameState, seat: int | None) -> ev.Event | No
     return event
 
 
-__all__ = ["operator_view", "passers", "redact", "view"]
+__all__ = ["operator_view", "passers", "redact", "turn", "view"]

@@ -47,9 +47,11 @@ from schemas.play import ChatLine, GameReply
 from services.game import banter, metrics
 from services.game.clock import Clock
 from services.game.settings import GameSettings
-from services.game.store import GameStore, Refusal
+from services.game.shards import Games
+from services.game.store import Refusal
 from services.platform import logs
 from services.platform.eventstore import ConcurrencyError
+from services.platform.groupcommit import GroupCommit
 from services.platform.lease import FencedError
 
 _log = logs.get("game")
@@ -66,7 +68,8 @@ class Host(Protocol):
 
     settings: GameSettings
     clock: Clock
-    store: GameStore
+    store: Games  # one database, or several (``shards``)
+    appends: GroupCommit  # every game's appends, committed together
 
     async def rebuild(self, game_id: str) -> GameState: ...  # the state, from the events
 
@@ -328,11 +331,10 @@ class GameActor:
             return await self._refuse(command_id, exc, digest)
         if not events:
             return GameReply(ok=True, version=before.version)
-        store = self.worker.store
         try:
-            result = await store.events.append(self.game_id, before.version, events, command_id,
-                                               epoch=self.epoch, causation_id=origin,
-                                               command_hash=digest)
+            result = await self.worker.appends.append(self.game_id, before.version, events,
+                                                      command_id, epoch=self.epoch,
+                                                      causation_id=origin, command_hash=digest)
         except FencedError:
             _log.warning("fenced", epoch=self.epoch, version=before.version)
             metrics.LOST.labels("fenced").inc()

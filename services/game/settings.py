@@ -23,6 +23,11 @@ class GameSettings(Settings, frozen=True, kw_only=True):
         gt=0, description="Age at which the outbox relay publishes an event still queued: "
                           "its writer died between the commit and its own publish, or "
                           "that publish failed.")] = 1.0
+    shard_database_urls: Annotated[str, msgspec.Meta(
+        description="Further Postgres databases the games are spread over by game id, "
+                    "comma-separated (each migrated like the service's own); empty: the "
+                    "service's own database holds every game. Every copy names the same "
+                    "ones in the same order.")] = ""
     lease_seconds: Annotated[float, msgspec.Meta(
         gt=0, description="How long a worker's hold on a game lasts without renewal; a "
                           "dead worker's games are adopted this long after its last "
@@ -30,6 +35,13 @@ class GameSettings(Settings, frozen=True, kw_only=True):
     heartbeat_seconds: Annotated[float, msgspec.Meta(
         gt=0, description="How often a worker renews its leases and looks for games "
                           "to adopt; well under the lease.")] = 1.0
+    group_commit_ms: Annotated[float, msgspec.Meta(
+        ge=0, description="How long a worker gathers its games' commands before it "
+                          "appends them in one transaction, in milliseconds (0: only "
+                          "those that arrived while the last batch was written).")] = 2.0
+    group_commit_most: Annotated[int, msgspec.Meta(
+        ge=1, description="Most commands appended in one transaction; a batch this "
+                          "full is written at once.")] = 64
     inbox_size: Annotated[int, msgspec.Meta(
         ge=1, description="Commands one game holds waiting; more are refused with "
                           "code busy.")] = 64

@@ -56,9 +56,11 @@ from services.game import metrics
 from services.game.actor import GameActor, Item
 from services.game.clock import Clock
 from services.game.settings import GameSettings
-from services.game.store import GameExists, GameStore
+from services.game.shards import Games
+from services.game.store import GameExists
 from services.platform import logs
 from services.platform.eventstore import RecordedEvent
+from services.platform.groupcommit import GroupCommit
 from services.platform.lease import Lease, LeaseHeld
 
 _log = logs.get("game")
@@ -80,7 +82,7 @@ class Outlet(Protocol):
 
 
 class GameWorker:
-    def __init__(self, store: GameStore, settings: GameSettings, clock: Clock, owner: str,
+    def __init__(self, store: Games, settings: GameSettings, clock: Clock, owner: str,
                  outlet: Outlet) -> None:
         self.store = store
         self.settings = settings
@@ -88,6 +90,8 @@ class GameWorker:
         self.owner = owner
         self.outlet = outlet
         self.actors: dict[str, GameActor] = {}
+        self.appends = GroupCommit(store.events, window=settings.group_commit_ms / 1000,
+                                   most=settings.group_commit_most)
         self._stopping = False
         self._poke = asyncio.Event()
         self._heartbeat: asyncio.Task[None] | None = None

@@ -23,7 +23,13 @@ from services.lobby.settings import LobbySettings
 if TYPE_CHECKING:  # a socket's subscriptions are the following module's
     from services.lobby.following import Sub
 
-encode = msgspec.json.Encoder().encode
+_json = msgspec.json.Encoder()
+
+
+def encode(frame: ws.ServerFrame) -> str:
+    """A frame as the text the socket sends: encoded once, then shared by every
+    socket that gets it (the transport writes text frames as they are)."""
+    return _json.encode(frame).decode()
 
 
 class Bucket:
@@ -48,7 +54,7 @@ class Conn:
 
     def __init__(self, claims: Claims, settings: LobbySettings) -> None:
         self.claims = claims
-        self.outbox: asyncio.Queue[bytes | None] = asyncio.Queue(settings.ws_outbox_frames)
+        self.outbox: asyncio.Queue[str | None] = asyncio.Queue(settings.ws_outbox_frames)
         self.subs: dict[str, Sub] = {}
         self.follows: set[str] = set()  # open tables whose changes this socket gets
         self.watching_tables = False
@@ -66,7 +72,7 @@ class Conn:
     def send(self, frame: ws.ServerFrame) -> None:
         self.send_raw(encode(frame))
 
-    def send_raw(self, data: bytes) -> None:
+    def send_raw(self, data: str) -> None:
         if self.closed:
             return
         try:

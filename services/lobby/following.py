@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 from engine.evolve import evolve
 from engine.state import GameState
-from engine.views import redact, view
+from engine.views import redact, turn, view
 from schemas import ws
 from schemas.bus import EventEnvelope
 from schemas.events import Event, GameEnded, GameStarted
@@ -69,13 +69,6 @@ def followed(conn: Conn, game_id: str) -> Sub:
         raise LobbyError(403, "not_in_game",
                          f"this socket does not follow game {game_id}; subscribe first")
     return sub
-
-
-def turn(state: GameState, seat: int | None) -> ws.Turn:
-    v = view(state, seat)
-    return ws.Turn(waiting=v.waiting, deadlines=v.deadlines, bank=v.bank,
-                   legal_cards=v.legal_cards, legal_bids=v.legal_bids,
-                   blind_nil_offered=v.blind_nil_offered, pass_count=v.pass_count)
 
 
 class Hub:
@@ -173,25 +166,19 @@ class Hub:
         after = evolve(self.state, event)
         self.state = after
         self.history.append((event, after))
-        frames: dict[int | None, bytes | None] = {}
-        for sub in list(self.subs):
-            if sub.seat not in frames:
-                frames[sub.seat] = self._frame(event, after, sub.seat)
-            data = frames[sub.seat]
-            if data is not None:
-                sub.conn.send_raw(data)
+        if self.subs:
+            frames = _Audiences(self.game_id, event, after)
+            for sub in list(self.subs):
+                data = frames.of(sub.seat)
+                if data is not None:
+                    sub.conn.send_raw(data)
         if isinstance(event, GameStarted):
             self.started.set()
         if isinstance(event, GameEnded):
             asyncio.get_running_loop().create_task(self.host.game_over(self))
 
-    def _frame(self, event: Event, after: GameState, seat: int | None) -> bytes | None:
-        shown = redact(event, after, seat)
-        if shown is None:
-            return None
-        return encode(ws.EventFrame(game_id=self.game_id, version=after.version,
-                                    event=shown,  # type: ignore[arg-type]
-                                    turn=turn(after, seat), phase=after.phase))
+    def _frame(self, event: Event, after: GameState, seat: int | None) -> str | None:
+        return _Audiences(self.game_id, event, after).of(seat)
 
     # --- chat and presence ----------------------------------------------------------------
 
@@ -249,6 +236,43 @@ class Hub:
         await asyncio.sleep(self.host.settings.follow_linger_seconds)
         if not self.subs:
             await self.on_idle(self)
+
+
+class _Audiences:
+    """One event's frames, encoded once per audience rather than once per socket.
+
+    Most seats see an event as a spectator does: the same event (``redact`` hands it
+    back untouched) and a turn with no moves of their own (it is not their turn).
+    Those seats share the spectator's frame; only a seat with something of its own
+    (its cards, its secret bid, its legal moves) gets a frame of its own.
+    """
+
+    def __init__(self, game_id: str, event: Event, after: GameState) -> None:
+        self.game_id, self.event, self.after = game_id, event, after
+        self.by_seat: dict[int | None, str | None] = {}
+        self._public: tuple[Event | None, ws.Turn] | None = None
+
+    def of(self, seat: int | None) -> str | None:
+        if seat in self.by_seat:
+            return self.by_seat[seat]
+        if seat is None:
+            shown, now = self.public()
+        else:
+            shown, now = redact(self.event, self.after, seat), turn(self.after, seat)
+            public, public_turn = self.public()
+            if (shown is public or shown == public) and now == public_turn:
+                data = self.by_seat[seat] = self.of(None)
+                return data
+        data = None if shown is None else encode(ws.EventFrame(
+            game_id=self.game_id, version=self.after.version, event=shown,  # type: ignore[arg-type]
+            turn=now, phase=self.after.phase))
+        self.by_seat[seat] = data
+        return data
+
+    def public(self) -> tuple[Event | None, ws.Turn]:
+        if self._public is None:
+            self._public = redact(self.event, self.after, None), turn(self.after, None)
+        return self._public
 
 
 class Hubs:

@@ -105,7 +105,7 @@ async def _write(socket: WebSocket[Any, Any, Any], conn: Conn) -> None:
             data = await conn.outbox.get()
             if data is None:
                 break
-            await socket.send_text(data.decode())
+            await socket.send_text(data)
     except Exception:
         conn.closed = True
         return

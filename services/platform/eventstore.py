@@ -28,7 +28,7 @@ import msgspec
 from schemas.bus import EventEnvelope
 from services.platform import faults, sqlfolders
 from services.platform.events import EventRegistry
-from services.platform.lease import fencing
+from services.platform.lease import FencedError, fencing
 
 OUTBOX_CHANNEL = "spades_outbox"
 SQL = sqlfolders.EVENTSTORE
@@ -56,6 +56,20 @@ class AppendResult:
     command_hash: str | None = None  # of the command that first used the command id
     # What a fresh append wrote, as published to JetStream (only with a publisher).
     envelopes: tuple[EventEnvelope, ...] = field(default=(), compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Append:
+    """One stream's append in a group commit (``EventStore.append_many``)."""
+
+    stream: str
+    expected_version: int | None
+    events: Sequence[msgspec.Struct]
+    command_id: str | None = None
+    epoch: int | None = None
+    correlation_id: str | None = None
+    causation_id: str | None = None
+    command_hash: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +106,20 @@ def _utcnow() -> dt.datetime:
 
 
 Publish = Callable[[Sequence[EventEnvelope]], Awaitable[None]]
+
+
+def _envelopes(stream: str, row: asyncpg.Record, encoded: Sequence[tuple[str, int, bytes]],
+               event_ids: Sequence[uuid.UUID], at: dt.datetime, correlation_id: str | None,
+               causation_id: str | None) -> tuple[EventEnvelope, ...]:
+    """What an append just wrote, as published to JetStream: nothing is read back."""
+    at_ms = int(at.timestamp() * 1000)
+    return tuple(
+        EventEnvelope(stream=stream, version=row["first_version"] + i, position=position,
+                      type=kind, schema_version=schema, event_id=str(event_id),
+                      occurred_at_ms=at_ms, correlation_id=correlation_id,
+                      causation_id=causation_id, body=body)
+        for i, (position, (kind, schema, body), event_id) in enumerate(zip(
+            row["positions"], encoded, event_ids, strict=True)))
 
 
 class EventStore:
@@ -156,13 +184,73 @@ class EventStore:
         faults.hit(faults.AFTER_COMMIT_BEFORE_REPLY)
         return result
 
+    async def append_many(self, appends: Sequence[Append]
+                          ) -> list[AppendResult | ConcurrencyError | FencedError]:
+        """Append to many streams in one transaction: one round trip, one commit.
+
+        Each append is checked as ``append`` checks it (command id, epoch, expected
+        version); one that fails a check is answered with its error, in its place,
+        and has written nothing, while the others commit. The events of the fresh
+        appends are published after the commit, all at once. Raises only when the
+        whole transaction failed (then nothing of it was written).
+        """
+        if not appends or any(not a.events for a in appends):
+            raise ValueError("every append needs at least one event")
+        at = self.clock()
+        encoded = [[self.registry.encode(e) for e in a.events] for a in appends]
+        flat = [e for batch in encoded for e in batch]
+        event_ids = [uuid.uuid4() for _ in flat]
+        args = ([a.stream for a in appends], [a.expected_version for a in appends],
+                [a.command_id for a in appends], [a.epoch for a in appends],
+                [len(batch) for batch in encoded], [e.type for e in flat],
+                [e.schema_version for e in flat], event_ids, [e.body for e in flat], at,
+                [a.correlation_id for a in appends],
+                [a.causation_id or a.command_id for a in appends],
+                [a.command_hash for a in appends])
+        query = ("SELECT * FROM append_many($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,"
+                 " $12, $13) ORDER BY item")
+        async with self.pool.acquire() as conn:
+            if faults.armed(faults.BEFORE_COMMIT):
+                async with conn.transaction():
+                    rows = await conn.fetch(query, *args)
+                    faults.hit(faults.BEFORE_COMMIT)
+            else:
+                rows = await conn.fetch(query, *args)
+        out: list[AppendResult | ConcurrencyError | FencedError] = []
+        offset = 0
+        for a, batch, row in zip(appends, encoded, rows, strict=True):
+            ids = event_ids[offset:offset + len(batch)]
+            offset += len(batch)
+            if row["outcome"] == "conflict":
+                out.append(ConcurrencyError(a.stream, a.expected_version or 0, row["actual"]))
+                continue
+            if row["outcome"] == "fenced":
+                out.append(FencedError(f"stream {a.stream}: epoch {a.epoch} is stale"))
+                continue
+            duplicate = row["outcome"] == "duplicate"
+            envelopes: tuple[EventEnvelope, ...] = ()
+            if self.publish is not None and not duplicate:
+                envelopes = _envelopes(a.stream, row, [(e.type, e.schema_version, e.body)
+                                                       for e in batch],
+                                       ids, at, a.correlation_id, a.causation_id or a.command_id)
+            out.append(AppendResult(row["first_version"], row["last_version"],
+                                    row["first_position"], duplicate, row["command_hash"],
+                                    envelopes))
+        fresh = [r for r in out if isinstance(r, AppendResult) and not r.duplicate]
+        if fresh:
+            await self._after_commit(tuple(e for r in fresh for e in r.envelopes))
+        faults.hit(faults.AFTER_COMMIT_BEFORE_REPLY)
+        return out
+
     async def committed(self, result: AppendResult) -> None:
         """Publish what a fresh append wrote (or wake the relay for it); after commit."""
-        if result.duplicate:
-            return
+        if not result.duplicate:
+            await self._after_commit(result.envelopes)
+
+    async def _after_commit(self, envelopes: Sequence[EventEnvelope]) -> None:
         faults.hit(faults.AFTER_COMMIT_BEFORE_PUBLISH)
         if self.publish is not None:
-            await self.publish(result.envelopes)
+            await self.publish(envelopes)
         elif self.on_commit is not None:
             self.on_commit()
 
@@ -184,14 +272,9 @@ class EventStore:
         assert row is not None
         envelopes: tuple[EventEnvelope, ...] = ()
         if self.publish is not None and not row["duplicate"]:
-            stream, at_ms = args[0], int(args[8].timestamp() * 1000)
-            envelopes = tuple(
-                EventEnvelope(stream=stream, version=row["first_version"] + i, position=position,
-                              type=kind, schema_version=schema, event_id=str(event_id),
-                              occurred_at_ms=at_ms, correlation_id=args[9],
-                              causation_id=args[10], body=body)
-                for i, (position, kind, schema, event_id, body) in enumerate(zip(
-                    row["positions"], args[4], args[5], args[6], args[7], strict=True)))
+            envelopes = _envelopes(args[0], row, list(zip(args[4], args[5], args[7],
+                                                          strict=True)),
+                                   args[6], args[8], args[9], args[10])
         return AppendResult(row["first_version"], row["last_version"], row["first_position"],
                             row["duplicate"], row["command_hash"], envelopes)
 

@@ -56,6 +56,8 @@ class Runtime:
     exception_handlers: dict[Any, Any] = field(default_factory=dict)
     openapi: OpenAPIConfig | None = None  # a public API's document and its viewer
     ws_max_size: int = 16 * 1024 * 1024  # bytes uvicorn reads of one WebSocket message
+    # The service's own migrations, for further databases it migrates the same way.
+    schema: migrations.MigrationSet | None = None
 
     def game_events(self) -> bus.StreamSpec:
         return bus.StreamSpec(self.names.game_events_stream, (self.names.game_events_all,),
@@ -125,7 +127,7 @@ async def run(service: str, settings: Settings, setup: Setup,
         sock.close()
         raise StartupError(str(exc)) from None
     names = subjects.Names(settings.nats_prefix)
-    rt = Runtime(service, settings, pool, nc, nc.jetstream(), names)
+    rt = Runtime(service, settings, pool, nc, nc.jetstream(), names, schema=schema)
     micro: Any = None
     try:
         await bus.ensure_stream(rt.js, rt.game_events())

@@ -2,9 +2,10 @@
 
 Commands arrive on ``svc.tournaments.*`` (transport), are decided purely and
 committed with their projections (store); committed events go out on the
-``TOURNAMENT_EVENTS`` stream (outbox relay); due timers start tournaments and
-pair rounds, and due calls open matches through the lobby (scheduler); a game's
-end is its match's result (results).
+``TOURNAMENT_EVENTS`` stream right after their commit (the outbox relay is
+the backstop); due timers start tournaments and pair rounds, and due calls open
+matches through the lobby (scheduler); a game's end is its match's result
+(results).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from schemas import subjects
 from services.platform import bus
 from services.platform.bus import Consumer
 from services.platform.eventstore import EventStore
-from services.platform.outbox import OutboxRelay
+from services.platform.outbox import OutboxRelay, Publisher
 from services.platform.runtime import Runtime
 from services.platform.settings import Settings
 from services.tournaments.results import on_game_ended, on_match_outcome
@@ -39,6 +40,9 @@ class TournamentsSettings(Settings, frozen=True, kw_only=True):
                                  "and matches to call.")] = 1.0
     lobby_timeout_seconds: Annotated[float, msgspec.Meta(
         gt=0, le=60, description="How long to wait for the lobby to open a match.")] = 5.0
+    outbox_sweep_seconds: Annotated[float, msgspec.Meta(
+        gt=0, description="Age at which the outbox relay publishes an event its writer "
+                          "did not (it died after the commit, or NATS was away).")] = 1.0
 
 
 class WhenStreamExists:
@@ -79,10 +83,12 @@ async def setup(rt: Runtime) -> None:
         rt.names.tournament_events_stream, (rt.names.tournament_events_all,),
         duplicate_window=rt.settings.js_duplicate_window_seconds,
         replicas=rt.settings.js_replicas))
-    relay = OutboxRelay(rt.pool, rt.js, rt.names.tournament_event)
+    relay = OutboxRelay(rt.pool, rt.js, rt.names.tournament_event,
+                        sweep_after=rt.settings.outbox_sweep_seconds)
     await relay.start()
     rt.workers.append(relay)
-    store = TournamentStore(rt.pool, EventStore(rt.pool, registry(), on_commit=relay.wake))
+    publish = Publisher(rt.js, rt.names.tournament_event, relay)
+    store = TournamentStore(rt.pool, EventStore(rt.pool, registry(), publish=publish))
     scheduler = Scheduler(store, rt.settings.timer_poll_seconds)
     await scheduler.start()
     rt.workers.append(scheduler)

@@ -11,6 +11,11 @@ and runs their command in the same transaction, so with any number of copies
 each timer fires once and a crash loses none. Calls (matches to open through
 the lobby, or to ask about again once their ready check ran out) are rows too,
 taken the same way by ``fire_calls``.
+
+The events of a command (or of the timers one pass fired, or of one pass's calls)
+are handed to the event store's publisher right after the commit, as a game
+worker's are; the outbox relay only sweeps what a crash between the commit and
+the publish left, and what a consumer's transaction appended.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ from schemas import tournament_commands as cmd
 from schemas import tournament_events as ev
 from services.platform import faults, logs
 from services.platform.events import EventRegistry, tournament_registry
-from services.platform.eventstore import EventStore
+from services.platform.eventstore import AppendResult, EventStore
 from services.tournaments import formats
 from services.tournaments.calls import game_of
 from services.tournaments.decide import decide, standings_of
@@ -114,34 +119,41 @@ class TournamentStore:
         command id seen before adds nothing. Writers to one tournament take turns (a
         transaction-scoped advisory lock on its stream): a popular tournament's racing
         registrations queue instead of failing on the stream's version."""
-        async with self.pool.acquire() as conn, conn.transaction():
-            await conn.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
-                               stream_of(tournament_id))
-            return await self._execute(conn, tournament_id, command, command_id)
+        async with self.pool.acquire() as conn:
+            async with conn.transaction():
+                await conn.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
+                                   stream_of(tournament_id))
+                state, events, result = await self._execute(conn, tournament_id, command,
+                                                            command_id)
+            if result is not None:
+                await self.events.committed(result)
+        return state, events
 
     async def _execute(self, conn: asyncpg.Connection, tournament_id: str,
-                       command: cmd.TournamentCommand,
-                       command_id: str | None) -> tuple[Tournament, list[ev.Event]]:
+                       command: cmd.TournamentCommand, command_id: str | None
+                       ) -> tuple[Tournament, list[ev.Event], AppendResult | None]:
+        """Inside the caller's transaction; the append's result, for ``committed`` once
+        that transaction has committed."""
         state = await self.load(tournament_id, conn)
         if isinstance(command, cmd.RegisterTeam):
             command = msgspec.structs.replace(command, banned=await banned(
                 conn, (command.player, command.partner), command.at))
         events = decide(state, command)
         if not events:
-            return state, []
+            return state, [], None
         result = await self.events.append(stream_of(tournament_id), state.version, events,
                                           command_id, conn=conn)
         if result.duplicate:
-            return state, []
+            return state, [], None
         for event in events:
             state.apply(event)
         await project(conn, uuid.UUID(tournament_id), state)
         await ban_no_shows(conn, events)
-        return state, events
+        return state, events, result
 
     async def _decide_all(self, conn: asyncpg.Connection, tournament_id: str,
                           state: Tournament, commands: list[cmd.TournamentCommand],
-                          ) -> tuple[Tournament, list[ev.Event]]:
+                          ) -> tuple[Tournament, list[ev.Event], AppendResult | None]:
         """Decide ``commands`` one after the other on ``state`` (folded from the stream in
         this transaction), then append all their events and rewrite the projections once.
         A refused command is logged and adds nothing; the others stand."""
@@ -156,20 +168,24 @@ class TournamentStore:
             for event in got:
                 state.apply(event)
             events += got
-        if events:
-            await self.events.append(stream_of(tournament_id), version, events, None, conn=conn)
-            await project(conn, uuid.UUID(tournament_id), state)
-            await ban_no_shows(conn, events)
-        return state, events
+        if not events:
+            return state, [], None
+        result = await self.events.append(stream_of(tournament_id), version, events, None,
+                                          conn=conn)
+        await project(conn, uuid.UUID(tournament_id), state)
+        await ban_no_shows(conn, events)
+        return state, events, result
 
     async def execute_in(self, conn: asyncpg.Connection, tournament_id: str,
                          command: cmd.TournamentCommand,
                          command_id: str | None = None) -> tuple[Tournament, list[ev.Event]]:
-        """``execute`` inside the caller's transaction (a consumer's batch)."""
+        """``execute`` inside the caller's transaction (a consumer's batch): what it appends
+        is published by the outbox relay once that transaction has committed."""
         await conn.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
                            stream_of(tournament_id))
         async with conn.transaction():
-            return await self._execute(conn, tournament_id, command, command_id)
+            state, events, _ = await self._execute(conn, tournament_id, command, command_id)
+        return state, events
 
     async def fire_calls(self, now_ms: int, ask: Ask,
                          limit: int = 20) -> list[tuple[Tournament, list[ev.Event]]]:
@@ -184,14 +200,19 @@ class TournamentStore:
                 " GROUP BY tournament_id ORDER BY min(due_at) LIMIT $2", _ts(now_ms), limit)
             for row in due:
                 async with conn.transaction():
-                    done += await self._calls_of(conn, str(row["tournament_id"]), now_ms, ask)
+                    state, events, result = await self._calls_of(
+                        conn, str(row["tournament_id"]), now_ms, ask)
+                if result is not None:
+                    await self.events.committed(result)
+                if events:
+                    done.append((state, events))
         return done
 
     async def _calls_of(self, conn: asyncpg.Connection, tournament_id: str, now_ms: int,
-                        ask: Ask) -> list[tuple[Tournament, list[ev.Event]]]:
+                        ask: Ask) -> tuple[Tournament, list[ev.Event], AppendResult | None]:
         if not await conn.fetchval("SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0))",
                                    stream_of(tournament_id)):
-            return []
+            return Tournament(), [], None
         rows = await conn.fetch(
             "SELECT match_id FROM tournament_calls WHERE tournament_id = $1 AND due_at <= $2"
             " ORDER BY due_at FOR UPDATE SKIP LOCKED", uuid.UUID(tournament_id), _ts(now_ms))
@@ -206,42 +227,56 @@ class TournamentStore:
                 (games if m is not None and m.call == "started" else later).append(match_id)
         # Every answer in one append and one projection rewrite: a 512-team round's 256
         # tables cost one fold and one rewrite, not 256.
-        state, events = await self._decide_all(conn, tournament_id, state,
-                                               [c for c in commands if c is not None])
+        state, events, result = await self._decide_all(conn, tournament_id, state,
+                                                       [c for c in commands if c is not None])
         for match_ids, wait in ((later, RETRY_MS), (games, GAME_RECHECK_MS)):
             await conn.execute("UPDATE tournament_calls SET due_at = $3 WHERE tournament_id = $1"
                                " AND match_id = ANY($2::text[])", uuid.UUID(tournament_id),
                                match_ids, _ts(now_ms + wait))
-        return [(state, events)] if events else []
+        return state, events, result
 
     async def fire_due(self, now_ms: int, limit: int = 100) -> int:
         """Run the commands of timers due by ``now_ms``; how many fired. Each timer runs in a
         savepoint: a refused one is dropped (it no longer applies) without undoing others."""
+        done: list[AppendResult] = []
+        async with self.pool.acquire() as conn:
+            async with conn.transaction():
+                fired = await self._fire(conn, now_ms, limit, done)
+            for result in done:
+                await self.events.committed(result)
+        return fired
+
+    async def _fire(self, conn: asyncpg.Connection, now_ms: int, limit: int,
+                    done: list[AppendResult]) -> int:
+        """The timers' commands, in the caller's transaction; what each fired timer
+        appended goes to ``done``."""
         fired = 0
-        async with self.pool.acquire() as conn, conn.transaction():
-            rows = await conn.fetch(
-                "SELECT tournament_id, kind, due_at FROM tournament_timers WHERE due_at <= $1"
-                " ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED", _ts(now_ms), limit)
-            for row in rows:
-                tournament_id = str(row["tournament_id"])
-                command: cmd.TournamentCommand = (
-                    cmd.Start(at=now_ms) if row["kind"] == "start"
-                    else cmd.PairRound(at=now_ms, seed=self.new_seed()))
-                command_id = f"timer:{row['kind']}:{int(row['due_at'].timestamp() * 1000)}"
-                # Never wait for a writer here (it may be waiting for this row): skip the
-                # tournament this tick if one is writing to it.
-                if not await conn.fetchval("SELECT pg_try_advisory_xact_lock("
-                                           "hashtextextended($1, 0))", stream_of(tournament_id)):
-                    continue
-                try:
-                    async with conn.transaction():
-                        await self._execute(conn, tournament_id, command, command_id)
-                    fired += 1
-                except TournamentError as exc:
-                    _log.warning("timer_refused", tournament=tournament_id, kind=row["kind"],
-                                 code=exc.code)
-                    await conn.execute("DELETE FROM tournament_timers WHERE tournament_id = $1"
-                                       " AND kind = $2", row["tournament_id"], row["kind"])
+        rows = await conn.fetch(
+            "SELECT tournament_id, kind, due_at FROM tournament_timers WHERE due_at <= $1"
+            " ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED", _ts(now_ms), limit)
+        for row in rows:
+            tournament_id = str(row["tournament_id"])
+            command: cmd.TournamentCommand = (
+                cmd.Start(at=now_ms) if row["kind"] == "start"
+                else cmd.PairRound(at=now_ms, seed=self.new_seed()))
+            command_id = f"timer:{row['kind']}:{int(row['due_at'].timestamp() * 1000)}"
+            # Never wait for a writer here (it may be waiting for this row): skip the
+            # tournament this tick if one is writing to it.
+            if not await conn.fetchval("SELECT pg_try_advisory_xact_lock("
+                                       "hashtextextended($1, 0))", stream_of(tournament_id)):
+                continue
+            try:
+                async with conn.transaction():
+                    *_, result = await self._execute(conn, tournament_id, command,
+                                                     command_id)
+                fired += 1
+                if result is not None:
+                    done.append(result)
+            except TournamentError as exc:
+                _log.warning("timer_refused", tournament=tournament_id, kind=row["kind"],
+                             code=exc.code)
+                await conn.execute("DELETE FROM tournament_timers WHERE tournament_id = $1"
+                                   " AND kind = $2", row["tournament_id"], row["kind"])
         return fired
 
 

@@ -9,7 +9,13 @@ from pathlib import Path
 
 def run() -> int:
     here = Path(__file__).parent
-    names = sys.argv[1:] or sorted(p.stem for p in here.glob("*_bench.py"))
+    # The names come first; what follows them (``--games 25,100``) is the bench's own.
+    names: list[str] = []
+    for arg in sys.argv[1:]:
+        if arg.startswith("-"):
+            break
+        names.append(arg)
+    names = names or sorted(p.stem for p in here.glob("*_bench.py"))
     for name in names:
         print(f"\n== {name} ==", flush=True)
         importlib.import_module(f"tests.bench.{name}").main()

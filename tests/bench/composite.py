@@ -39,7 +39,7 @@ from engine.decide import step
 from engine.errors import RuleError
 from engine.presets import resolve
 from engine.state import GameState
-from engine.views import redact, view
+from engine.views import redact, turn, view
 from schemas import commands as cmd
 from schemas import ws
 from schemas.events import Event
@@ -50,13 +50,6 @@ RULES = {"preset": "quick", "clocks": {"bid_ms": LONG, "play_ms": LONG, "single_
 _frame = msgspec.json.Decoder(ws.Subscribe | ws.Look | ws.Bid | ws.Play)
 _json = msgspec.json.Encoder().encode
 _pack = msgspec.msgpack.Encoder().encode
-
-
-def turn(state: GameState, seat: int) -> ws.Turn:
-    v = view(state, seat)
-    return ws.Turn(waiting=v.waiting, deadlines=v.deadlines, bank=v.bank,
-                   legal_cards=v.legal_cards, legal_bids=v.legal_bids,
-                   blind_nil_offered=v.blind_nil_offered, pass_count=v.pass_count)
 
 
 @dataclass(eq=False)

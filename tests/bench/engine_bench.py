@@ -4,7 +4,7 @@ OpenSpiel's C++ game replaying the same records, when it is installed), and
 the CLI's start-up. Each figure is printed next to its target (issue 12).
 
 Figures are printed, never asserted. On a shared machine they move with the
-load: each is the best of a few rounds of CPU time where that makes sense.
+load: the targets are read against the median CPU time of several rounds.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import msgspec
@@ -72,9 +73,9 @@ def bench_hands(seconds: float = 3.0) -> None:
           f"{dt / n * 1e6:8.1f} us/hand  {steps / dt:10.0f} steps/s")
 
 
-def bench_engine_only(count: int = 300, rounds: int = 10) -> None:
-    """The engine alone: pre-chosen commands of random hands through ``step``; the best
-    round's CPU time, so that other work on the machine weighs less."""
+def bench_engine_only(count: int = 300, rounds: int = 11) -> None:
+    """The engine alone: pre-chosen commands of random hands through ``step``; the median
+    (and the best) of ``rounds`` rounds of CPU time, so that other work weighs less."""
     rng = random.Random(5)
     start = step(GameState(), cmd.StartGame(rules=PRESETS["classic"]))[0]
     hands = []
@@ -91,17 +92,18 @@ def bench_engine_only(count: int = 300, rounds: int = 10) -> None:
             cmds.append(cmd.PlayCard(seat=s.waiting.bit_length() - 1, card=card))
             s = step(s, cmds[-1])[0]
         hands.append(cmds)
-    best = float("inf")
-    for _ in range(rounds):
-        t0 = time.process_time()
+
+    def all_hands() -> None:
         for cmds in hands:
             s = start
             for c in cmds:
                 s = step(s, c)[0]
-        best = min(best, (time.process_time() - t0) / count)
-    print(f"engine: a hand through decide+evolve    {1 / best:10.0f} hands/s  "
-          f"{best * 1e6:8.1f} us/hand  (target {HAND_TARGET_US} us; commands chosen "
-          f"beforehand, best of {rounds} rounds)")
+
+    times = [_cpu(all_hands) / count for _ in range(rounds)]
+    median = statistics.median(times)
+    print(f"engine: a hand through decide+evolve    {1 / median:10.0f} hands/s  "
+          f"{median * 1e6:8.1f} us/hand  (target {HAND_TARGET_US} us; median CPU of "
+          f"{rounds} rounds, best {min(times) * 1e6:.1f} us; commands chosen beforehand)")
 
 
 def bench_legal(seconds: float = 2.0) -> None:
@@ -130,30 +132,35 @@ def bench_legal(seconds: float = 2.0) -> None:
     print(f"engine: legal-move queries (house)     {n / dt:10.0f} queries/s")
 
 
-def bench_records(count: int = 2500, rounds: int = 3) -> None:
-    """``spades record verify``'s work per record, and OpenSpiel's on the same records."""
+def bench_records(count: int = 2500, rounds: int = 7) -> None:
+    """``spades record verify``'s work per record, and OpenSpiel's on the same records: the
+    two take turns round by round, so that both see the same load; medians of CPU time."""
     rng = random.Random(11)
     recs = [_record(rng, i) for i in range(count)]
     lines = [msgspec.json.encode(r) for r in recs]
-    ours = _best(lambda: io.BytesIO().writelines(verify_lines(lines)), rounds)
-    print(f"records: verify {count} hand records   {ours:10.3f} s  ({count / ours:.0f} "
-          f"records/s, {ours / count * 1e6:.0f} us/record)")
-    if not openspiel_side.available():
+    side = openspiel_side.available()
+    if side:
+        assert all(openspiel_side.verify(lines[:20]))  # it accepts these records at all
+    ours, theirs = [], []
+    for _ in range(rounds):
+        ours.append(_cpu(lambda: io.BytesIO().writelines(verify_lines(lines))) / count)
+        if side:
+            theirs.append(_cpu(lambda: openspiel_side.verify(lines)) / count)
+    mine = statistics.median(ours)
+    print(f"records: verify {count} hand records   {mine * 1e6:8.1f} us/record  "
+          f"({1 / mine:.0f} records/s; median CPU of {rounds} rounds)")
+    if not side:
         print("records: OpenSpiel is not installed (pip install open_spiel): no side-by-side")
         return
-    assert all(openspiel_side.verify(lines[:20]))  # it accepts these records at all
-    theirs = _best(lambda: openspiel_side.verify(lines), rounds)
-    print(f"records: OpenSpiel replays the same     {theirs:10.3f} s  ({count / theirs:.0f} "
-          f"records/s)  ours/OpenSpiel {ours / theirs:.2f}x (target <= {VERIFY_TARGET_RATIO}x)")
+    other = statistics.median(theirs)
+    print(f"records: OpenSpiel replays the same     {other * 1e6:8.1f} us/record  "
+          f"ours/OpenSpiel {mine / other:.2f}x (target <= {VERIFY_TARGET_RATIO}x)")
 
 
-def _best(work, rounds: int) -> float:
-    best = float("inf")
-    for _ in range(rounds):
-        t0 = time.process_time()
-        work()
-        best = min(best, time.process_time() - t0)
-    return best
+def _cpu(work: Callable[[], object]) -> float:
+    t0 = time.process_time()
+    work()
+    return time.process_time() - t0
 
 
 def bench_cli_start(runs: int = 15) -> None:

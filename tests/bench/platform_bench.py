@@ -27,6 +27,21 @@ Postgres CPU per command) are printed beside the figures, never asserted.
     python -m tests.bench platform_bench [--games 25,100] [--gateways 2] [--workers 2]
         [--no-bare] [--profile gateway|worker --profile-out FILE]
 
+Human-paced (``--think 2,8``): every seat answers its turn after a random 2 to 8
+seconds, with the turn clocks running (30 s to bid, 15 s to play, 10 s for a
+single legal card), on one gateway and one worker unless told otherwise. The
+games are not played out (a human-paced game takes many minutes): the games
+are added step by step up to each N, and each step runs for ``--window``
+seconds (default 60) with all N games in play. It prints command latency
+p50/p99 and the server CPU per game (milliseconds of CPU per second of one game
+in play, and so games per core), then the largest N that held p99 under
+100 ms: what an operator sizes a cluster by.
+
+    python -m tests.bench platform_bench --think 2,8 [--games 100,200,400] [--window 60]
+
+``--databases 2`` spreads the game service's games over two databases
+(``SPADES_SHARD_DATABASE_URLS``); Postgres transactions are counted in all.
+
 ``--profile`` runs the first gateway or worker under ``py-spy record`` (when
 installed) and writes its samples (collapsed stacks) to ``--profile-out``.
 """
@@ -38,6 +53,7 @@ import asyncio
 import contextlib
 import functools
 import os
+import random
 import shutil
 import sys
 import tempfile
@@ -66,6 +82,10 @@ ROOT = Path(__file__).resolve().parents[2]
 LONG = 600_000
 RULES = {"preset": "quick", "clocks": {"bid_ms": LONG, "play_ms": LONG, "single_card_ms": LONG,
                                        "bank_blocks": 0, "bank_block_ms": LONG}}
+# Human-paced: a think time of up to 8 s always fits the turn's clock, bank aside.
+HUMAN_RULES = {"preset": "quick", "clocks": {"bid_ms": 30_000, "play_ms": 15_000,
+                                             "single_card_ms": 10_000}}
+HUMAN_P99_MS = 100.0
 CAPS = {1: 60.0, 10: 90.0, 25: 90.0, 100: 120.0}
 MOVES = frozenset(("CardsLooked", "BidPlaced", "CardPlayed", "CardsPassed"))
 # Issue 14: against the bare composite in the same run, and Postgres per command.
@@ -148,16 +168,21 @@ class Seat:
     """One person at one table, on their own socket (the typed client), answering each
     turn at once."""
 
-    def __init__(self, game: GameConnection, stats: Stats) -> None:
-        self.game, self.stats = game, stats
+    def __init__(self, game: GameConnection, stats: Stats,
+                 think: tuple[float, float] | None = None) -> None:
+        self.game, self.stats, self.think = game, stats, think
+        self.rng = random.Random(f"{game.game_id}:{game.seat}")
         self.sent: str | None = None
         self.sent_at: float | None = None
         self.first_sent = 0.0
 
     async def play(self) -> None:
-        game, stats = self.game, self.stats
+        game = self.game
         while game.ended is None:
+            stats = self.stats  # a human-paced ramp hands every seat a new one per step
             move = first_legal(game.turn) if game.my_turn() else None
+            if move is not None and self.think is not None:
+                await asyncio.sleep(self.rng.uniform(*self.think))  # a person thinking
             if move is not None:
                 self.sent_at = self.first_sent = time.perf_counter()
                 self.sent = await game.send(move)
@@ -176,7 +201,7 @@ class Seat:
                     self.sent_at = None
                 stats.errors[frame.code] += 1
         if game.seat == 0:
-            stats.games_done += 1
+            self.stats.games_done += 1
 
 
 # --- setting games up ----------------------------------------------------------------------
@@ -184,8 +209,9 @@ class Seat:
 class Lobby:
     """The gateways' HTTP APIs, one shared connection pool per gateway."""
 
-    def __init__(self, gateways: list[Proc]) -> None:
-        self.gateways = gateways
+    def __init__(self, gateways: list[Proc], think: tuple[float, float] | None = None) -> None:
+        self.gateways, self.think = gateways, think
+        self.rules = HUMAN_RULES if think else RULES
         limits = httpx.Limits(max_connections=32, max_keepalive_connections=32)
         self.http = [httpx.AsyncClient(base_url=g.url, timeout=30, limits=limits)
                      for g in gateways]
@@ -200,7 +226,7 @@ class Lobby:
         n = len(self.gateways)
         gws = [i % n for i in range(4)]
         people = await asyncio.gather(*(self.guest(gws[i], f"B{k}s{i}") for i in range(4)))
-        t = await people[0].create_table(RULES, private=True, banter=False, seat=0)
+        t = await people[0].create_table(self.rules, private=True, banter=False, seat=0)
         assert t.code is not None
         for i in range(1, 4):
             await people[i].join_by_code(t.code, seat=i)
@@ -212,7 +238,7 @@ class Lobby:
             subscribed = await game.open()
             if subscribed.seat != i:
                 raise RuntimeError(f"subscribed as seat {subscribed.seat}, not {i}")
-            seats.append(Seat(game, stats))
+            seats.append(Seat(game, stats, self.think))
         return seats
 
     async def aclose(self) -> None:
@@ -228,56 +254,116 @@ BUDGET_MS = {"gateway": 0.25, "worker": 0.23, "postgres": 0.30, "nats-server": 0
 GameMaker = Callable[[int, Stats], Awaitable[list[Seat]]]
 
 
-async def run_n(make_game: GameMaker, n: int, pids: dict[str, int],
-                db: asyncpg.Connection) -> dict[str, Any]:
-    """N games at once against one target (the platform or the bare composite)."""
-    stats = Stats()
+class Meter:
+    """What the servers, the machine and Postgres spent between ``start`` and ``read``."""
+
+    def __init__(self, pids: dict[str, int], db: asyncpg.Connection,
+                 databases: list[str]) -> None:
+        self.pids, self.db, self.databases = pids, db, databases
+
+    def _cpu(self) -> dict[str, float]:
+        return {k: cpu_seconds(pid) for k, pid in self.pids.items()} | named_cpu(SERVERS)
+
+    async def start(self) -> None:
+        await asyncio.sleep(1.1)  # backends report their statistics at most once a second
+        self.cpu0, self.busy0 = self._cpu(), machine_busy()
+        self.xacts0 = await self.db.fetchval(XACTS_ALL, self.databases)
+        self.me0, self.started = time.process_time(), time.perf_counter()
+
+    async def read(self) -> dict[str, Any]:
+        elapsed = time.perf_counter() - self.started
+        cpu = {k: v - self.cpu0[k] for k, v in self._cpu().items()}
+        busy1 = machine_busy()
+        me = time.process_time() - self.me0
+        await asyncio.sleep(1.1)
+        xacts = await self.db.fetchval(XACTS_ALL, self.databases) - self.xacts0 - 2  # ours
+        return {"elapsed": elapsed, "cpu": cpu, "me": me, "xacts": xacts,
+                "machine": (busy1[0] - self.busy0[0]) / max(1, busy1[1] - self.busy0[1])}
+
+
+async def make_games(make_game: GameMaker, first: int, n: int, stats: Stats) -> list[Seat]:
+    """Games ``first`` to ``first + n - 1``, set up 16 at a time; their seats."""
     gate = asyncio.Semaphore(16)
 
     async def one(k: int) -> list[Seat]:
         async with gate:
             return await make_game(k, stats)
 
+    games = await asyncio.gather(*(one(k) for k in range(first, first + n)))
+    return [s for g in games for s in g]
+
+
+def figures(stats: Stats, seats: list[Seat], n: int, setup: float,
+            metered: dict[str, Any], failed: list[Any]) -> dict[str, Any]:
+    stats.retries = sum(s.game.retries for s in seats)
+    p50, p99 = percentiles(stats.latencies) if stats.latencies else (float("nan"),) * 2
+    a50, a99 = percentiles(stats.to_ack) if stats.to_ack else (float("nan"),) * 2
+    return {"n": n, "a50": a50, "a99": a99, "setup": setup, "capped": False, "cap": 0,
+            "games": stats.games_done, "commands": stats.commands, "p50": p50, "p99": p99,
+            "errors": dict(stats.errors), "retries": stats.retries, "failed": failed,
+            **metered}
+
+
+async def run_n(make_game: GameMaker, n: int, pids: dict[str, int],
+                db: asyncpg.Connection, databases: list[str]) -> dict[str, Any]:
+    """N games at once against one target (the platform or the bare composite)."""
+    stats = Stats()
     t0 = time.perf_counter()
-    games = await asyncio.gather(*(one(k) for k in range(n)))
+    seats = await make_games(make_game, 0, n, stats)
     setup = time.perf_counter() - t0
-    seats = [s for g in games for s in g]
     cap = CAPS.get(n, 120.0)
-    await asyncio.sleep(1.1)  # backends report their statistics at most once a second
-    cpu0 = {k: cpu_seconds(pid) for k, pid in pids.items()} | named_cpu(SERVERS)
-    busy0 = machine_busy()
-    xacts0 = await db.fetchval(XACTS_ALL)
-    me0 = time.process_time()
-    started = time.perf_counter()
+    meter = Meter(pids, db, databases)
+    await meter.start()
     tasks = [asyncio.create_task(s.play()) for s in seats]
     done, pending = await asyncio.wait(tasks, timeout=cap)
-    elapsed = time.perf_counter() - started
-    capped = bool(pending)
     for task in pending:
         task.cancel()
     await asyncio.gather(*pending, return_exceptions=True)
     failed = [t.exception() for t in done if t.exception() is not None]
-    cpu = {k: cpu_seconds(pid) for k, pid in pids.items()} | named_cpu(SERVERS)
-    cpu = {k: v - cpu0[k] for k, v in cpu.items()}
-    busy1 = machine_busy()
-    await asyncio.sleep(1.1)
-    xacts = await db.fetchval(XACTS_ALL) - xacts0 - 2  # less this bench's own two reads
-    machine = (busy1[0] - busy0[0]) / max(1, busy1[1] - busy0[1])
-    me = time.process_time() - me0
+    metered = await meter.read()
     await asyncio.gather(*(s.game.close() for s in seats), return_exceptions=True)
-    stats.retries = sum(s.game.retries for s in seats)
-    p50, p99 = percentiles(stats.latencies) if stats.latencies else (float("nan"),) * 2
-    a50, a99 = percentiles(stats.to_ack) if stats.to_ack else (float("nan"),) * 2
-    return {"n": n, "a50": a50, "a99": a99, "setup": setup, "elapsed": elapsed,
-            "capped": capped, "cap": cap,
-            "games": stats.games_done, "commands": stats.commands, "p50": p50, "p99": p99,
-            "errors": dict(stats.errors), "retries": stats.retries, "failed": failed,
-            "cpu": cpu, "me": me, "machine": machine,
-            "xacts": xacts}
+    return figures(stats, seats, n, setup, metered, failed) | {"capped": bool(pending),
+                                                               "cap": cap}
 
 
-XACTS_ALL = ("SELECT xact_commit + xact_rollback FROM pg_stat_database"
-             " WHERE datname = current_database()")
+async def ramp(make_game: GameMaker, counts: list[int], pids: dict[str, int],
+               db: asyncpg.Connection, databases: list[str],
+               window: float) -> list[dict[str, Any]]:
+    """Human-paced games, more at each step (a human-paced game outlasts the whole
+    ramp, so the games of a step go on into the next): each step measures ``window``
+    seconds with ``n`` games in play."""
+    seats: list[Seat] = []
+    tasks: list[asyncio.Task[None]] = []
+    runs = []
+    try:
+        for n in counts:
+            stats = Stats()
+            t0 = time.perf_counter()
+            fresh = await make_games(make_game, len(seats) // 4, max(0, n - len(seats) // 4),
+                                     stats)
+            setup = time.perf_counter() - t0
+            for seat in seats:
+                seat.stats = stats
+            seats += fresh
+            tasks += [asyncio.create_task(s.play()) for s in fresh]
+            meter = Meter(pids, db, databases)
+            await meter.start()
+            await asyncio.sleep(window)
+            failed = [t.exception() for t in tasks if t.done() and t.exception() is not None]
+            runs.append(figures(stats, seats, len(seats) // 4, setup, await meter.read(),
+                                failed))
+            report(runs[-1], "human")
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await asyncio.gather(*(s.game.close() for s in seats), return_exceptions=True)
+    return runs
+
+
+# Every database of the run: the game service may spread its games over several.
+XACTS_ALL = ("SELECT sum(xact_commit + xact_rollback)::bigint FROM pg_stat_database"
+             " WHERE datname = ANY($1::text[])")
 
 
 def _kind(name: str) -> str:
@@ -313,6 +399,30 @@ def report(r: dict[str, Any], label: str) -> None:
               f"client failures {[repr(e) for e in r['failed'][:3]]}", flush=True)
 
 
+def per_game(r: dict[str, Any]) -> float:
+    """Server CPU, in milliseconds per second, of one game in play."""
+    servers = sum(v for k, v in r["cpu"].items() if k != "bare")
+    return servers / r["elapsed"] / r["n"] * 1000
+
+
+def human_summary(runs: list[dict[str, Any]], n_gw: int, n_wk: int) -> None:
+    """The human-paced capacity: the largest N that held p99 under the mark."""
+    held = [r for r in runs if r["p99"] < HUMAN_P99_MS and not r["errors"] and not r["failed"]]
+    for r in runs:
+        print(f"          {r['n']:>4} games: p99 {r['p99']:6.1f} ms"
+              f" ({'held' if r in held else 'NOT held'}), server CPU {per_game(r):.2f} ms per"
+              f" second per game (about {1000 / per_game(r):.0f} games per core),"
+              f" {r['commands'] / r['elapsed'] / r['n']:.3f} commands/s per game", flush=True)
+    if held:
+        best = max(held, key=lambda r: r["n"])
+        print(f"human-paced: {n_gw} gateway(s) and {n_wk} worker(s) held {best['n']} games"
+              f" at p99 {best['p99']:.1f} ms < {HUMAN_P99_MS:.0f} ms (the largest N tried"
+              f" that held); server CPU {per_game(best):.2f} ms per second per game",
+              flush=True)
+    else:
+        print(f"human-paced: no N tried held p99 under {HUMAN_P99_MS:.0f} ms", flush=True)
+
+
 def compare(platform: dict[str, Any], bare: dict[str, Any]) -> None:
     """The issue's targets beside one pair of runs: printed, never asserted."""
     cps = platform["commands"] / platform["elapsed"]
@@ -328,11 +438,13 @@ def compare(platform: dict[str, Any], bare: dict[str, Any]) -> None:
           f" CPU (target <= {TARGET_DB_MS}) per command", flush=True)
 
 
-async def bare_seats(url: str, k: int, stats: Stats) -> list[Seat]:
-    """Four sockets on one game of the bare composite, each subscribed to its seat."""
+async def bare_seats(url: str, run_tag: str, k: int, stats: Stats) -> list[Seat]:
+    """Four sockets on one game of the bare composite, each subscribed to its seat; the
+    game ids are the run's own (the composite's table outlives a run)."""
     seats = []
     for i in range(4):  # the composite reads the game and seat from the token
-        game = GameConnection(url, f"b{k}.{i}", f"b{k}")
+        game_id = f"b{run_tag}x{k}"
+        game = GameConnection(url, f"{game_id}.{i}", game_id)
         subscribed = await game.open()
         if subscribed.seat != i:
             raise RuntimeError(f"subscribed as seat {subscribed.seat}, not {i}")
@@ -341,11 +453,20 @@ async def bare_seats(url: str, k: int, stats: Stats) -> list[Seat]:
 
 
 async def run(db_url: str, nats_url: str, counts: list[int], n_gw: int, n_wk: int,
-              profile: str, with_bare: bool, profile_out: str) -> None:
+              profile: str, with_bare: bool, profile_out: str,
+              think: tuple[float, float] | None = None, window: float = 60.0,
+              n_db: int = 1) -> None:
     name = f"spades_pbench_{uuid.uuid4().hex[:8]}"
     url = await dbadmin.ensure_database(db_url, name)
     conn = await asyncpg.connect(url)
     await migrations.apply(conn, catalog.all_migrations())
+    # Further databases for the game service's games: migrated as its own is.
+    more = [f"{name}_{i}" for i in range(1, n_db)]
+    more_urls = [await dbadmin.ensure_database(db_url, m) for m in more]
+    for more_url in more_urls:
+        other = await asyncpg.connect(more_url)
+        await migrations.apply(other, [catalog.MIGRATIONS["game"]])
+        await other.close()
     prefix = f"pb{uuid.uuid4().hex[:6]}"
     logs = Path(tempfile.mkdtemp(prefix="spades-pbench-"))
     base = lobby_env(url, nats_url, prefix, SPADES_LOG_LEVEL="warning",
@@ -368,6 +489,7 @@ async def run(db_url: str, nats_url: str, counts: list[int], n_gw: int, n_wk: in
         for i in range(n_wk):
             procs.append(await loop.run_in_executor(None, lambda i=i: start(  # type: ignore[misc]
                 "game", f"worker-{i}", logs, {**base, "SPADES_BOT_THINK_MS": "0",
+                                               "SPADES_SHARD_DATABASE_URLS": ",".join(more_urls),
                                                "SPADES_INBOX_SIZE": "64"}, wrap("worker", i))))
         gateways = []
         for i in range(n_gw):
@@ -376,21 +498,29 @@ async def run(db_url: str, nats_url: str, counts: list[int], n_gw: int, n_wk: in
                     **base, "SPADES_WS_FRAMES_PER_SECOND": "1000", "SPADES_WS_FRAME_BURST": "1000",
                     "SPADES_REQUEST_TIMEOUT_SECONDS": "10"}, wrap("gateway", i))))
         procs += gateways
-        lobby = Lobby(gateways)
+        lobby = Lobby(gateways, think)
+        pace = (f"each seat answering after {think[0]:g}-{think[1]:g} s with the clocks"
+                f" running, {window:.0f} s per N" if think else "zero think time")
         print(f"{n_gw} lobby gateway(s), {n_wk} game worker(s), NATS with JetStream, Postgres "
               f"(fsync on), each its own process on 127.0.0.1; {os.cpu_count()} cores; "
-              "quick matches (4 hands), all four seats clients with zero think time, "
+              f"quick matches (4 hands), all four seats clients with {pace}, "
               "one socket per seat, seats alternating between gateways"
+              + (f"; the games over {n_db} databases" if n_db > 1 else "")
               + (f"; {profile} 0 under py-spy" if profile else ""), flush=True)
         pids = {p.log.stem: service_pid(p) for p in procs}
+        databases = [name, *more]
+        if think:
+            human_summary(await ramp(lobby.game, counts, pids, conn, databases, window), n_gw,
+                          n_wk)
+            return
         for n in counts:
             bare = None
             if with_bare:
                 async with composite.Server(url, nats_url) as server:
-                    bare = await run_n(functools.partial(bare_seats, server.url), n,
-                                       {"bare": server.pid}, conn)
+                    games = functools.partial(bare_seats, server.url, uuid.uuid4().hex[:6])
+                    bare = await run_n(games, n, {"bare": server.pid}, conn, databases)
                 report(bare, "bare")
-            platform = await run_n(lobby.game, n, pids, conn)
+            platform = await run_n(lobby.game, n, pids, conn, databases)
             report(platform, "platform")
             if bare is not None:
                 compare(platform, bare)
@@ -400,25 +530,34 @@ async def run(db_url: str, nats_url: str, counts: list[int], n_gw: int, n_wk: in
         await conn.close()
         for p in reversed(procs):
             await asyncio.get_running_loop().run_in_executor(None, p.stop)
-        await dbadmin.drop(db_url, name)
+        for dropped in (name, *more):
+            await dbadmin.drop(db_url, dropped)
         shutil.rmtree(logs, ignore_errors=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(prog="platform_bench")
-    parser.add_argument("--games", default="25,100")
+    parser.add_argument("--games", default="")
     parser.add_argument("--no-bare", action="store_true")
-    parser.add_argument("--gateways", type=int, default=2)
-    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--gateways", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=0)
+    parser.add_argument("--think", default="", help="seconds, as MIN,MAX: human-paced")
+    parser.add_argument("--window", type=float, default=60.0)
+    parser.add_argument("--databases", type=int, default=1,
+                        help="databases the game service spreads its games over")
     parser.add_argument("--profile", choices=("gateway", "worker"), default="")
     parser.add_argument("--profile-out", default="platform-profile.txt")
     args, _ = parser.parse_known_args(sys.argv[2:] if sys.argv[1:2] == ["platform_bench"]
                                       else sys.argv[1:])
-    counts = [int(x) for x in args.games.split(",") if x]
+    think = tuple(float(x) for x in args.think.split(",")) if args.think else None
+    copies = 1 if think else 2
+    counts = [int(x) for x in (args.games or ("100,200,400" if think else "25,100")).split(",")
+              if x]
     with bench_servers() as (db_url, nats_url):
-        asyncio.run(run(db_url, nats_url, counts, args.gateways, args.workers, args.profile,
-                        not args.no_bare,
-                        os.path.abspath(args.profile_out)))
+        asyncio.run(run(db_url, nats_url, counts, args.gateways or copies,
+                        args.workers or copies, args.profile, not args.no_bare,
+                        os.path.abspath(args.profile_out),
+                        think, args.window, args.databases))  # type: ignore[arg-type]
 
 
 if __name__ == "__main__":

@@ -164,3 +164,20 @@ def match_hand(r: Rules, dealer: int, hands, bids) -> dict:
     _, plays = play_out(s)
     return {"dealer": dealer, "hands": [list(h) for h in hands], "bids": list(bids),
             "plays": plays}
+
+
+def bot_game(r: Rules, seed: int, most_moves: int = 5000) -> list[Event]:
+    """A whole game's events, every seat the basic bot (for the consumers of events)."""
+    from engine import bots
+    from engine.state import OVER, seats_in
+
+    state, events = step(GameState(), cmd.StartGame(
+        rules=r, players=("a", "b", "c", "d"), seed=f"{seed:064x}", at=1))
+    out: list[Event] = list(events)
+    for n in range(most_moves):
+        if state.phase == OVER:
+            break
+        seat = seats_in(state.waiting)[0]
+        state, events = step(state, bots.choose(state, seat, "basic", seed=n, at=1000 + n))
+        out += events
+    return out

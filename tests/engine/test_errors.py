@@ -108,3 +108,10 @@ def test_every_documented_code_is_produced_by_a_violation() -> None:
     """No documented code is dead: each has a violation that produces it (records add
     ``hand_over`` for plays after the thirteenth trick)."""
     assert set(CODES) - set(SCENARIOS) <= {"hand_over"}
+
+
+@pytest.mark.parametrize("card", [["AS"], 5, None, "as1"])
+def test_a_card_that_is_no_card_code_is_refused_as_unknown_card(card) -> None:
+    """A command built in-process is not decoded, so its card may be any value: a list,
+    a number or nothing is refused as ``unknown_card`` like a code that names no card."""
+    assert refusal(_classic_play(), cmd.PlayCard(seat=0, card=card)) == "unknown_card"

@@ -27,6 +27,7 @@ from engine.errors import CODES, RuleError
 from engine.evolve import evolve, fold
 from engine.play import deck_of
 from engine.presets import PRESETS, RulesError, resolve
+from engine.records import judge
 from engine.state import BIDDING, OVER, PLAY, GameState
 from engine.views import redact, view
 from schemas import commands as cmd
@@ -394,3 +395,59 @@ def test_full_games_under_every_preset() -> None:
         allowed = {"house": {"target"}, "quick": {"hands"}, "classic": {"target"},
                    "beginner": {"target", "boston"}, "club": {"target", "floor"}}[name]
         assert ends <= allowed, (name, ends)
+
+
+def _record_of(r: Rules, steps: Steps, scores: tuple[int, int],
+               bags: tuple[int, int]) -> dict[str, Any]:
+    """The hand a ``play_hand`` game played, written as a hand record (game-record.md)."""
+    events = _events(steps)
+    dealt = next(e for e in events if isinstance(e, ev.HandDealt))
+    bids, blind, passes = [0] * 4, [False] * 4, [[] for _ in range(4)]
+    for e in events:
+        if isinstance(e, ev.BidPlaced):
+            bids[e.seat], blind[e.seat] = e.bid, e.blind
+        elif isinstance(e, ev.CardsPassed):
+            passes[e.seat] = list(e.cards)
+    rec = {"id": "p", "rules": msgspec.to_builtins(r), "dealer": dealt.dealer,
+           "hands": [list(h) for h in dealt.hands], "bids": bids, "blind_nil": blind,
+           "plays": [e.card for e in events if isinstance(e, ev.CardPlayed)],
+           "prior": {"scores": list(scores), "bags": list(bags)}}
+    if any(passes):
+        rec["passes"] = passes
+    return rec
+
+
+@PROFILES
+@SETTINGS
+@given(st.data())
+def test_record_plays_read_without_events_judge_as_stepping_each_card(
+        profile: str, data: st.DataObject) -> None:
+    """``spades record verify`` reads a hand's plays with the rules' functions and no
+    event per card; whatever the record (played at random, then perhaps a card changed,
+    dropped, swapped or added), its verdict is the one stepping every card through
+    ``decide`` gives."""
+    r = data.draw(any_rules(profile))
+    seed = data.draw(st.integers(0, 2**32 - 1))
+    scores, bags = data.draw(SCORES), data.draw(st.sampled_from([(0, 0), (8, 9)]))
+    steps = play_hand(seed, r, scores=scores, bags=bags)
+    rec = _record_of(r, steps, scores, bags)
+    won = [e.seat for e in _events(steps) if isinstance(e, ev.TrickWon)]
+    got = judge(rec)
+    assert got["ok"] is True and got["trick_winners"] == won, got
+    assert got == judge(rec, quick=False)
+    plays = rec["plays"]
+    some = st.integers(0, len(plays) - 1)
+    change = data.draw(st.sampled_from(["card", "drop", "swap", "add", "cut"]))
+    if change == "card":
+        plays[data.draw(some)] = data.draw(st.sampled_from(
+            [*codes(deck_of(r).mask), "2H", "BJ", "ZZ", "10s", "as"]))
+    elif change == "drop":
+        del plays[data.draw(some)]
+    elif change == "swap":
+        i, j = data.draw(some), data.draw(some)
+        plays[i], plays[j] = plays[j], plays[i]
+    elif change == "add":
+        plays.append(data.draw(st.sampled_from(plays)))
+    else:
+        del plays[data.draw(some):]
+    assert judge(rec) == judge(rec, quick=False)

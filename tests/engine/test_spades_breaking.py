@@ -11,6 +11,7 @@ import pytest
 
 from engine.cards import card_id
 from engine.presets import PRESETS
+from engine.records import judge
 from schemas import commands as cmd
 from schemas.rules import Rules
 
@@ -81,3 +82,20 @@ def test_a_spade_played_on_another_suit_breaks_spades(how: str) -> None:
     assert not s.broken  # a heart discarded on a club
     s = play(s, "AH", "2D", "3C", "AS")
     assert s.broken  # the ace of spades on a club lead
+
+
+@pytest.mark.parametrize("how,verdict", [("play_on_other_suit", "spades_not_broken"),
+                                         ("any_spade", None)])
+def test_a_record_of_the_worked_case_is_judged_by_the_same_reading(how, verdict) -> None:
+    """``spades record verify`` reads the worked case as play does: seat 2 leading the
+    queen of spades after the forced ace is refused under the strict reading only."""
+    rec = {"id": "w", "rules": {"preset": "classic", "spades_broken_by": how}, "dealer": 3,
+           "hands": [list(h) for h in WORKED_DEAL], "bids": [3, 3, 3, 3],
+           "plays": [*" ".join(WORKED_PLAYS).split(), "QS"]}
+    got = judge(rec)
+    assert got == judge(rec, quick=False)
+    if verdict is None:
+        assert got["ok"] is True and got["trick_winners"] == [0, 0, 0, 0, 2]
+    else:
+        assert got["ok"] is False
+        assert (got["error"]["code"], got["error"]["play_index"]) == (verdict, 20)

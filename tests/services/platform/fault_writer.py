@@ -1,11 +1,12 @@
 """A writer or consumer process for crash tests: run with SPADES_FAULT set, it dies there.
 
 Configured by environment: DATABASE_URL, NATS_URL, MODE (append, publish,
-relay or consume), STREAM, COMMAND_ID, SUBJECT_BASE, JS_STREAM, DURABLE and,
-for publish, EXPECTED (the stream's version before the append). ``publish``
-appends as a game worker does: the writer publishes its events after the
-commit and its relay deletes their rows. Prints one JSON line when it gets to
-the end alive.
+group, relay or consume), STREAM, COMMAND_ID, SUBJECT_BASE, JS_STREAM, DURABLE
+and, for publish and group, EXPECTED (the stream's version before the append).
+``publish`` appends as a game worker does: the writer publishes its events
+after the commit and its relay deletes their rows. ``group`` does the same for
+two streams (STREAM and STREAM with a ``b``) in one group commit. Prints one
+JSON line when it gets to the end alive.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import asyncpg
 from services.platform import bus
 from services.platform.events import EventRegistry
 from services.platform.eventstore import EventStore
+from services.platform.groupcommit import GroupCommit
 from services.platform.outbox import OutboxRelay, Publisher
 from tests.services.platform.sample_events import Counted, Sample
 
@@ -56,6 +58,18 @@ async def main() -> None:
             await publisher.settled()
             out = {"first": result.first_version, "last": result.last_version,
                    "duplicate": result.duplicate, "forgotten": await relay.forget_published()}
+        elif mode == "group":
+            publisher = Publisher(js, lambda stream, kind: f"{base}.{stream}.{kind}", relay)
+            group = GroupCommit(EventStore(pool, EventRegistry(Sample), publish=publisher),
+                                window=0.05)
+            expected = int(env["EXPECTED"])
+            results = await asyncio.gather(*(
+                group.append(stream, expected, [Counted(n=expected + 1),
+                                                Counted(n=expected + 2)], env["COMMAND_ID"])
+                for stream in (env["STREAM"], env["STREAM"] + "b")))
+            await publisher.settled()
+            out = {"results": [[r.first_version, r.last_version, r.duplicate] for r in results],
+                   "batches": group.batches, "forgotten": await relay.forget_published()}
         elif mode == "relay":
             out = {"published": await relay.drain()}
         elif mode == "consume":

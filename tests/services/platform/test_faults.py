@@ -158,3 +158,52 @@ async def test_crash_after_commit_before_the_writers_publish_delivers_every_even
                             lane["STREAM"])
     await conn.close()
     assert [r["version"] for r in rows] == [1, 2, 3, 4]
+
+
+def _other(lane: dict[str, str]) -> dict[str, str]:
+    """The second stream a group commit writes (see ``fault_writer``)."""
+    return {**lane, "STREAM": lane["STREAM"] + "b", "DURABLE": lane["DURABLE"] + "b"}
+
+
+async def test_crash_before_a_group_commit_leaves_no_stream_written(
+        database_url: str, nats_url: str, lane: dict[str, str]) -> None:
+    code, _ = await run("group", faults.BEFORE_COMMIT, database_url, nats_url, lane,
+                        EXPECTED="0")
+    assert code == faults.EXIT_CODE
+    for ours in (lane, _other(lane)):
+        assert await stored(database_url, ours["STREAM"]) == (0, 0)
+    _, out = await run("group", None, database_url, nats_url, lane, EXPECTED="0")
+    assert out == {"results": [[1, 2, False], [1, 2, False]], "batches": 1, "forgotten": 4}
+
+
+@pytest.fixture
+async def tally(database_url: str) -> AsyncIterator[asyncpg.Connection]:
+    """What the consumer mode applied, one row per event."""
+    conn = await asyncpg.connect(database_url, server_settings={"search_path": "contract"})
+    await conn.execute("CREATE TABLE IF NOT EXISTS tally (stream text, version bigint)")
+    yield conn
+    await conn.close()
+
+
+async def test_crash_after_a_group_commit_before_its_publish_delivers_every_event_once(
+        database_url: str, nats_url: str, lane: dict[str, str], js: JetStreamContext,
+        tally: asyncpg.Connection) -> None:
+    code, _ = await run("group", faults.AFTER_COMMIT_BEFORE_PUBLISH, database_url, nats_url,
+                        lane, EXPECTED="0")
+    assert code == faults.EXIT_CODE
+    for ours in (lane, _other(lane)):
+        assert await stored(database_url, ours["STREAM"]) == (2, 2)
+        assert await on_jetstream(js, ours) == 0
+    # The retry is a duplicate for both streams: the relay's sweep publishes.
+    _, out = await run("group", None, database_url, nats_url, lane, EXPECTED="0")
+    assert out == {"results": [[1, 2, True], [1, 2, True]], "batches": 1, "forgotten": 0}
+    _, relayed = await run("relay", None, database_url, nats_url, lane)
+    assert relayed is not None and relayed["published"] >= 4
+    for ours in (lane, _other(lane)):
+        assert await stored(database_url, ours["STREAM"]) == (2, 0)
+        assert await on_jetstream(js, ours) == 2
+        _, consumed = await run("consume", None, database_url, nats_url, ours)
+        assert consumed is not None
+        rows = await tally.fetch("SELECT version FROM tally WHERE stream = $1 ORDER BY version",
+                                 ours["STREAM"])
+        assert [r["version"] for r in rows] == [1, 2]

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import Sequence
 
 import asyncpg
 import pytest
 
 from schemas import tournament_commands as cmd
+from schemas.bus import EventEnvelope
 from services.platform.eventstore import EventStore
 from services.tournaments.errors import TournamentError
 from services.tournaments.state import Tournament
@@ -151,3 +153,28 @@ async def test_two_copies_fire_each_due_timer_once(pool: asyncpg.Pool) -> None:
         assert len(state.rounds) == 1 and state.status == "running"
         assert await projection(pool, tid) == expected(state)
     assert sum(await asyncio.gather(*(c.fire_due(STARTS) for c in copies))) == 0
+
+
+async def test_every_event_is_published_once_right_after_its_commit(
+        pool: asyncpg.Pool) -> None:
+    published: list[tuple[str, int]] = []
+
+    async def publish(envelopes: Sequence[EventEnvelope]) -> None:
+        for e in envelopes:  # visible to another connection: committed already
+            assert await pool.fetchval("SELECT count(*) FROM events WHERE stream = $1"
+                                       " AND version = $2", e.stream, e.version) == 1
+            published.append((e.stream, e.version))
+
+    store = TournamentStore(pool, EventStore(pool, registry(), publish=publish))
+    tid = await create(store)
+    for i in range(4):
+        await enter(store, tid, f"t{i}")
+    late = cmd.RegisterTeam(at=OPENS + 1, team_id="t9", name="t9", player="t9a",
+                            partner="t9b")
+    await store.execute(tid, late, command_id="again")
+    await store.execute(tid, late, command_id="again")  # a repeat publishes nothing
+    assert await store.fire_due(STARTS) >= 1  # the start (and the first round) by timer
+    await store.fire_due(STARTS)
+    stored = [(e.stream, e.version) for e in await store.events.read(stream_of(tid))]
+    assert (await store.load(tid)).status == "running"
+    assert published == stored

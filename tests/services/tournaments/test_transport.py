@@ -20,7 +20,7 @@ from schemas.bus import EventEnvelope
 from services.platform import bus
 from services.platform.db import create_pool
 from services.platform.eventstore import EventStore
-from services.platform.outbox import OutboxRelay
+from services.platform.outbox import OutboxRelay, Publisher
 from services.tournaments.store import TournamentStore, registry, stream_of
 from services.tournaments.transport import endpoints
 
@@ -49,10 +49,12 @@ async def env(make_database: Callable[[], Awaitable[str]], nats_url: str,
     await bus.ensure_stream(js, bus.StreamSpec(names.tournament_events_stream,
                                                (names.tournament_events_all,),
                                                duplicate_window=60))
-    relay = OutboxRelay(pool, js, names.tournament_event)
+    # The relay sweeps only rows an hour old: what goes out, its writer published.
+    relay = OutboxRelay(pool, js, names.tournament_event, sweep_after=3600)
     await relay.start()
     e = Env(nc, names)
-    store = TournamentStore(pool, EventStore(pool, registry(), on_commit=relay.wake))
+    store = TournamentStore(pool, EventStore(
+        pool, registry(), publish=Publisher(js, names.tournament_event, relay)))
     micro = await bus.serve(nc, service="tournaments", version="0.0.0",
                             group=names.service_group("tournaments"),
                             endpoints=endpoints(store, lambda: e.now))

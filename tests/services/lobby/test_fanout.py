@@ -1,0 +1,56 @@
+"""A followed game's events out to its sockets: each socket gets exactly the frame its
+seat may see, however many seats share one encoded frame."""
+
+from __future__ import annotations
+
+import types
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.evolve import evolve
+from engine.presets import PRESETS
+from engine.state import GameState
+from engine.views import redact, turn
+from schemas import ws
+from services.lobby.auth import Claims
+from services.lobby.connections import Conn, encode
+from services.lobby.following import Hub, Sub
+from services.lobby.settings import LobbySettings
+from tests.engine.helpers import bot_game
+
+SEATS: tuple[int | None, ...] = (0, 1, 2, 3, None)
+
+
+def one_by_one(game_id: str, events: list, seat: int | None) -> list[str]:
+    """The frames a seat is owed, each built for that seat alone."""
+    out, state = [], GameState()
+    for event in events:
+        state = evolve(state, event)
+        shown = redact(event, state, seat)
+        if shown is not None:
+            out.append(encode(ws.EventFrame(game_id=game_id, version=state.version,
+                                            event=shown, turn=turn(state, seat),
+                                            phase=state.phase)))
+    return out
+
+
+@settings(max_examples=12, deadline=None)
+@given(preset=st.sampled_from(sorted(PRESETS)), seed=st.integers(0, 2**32))
+async def test_every_socket_gets_the_frames_of_its_own_seat(preset: str, seed: int) -> None:
+    events = bot_game(PRESETS[preset], seed)
+    config = LobbySettings(database_url="", nats_url="", ws_outbox_frames=100_000)
+
+    async def game_over(hub: Hub) -> None:
+        return None
+
+    host = types.SimpleNamespace(settings=config, game_over=game_over)
+    hub = Hub(host, "g1", None, game_over)  # type: ignore[arg-type]
+    conns = {seat: Conn(Claims(f"p{seat}", "p", False, 0), config) for seat in SEATS}
+    for seat, conn in conns.items():
+        hub.subs.add(Sub(conn, hub, seat))
+    for version, event in enumerate(events, 1):
+        hub.apply(version, event)
+    for seat, conn in conns.items():
+        got = [conn.outbox.get_nowait() for _ in range(conn.outbox.qsize())]
+        assert got == one_by_one("g1", events, seat), f"seat {seat}"
