@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 
+from playwright.async_api import Page
+
 from tests.e2e.browser import chromium, new_page, shot
 from tests.e2e.conftest import Platform
 from tests.e2e.test_tournament_run import attend, copy, dismiss, four_team_cup
@@ -18,6 +20,14 @@ from tests.services.lobby.test_tournaments import PASSWORD, organizer, registere
 RULES = {"preset": "quick", "max_hands": 1, "abandon": "forfeit",
          "clocks": {"bid_ms": 3000, "play_ms": 3000, "single_card_ms": 3000,
                     "bank_blocks": 0, "bank_block_ms": 0}}
+
+
+async def signed_in(page: Page, base: str, name: str) -> None:
+    """The tournaments page, signed in with a registered account's name and password."""
+    await page.goto(f"{base}/tournaments")
+    await page.fill("#login-name", name)
+    await page.fill("#login-password", PASSWORD)
+    await page.click("#login-go")
 
 
 async def test_a_player_registers_checks_in_readies_and_sees_a_champion(
@@ -36,10 +46,7 @@ async def test_a_player_registers_checks_in_readies_and_sees_a_champion(
 
         async with chromium() as browser:
             page = await new_page(browser, problems)
-            await page.goto(f"{lobby.url}/tournaments")
-            await page.fill("#login-name", me.name)
-            await page.fill("#login-password", PASSWORD)
-            await page.click("#login-go")
+            await signed_in(page, lobby.url, me.name)
             await page.click(f"#tournaments tr[data-tournament='{tid}'] a")
             await page.wait_for_selector("#detail:not([hidden])")
             await page.fill("#team-name", "Browsers")
@@ -78,4 +85,35 @@ async def test_a_player_registers_checks_in_readies_and_sees_a_champion(
     mine = next(m for m in view["matches"] if team in (m["home"], m["away"]))
     assert mine["reason"] == "forfeit" and mine[mine["outcome"]] != team
     assert view["summary"]["champion"] != team
+    assert not problems, problems
+
+
+async def test_an_organizer_creates_and_edits_a_tournament_on_the_page(
+        platform: Platform, platform_env: dict[str, str], database_url: str) -> None:
+    scheduler = copy(platform, platform_env, "web-org")
+    problems: list[str] = []
+    try:
+        org = await organizer(platform.a, database_url)
+        async with chromium() as browser:
+            page = await new_page(browser, problems)
+            await signed_in(page, platform.a.url, org.name)
+            await page.wait_for_selector("#list:not([hidden])")
+            await page.fill("#create-name", "Sunday cup")
+            await page.select_option("#create-format", "swiss")
+            await page.click("#create-go")
+            await page.wait_for_selector("#detail:not([hidden]) #edit-form:not([hidden])")
+            assert await page.text_content("#t-name") == "Sunday cup"
+            assert await page.input_value("#edit-max") == "16"
+            await page.fill("#edit-name", "Sunday night cup")
+            await page.fill("#edit-max", "8")
+            await page.click("#edit-go")
+            await page.wait_for_selector("#t-name:has-text('Sunday night cup')")
+            await shot(page, "tournament-organizer")
+            tid = page.url.rsplit("#", 1)[1]
+        view = await org.ok("GET", f"/v1/tournaments/{tid}")
+    finally:
+        scheduler.stop()
+    assert view["summary"]["name"] == "Sunday night cup"
+    assert view["settings"]["max_teams"] == 8 and view["settings"]["format"]["kind"] == "swiss"
+    assert view["settings"]["rules"]["preset"] == "quick"
     assert not problems, problems

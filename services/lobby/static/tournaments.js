@@ -141,6 +141,11 @@ function render() {
     $("my-team").dataset.team = mine.team_id;
   }
   $("organize").hidden = s.organizer !== me || !["registering", "running"].includes(s.status);
+  $("edit-form").hidden = s.organizer !== me || s.status !== "registering";
+  if (!$("edit-form").hidden && document.activeElement.closest("#edit-form") === null) {
+    $("edit-name").value = v.settings.name;
+    $("edit-max").value = v.settings.max_teams;
+  }
   $("override-match").replaceChildren(...v.matches.map((m) => {
     const o = document.createElement("option");
     o.value = m.match_id;
@@ -212,6 +217,13 @@ $("override-go").onclick = () => act(
   "POST", here(`/matches/${$("override-match").value}/override`),
   { outcome: $("override-outcome").value, why: $("override-why").value.trim() || "organizer" });
 $("cancel").onclick = () => act("POST", here("/cancel"));
+// The whole settings go back with the organizer's changes: the rules as they are stored
+// (every option named) resolve to themselves.
+$("edit-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  act("PATCH", here(""), { ...T.view.settings, name: $("edit-name").value.trim(),
+                            max_teams: Number($("edit-max").value) });
+});
 
 // --- live: the followed tournament, and this player's match offers -------------------------
 
