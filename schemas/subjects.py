@@ -27,6 +27,7 @@ SERVICES = ("lobby", "game", "ratings", "tournaments")
 # Durable consumers of GAME_EVENTS.
 RATINGS_RESULTS = "ratings-results"
 TOURNAMENTS_RESULTS = "tournaments-results"
+TOURNAMENTS_MATCHES = "tournaments-matches"  # the tournaments' LOBBY_MATCHES consumer
 LOBBY_GAMES_STARTED = "lobby-games-started"  # the lobby's games projection, for operators
 LOBBY_GAMES_ENDED = "lobby-games-ended"
 

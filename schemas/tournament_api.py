@@ -9,9 +9,11 @@ deal seed before the round is over.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Generic, TypeVar
+from typing import Annotated, Any, Generic, Literal, TypeVar
 
 import msgspec
+
+from schemas.tournament_events import TournamentEvent, TournamentTerms
 
 C = TypeVar("C")
 
@@ -35,6 +37,26 @@ class GetTournament(msgspec.Struct, frozen=True, kw_only=True):
 class ListTournaments(msgspec.Struct, frozen=True, kw_only=True):
     status: str | None = None  # registering, running, finished, cancelled
     limit: Annotated[int, msgspec.Meta(ge=1, le=500)] = 100
+
+
+class GetEvents(msgspec.Struct, frozen=True, kw_only=True):
+    tournament_id: str
+    after: Annotated[int, msgspec.Meta(ge=0)] = 0  # the last version the caller holds
+    limit: Annotated[int, msgspec.Meta(ge=1, le=1000)] = 500
+
+
+class RecordedEvent(msgspec.Struct, frozen=True, kw_only=True):
+    version: int
+    event: TournamentEvent
+
+
+class TournamentEvents(msgspec.Struct, frozen=True, kw_only=True):
+    """The tournament's stream after ``after``, as anyone may see it (deal seeds only once
+    their round is over); ``version`` is the stream's version now."""
+
+    tournament_id: str
+    version: int
+    events: list[RecordedEvent]
 
 
 class TeamView(msgspec.Struct, frozen=True, kw_only=True):
@@ -90,3 +112,84 @@ class TournamentView(msgspec.Struct, frozen=True, kw_only=True):
 
 class TournamentList(msgspec.Struct, frozen=True, kw_only=True):
     tournaments: list[TournamentSummary]
+
+
+# --- The lobby's HTTP bodies (``/v1/tournaments``) -----------------------------------------
+
+TeamName = Annotated[str, msgspec.Meta(min_length=1, max_length=40)]
+PlayerRef = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
+Why = Annotated[str, msgspec.Meta(min_length=1, max_length=500)]
+
+
+DEFAULT_RULES = {"preset": "quick", "abandon": "forfeit"}
+
+
+class TournamentBody(TournamentTerms, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """``POST /v1/tournaments`` and ``PATCH``: the terms, and the rules as a private table's
+    are given (a preset name, or ``{"preset": ..., overrides}``); by default quick games
+    where leaving forfeits for the pair."""
+
+    rules: str | dict[str, Any] = msgspec.field(default_factory=lambda: dict(DEFAULT_RULES))
+
+
+class RegisterTeamBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """The caller registers a team with ``partner`` (a registered player's id), who then
+    confirms it."""
+
+    partner: PlayerRef
+    name: TeamName
+
+
+class OverrideBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    outcome: Literal["home", "away", "draw", "double_forfeit"]
+    why: Why
+    scores: tuple[int, int] = (0, 0)
+
+
+class BotTeamBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    name: TeamName
+    level: Literal["basic", "expert"] = "basic"
+
+
+class SeedsBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Team ids, top seed first; teams not named follow by rating."""
+
+    order: Annotated[tuple[PlayerRef, ...], msgspec.Meta(max_length=16_384)]
+
+
+class PairingsBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """The next Swiss round: (home, away) team ids, and the team with the bye if odd."""
+
+    pairs: Annotated[tuple[tuple[PlayerRef, PlayerRef], ...], msgspec.Meta(max_length=8_192)]
+    bye: Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9_-]{0,64}$")] = ""
+
+
+class WaiveBanBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    player: PlayerRef
+
+
+class DisqualifyBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    why: Why
+
+
+class TournamentChanged(msgspec.Struct, frozen=True, kw_only=True):
+    """The answer to a write: the stream's version after it, the events it added (none
+    for a repeat), and the team's id when a team was registered."""
+
+    tournament_id: str
+    version: int
+    events: list[str]
+    team_id: str | None = None
+
+
+class Bracket(msgspec.Struct, frozen=True, kw_only=True):
+    """The matches paired so far, by round (elimination: as their teams became known)."""
+
+    tournament_id: str
+    format: str
+    rounds: list[list[MatchView]]
+
+
+class Standings(msgspec.Struct, frozen=True, kw_only=True):
+    tournament_id: str
+    standings: list[StandingView]

@@ -8,9 +8,17 @@ command, so deciding is a pure function.
 
 from __future__ import annotations
 
+from typing import Literal
+
 import msgspec
 
-from schemas.tournament_events import DealResult, Outcome, ResultReason, TournamentSettings
+from schemas.tournament_events import (
+    CallState,
+    DealResult,
+    Outcome,
+    ResultReason,
+    TournamentSettings,
+)
 
 
 class Command(msgspec.Struct, frozen=True, tag=True, tag_field="type", kw_only=True):
@@ -34,6 +42,17 @@ class RegisterTeam(Command, frozen=True):
     player: str
     partner: str
     rating: float = 0.0
+    banned: tuple[str, ...] = ()  # the service: which of the two has a no-show ban now
+
+
+class AddBotTeam(Command, frozen=True):
+    """The organizer enters a team of two bots (unrated tournaments only): registered,
+    confirmed and checked in at once."""
+
+    team_id: str
+    name: str
+    by: str
+    level: Literal["basic", "expert"] = "basic"
 
 
 class ConfirmTeam(Command, frozen=True):
@@ -61,6 +80,16 @@ class PairRound(Command, frozen=True):
     seed: str
 
 
+class CallMatch(Command, frozen=True):
+    """The scheduler: what the lobby answered when asked to open the match."""
+
+    match_id: str
+    game_id: str
+    table_id: str
+    state: CallState
+    ready_by: int = 0
+
+
 class RecordResult(Command, frozen=True):
     match_id: str
     outcome: Outcome
@@ -69,6 +98,28 @@ class RecordResult(Command, frozen=True):
     bags_taken: tuple[int, int] = (0, 0)
     deals: tuple[DealResult, ...] = ()
     game_stream: str = ""
+    absent: tuple[str, ...] = ()
+
+
+class SetSeeds(Command, frozen=True):
+    """The organizer, before the start: these teams first, in this order."""
+
+    by: str
+    order: tuple[str, ...]
+
+
+class SetPairings(Command, frozen=True):
+    """The organizer: the next Swiss round's pairs (home, away) and bye, by hand."""
+
+    by: str
+    round_no: int
+    pairs: tuple[tuple[str, str], ...]
+    bye: str = ""
+
+
+class WaiveBan(Command, frozen=True):
+    player: str
+    by: str
 
 
 class OverrideResult(Command, frozen=True):
@@ -91,5 +142,6 @@ class Cancel(Command, frozen=True):
 
 TournamentCommand = (
     CreateTournament | ChangeSettings | RegisterTeam | ConfirmTeam | WithdrawTeam | CheckIn
-    | Start | PairRound | RecordResult | OverrideResult | Disqualify | Cancel
+    | Start | PairRound | CallMatch | RecordResult | OverrideResult | Disqualify | Cancel
+    | WaiveBan | SetSeeds | SetPairings | AddBotTeam
 )

@@ -38,15 +38,16 @@ class FormatOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_
     groups: Annotated[int, msgspec.Meta(ge=1, le=64)] = 1  # round robin: snake-seeded groups
     rounds: Annotated[int, msgspec.Meta(ge=0, le=64)] = 0  # Swiss: 0 means ceil(log2(teams))
     deals: Deals = "random"  # "duplicate": every table of a round plays the same deals
+    late_join: bool = False  # Swiss: teams may join until half the rounds have started
     tiebreaks: tuple[TieBreak, ...] = ()  # empty: the format's default order
 
 
-class TournamentSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
-    """Everything an organizer sets, at creation or by a later change before the start."""
+class TournamentTerms(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """What an organizer sets, but the rules: the settings' own fields, shared with the
+    lobby's body, which names the rules as a preset with overrides."""
 
     name: Annotated[str, msgspec.Meta(min_length=1, max_length=80)]
     format: FormatOptions
-    rules: Rules
     rated: bool = False
     min_teams: Annotated[int, msgspec.Meta(ge=2, le=16_384)] = 4
     max_teams: Annotated[int, msgspec.Meta(ge=2, le=16_384)] = 64
@@ -55,7 +56,16 @@ class TournamentSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True
     check_in_minutes: Annotated[int, msgspec.Meta(ge=0, le=24 * 60)] = 15
     starts_at: int
     round_interval_seconds: Annotated[int, msgspec.Meta(ge=0, le=86_400)] = 60
-    no_show_seconds: Annotated[int, msgspec.Meta(ge=30, le=3_600)] = 300
+    # The ready check of each match: players who have not pressed Ready by then are absent.
+    no_show_seconds: Annotated[int, msgspec.Meta(ge=5, le=3_600)] = 300
+
+
+class TournamentSettings(TournamentTerms, frozen=True, forbid_unknown_fields=True,
+                         kw_only=True):
+    """Everything an organizer sets, at creation or by a later change before the start:
+    the terms and the rules, whole."""
+
+    rules: Rules
 
 
 class Source(msgspec.Struct, frozen=True, kw_only=True):
@@ -128,6 +138,14 @@ class TeamWithdrawn(Event, frozen=True):
     why: str = ""
 
 
+class TeamJoined(Event, frozen=True):
+    """A team confirmed after the start of a Swiss tournament with late join: it is paired
+    from the next round on, and gets one half-point bye (``round_no``) for what it missed."""
+
+    team_id: str
+    round_no: int
+
+
 class TeamCheckedIn(Event, frozen=True):
     team_id: str
     player: str
@@ -167,6 +185,21 @@ class RoundPaired(Event, frozen=True):
     deal_seed: str = ""  # secret until the round completes; never shown before
 
 
+CallState = Literal["ready_check", "started"]
+
+
+class MatchCalled(Event, frozen=True):
+    """The lobby recorded the match's table and game (``svc.lobby.open_match``): its
+    players are asked to be ready by ``ready_by`` (``ready_check``), or the game began
+    (``started``). Results and no-shows name the match by ``game_id``."""
+
+    match_id: str
+    game_id: str
+    table_id: str
+    state: CallState
+    ready_by: int = 0  # ms since the epoch; 0 once started
+
+
 class DealResult(msgspec.Struct, frozen=True, kw_only=True):
     """One deal of a match: each team's score for the hand (its delta)."""
 
@@ -176,7 +209,11 @@ class DealResult(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class MatchResult(Event, frozen=True):
-    """A match's result, written once; only ``ResultOverridden`` changes it."""
+    """A match's result, written once; only ``ResultOverridden`` changes it. Version 2
+    names the players who stayed away from a no-show (``absent``): they are banned from
+    registering for a while."""
+
+    VERSION: ClassVar[int] = 2
 
     match_id: str
     outcome: Outcome
@@ -185,6 +222,32 @@ class MatchResult(Event, frozen=True):
     bags_taken: tuple[int, int] = (0, 0)
     deals: tuple[DealResult, ...] = ()
     game_stream: str = ""  # the game the result came from, when played
+    absent: tuple[str, ...] = ()  # no_show: the players who did not come
+
+
+class BanWaived(Event, frozen=True):
+    """The organizer lets a player with a no-show ban register here all the same."""
+
+    player: str
+    by: str
+
+
+class SeedsSet(Event, frozen=True):
+    """The organizer's seeding, before the start: these teams first, in this order; any
+    other team after them by rating."""
+
+    by: str
+    order: tuple[str, ...]
+
+
+class PairingsSet(Event, frozen=True):
+    """The organizer's pairings for a Swiss round not yet paired: used instead of the
+    computed ones when the round is paired."""
+
+    by: str
+    round_no: int
+    pairs: tuple[tuple[str, str], ...]  # (home, away)
+    bye: str = ""
 
 
 class ResultOverridden(Event, frozen=True):
@@ -213,14 +276,24 @@ class TournamentCancelled(Event, frozen=True):
 TournamentEvent = (
     TournamentCreated | SettingsChanged | TeamRegistered | TeamConfirmed | TeamWithdrawn
     | TeamCheckedIn | CheckInClosed | TournamentStarted | BracketDrawn | MatchesPaired
-    | RoundPaired | MatchResult | ResultOverridden | RoundCompleted | TournamentFinished
-    | TournamentCancelled
+    | RoundPaired | MatchCalled | MatchResult | ResultOverridden | RoundCompleted
+    | TournamentFinished | TournamentCancelled | BanWaived | SeedsSet | PairingsSet | TeamJoined
 )
+
+def public(event: Event) -> Event:
+    """The event as anyone may see it: a round's deal seed stays secret until
+    ``RoundCompleted`` reveals it."""
+    if isinstance(event, RoundPaired) and event.deal_seed:
+        return msgspec.structs.replace(event, deal_seed="")
+    return event
+
 
 TOURNAMENT_EVENT_TYPES: dict[str, type[Event]] = {
     cls.__name__: cls
     for cls in (TournamentCreated, SettingsChanged, TeamRegistered, TeamConfirmed,
                 TeamWithdrawn, TeamCheckedIn, CheckInClosed, TournamentStarted, BracketDrawn,
-                MatchesPaired, RoundPaired, MatchResult, ResultOverridden, RoundCompleted,
-                TournamentFinished, TournamentCancelled)
+                MatchesPaired, RoundPaired, MatchCalled, MatchResult, ResultOverridden,
+                RoundCompleted,
+                TournamentFinished, TournamentCancelled, BanWaived, SeedsSet, PairingsSet,
+                TeamJoined)
 }

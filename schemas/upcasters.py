@@ -34,3 +34,14 @@ GAME_UPCASTERS: dict[tuple[str, int], Upcaster] = {
     ("HandScored", 1): _hand_scored_v1,
     ("GameEnded", 1): _game_ended_v1,
 }
+
+
+def _match_result_v1(data: dict[str, Any]) -> dict[str, Any]:
+    """v1 did not name who stayed away from a no-show: nobody is counted absent (no v1
+    result ever banned anyone)."""
+    return {**data, "absent": []}
+
+
+TOURNAMENT_UPCASTERS: dict[tuple[str, int], Upcaster] = {
+    ("MatchResult", 1): _match_result_v1,
+}

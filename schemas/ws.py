@@ -18,6 +18,8 @@ from schemas.events import GameEvent
 from schemas.matches import MatchId, MatchOpened
 from schemas.notes import Note
 from schemas.subjects import ID_PATTERN
+from schemas.tournament_api import TournamentView
+from schemas.tournament_events import TournamentEvent
 from schemas.views import SeatView
 
 CommandId = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
@@ -53,6 +55,14 @@ class Unsubscribe(ClientFrame, frozen=True, tag="unsubscribe"):
 class WatchTables(ClientFrame, frozen=True, tag="watch_tables"):
     """Receive ``table_list`` frames whenever the open tables change (``on=false`` stops)."""
 
+    on: bool = True
+
+
+class WatchTournament(ClientFrame, frozen=True, tag="watch_tournament"):
+    """Follow a tournament: a ``tournament`` frame with its whole view, then one for each
+    event it records (``on=false`` stops)."""
+
+    tournament_id: Id
     on: bool = True
 
 
@@ -150,9 +160,9 @@ class QueueAccept(ClientFrame, frozen=True, tag="queue_accept"):
 
 
 ClientMessage = (
-    Subscribe | Unsubscribe | WatchTables | SnapshotRequest | Ping | Bid | BlindNil | Look | Play
-    | Premove | CancelPremove | Pass | Leave | Chat | MuteBots | MatchReady | MatchDecline
-    | QueueJoin | QueueLeave | QueueAccept
+    Subscribe | Unsubscribe | WatchTables | WatchTournament | SnapshotRequest | Ping | Bid
+    | BlindNil | Look | Play | Premove | CancelPremove | Pass | Leave | Chat | MuteBots
+    | MatchReady | MatchDecline | QueueJoin | QueueLeave | QueueAccept
 )
 
 # --- Server -> client ----------------------------------------------------------------------
@@ -257,6 +267,17 @@ class NoteFrame(ServerFrame, frozen=True, tag="note"):
     note: Note
 
 
+class TournamentFrame(ServerFrame, frozen=True, tag="tournament"):
+    """A followed tournament: its whole ``view`` (the answer to ``watch_tournament``), or
+    one ``event`` it recorded at ``version`` (skip versions the view already holds). A
+    round's deal seed is never in it before the round is over."""
+
+    tournament_id: str
+    version: int
+    view: TournamentView | None = None
+    event: TournamentEvent | None = None
+
+
 class MatchFrame(ServerFrame, frozen=True, tag="match"):
     """Where a match one was offered stands, in answer to ``match_ready`` or
     ``match_decline``."""
@@ -266,5 +287,5 @@ class MatchFrame(ServerFrame, frozen=True, tag="match"):
 
 ServerMessage = (
     Welcome | Snapshot | Subscribed | EventFrame | Ack | Error | Pong | TableListFrame
-    | TableFrame | ChatFrame | NoteFrame | MatchFrame
+    | TableFrame | ChatFrame | NoteFrame | MatchFrame | TournamentFrame
 )

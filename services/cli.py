@@ -82,6 +82,10 @@ def main(argv: list[str] | None = None) -> None:
                                                  "role, or take it away")
     operator_p.add_argument("action", choices=("grant", "revoke"))
     operator_p.add_argument("name", help="a registered account's name")
+    organizer_p = sub.add_parser("organizer", help="let a registered account organize "
+                                                   "tournaments, or stop it")
+    organizer_p.add_argument("action", choices=("grant", "revoke"))
+    organizer_p.add_argument("name", help="a registered account's name")
     tournament_cli.add_parser(sub)
     args = parser.parse_args(argv)
     try:
@@ -99,8 +103,8 @@ def main(argv: list[str] | None = None) -> None:
             from services import operator_cli
 
             code = operator_cli.run(args)
-        elif args.command == "operator":
-            code = operator_cmd(args.action == "grant", args.name)
+        elif args.command in ("operator", "organizer"):
+            code = role_cmd(args.command, args.action == "grant", args.name)
         elif args.command == "tournament":
             code = tournament_cli.run(args)
         else:
@@ -158,15 +162,16 @@ async def _migrate(url: str) -> list[str]:
         await conn.close()
 
 
-def operator_cmd(grant: bool, name: str) -> int:
+def role_cmd(role: str, grant: bool, name: str) -> int:
     import asyncio
 
     from services.lobby import roles
     from services.lobby.errors import LobbyError
 
     url = devdata.database_url()
+    change = roles.set_role if role == "operator" else roles.set_organizer
     try:
-        print(asyncio.run(roles.set_role(url, name, grant)))
+        print(asyncio.run(change(url, name, grant)))
     except LobbyError as exc:
         raise CliError(exc.message) from None
     return 0

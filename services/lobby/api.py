@@ -221,19 +221,21 @@ def routes(pool: Any, tokens: Tokens, throttle: Throttle, tables: Tables,
         (`?code=`), else 403 `room_code_required`."""
         return await gateway.summary(game_id, me(request).player_id, code)
 
-    page, code = (STATIC / "index.html").read_bytes(), (STATIC / "app.js").read_bytes()
-
-    @get("/", include_in_schema=False, sync_to_thread=False)
-    def index() -> Response[bytes]:
-        return Response(page, media_type="text/html; charset=utf-8")
-
-    @get("/app.js", include_in_schema=False, sync_to_thread=False)
-    def script() -> Response[bytes]:
-        return Response(code, media_type="text/javascript; charset=utf-8")
-
     return [guest, register, login, create_table, list_tables, read_table, join_by_code, join,
             leave, bots, change_rules, reset_rules, options, start, again, whoami, game,
-            index, script, watch_by_code]
+            watch_by_code, static_file("/", "index.html"), static_file("/app.js", "app.js")]
 
 
-__all__ = ["routes"]
+def static_file(path: str, name: str) -> Any:
+    """A route serving one file of ``static/`` (read once) at ``path``."""
+    body = (STATIC / name).read_bytes()
+    media = "text/html" if name.endswith(".html") else "text/javascript"
+
+    @get(path, include_in_schema=False, sync_to_thread=False, name=f"static:{name}")
+    def serve() -> Response[bytes]:
+        return Response(body, media_type=f"{media}; charset=utf-8")
+
+    return serve
+
+
+__all__ = ["routes", "static_file"]

@@ -5,8 +5,8 @@ token cannot choose its own algorithm, "none" included); they carry an expiry
 that every check enforces. Nothing about a token is stored: any gateway that
 shares the secret can check it, which is what lets several gateways run side
 by side. Passwords are kept as argon2id hashes (memory-hard), never in clear.
-A token carries the account's role (``player`` or ``operator``) so a player's
-request to an operator route is refused without a database read.
+A token carries the account's role (``player``, ``organizer`` or ``operator``) so a
+player's request to an operator or organizer route is refused without a database read.
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ from services.lobby.errors import LobbyError
 from services.lobby.throttle import Throttle
 
 ALGORITHM = "HS256"
-PLAYER, OPERATOR = "player", "operator"
+PLAYER, OPERATOR, ORGANIZER = "player", "operator", "organizer"
+MAY_ORGANIZE = frozenset({ORGANIZER, OPERATOR})
 _hasher = argon2.PasswordHasher()
 
 
@@ -129,7 +130,21 @@ async def require_operator(pool: store.Pool, me: Claims) -> Claims:
     return me
 
 
-async def set_role(pool: store.Pool, name: str, role: str) -> None:
-    """Grant or take away a role by registered name (guests cannot be operators)."""
-    if not await store.set_role(pool, name, role):
+async def require_organizer(pool: store.Pool, me: Claims) -> Claims:
+    """The caller, if it may organize tournaments (an organizer or an operator), by its
+    token and by the account as it is now."""
+    if me.role not in MAY_ORGANIZE or await store.account_role(pool, me.player_id) \
+            not in MAY_ORGANIZE:
+        raise LobbyError(403, "organizers_only", "this needs an organizer account "
+                                                 "(spades organizer grant NAME)")
+    return me
+
+
+async def set_role(pool: store.Pool, name: str, role: str,
+                   only_from: tuple[str, ...] | None = None) -> str:
+    """Give a registered name ``role`` (guests hold none); the role it held before. With
+    ``only_from``, an account holding another role keeps it (the role held is returned)."""
+    held = await store.set_role(pool, name, role, only_from)
+    if held is None:
         raise LobbyError(404, "account_not_found", f"no registered account named {name!r}")
+    return held

@@ -6,6 +6,7 @@
 - ``chat``: table talk and muting bots; ``tablefeed``: open tables to watchers;
 - ``notes``: notes to a player (``player.note.<id>``) out to all of its sockets;
 - ``queue``: the ranked queue's frames (a ticket lives while its socket is open);
+- ``tournamentfeed``: followed tournaments' events out to their watchers;
 - ``frames``: the table from client frame type to handler.
 
 This module keeps what ties them: subscribing to a game (which seat, if any,
@@ -47,12 +48,14 @@ from services.lobby.seating import seat_of
 from services.lobby.settings import LobbySettings
 from services.lobby.tablefeed import TableFeed
 from services.lobby.tables import Tables, summary, to_api
+from services.lobby.tournamentfeed import TournamentFeed
+from services.lobby.tournaments import Tournaments
 from services.platform.events import game_registry
 
 
 class Gateway:
     def __init__(self, tables: Tables, games: GameBus, names: Names,
-                 settings: LobbySettings) -> None:
+                 settings: LobbySettings, tournaments: Tournaments) -> None:
         self.tables, self.games, self.names, self.settings = tables, games, names, settings
         self.instance = uuid.uuid4().hex  # tells this gateway's presence notes from others'
         self.registry = game_registry()
@@ -66,17 +69,20 @@ class Gateway:
         self.queue = Queue(tables.pool, games, tables.matches,
                            RatingsBus(games.nc, names, settings.request_timeout_seconds),
                            settings, self.instance)
+        self.tournaments = TournamentFeed(tournaments, games, names, self.conns)
         self.frames = FrameTable(
             {ws.Subscribe: self.on_subscribe, ws.Unsubscribe: self.on_unsubscribe,
              ws.SnapshotRequest: self.on_snapshot, ws.Ping: self.on_ping},
             self.commands.handlers(), self.chat.handlers(), self.feed.handlers(),
-            Offers(tables.matches).handlers(), self.queue.handlers())
+            Offers(tables.matches).handlers(), self.queue.handlers(),
+            self.tournaments.handlers())
         self._closing: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
         await self.feed.start()
         await self.notes.start()
         await self.queue.heartbeat.start()
+        await self.tournaments.start()
 
     async def stop(self) -> None:
         await self.queue.heartbeat.stop()
@@ -85,6 +91,7 @@ class Gateway:
         await self.hubs.stop()
         await self.feed.stop()
         await self.notes.stop()
+        await self.tournaments.stop()
 
     @property
     def running(self) -> bool:

@@ -7,7 +7,7 @@ a bad one is a typed 400 before any handler runs.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from litestar.params import Parameter
 
@@ -15,14 +15,17 @@ from schemas.subjects import ID_PATTERN
 
 ID_HELP = "1 to 64 letters, digits, '-' or '_'"
 
-GameId = Annotated[str, Parameter(pattern=ID_PATTERN, max_length=64,
-                                  description=f"a game id: {ID_HELP}")]
-TableId = Annotated[str, Parameter(pattern=ID_PATTERN, max_length=64,
-                                   description=f"a table id: {ID_HELP}")]
-PlayerId = Annotated[str, Parameter(pattern=ID_PATTERN, max_length=64,
-                                    description=f"a player id: {ID_HELP}")]
-MatchId = Annotated[str, Parameter(pattern=ID_PATTERN, max_length=64,
-                                   description=f"a match id: {ID_HELP}")]
+
+def _id(what: str) -> Any:
+    return Parameter(pattern=ID_PATTERN, max_length=64, description=f"a {what} id: {ID_HELP}")
+
+
+GameId = Annotated[str, _id("game")]
+TableId = Annotated[str, _id("table")]
+PlayerId = Annotated[str, _id("player")]
+TournamentId = Annotated[str, _id("tournament")]
+TeamId = Annotated[str, _id("team")]
+MatchId = Annotated[str, _id("match")]
 
 RoomCode = Annotated[str | None, Parameter(
     pattern=r"^[A-Za-z0-9]{4,12}$", description="a private table's room code")]
@@ -34,4 +37,4 @@ PLAYER_PATTERN = r"^[\w .:-]{1,64}$"
 LAST_MS = 253_402_300_799_999
 
 __all__ = ["ID_HELP", "LAST_MS", "PLAYER_PATTERN", "GameId", "MatchId", "PlayerId", "RoomCode",
-           "TableId"]
+           "TableId", "TeamId", "TournamentId"]

@@ -38,8 +38,10 @@ class RatingsBus:
                              "the ratings service did not answer; try again") from None
 
     async def ratings(self, players: list[str]) -> list[api.PlayerRating]:
-        """Current ratings of ``players``, in that order (a queue ticket's at join)."""
-        return (await self._ask(api.RATINGS, api.RatingsRequest(players), api.RatingsReply)).ratings
+        """Each player's rating, in the order asked (the initial one if never rated): a
+        queue ticket's at join, a tournament team's seed."""
+        reply = await self._ask(api.RATINGS, api.RatingsRequest(players), api.RatingsReply)
+        return reply.ratings
 
     async def player(self, player_id: str) -> api.PlayerRating:
         return await self._ask(api.PLAYER, api.PlayerRequest(player_id), api.PlayerRating)

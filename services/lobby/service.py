@@ -27,6 +27,7 @@ from services.lobby import (
     queue_api,
     socket,
     standings_api,
+    tournaments_api,
 )
 from services.lobby.auth import Tokens
 from services.lobby.errors import LobbyError
@@ -40,6 +41,8 @@ from services.lobby.settings import LobbySettings
 from services.lobby.standings import Standings
 from services.lobby.tables import Tables
 from services.lobby.throttle import CodeGuesses, Throttle
+from services.lobby.tournamentbus import TournamentBus
+from services.lobby.tournaments import Tournaments
 from services.platform import bus, logs
 from services.platform.bus import Consumer
 from services.platform.runtime import VERSION, Runtime
@@ -116,7 +119,10 @@ async def setup(rt: Runtime) -> None:
             raise ServiceError(exc.code, exc.message) from None
 
     rt.endpoints.append(bus.Endpoint(OPEN_MATCH, OpenMatch, open_match))
-    gateway = Gateway(tables, games, rt.names, s)
+    ratings = RatingsBus(rt.nc, rt.names, s.request_timeout_seconds)
+    tournaments = Tournaments(rt.pool, TournamentBus(rt.nc, rt.names,
+                                                     s.request_timeout_seconds), ratings)
+    gateway = Gateway(tables, games, rt.names, s, tournaments)
     await gateway.start()
     rt.workers.append(gateway)
     try:
@@ -135,8 +141,9 @@ async def setup(rt: Runtime) -> None:
     rt.ws_max_size = 16 * s.ws_max_frame_bytes
     rt.routes.extend(legacy_routes(rt))  # type: ignore[arg-type]
     rt.routes.extend(api.routes(rt.pool, tokens, throttle, tables, gateway))
-    standings = Standings(rt.pool, RatingsBus(rt.nc, rt.names, s.request_timeout_seconds))
+    standings = Standings(rt.pool, ratings)
     rt.routes.extend(standings_api.routes(tokens, standings))
+    rt.routes.extend(tournaments_api.routes(tokens, tournaments))
     rt.routes.extend(matches_api.routes(tokens, matches))
     rt.routes.extend(queue_api.routes(tokens, gateway.queue))
     rt.routes.append(socket.handler(gateway, tokens, origins, s.ws_max_frame_bytes))

@@ -79,11 +79,17 @@ async def account_role(pool: asyncpg.Pool, player_id: str) -> str | None:
     return None if value is None else str(value)
 
 
-async def set_role(pool: asyncpg.Pool, name: str, role: str) -> bool:
-    """Give a registered name a role; False when no registered account has that name."""
-    done = await pool.fetchval("UPDATE accounts SET role = $2 WHERE lower(name) = lower($1)"
-                               " AND password_hash IS NOT NULL RETURNING true", name, role)
-    return bool(done)
+async def set_role(pool: asyncpg.Pool, name: str, role: str,
+                   only_from: tuple[str, ...] | None = None) -> str | None:
+    """Give a registered name a role, if it holds one of ``only_from`` (any, if None); the
+    role it held before, or None when no registered account has that name."""
+    async with pool.acquire() as conn, conn.transaction():
+        held = await conn.fetchval("SELECT role FROM accounts WHERE lower(name) = lower($1)"
+                                   " AND password_hash IS NOT NULL FOR UPDATE", name)
+        if held is not None and (only_from is None or held in only_from):
+            await conn.execute("UPDATE accounts SET role = $2 WHERE lower(name) = lower($1)"
+                               " AND password_hash IS NOT NULL", name, role)
+    return None if held is None else str(held)
 
 
 # --- Game tables ---------------------------------------------------------------------------

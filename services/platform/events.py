@@ -17,7 +17,8 @@ from typing import Any
 import msgspec
 
 from schemas.events import GameEvent
-from schemas.upcasters import GAME_UPCASTERS
+from schemas.tournament_events import TournamentEvent
+from schemas.upcasters import GAME_UPCASTERS, TOURNAMENT_UPCASTERS
 
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -103,11 +104,20 @@ class EventRegistry:
         return msgspec.convert(data, cls)
 
 
+def _with(types: Any, upcasters: dict[tuple[str, int], Upcaster]) -> EventRegistry:
+    registry = EventRegistry(types)
+    for (type_name, version), step in upcasters.items():
+        registry.upcaster(type_name, version)(step)
+    return registry
+
+
 def game_registry() -> EventRegistry:
     """The game events with every upcaster: the one decoder for stored and exported
     game logs, whichever service reads them."""
-    registry = EventRegistry(GameEvent)
-    for (type_name, version), step in GAME_UPCASTERS.items():
-        registry.upcaster(type_name, version)(step)
-    return registry
+    return _with(GameEvent, GAME_UPCASTERS)
+
+
+def tournament_registry() -> EventRegistry:
+    """The tournament events with every upcaster, for the service and the lobby's feed."""
+    return _with(TournamentEvent, TOURNAMENT_UPCASTERS)
 

@@ -16,9 +16,11 @@ AFTER_COMMIT_BEFORE_REPLY = "after_commit_before_reply"
 AFTER_PUBLISH_BEFORE_MARK = "after_publish_before_mark"
 CONSUMER_AFTER_COMMIT_BEFORE_ACK = "consumer_after_commit_before_ack"
 MATCH_RECORDED_BEFORE_GAME = "match_recorded_before_game"  # the lobby's open_match
+# The tournament scheduler: the lobby opened a round's matches, nothing recorded yet.
+MATCHES_OPENED_BEFORE_RECORD = "matches_opened_before_record"
 ALL = frozenset({BEFORE_COMMIT, AFTER_COMMIT_BEFORE_PUBLISH, AFTER_COMMIT_BEFORE_REPLY,
                  AFTER_PUBLISH_BEFORE_MARK, CONSUMER_AFTER_COMMIT_BEFORE_ACK,
-                 MATCH_RECORDED_BEFORE_GAME})
+                 MATCH_RECORDED_BEFORE_GAME, MATCHES_OPENED_BEFORE_RECORD})
 EXIT_CODE = 86
 
 

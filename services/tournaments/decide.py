@@ -27,9 +27,16 @@ FORFEITS_TO_WITHDRAW = 2
 _MIN_SEED_BYTES = 16
 
 
+# Commands whose events never make anything follow (no result, team or round changes):
+# deciding them skips the settling pass, which a round's 256 calls would pay 256 times.
+_SETTLED = frozenset({cmd.CallMatch, cmd.WaiveBan, cmd.SetPairings, cmd.SetSeeds,
+                      cmd.AddBotTeam})
+
+
 def decide(state: Tournament, command: cmd.TournamentCommand) -> list[ev.Event]:
     events = _HANDLERS[type(command)](state, command)
-    if not events or state.status not in ("running", "registering"):
+    if (not events or state.status not in ("running", "registering")
+            or type(command) in _SETTLED):
         return events
     scratch = state.copy()
     for event in events:
@@ -66,7 +73,7 @@ def settle(state: Tournament, at: int) -> list[ev.Event]:
         last = state.rounds[-1]
         return [ev.RoundCompleted(at=at, round_no=last.round_no, deal_seed=last.deal_seed)]
     settings = _settings(state)
-    rounds = formats.total_rounds(settings.format, len(state.seeds))
+    rounds = formats.total_rounds(settings.format, state.entrants)
     if len(state.rounds) == rounds and state.rounds[-1].completed:
         ranking = tuple(r.team_id for r in standings_of(state))
         return [ev.TournamentFinished(at=at, champion=ranking[0], ranking=ranking)]
@@ -130,6 +137,8 @@ def _check_settings(s: ev.TournamentSettings) -> None:
     if kind == "swiss" and s.format.rounds > swiss.max_rounds(s.max_teams):
         raise TournamentError("too_many_rounds", f"at most {swiss.max_rounds(s.max_teams)} "
                               f"rounds for {s.max_teams} teams")
+    if s.format.late_join and kind != "swiss":
+        raise TournamentError("late_join_needs_swiss", "teams may join late in Swiss only")
     if kind == "round_robin" and s.format.groups > s.min_teams // 2:
         raise TournamentError("too_many_groups", "each group needs at least two teams "
                               "(groups at most min_teams / 2)")
@@ -190,6 +199,10 @@ def _change(state: Tournament, c: cmd.ChangeSettings) -> list[ev.Event]:
     if c.settings == state.settings:
         return []
     _check_settings(c.settings)
+    if c.settings.rated and any(bot_level(t.players[0]) and not t.withdrawn
+                                for t in state.teams.values()):
+        raise TournamentError("rated_needs_people", "a rated tournament is for people only; "
+                              "withdraw the bot teams first")
     return [ev.SettingsChanged(at=c.at, by=c.by, settings=c.settings)]
 
 
@@ -209,25 +222,69 @@ def _team(state: Tournament, team_id: str) -> Any:
     return team
 
 
+def late_join_open(state: Tournament) -> bool:
+    """A running Swiss tournament with late join, before half its rounds have started."""
+    s = state.settings
+    return (s is not None and state.status == "running" and s.format.kind == "swiss"
+            and s.format.late_join
+            and 2 * len(state.rounds) < formats.total_rounds(s.format, state.entrants))
+
+
+def _registering_or_late(state: Tournament) -> tuple[ev.TournamentSettings, bool]:
+    """The settings, and whether this is a late join; else the error saying why not."""
+    if late_join_open(state):
+        return _settings(state), True
+    return _in_status(state, "registering"), False
+
+
 def _register(state: Tournament, c: cmd.RegisterTeam) -> list[ev.Event]:
-    s = _in_status(state, "registering")
+    s, late = _registering_or_late(state)
     existing = state.teams.get(c.team_id)
     if existing is not None:
         if existing.players == (c.player, c.partner):
             return []
         raise TournamentError("team_exists", f"team {c.team_id} already exists")
-    if not s.registration_opens_at <= c.at < s.registration_closes_at:
+    if not late and not s.registration_opens_at <= c.at < s.registration_closes_at:
         raise TournamentError("registration_closed", "registration is not open now")
     if c.player == c.partner:
         raise TournamentError("self_partner", "a team is two different players")
     if state.team_of(c.player) or state.team_of(c.partner):
         raise TournamentError("already_registered", "a player is already in a team here")
+    if banned := [p for p in c.banned if p not in state.waived]:
+        raise TournamentError("no_show_ban", f"{', '.join(banned)} missed a match lately and "
+                              "may not register yet; the organizer may waive it")
     return [ev.TeamRegistered(at=c.at, team_id=c.team_id, name=c.name,
                               players=(c.player, c.partner), rating=c.rating)]
 
 
-def _confirm(state: Tournament, c: cmd.ConfirmTeam) -> list[ev.Event]:
+BOT = "bot:"
+
+
+def bot_level(player: str) -> str | None:
+    """The level of a bot team's player (``bot:<level>:<team>:<n>``), None for a person."""
+    return player.split(":")[1] if player.startswith(BOT) else None
+
+
+def _add_bots(state: Tournament, c: cmd.AddBotTeam) -> list[ev.Event]:
+    _organizer(state, c.by)
     s = _in_status(state, "registering")
+    if s.rated:
+        raise TournamentError("rated_needs_people", "a rated tournament is for people only")
+    players = (f"{BOT}{c.level}:{c.team_id}:1", f"{BOT}{c.level}:{c.team_id}:2")
+    existing = state.teams.get(c.team_id)
+    if existing is not None:
+        if existing.players == players:
+            return []
+        raise TournamentError("team_exists", f"team {c.team_id} already exists")
+    placed = sum(1 for t in state.teams.values()
+                 if t.confirmed and not t.waiting and not t.withdrawn)
+    return [ev.TeamRegistered(at=c.at, team_id=c.team_id, name=c.name, players=players),
+            ev.TeamConfirmed(at=c.at, team_id=c.team_id, waiting=placed >= s.max_teams),
+            *(ev.TeamCheckedIn(at=c.at, team_id=c.team_id, player=p) for p in players)]
+
+
+def _confirm(state: Tournament, c: cmd.ConfirmTeam) -> list[ev.Event]:
+    s, late = _registering_or_late(state)
     team = _team(state, c.team_id)
     if c.player != team.players[1]:
         raise TournamentError("not_partner", "only the invited partner may confirm")
@@ -235,6 +292,11 @@ def _confirm(state: Tournament, c: cmd.ConfirmTeam) -> list[ev.Event]:
         return []
     if team.withdrawn:
         raise TournamentError("no_team", f"team {c.team_id} has withdrawn")
+    if late:
+        if sum(1 for t in state.seeds if not state.teams[t].withdrawn) >= s.max_teams:
+            raise TournamentError("tournament_full", "the tournament has max_teams teams")
+        return [ev.TeamConfirmed(at=c.at, team_id=c.team_id),
+                ev.TeamJoined(at=c.at, team_id=c.team_id, round_no=max(1, len(state.rounds)))]
     placed = sum(1 for t in state.teams.values()
                  if t.confirmed and not t.waiting and not t.withdrawn)
     return [ev.TeamConfirmed(at=c.at, team_id=c.team_id, waiting=placed >= s.max_teams)]
@@ -283,7 +345,9 @@ def _start(state: Tournament, c: cmd.Start) -> list[ev.Event]:
     if len(field) < s.min_teams:
         return [*out, ev.TournamentCancelled(at=c.at, reason="too_few_teams")]
     order = {team_id: i for i, team_id in enumerate(state.teams)}
-    seeds = tuple(sorted(field, key=lambda t: (-state.teams[t].rating, order[t])))
+    by_hand = {team_id: i for i, team_id in enumerate(state.hand_seeds)}
+    seeds = tuple(sorted(field, key=lambda t: (by_hand.get(t, len(by_hand)),
+                                               -state.teams[t].rating, order[t])))
     out.append(ev.TournamentStarted(at=c.at, seeds=seeds))
     if s.format.kind in formats.ELIMINATION:
         out.append(ev.BracketDrawn(at=c.at, matches=tuple(formats.draw(s.format, len(seeds)))))
@@ -300,7 +364,7 @@ def _pair_round(state: Tournament, c: cmd.PairRound) -> list[ev.Event]:
                               "elimination matches are paired as their teams become known")
     if state.rounds and not state.rounds[-1].completed:
         raise TournamentError("round_in_progress", "the current round is not over")
-    if len(state.rounds) >= formats.total_rounds(s.format, len(state.seeds)):
+    if len(state.rounds) >= formats.total_rounds(s.format, state.entrants):
         raise TournamentError("no_more_rounds", "every round has been played")
     try:
         seed_bytes = bytes.fromhex(c.seed)
@@ -313,6 +377,8 @@ def _pair_round(state: Tournament, c: cmd.PairRound) -> list[ev.Event]:
     if s.format.kind == "round_robin":
         groups = formats.groups_for(s.format, len(state.seeds))
         pairs, byes = round_robin.round_pairs(state.seeds, round_no, groups)
+    elif (hand := state.hand_pairings.get(round_no)) is not None:
+        pairs, byes = list(hand.pairs), [hand.bye] if hand.bye else []
     else:
         drawn = swiss.pair(_swissstandings_of(state, withdrawn), c.seed)
         pairs, byes = drawn.pairs, [drawn.bye] if drawn.bye else []
@@ -342,7 +408,7 @@ def standings_of(state: Tournament) -> list[Row]:
     """The tournament's standings now, with its format's bye value and tie-breaks."""
     s = _settings(state)
     return standings(state.seeds, state.results(), state.byes(),
-                     bye_points=2 if s.format.kind == "swiss" else 0,
+                     bye_points=2 if s.format.kind == "swiss" else 0, half_byes=state.half_byes,
                      tiebreaks=tiebreak_order(s.format.kind, s.format.tiebreaks))
 
 
@@ -379,7 +445,20 @@ def _record(state: Tournament, c: cmd.RecordResult) -> list[ev.Event]:
     _no_draw(s, c.outcome)
     return [ev.MatchResult(at=c.at, match_id=c.match_id, outcome=c.outcome, reason=c.reason,
                            scores=c.scores, bags_taken=c.bags_taken, deals=c.deals,
-                           game_stream=c.game_stream)]
+                           game_stream=c.game_stream, absent=c.absent)]
+
+
+def _call(state: Tournament, c: cmd.CallMatch) -> list[ev.Event]:
+    _in_status(state, "running")
+    m = _match(state, c.match_id)
+    if m.outcome is not None:
+        raise TournamentError("result_exists", "the match already has a result")
+    if m.call == "started" or (m.call, m.game_id, m.ready_by) == (c.state, c.game_id,
+                                                                   c.ready_by):
+        return []
+    return [ev.MatchCalled(at=c.at, match_id=c.match_id, game_id=c.game_id,
+                           table_id=c.table_id, state=c.state,
+                           ready_by=c.ready_by if c.state == "ready_check" else 0)]
 
 
 def _override(state: Tournament, c: cmd.OverrideResult) -> list[ev.Event]:
@@ -398,6 +477,47 @@ def _override(state: Tournament, c: cmd.OverrideResult) -> list[ev.Event]:
                               "for its next match")
     return [ev.ResultOverridden(at=c.at, match_id=c.match_id, outcome=c.outcome,
                                 scores=c.scores, by=c.by, why=c.why)]
+
+
+def _set_seeds(state: Tournament, c: cmd.SetSeeds) -> list[ev.Event]:
+    _organizer(state, c.by)
+    _in_status(state, "registering")
+    unknown = [t for t in c.order if t not in state.teams]
+    if unknown or len(set(c.order)) != len(c.order):
+        raise TournamentError("bad_seeds", "name each registered team at most once"
+                              + (f"; unknown: {', '.join(unknown[:5])}" if unknown else ""))
+    if c.order == state.hand_seeds:
+        return []
+    return [ev.SeedsSet(at=c.at, by=c.by, order=c.order)]
+
+
+def _set_pairings(state: Tournament, c: cmd.SetPairings) -> list[ev.Event]:
+    _organizer(state, c.by)
+    s = _in_status(state, "running")
+    if s.format.kind != "swiss":
+        raise TournamentError("not_swiss", "pairings are set by hand for Swiss rounds only")
+    if c.round_no != len(state.rounds) + 1 or c.round_no > formats.total_rounds(
+            s.format, state.entrants):
+        raise TournamentError("bad_round", f"round {len(state.rounds) + 1} is the next to pair")
+    active = {t for t in state.seeds if not state.teams[t].withdrawn}
+    named = [t for pair in c.pairs for t in pair] + ([c.bye] if c.bye else [])
+    if sorted(named) != sorted(active) or any(a == b for a, b in c.pairs):
+        raise TournamentError("bad_pairings", "pair every team still in exactly once, with "
+                              "a bye for one team when their number is odd")
+    if len(active) % 2 == 0 and c.bye:
+        raise TournamentError("bad_pairings", "a bye only when the number of teams is odd")
+    before = state.hand_pairings.get(c.round_no)
+    if before is not None and (before.pairs, before.bye) == (c.pairs, c.bye):
+        return []
+    return [ev.PairingsSet(at=c.at, by=c.by, round_no=c.round_no, pairs=c.pairs, bye=c.bye)]
+
+
+def _waive(state: Tournament, c: cmd.WaiveBan) -> list[ev.Event]:
+    _organizer(state, c.by)
+    _not_over(state)
+    if c.player in state.waived:
+        return []
+    return [ev.BanWaived(at=c.at, player=c.player, by=c.by)]
 
 
 def _disqualify(state: Tournament, c: cmd.Disqualify) -> list[ev.Event]:
@@ -420,7 +540,12 @@ _HANDLERS: dict[type, Callable[[Tournament, Any], list[ev.Event]]] = {
     cmd.WithdrawTeam: _withdraw,
     cmd.Start: _start,
     cmd.PairRound: _pair_round,
+    cmd.CallMatch: _call,
     cmd.RecordResult: _record,
     cmd.OverrideResult: _override,
     cmd.Disqualify: _disqualify,
+    cmd.WaiveBan: _waive,
+    cmd.SetSeeds: _set_seeds,
+    cmd.SetPairings: _set_pairings,
+    cmd.AddBotTeam: _add_bots,
 }

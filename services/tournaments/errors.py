@@ -49,4 +49,13 @@ CODES = {
     "result_exists": "the match already has a result; an organizer may override it",
     "draw_not_allowed": "an elimination match has a winner",
     "override_too_late": "a team of this match has started its next match",
+    "rated_needs_people": "bot teams play in unrated tournaments only",
+    "tournament_full": "a late joiner finds the tournament at max_teams already",
+    "late_join_needs_swiss": "teams may join late in Swiss tournaments only",
+    "bad_seeds": "a seeding names a team twice, or one not registered",
+    "not_swiss": "pairings are set by hand for Swiss rounds only",
+    "bad_round": "only the next round's pairings may be set",
+    "bad_pairings": "hand pairings name every team still in once (a bye when odd)",
+    "no_show_ban": "a player missed a tournament match lately (24 h, doubling for each, "
+                   "at most 30 days); the organizer may waive it",
 }

@@ -1,8 +1,10 @@
-"""The scheduler: fires due tournament timers (starts, next rounds) every tick.
+"""The scheduler: fires due tournament timers (starts, next rounds) every tick, and calls
+due matches (opens them through the lobby, asks again after their ready check).
 
-Every copy of the service runs one; the timers' rows, taken with
-``FOR UPDATE SKIP LOCKED``, make each timer fire once whichever copy gets it,
-and a copy that dies mid-transaction leaves its timers for the others.
+Every copy of the service runs both; the rows, taken with ``FOR UPDATE SKIP
+LOCKED``, make each timer fire once whichever copy gets it, and a copy that dies
+mid-transaction leaves its timers and calls for the others. A call asked twice is
+one match: the lobby's match id is derived from the tournament and the match.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import time
 from collections.abc import Callable
 
 from services.platform.periodic import Periodic
+from services.tournaments.calls import Lobby, asker, calls_to_send
 from services.tournaments.store import TournamentStore
 
 
@@ -29,3 +32,18 @@ class Scheduler(Periodic):
             return total
 
         super().__init__("tournament_timers", poll_seconds, fire)
+
+
+class Caller(Periodic):
+    def __init__(self, store: TournamentStore, lobby: Lobby, poll_seconds: float,
+                 now_ms: Callable[[], int] = wall_ms) -> None:
+        ask = asker(lobby.open_match, lobby.last_event)
+
+        async def call() -> int:
+            done = await store.fire_calls(now_ms(), ask)
+            for state, events in done:  # committed: tell the players
+                for player, note in calls_to_send(state, events):
+                    await lobby.note(player, note)
+            return len(done)
+
+        super().__init__("tournament_calls", poll_seconds, call)

@@ -3,30 +3,31 @@
 Commands arrive on ``svc.tournaments.*`` (transport), are decided purely and
 committed with their projections (store); committed events go out on the
 ``TOURNAMENT_EVENTS`` stream right after their commit (the outbox relay is
-the backstop); due timers start tournaments and pair rounds (scheduler). The
-results feed still records finished games; it becomes the source of match
-results once games are opened for matches.
+the backstop); due timers start tournaments and pair rounds, and due calls open
+matches through the lobby (scheduler); a game's end is its match's result
+(results).
 """
 
 from __future__ import annotations
 
-import datetime as dt
+import asyncio
+import contextlib
 from typing import Annotated
 
-import asyncpg
 import msgspec
+import nats.js.errors
 
 from schemas import subjects
-from schemas.bus import EventEnvelope
 from services.platform import bus
 from services.platform.bus import Consumer
 from services.platform.eventstore import EventStore
 from services.platform.outbox import OutboxRelay, Publisher
 from services.platform.runtime import Runtime
 from services.platform.settings import Settings
-from services.tournaments.scheduler import Scheduler, wall_ms
+from services.tournaments.results import on_game_ended, on_match_outcome
+from services.tournaments.scheduler import Caller, Scheduler, wall_ms
 from services.tournaments.store import TournamentStore, registry
-from services.tournaments.transport import endpoints
+from services.tournaments.transport import LobbyClient, endpoints
 
 NAME = "tournaments"
 
@@ -35,17 +36,45 @@ class TournamentsSettings(Settings, frozen=True, kw_only=True):
     http_port: Annotated[int, msgspec.Meta(
         ge=0, le=65535, description="Port of the HTTP server (health, metrics).")] = 8003
     timer_poll_seconds: Annotated[float, msgspec.Meta(
-        gt=0, le=60, description="How often each copy looks for due tournament timers.")] = 1.0
+        gt=0, le=60, description="How often each copy looks for due tournament timers "
+                                 "and matches to call.")] = 1.0
+    lobby_timeout_seconds: Annotated[float, msgspec.Meta(
+        gt=0, le=60, description="How long to wait for the lobby to open a match.")] = 5.0
     outbox_sweep_seconds: Annotated[float, msgspec.Meta(
         gt=0, description="Age at which the outbox relay publishes an event its writer "
                           "did not (it died after the commit, or NATS was away).")] = 1.0
 
 
-async def on_game_ended(conn: asyncpg.Connection, env: EventEnvelope) -> None:
-    finished = dt.datetime.fromtimestamp(env.occurred_at_ms / 1000, dt.UTC)
-    await conn.execute(
-        "INSERT INTO finished_games (game_stream, finished_at) VALUES ($1, $2)"
-        " ON CONFLICT DO NOTHING", env.stream, finished)
+class WhenStreamExists:
+    """A consumer of a stream another service makes (LOBBY_MATCHES, the lobby's): started
+    as soon as the stream exists, so this service may come up first."""
+
+    def __init__(self, consumer: Consumer, retry_seconds: float = 2.0) -> None:
+        self.consumer, self.retry = consumer, retry_seconds
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        self._task = asyncio.create_task(self._start(), name="await-stream")
+
+    async def _start(self) -> None:
+        while True:
+            try:
+                await self.consumer.start()
+                return
+            except nats.js.errors.NotFoundError:
+                await asyncio.sleep(self.retry)
+
+    async def stop(self) -> None:
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        elif self._task is not None:
+            await self.consumer.stop()
+
+    @property
+    def running(self) -> bool:
+        return self._task is not None and (not self._task.done() or self.consumer.running)
 
 
 async def setup(rt: Runtime) -> None:
@@ -63,9 +92,19 @@ async def setup(rt: Runtime) -> None:
     scheduler = Scheduler(store, rt.settings.timer_poll_seconds)
     await scheduler.start()
     rt.workers.append(scheduler)
+    caller = Caller(store, LobbyClient(rt.nc, rt.names, rt.settings.lobby_timeout_seconds),
+                    rt.settings.timer_poll_seconds)
+    await caller.start()
+    rt.workers.append(caller)
     rt.endpoints.extend(endpoints(store, wall_ms))
     spec = rt.consumer(subjects.TOURNAMENTS_RESULTS,
                        rt.names.game_events_of_type(subjects.GAME_ENDED))
-    consumer = Consumer(rt.js, rt.pool, spec, on_game_ended)
+    consumer = Consumer(rt.js, rt.pool, spec, on_game_ended(store))
     await consumer.start()
     rt.workers.append(consumer)
+    outcomes = WhenStreamExists(Consumer(rt.js, rt.pool, bus.ConsumerSpec(
+        rt.names.lobby_matches_stream, subjects.TOURNAMENTS_MATCHES,
+        rt.names.lobby_matches_of("tournament"), ack_wait=rt.settings.js_ack_wait_seconds,
+        max_deliver=rt.settings.js_max_deliver), on_match_outcome(store)))
+    await outcomes.start()
+    rt.workers.append(outcomes)

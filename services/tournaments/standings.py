@@ -87,10 +87,12 @@ _WON = {"home": (2, 0), "away": (0, 2), "draw": (1, 1), "double_forfeit": (0, 0)
 
 def standings(seeds: Sequence[str], results: Sequence[Result],
               byes: Sequence[tuple[int, str]] = (), bye_points: int = 2,
-              tiebreaks: Sequence[TieBreak] = ("differential", "bags", "points")) -> list[Row]:
+              tiebreaks: Sequence[TieBreak] = ("differential", "bags", "points"),
+              half_byes: Sequence[tuple[int, str]] = ()) -> list[Row]:
     """Rank ``seeds`` (team ids, top seed first) from the results and byes so far.
 
-    ``byes`` are (round, team); each is worth ``bye_points`` half points.
+    ``byes`` are (round, team); each is worth ``bye_points`` half points. ``half_byes``
+    (a late joiner's, for the rounds it missed) are worth one half point and no opponent.
     """
     tally = {t: _Tally() for t in seeds}
     # Match points per team per round, for the bye's virtual opponent.
@@ -110,6 +112,9 @@ def standings(seeds: Sequence[str], results: Sequence[Result],
                 t.differential += scored - conceded
                 t.bags += bags
                 t.points += scored
+    for round_no, team in half_byes:
+        tally[team].match_points += 1
+        by_round[team][round_no] = by_round[team].get(round_no, 0) + 1
     byes_of: dict[str, list[int]] = defaultdict(list)
     for round_no, team in byes:
         tally[team].match_points += bye_points

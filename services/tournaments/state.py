@@ -39,6 +39,12 @@ class MatchState:
     bags_taken: tuple[int, int] = (0, 0)
     deals: tuple[ev.DealResult, ...] = ()
     game_stream: str = ""
+    paired_at: int = 0
+    call: str = ""  # "", "ready_check" or "started": what the lobby last answered
+    game_id: str = ""
+    table_id: str = ""
+    ready_by: int = 0
+    started_at: int = 0  # when the lobby said the game began
 
 
 @dataclass(slots=True)
@@ -66,6 +72,11 @@ class Tournament:
     champion: str | None = None
     ranking: tuple[str, ...] = ()
     turned_at: int = 0  # when it started or last completed a round: the next pairing counts from it
+    waived: set[str] = field(default_factory=set)  # players whose no-show ban is waived here
+    hand_seeds: tuple[str, ...] = ()  # the organizer's seeding, top first
+    entrants: int = 0  # teams at the start: what the number of rounds follows
+    half_byes: list[tuple[int, str]] = field(default_factory=list)  # late joiners' (round, team)
+    hand_pairings: dict[int, ev.PairingsSet] = field(default_factory=dict)  # by round
 
     def copy(self) -> Tournament:
         """A state to fold further without touching this one."""
@@ -73,7 +84,9 @@ class Tournament:
             self,
             teams={k: replace(t, checked_in=set(t.checked_in)) for k, t in self.teams.items()},
             matches={k: replace(m) for k, m in self.matches.items()},
-            rounds=[replace(r, match_ids=list(r.match_ids)) for r in self.rounds])
+            rounds=[replace(r, match_ids=list(r.match_ids)) for r in self.rounds],
+            waived=set(self.waived), hand_pairings=dict(self.hand_pairings),
+            half_byes=list(self.half_byes))
 
     def team_of(self, player: str) -> Team | None:
         """The active team (not withdrawn) a player belongs to, if any."""
@@ -117,16 +130,25 @@ class Tournament:
                     self.teams[team_id].waiting = False
             case ev.TournamentStarted():
                 self.seeds, self.status, self.turned_at = event.seeds, "running", event.at
+                self.entrants = len(event.seeds)
+            case ev.TeamJoined():
+                self.seeds += (event.team_id,)
+                self.half_byes.append((event.round_no, event.team_id))
             case ev.BracketDrawn():
                 self.bracket = event.matches
             case ev.MatchesPaired():
                 for p in event.pairings:
-                    self.matches[p.match_id] = MatchState(p)
+                    self.matches[p.match_id] = MatchState(p, paired_at=event.at)
             case ev.RoundPaired():
                 for p in event.pairings:
-                    self.matches[p.match_id] = MatchState(p)
+                    self.matches[p.match_id] = MatchState(p, paired_at=event.at)
                 self.rounds.append(Round(event.round_no, [p.match_id for p in event.pairings],
                                          event.byes, event.deal_seed_hash, event.deal_seed))
+            case ev.MatchCalled():
+                m = self.matches[event.match_id]
+                m.call, m.game_id, m.table_id = event.state, event.game_id, event.table_id
+                m.ready_by = event.ready_by
+                m.started_at = event.at if event.state == "started" else 0
             case ev.MatchResult():
                 m = self.matches[event.match_id]
                 m.outcome, m.reason, m.scores = event.outcome, event.reason, event.scores
@@ -146,6 +168,12 @@ class Tournament:
                 self.ranking = event.ranking
             case ev.TournamentCancelled():
                 self.status = "cancelled"
+            case ev.BanWaived():
+                self.waived.add(event.player)
+            case ev.SeedsSet():
+                self.hand_seeds = event.order
+            case ev.PairingsSet():
+                self.hand_pairings[event.round_no] = event
 
 
 def losers(outcome: ev.Outcome, p: ev.Pairing) -> tuple[str, ...]:

@@ -8,20 +8,24 @@ stream's fold and a timer never fires for a transition already made.
 
 Timers are rows; ``fire_due`` takes due ones with ``FOR UPDATE SKIP LOCKED``
 and runs their command in the same transaction, so with any number of copies
-each timer fires once and a crash loses none.
+each timer fires once and a crash loses none. Calls (matches to open through
+the lobby, or to ask about again once their ready check ran out) are rows too,
+taken the same way by ``fire_calls``.
 
-The events of a command (or of the timers one pass fired) are handed to the
-event store's publisher right after the commit, as a game worker's are; the
-outbox relay only sweeps what a crash between the commit and the publish left.
+The events of a command (or of the timers one pass fired, or of one pass's calls)
+are handed to the event store's publisher right after the commit, as a game
+worker's are; the outbox relay only sweeps what a crash between the commit and
+the publish left, and what a consumer's transaction appended.
 """
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import json
 import secrets
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 import asyncpg
 import msgspec
@@ -30,19 +34,20 @@ from schemas import subjects
 from schemas import tournament_api as api
 from schemas import tournament_commands as cmd
 from schemas import tournament_events as ev
-from services.platform import logs
-from services.platform.events import EventRegistry
+from services.platform import faults, logs
+from services.platform.events import EventRegistry, tournament_registry
 from services.platform.eventstore import AppendResult, EventStore
 from services.tournaments import formats
+from services.tournaments.calls import game_of
 from services.tournaments.decide import decide, standings_of
 from services.tournaments.errors import TournamentError
-from services.tournaments.state import Tournament
+from services.tournaments.state import MatchState, Tournament
 
 _log = logs.get("tournaments")
 
 
 def registry() -> EventRegistry:
-    return EventRegistry(ev.TournamentEvent)
+    return tournament_registry()
 
 
 def stream_of(tournament_id: str) -> str:
@@ -63,10 +68,35 @@ def due_timers(state: Tournament) -> dict[str, int]:
         return {"start": s.starts_at}
     if (state.status == "running" and s.format.kind not in formats.ELIMINATION
             and (not state.rounds or state.rounds[-1].completed)
-            and len(state.rounds) < formats.total_rounds(s.format, len(state.seeds))):
+            and len(state.rounds) < formats.total_rounds(s.format, state.entrants)):
         delay = s.round_interval_seconds * 1000 if state.rounds else 0
         return {"pair": state.turned_at + delay}
     return {}
+
+
+# After a ready check's deadline the lobby has the outcome; ask again a little later.
+RECHECK_MS = 2_000
+# A call the lobby could not answer (unavailable, or the game could not start) waits this long.
+RETRY_MS = 5_000
+
+# A started match's game not reported ended after this long is looked at in the game's store,
+# and again every GAME_RECHECK_MS.
+GAME_CHECK_MS = 60 * 60_000
+GAME_RECHECK_MS = 5 * 60_000
+
+Ask = Callable[[Tournament, MatchState, int], Awaitable[cmd.TournamentCommand | None]]
+
+
+def due_calls(state: Tournament) -> dict[str, int]:
+    """Match id -> when to ask about it: the lobby at once when paired and again after its
+    ready check's deadline; the game's store once its game has run ``GAME_CHECK_MS``;
+    never once it has a result."""
+    if state.status != "running":
+        return {}
+    due = {"": lambda m: m.paired_at, "ready_check": lambda m: m.ready_by + RECHECK_MS,
+           "started": lambda m: m.started_at + GAME_CHECK_MS}
+    return {match_id: due[m.call](m) for match_id, m in state.matches.items()
+            if m.outcome is None}
 
 
 class TournamentStore:
@@ -105,6 +135,9 @@ class TournamentStore:
         """Inside the caller's transaction; the append's result, for ``committed`` once
         that transaction has committed."""
         state = await self.load(tournament_id, conn)
+        if isinstance(command, cmd.RegisterTeam):
+            command = msgspec.structs.replace(command, banned=await banned(
+                conn, (command.player, command.partner), command.at))
         events = decide(state, command)
         if not events:
             return state, [], None
@@ -115,6 +148,91 @@ class TournamentStore:
         for event in events:
             state.apply(event)
         await project(conn, uuid.UUID(tournament_id), state)
+        await ban_no_shows(conn, events)
+        return state, events, result
+
+    async def _decide_all(self, conn: asyncpg.Connection, tournament_id: str,
+                          state: Tournament, commands: list[cmd.TournamentCommand],
+                          ) -> tuple[Tournament, list[ev.Event], AppendResult | None]:
+        """Decide ``commands`` one after the other on ``state`` (folded from the stream in
+        this transaction), then append all their events and rewrite the projections once.
+        A refused command is logged and adds nothing; the others stand."""
+        version, events = state.version, []
+        for command in commands:
+            try:
+                got = decide(state, command)
+            except TournamentError as exc:
+                _log.warning("command_refused", tournament=tournament_id,
+                             command=type(command).__name__, code=exc.code)
+                continue
+            for event in got:
+                state.apply(event)
+            events += got
+        if not events:
+            return state, [], None
+        result = await self.events.append(stream_of(tournament_id), version, events, None,
+                                          conn=conn)
+        await project(conn, uuid.UUID(tournament_id), state)
+        await ban_no_shows(conn, events)
+        return state, events, result
+
+    async def execute_in(self, conn: asyncpg.Connection, tournament_id: str,
+                         command: cmd.TournamentCommand,
+                         command_id: str | None = None) -> tuple[Tournament, list[ev.Event]]:
+        """``execute`` inside the caller's transaction (a consumer's batch): what it appends
+        is published by the outbox relay once that transaction has committed."""
+        await conn.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
+                           stream_of(tournament_id))
+        async with conn.transaction():
+            state, events, _ = await self._execute(conn, tournament_id, command, command_id)
+        return state, events
+
+    async def fire_calls(self, now_ms: int, ask: Ask,
+                         limit: int = 20) -> list[tuple[Tournament, list[ev.Event]]]:
+        """Ask about the matches due by ``now_ms``, a tournament at a time (``ask`` turns
+        the lobby's answer into a command, or None to ask again later), and commit the
+        answers; the events each added, with the state they made. A tournament another
+        copy is working on is skipped; its rows are never locked here."""
+        done: list[tuple[Tournament, list[ev.Event]]] = []
+        async with self.pool.acquire() as conn:
+            due = await conn.fetch(
+                "SELECT tournament_id FROM tournament_calls WHERE due_at <= $1"
+                " GROUP BY tournament_id ORDER BY min(due_at) LIMIT $2", _ts(now_ms), limit)
+            for row in due:
+                async with conn.transaction():
+                    state, events, result = await self._calls_of(
+                        conn, str(row["tournament_id"]), now_ms, ask)
+                if result is not None:
+                    await self.events.committed(result)
+                if events:
+                    done.append((state, events))
+        return done
+
+    async def _calls_of(self, conn: asyncpg.Connection, tournament_id: str, now_ms: int,
+                        ask: Ask) -> tuple[Tournament, list[ev.Event], AppendResult | None]:
+        if not await conn.fetchval("SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0))",
+                                   stream_of(tournament_id)):
+            return Tournament(), [], None
+        rows = await conn.fetch(
+            "SELECT match_id FROM tournament_calls WHERE tournament_id = $1 AND due_at <= $2"
+            " ORDER BY due_at FOR UPDATE SKIP LOCKED", uuid.UUID(tournament_id), _ts(now_ms))
+        state = await self.load(tournament_id, conn)
+        asked = [(r["match_id"], state.matches.get(r["match_id"])) for r in rows]
+        commands = await asyncio.gather(*(ask(state, m, now_ms) for _, m in asked if m))
+        faults.hit(faults.MATCHES_OPENED_BEFORE_RECORD)
+        later = [match_id for match_id, m in asked if m is None]
+        games: list[str] = []  # started matches: looked at again less often
+        for (match_id, m), command in zip([a for a in asked if a[1]], commands, strict=True):
+            if command is None:
+                (games if m is not None and m.call == "started" else later).append(match_id)
+        # Every answer in one append and one projection rewrite: a 512-team round's 256
+        # tables cost one fold and one rewrite, not 256.
+        state, events, result = await self._decide_all(conn, tournament_id, state,
+                                                       [c for c in commands if c is not None])
+        for match_ids, wait in ((later, RETRY_MS), (games, GAME_RECHECK_MS)):
+            await conn.execute("UPDATE tournament_calls SET due_at = $3 WHERE tournament_id = $1"
+                               " AND match_id = ANY($2::text[])", uuid.UUID(tournament_id),
+                               match_ids, _ts(now_ms + wait))
         return state, events, result
 
     async def fire_due(self, now_ms: int, limit: int = 100) -> int:
@@ -213,7 +331,7 @@ async def view(pool: asyncpg.Pool, tournament_id: uuid.UUID) -> api.TournamentVi
 
 
 _PROJECTIONS = ("tournaments", "tournament_teams", "tournament_matches", "tournament_standings",
-                "tournament_timers")
+                "tournament_timers", "tournament_calls")
 
 
 async def stale_projections(pool: asyncpg.Pool, tournament_id: uuid.UUID,
@@ -261,7 +379,8 @@ async def project(conn: asyncpg.Connection, tournament_id: uuid.UUID, state: Tou
     await conn.execute(
         "WITH teams AS (DELETE FROM tournament_teams WHERE tournament_id = $1),"
         " matches AS (DELETE FROM tournament_matches WHERE tournament_id = $1),"
-        " standings AS (DELETE FROM tournament_standings WHERE tournament_id = $1)"
+        " standings AS (DELETE FROM tournament_standings WHERE tournament_id = $1),"
+        " calls AS (DELETE FROM tournament_calls WHERE tournament_id = $1)"
         " DELETE FROM tournament_timers WHERE tournament_id = $1", tournament_id)
     seed_of = {team_id: i + 1 for i, team_id in enumerate(state.seeds)}
     rows = {
@@ -272,13 +391,16 @@ async def project(conn: asyncpg.Connection, tournament_id: uuid.UUID, state: Tou
         "tournament_matches": [
             (tournament_id, m.pairing.match_id, m.pairing.round_no, m.pairing.home,
              m.pairing.away, m.outcome, m.reason, list(m.scores), list(m.bags_taken),
-             m.game_stream) for m in state.matches.values()],
+             m.game_stream, game_of(state.tournament_id, m.pairing.match_id))
+            for m in state.matches.values()],
         "tournament_standings": [
             (tournament_id, r.team_id, r.rank, r.match_points, r.buchholz, r.head_to_head,
              r.differential, r.bags, r.points)
             for r in (standings_of(state) if state.seeds else [])],
         "tournament_timers": [(tournament_id, kind, _ts(at))
                               for kind, at in due_timers(state).items()],
+        "tournament_calls": [(tournament_id, match_id, _ts(at))
+                             for match_id, at in due_calls(state).items()],
     }
     for table, records in rows.items():
         if records:
@@ -289,9 +411,48 @@ _COLUMNS = {
     "tournament_teams": ["tournament_id", "team_id", "name", "players", "rating", "confirmed",
                          "waiting", "checked_in", "withdrawn", "seed"],
     "tournament_matches": ["tournament_id", "match_id", "round_no", "home", "away", "outcome",
-                           "reason", "scores", "bags_taken", "game_stream"],
+                           "reason", "scores", "bags_taken", "game_stream", "game_id"],
     "tournament_standings": ["tournament_id", "team_id", "rank", "match_points", "buchholz",
                              "head_to_head", "differential", "bags", "points"],
     "tournament_timers": ["tournament_id", "kind", "due_at"],
+    "tournament_calls": ["tournament_id", "match_id", "due_at"],
 }
+
+
+BAN_MS = 24 * 3_600_000
+MAX_BAN_MS = 30 * 24 * 3_600_000
+
+
+def ban_ms(no_shows: int) -> int:
+    """How long a player's ``no_shows``-th no-show bans them: a day, doubling, 30 at most."""
+    return min(BAN_MS << min(no_shows - 1, 10), MAX_BAN_MS)
+
+
+async def banned(conn: asyncpg.Connection, players: tuple[str, ...], at: int) -> tuple[str, ...]:
+    """Those of ``players`` whose no-show ban runs past ``at``."""
+    rows = await conn.fetch("SELECT player_id FROM no_show_bans WHERE player_id = ANY($1)"
+                            " AND banned_until > $2", list(players), _ts(at))
+    found = {r["player_id"] for r in rows}
+    return tuple(p for p in players if p in found)
+
+
+async def ban_no_shows(conn: asyncpg.Connection, events: list[ev.Event]) -> None:
+    """Ban the players a no-show result names absent, in the caller's transaction."""
+    for event in events:
+        if not isinstance(event, ev.MatchResult):
+            continue
+        for player in event.absent:
+            row = await conn.fetchrow(
+                "INSERT INTO no_show_bans AS b (player_id, no_shows, banned_until)"
+                " VALUES ($1, 1, $2) ON CONFLICT (player_id) DO UPDATE"
+                " SET no_shows = b.no_shows + 1 RETURNING no_shows", player, _ts(event.at))
+            await conn.execute("UPDATE no_show_bans SET banned_until = $2 WHERE player_id = $1",
+                               player, _ts(event.at + ban_ms(row["no_shows"])))
+
+
+async def match_of_game(conn: asyncpg.Connection, game_id: str) -> tuple[str, str] | None:
+    """(tournament id, match id) of the match whose game this is, if any."""
+    row = await conn.fetchrow("SELECT tournament_id, match_id FROM tournament_matches"
+                              " WHERE game_id = $1", game_id)
+    return None if row is None else (str(row["tournament_id"]), row["match_id"])
 

@@ -1,4 +1,5 @@
-"""The tournament service on NATS: ``svc.tournaments.<endpoint>``, msgpack bodies.
+"""The tournament service on NATS: ``svc.tournaments.<endpoint>``, msgpack bodies, and
+its asks of the lobby (``svc.lobby.open_match``) and notes to players.
 
 Handlers only decode (the bus does), call the store and encode. Errors are
 mapped here, once: a ``TournamentError`` becomes an error reply whose code is
@@ -13,13 +14,22 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import msgspec
+import nats.errors
+from nats.aio.client import Client
 from nats.micro.request import ServiceError
 
 from schemas import tournament_api as api
 from schemas import tournament_commands as cmd
+from schemas.bus import EventEnvelope
+from schemas.matches import OPEN_MATCH, MatchOpened, OpenMatch
+from schemas.notes import Note
+from schemas.play import EventsReply, EventsSince
+from schemas.subjects import Names
+from schemas.tournament_events import public
 from services.platform import bus
+from services.tournaments.calls import LobbyRefused
 from services.tournaments.errors import TournamentError
-from services.tournaments.store import TournamentStore, summaries, view
+from services.tournaments.store import TournamentStore, stream_of, summaries, view
 
 # Endpoint name -> the command it carries.
 WRITES: dict[str, type[cmd.Command]] = {
@@ -32,6 +42,10 @@ WRITES: dict[str, type[cmd.Command]] = {
     "check_in": cmd.CheckIn,
     "override": cmd.OverrideResult,
     "disqualify": cmd.Disqualify,
+    "waive_ban": cmd.WaiveBan,
+    "seed": cmd.SetSeeds,
+    "set_pairings": cmd.SetPairings,
+    "add_bots": cmd.AddBotTeam,
 }
 
 
@@ -63,6 +77,16 @@ def endpoints(store: TournamentStore, now_ms: Callable[[], int]) -> list[bus.End
             raise ServiceError("no_tournament", "no such tournament")
         return found
 
+    async def events(req: api.GetEvents) -> api.TournamentEvents:
+        tid = str(_tournament_id(req.tournament_id))
+        version = await store.events.version(stream_of(tid))
+        if not version:
+            raise ServiceError("no_tournament", "no such tournament")
+        recorded = await store.events.read(stream_of(tid), req.after + 1, req.after + req.limit)
+        return api.TournamentEvents(tournament_id=tid, version=version, events=[
+            api.RecordedEvent(version=r.version, event=public(r.event))  # type: ignore[arg-type]
+            for r in recorded])
+
     async def list_(req: api.ListTournaments) -> api.TournamentList:
         return api.TournamentList(tournaments=await summaries(store.pool, req.status, req.limit))
 
@@ -71,4 +95,43 @@ def endpoints(store: TournamentStore, now_ms: Callable[[], int]) -> list[bus.End
                        write(command_type)) for name, command_type in WRITES.items()),
         bus.Endpoint("get", api.GetTournament, get),
         bus.Endpoint("list", api.ListTournaments, list_),
+        bus.Endpoint("events", api.GetEvents, events),
     ]
+
+
+class LobbyClient:
+    """The tournament service's asks of the lobby and its notes to players, on NATS."""
+
+    def __init__(self, nc: Client, names: Names, timeout: float) -> None:
+        self.nc, self.names, self.timeout = nc, names, timeout
+        self._encoder = msgspec.msgpack.Encoder()
+
+    async def open_match(self, req: OpenMatch) -> MatchOpened:
+        try:
+            return await bus.request(self.nc, self.names.endpoint("lobby", OPEN_MATCH), req,
+                                     MatchOpened, timeout=self.timeout)
+        except bus.RemoteError as exc:
+            raise LobbyRefused(exc.code, exc.description) from None
+        except (nats.errors.TimeoutError, nats.errors.NoRespondersError, TimeoutError):
+            raise LobbyRefused("lobby_unavailable", "no lobby answered in time") from None
+
+    async def last_event(self, game_id: str) -> EventEnvelope | None:
+        """The game's last stored event (None: no such game), from any game worker."""
+        async def since(version: int) -> EventsReply:
+            try:
+                return await bus.request(self.nc, self.names.game_events_since,
+                                         EventsSince(game_id=game_id, version=version, limit=1),
+                                         EventsReply, timeout=self.timeout)
+            except bus.RemoteError as exc:
+                raise LobbyRefused(exc.code, exc.description) from None
+            except (nats.errors.TimeoutError, nats.errors.NoRespondersError, TimeoutError):
+                raise LobbyRefused("game_unavailable", "no game worker answered") from None
+
+        now = (await since(1 << 62)).version
+        if now == 0:
+            return None
+        events = (await since(now - 1)).events
+        return events[-1] if events else None
+
+    async def note(self, player_id: str, note: Note) -> None:
+        await self.nc.publish(self.names.player_note(player_id), self._encoder.encode(note))

@@ -2,7 +2,8 @@
 two scheduler copies side by side (each start makes round 1 due at once, which fires in
 the same sweep); and the commands per second that set them up (create, register,
 confirm: each one fold, decision, append and projection rewrite in one transaction); and a
-512-team Swiss round's turnover: its last result to the next round paired and stored.
+512-team Swiss round's turnover: its last result to the next round paired and stored,
+then its 256 tables asked of the lobby (answered at once here: a ready check) and recorded.
 
 Figures are printed, never asserted.
 """
@@ -22,6 +23,8 @@ from services import catalog
 from services.platform import dbadmin, migrations
 from services.platform.db import create_pool
 from services.platform.eventstore import EventStore
+from services.tournaments import calls
+from services.tournaments.state import MatchState, Tournament
 from services.tournaments.store import TournamentStore, registry
 from tests.bench.servers import bench_servers
 
@@ -57,6 +60,7 @@ async def _turnover(store: TournamentStore) -> None:
     await _setup(store, tid, TURNOVER_TEAMS)
     await store.fire_due(STARTS)  # start
     await store.fire_due(STARTS)  # round 1
+    await _call_all([store], STARTS)  # round 1's tables, and any other tournament's
     state = await store.load(tid)
     *first, last = state.rounds[0].match_ids
     for match_id in first:
@@ -67,10 +71,34 @@ async def _turnover(store: TournamentStore) -> None:
                                               scores=(300, 500)))
     recorded = time.perf_counter() - t0
     fired = await store.fire_due(STARTS + 1)
-    dt = time.perf_counter() - t0
+    paired = time.perf_counter() - t0
     assert fired == 1 and len((await store.load(tid)).rounds) == 2
+
+    called = await store.fire_calls(STARTS + 1, ready_check)
+    dt = time.perf_counter() - t0
+    assert sum(len(events) for _, events in called) == TURNOVER_TEAMS // 2
     print(f"round turnover, {TURNOVER_TEAMS} teams: last result {recorded * 1e3:.0f} ms, "
-          f"then round 2 paired and stored: {dt * 1e3:.0f} ms in all")
+          f"round 2 paired and stored {paired * 1e3:.0f} ms, its {TURNOVER_TEAMS // 2} "
+          f"tables called and recorded: {dt * 1e3:.0f} ms in all")
+
+
+async def ready_check(state: Tournament, m: MatchState, now: int) -> cmd.CallMatch:
+    """The lobby's answer, at once: a ready check of five minutes."""
+    return cmd.CallMatch(at=now, match_id=m.pairing.match_id, table_id="t",
+                         game_id=calls.game_of(state.tournament_id, m.pairing.match_id),
+                         state="ready_check", ready_by=now + 300_000)
+
+
+async def _call_all(copies: list[TournamentStore], now: int) -> tuple[int, float]:
+    """Every call due, by every copy, until none is left: how many tournaments and how long."""
+    t0 = time.perf_counter()
+    done = 0
+    while True:
+        got = sum(len(d) for d in await asyncio.gather(
+            *(c.fire_calls(now, ready_check) for c in copies)))
+        if not got:
+            return done, time.perf_counter() - t0
+        done += got
 
 
 async def _fire_all(copies: list[TournamentStore], now: int) -> tuple[int, float]:
@@ -106,6 +134,9 @@ async def run(admin_url: str) -> None:
         print(f"{TOURNAMENTS} tournaments due at once: {fired} transitions (each start, then "
               f"its round 1) fired by 2 copies in {dt * 1e3:.0f} ms "
               f"({dt / max(fired, 1) * 1e3:.2f} ms each)")
+        called, dt = await _call_all(copies, STARTS)
+        print(f"their first tables called: {called} tournaments' answers recorded by 2 copies "
+              f"in {dt * 1e3:.0f} ms")
         await _turnover(copies[0])
     finally:
         for p in pools:

@@ -3,6 +3,7 @@ each in its own process, on the session's real Postgres and NATS."""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,3 +46,19 @@ def platform(tmp_path_factory: pytest.TempPathFactory, database_url: str, nats_u
     finally:
         for svc in reversed(started):
             svc.stop()
+
+
+@pytest.fixture
+def platform_env(platform: Platform, database_url: str, nats_url: str,
+                 nats_prefix: str) -> dict[str, str]:
+    """The environment the platform's services run with, for one more beside them."""
+    return lobby_env(database_url, nats_url, f"{nats_prefix}e2e")
+
+
+@pytest.fixture
+def ratings_beside(platform: Platform, platform_env: dict[str, str]) -> Iterator[Service]:
+    """A ratings service beside the platform, for the test that needs one."""
+    svc = start("ratings", platform.logs / f"ratings-{uuid.uuid4().hex[:4]}.log",
+                **platform_env)
+    yield svc
+    svc.stop()

@@ -9,8 +9,6 @@ import sys
 import time
 from dataclasses import dataclass
 
-import httpx
-
 from tests.e2e.conftest import Platform
 from tests.services.lobby.harness import ROOT, Player
 
@@ -37,12 +35,7 @@ def grant(database_url: str, name: str, action: str = "grant") -> subprocess.Com
 
 
 async def registered(base: str, name: str) -> Player:
-    http = httpx.AsyncClient(base_url=base, timeout=10)
-    r = await http.post("/v1/auth/register", json={"name": name, "password": PASSWORD})
-    assert r.status_code == 201, r.text
-    body = r.json()
-    http.headers["authorization"] = f"Bearer {body['token']}"
-    return Player(base, body["token"], body["player_id"], name, http)
+    return await Player.registered(base, name, PASSWORD)
 
 
 async def operator(platform: Platform, database_url: str, name: str) -> Player:

@@ -14,8 +14,11 @@ from services.lobby.following import Hub
 from services.lobby.gamebus import GameBus
 from services.lobby.gateway import Gateway
 from services.lobby.matches import Matches, Outcomes
+from services.lobby.ratingsbus import RatingsBus
 from services.lobby.settings import LobbySettings
 from services.lobby.tables import Tables
+from services.lobby.tournamentbus import TournamentBus
+from services.lobby.tournaments import Tournaments
 from tests.e2e.conftest import Platform
 from tests.e2e.truth import stored_events
 from tests.services.lobby.harness import Player
@@ -43,7 +46,9 @@ async def test_events_after_a_gap_wait_until_the_worker_supplies_the_missing_one
         games = GameBus(nc, names, 2.0)
         settings = LobbySettings(database_url="", nats_url="", resume_max_events=16)
         matches = Matches(pool, games, Outcomes(pool, nc.jetstream(), names))
-        gateway = Gateway(Tables(pool, games, matches), games, names, settings)
+        tournaments = Tournaments(pool, TournamentBus(nc, names, 2.0),
+                                  RatingsBus(nc, names, 2.0))
+        gateway = Gateway(Tables(pool, games, matches), games, names, settings, tournaments)
         table = await store.table_by_game(pool, game_id)
         assert table is not None
         hub = Hub(gateway, game_id, table, gateway.hubs.stop_following)  # fed by hand here

@@ -131,7 +131,7 @@ async def test_dev_serves_the_api_and_carries_a_finished_game_to_ratings(
                                     " WHERE player_id = ANY($1::text[]) ORDER BY player_id",
                                     ["a1", "a2", "b1", "b2"])
             finished = await conn.fetchval(
-                "SELECT count(*) FROM tournaments.finished_games WHERE game_stream = $1",
+                "SELECT count(*) FROM tournaments.consumer_processed WHERE stream = $1",
                 "dev-game-1")
             if len(rows) == 4 and finished == 1:
                 break
@@ -140,8 +140,8 @@ async def test_dev_serves_the_api_and_carries_a_finished_game_to_ratings(
             ("a1", 1520), ("a2", 1520), ("b1", 1480), ("b2", 1480)]  # K 40, new players
         assert await conn.fetchval("SELECT count(*) FROM ratings.ratings"
                                    " WHERE player_id = 'c9'") == 0
-        assert await conn.fetchval("SELECT count(*) FROM tournaments.finished_games"
-                                   " WHERE game_stream = 'dev-game-0'") == 1
+        assert await conn.fetchval("SELECT count(*) FROM tournaments.consumer_processed"
+                                   " WHERE stream = 'dev-game-0'") == 1
     finally:
         await conn.close()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -43,3 +44,16 @@ def ratings(lobby: Service, lobby_logs: Path, database_url: str, nats_url: str,
                             SPADES_LEADERBOARD_REFRESH_SECONDS="1"))
     yield svc
     svc.stop()
+
+
+@pytest.fixture(scope="module")
+def tournaments(lobby: Service, lobby_logs: Path, database_url: str, nats_url: str,
+                lobby_prefix: str) -> Iterator[Service]:
+    """The tournament and ratings services beside the lobby (the ratings seed teams)."""
+    env = lobby_env(database_url, nats_url, lobby_prefix)
+    tag = uuid.uuid4().hex[:6]
+    ratings = start("ratings", lobby_logs / f"ratings-{tag}.log", **env)
+    svc = start("tournaments", lobby_logs / f"tournaments-{tag}.log", **env)
+    yield svc
+    svc.stop()
+    ratings.stop()

@@ -148,6 +148,15 @@ class Player:
         http.headers["authorization"] = f"Bearer {body['token']}"
         return cls(base, body["token"], body["player_id"], name, http)
 
+    @classmethod
+    async def registered(cls, base: str, name: str, password: str) -> Player:
+        http = httpx.AsyncClient(base_url=base, timeout=10)
+        r = await http.post("/v1/auth/register", json={"name": name, "password": password})
+        assert r.status_code == 201, r.text
+        body = r.json()
+        http.headers["authorization"] = f"Bearer {body['token']}"
+        return cls(base, body["token"], body["player_id"], name, http)
+
     async def call(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
         r = await self.http.request(method, path, json=body)
         return r.status_code, r.json() if r.content else None

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from schemas import tournament_commands as cmd
 from schemas import tournament_events as ev
-from services.tournaments.decide import decide
+from services.tournaments.decide import decide, standings_of
 from services.tournaments.errors import CODES, TournamentError
 from services.tournaments.state import fold
 
@@ -192,7 +192,92 @@ def test_seeds_follow_the_rating() -> None:
     assert run.state.seeds == ("t01", "t02", "t03", "t04")
 
 
+def test_the_organizer_enters_bot_teams_ready_to_play_in_unrated_tournaments_only() -> None:
+    run = registered(make_settings("single_elimination", 8), 3)
+    refused(run, cmd.AddBotTeam(team_id="b", name="Robots", by="t01a"), "not_organizer")
+    got = run.do(cmd.AddBotTeam(team_id="b", name="Robots", by="org", level="expert"))
+    assert [type(e).__name__ for e in got] == [
+        "TeamRegistered", "TeamConfirmed", "TeamCheckedIn", "TeamCheckedIn"]
+    assert run.state.teams["b"].players == ("bot:expert:b:1", "bot:expert:b:2")
+    assert decide(run.state, cmd.AddBotTeam(team_id="b", name="Robots", by="org",
+                                            level="expert")) == []
+    ranked = msgspec.structs.replace(make_settings("single_elimination", 8), rated=True,
+                                     rules=msgspec.structs.replace(
+                                         make_settings().rules, preset="ranked"))
+    refused(run, cmd.ChangeSettings(by="org", settings=ranked), "rated_needs_people")
+    refused(created(ranked), cmd.AddBotTeam(team_id="c", name="C", by="org"),
+            "rated_needs_people")
+    run.do(cmd.Start(at=STARTS))
+    assert "b" in run.state.seeds
+
+
+def test_the_organizer_seeds_by_hand_and_the_rest_follow_the_rating() -> None:
+    run = registered(make_settings("single_elimination", 8), 4)
+    refused(run, cmd.SetSeeds(by="t01a", order=("t04",)), "not_organizer")
+    refused(run, cmd.SetSeeds(by="org", order=("t04", "t04")), "bad_seeds")
+    refused(run, cmd.SetSeeds(by="org", order=("t09",)), "bad_seeds")
+    run.do(cmd.SetSeeds(by="org", order=("t04", "t03")))
+    assert decide(run.state, cmd.SetSeeds(by="org", order=("t04", "t03"))) == []
+    run.do(cmd.Start(at=STARTS))
+    assert run.state.seeds == ("t04", "t03", "t01", "t02")
+    refused(run, cmd.SetSeeds(by="org", order=("t01",)), "already_started")
+
+
 # --- Playing ---------------------------------------------------------------------------------
+
+
+def test_a_late_team_joins_a_swiss_until_half_the_rounds_with_a_half_point_bye() -> None:
+    run = registered(make_settings("swiss", 8, rounds=4, late_join=True), 5)
+    run.do(cmd.Start(at=STARTS))
+    late = cmd.RegisterTeam(at=STARTS + 1, team_id="late", name="Late", player="la",
+                            partner="lb")
+    run.do(late)
+    run.do(cmd.PairRound(seed="11" * 16))
+    got = run.do(cmd.ConfirmTeam(at=STARTS + 2, team_id="late", player="lb"))
+    assert [type(e).__name__ for e in got] == ["TeamConfirmed", "TeamJoined"]
+    assert run.state.seeds[-1] == "late" and run.state.entrants == 5
+    assert "late" not in [t for m in run.state.matches.values()
+                          for t in (m.pairing.home, m.pairing.away)]
+    rows = {r.team_id: r for r in standings_of(run.state)}
+    assert rows["late"].match_points == 1  # half a point
+    for m in list(run.state.matches.values()):
+        run.do(cmd.RecordResult(match_id=m.pairing.match_id, outcome="home"))
+    got = run.do(cmd.PairRound(seed="22" * 16))
+    (paired,) = [e for e in got if isinstance(e, ev.RoundPaired)]
+    assert "late" in [t for p in paired.pairings for t in (p.home, p.away)] + list(paired.byes)
+    for m in [m for m in run.state.matches.values() if m.outcome is None]:
+        run.do(cmd.RecordResult(match_id=m.pairing.match_id, outcome="home"))
+    # Half the rounds have started: no more late joiners.
+    refused(run, cmd.RegisterTeam(at=STARTS + 3, team_id="later", name="Later", player="x",
+                                  partner="y"), "already_started")
+    with pytest.raises(TournamentError) as err:
+        decide(Run().state, cmd.CreateTournament(
+            tournament_id="rr", organizer="org",
+            settings=make_settings("round_robin", 8, late_join=True)))
+    assert err.value.code == "late_join_needs_swiss"
+
+
+def test_the_organizer_sets_the_next_swiss_rounds_pairings_by_hand() -> None:
+    run = registered(make_settings("swiss", 8), 5)
+    run.do(cmd.Start(at=STARTS))
+    run.do(cmd.PairRound(seed="11" * 16))
+    hand = (("t05", "t01"), ("t02", "t04"))
+    refused(run, cmd.SetPairings(by="t01a", round_no=2, pairs=hand, bye="t03"),
+            "not_organizer")
+    refused(run, cmd.SetPairings(by="org", round_no=3, pairs=hand, bye="t03"), "bad_round")
+    refused(run, cmd.SetPairings(by="org", round_no=2, pairs=hand), "bad_pairings")
+    refused(run, cmd.SetPairings(by="org", round_no=2, pairs=(("t05", "t05"), ("t02", "t04")),
+                                 bye="t03"), "bad_pairings")
+    run.do(cmd.SetPairings(by="org", round_no=2, pairs=hand, bye="t03"))
+    for m in list(run.state.matches.values()):
+        run.do(cmd.RecordResult(match_id=m.pairing.match_id, outcome="home"))
+    got = run.do(cmd.PairRound(seed="22" * 16))
+    (paired,) = [e for e in got if isinstance(e, ev.RoundPaired)]
+    assert [(p.home, p.away) for p in paired.pairings] == list(hand)
+    assert paired.byes == ("t03",)
+    elim = registered(make_settings("single_elimination", 8), 4)
+    elim.do(cmd.Start(at=STARTS))
+    refused(elim, cmd.SetPairings(by="org", round_no=1, pairs=()), "not_swiss")
 
 
 def test_a_result_is_written_once() -> None:

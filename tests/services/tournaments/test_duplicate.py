@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import msgspec
+
+from schemas import tournament_events as ev
 from schemas.tournament_events import DealResult
 from services.tournaments.duplicate import TableDeals, matchpoints
 
@@ -23,3 +26,10 @@ def test_deals_of_different_rounds_are_not_compared() -> None:
     tables = [TableDeals(1, "a", "b", (DealResult(deal_no=1, home=100, away=0),)),
               TableDeals(2, "c", "d", (DealResult(deal_no=1, home=0, away=100),))]
     assert all(s.top == 0 and s.percent == 0.0 for s in matchpoints(tables).values())
+
+
+def test_what_anyone_sees_of_a_round_hides_its_deal_seed_until_it_is_over() -> None:
+    paired = ev.RoundPaired(round_no=1, pairings=(), deal_seed_hash="h", deal_seed="ab" * 16)
+    assert ev.public(paired) == msgspec.structs.replace(paired, deal_seed="")
+    completed = ev.RoundCompleted(round_no=1, deal_seed="ab" * 16)
+    assert ev.public(completed) is completed

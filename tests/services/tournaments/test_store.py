@@ -5,28 +5,19 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import Sequence
 
 import asyncpg
 import pytest
 
 from schemas import tournament_commands as cmd
 from schemas.bus import EventEnvelope
-from services.platform.db import create_pool
 from services.platform.eventstore import EventStore
 from services.tournaments.errors import TournamentError
 from services.tournaments.state import Tournament
 from services.tournaments.store import TournamentStore, due_timers, registry, stream_of
 
 from .driver import MINUTE, OPENS, STARTS, settings
-
-
-@pytest.fixture
-async def pool(make_database: Callable[[], Awaitable[str]]) -> AsyncIterator[asyncpg.Pool]:
-    url = await make_database()
-    pool = await create_pool(url, "tournaments")
-    yield pool
-    await pool.close()
 
 
 def store_on(pool: asyncpg.Pool) -> TournamentStore:

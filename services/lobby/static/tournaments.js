@@ -1,0 +1,298 @@
+// Tournaments for people: plain script, no build step, /v1/tournaments routes only
+// (docs/protocol.md). Signed in as on the tables page (the same session), it lists
+// tournaments, shows one (teams, matches by round, standings with their tie-breaks) and
+// keeps it current over /v1/ws (watch_tournament), registers, confirms and checks in a
+// team, offers Ready when a match of this player's is offered, and gives the organizer
+// their forms. The server decides everything; the page shows its answers.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const T = {
+  token: sessionStorage.getItem("token"),
+  me: JSON.parse(sessionStorage.getItem("me") || "null"),
+  id: null, view: null, ws: null, offer: null, refresh: null,
+};
+
+function status(text) { $("status").textContent = text || ""; }
+
+async function api(method, path, body) {
+  const r = await fetch(path, {
+    method, headers: { "content-type": "application/json",
+                       ...(T.token ? { authorization: `Bearer ${T.token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const data = r.status === 204 ? null : await r.json();
+  if (!r.ok) {
+    if (r.status === 401) signOut();
+    throw new Error(data && data.message ? data.message : `HTTP ${r.status}`);
+  }
+  status("");
+  return data;
+}
+
+// Every write goes through here: its error shows in the status line; success re-reads.
+async function act(method, path, body) {
+  try {
+    const done = await api(method, path, body);
+    if (T.id) await load(T.id);
+    return done;
+  } catch (err) { status(err.message); return null; }
+}
+
+function show(section) {
+  for (const id of ["signin", "list", "detail"]) $(id).hidden = id !== section;
+  $("sign-out").hidden = section === "signin";
+}
+
+function signOut() {
+  sessionStorage.clear();
+  T.token = null; T.me = null;
+  if (T.ws) T.ws.close();
+  $("who").textContent = "";
+  show("signin");
+}
+
+$("login-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  try {
+    const s = await api("POST", "/v1/auth/login", { name: $("login-name").value.trim(),
+                                                   password: $("login-password").value });
+    T.token = s.token; T.me = { player_id: s.player_id, name: s.name };
+    sessionStorage.setItem("token", s.token);
+    sessionStorage.setItem("me", JSON.stringify(T.me));
+    start();
+  } catch (err) { status(err.message); }
+});
+$("sign-out").onclick = signOut;
+
+// --- the list ------------------------------------------------------------------------------
+
+const when = (ms) => new Date(ms).toLocaleString();
+
+async function list() {
+  T.id = null; T.view = null;
+  show("list");
+  const body = $("tournaments").tBodies[0];
+  body.replaceChildren();
+  try {
+    for (const t of (await api("GET", "/v1/tournaments?limit=200")).tournaments) {
+      const row = body.insertRow();
+      row.dataset.tournament = t.tournament_id;
+      const link = document.createElement("a");
+      link.href = `#${t.tournament_id}`;
+      link.textContent = t.name;
+      row.insertCell().append(link);
+      for (const text of [t.format.replace("_", " "), t.status, when(t.starts_at),
+                          t.champion ? teamName(t.champion) : ""]) {
+        row.insertCell().textContent = text;
+      }
+    }
+  } catch (err) { status(err.message); }
+}
+
+$("create-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const now = Date.now(), starts = now + Number($("create-starts").value) * 60_000;
+  const done = await act("POST", "/v1/tournaments", {
+    name: $("create-name").value.trim(), format: { kind: $("create-format").value },
+    registration_opens_at: now - 1000, registration_closes_at: starts, starts_at: starts,
+    check_in_minutes: Number($("create-check-in").value),
+    min_teams: Number($("create-min").value), max_teams: Number($("create-max").value) });
+  if (done) location.hash = done.tournament_id;
+});
+
+// --- one tournament ------------------------------------------------------------------------
+
+function teamName(teamId) {
+  const team = T.view && T.view.teams.find((t) => t.team_id === teamId);
+  return team ? team.name : teamId;
+}
+
+async function load(id) {
+  try {
+    T.view = await api("GET", `/v1/tournaments/${encodeURIComponent(id)}`);
+  } catch (err) { status(err.message); return; }
+  render();
+}
+
+function render() {
+  const v = T.view, s = v.summary, me = T.me && T.me.player_id;
+  show("detail");
+  $("detail").dataset.version = v.version;
+  $("detail").dataset.status = s.status;
+  $("t-name").textContent = s.name;
+  $("t-status").textContent = s.status;
+  $("t-format").textContent = s.format.replace("_", " ");
+  $("t-starts").textContent = when(s.starts_at);
+  $("t-champion").textContent = s.champion ? `Champion: ${teamName(s.champion)}` : "";
+  if (s.status === "finished" || s.status === "cancelled") $("banner").hidden = true;
+
+  const mine = v.teams.find((t) => t.players.includes(me) && !t.withdrawn);
+  $("register-form").hidden = Boolean(mine) || s.status !== "registering";
+  $("my-team").hidden = !mine;
+  if (mine) {
+    const partner = mine.players.find((p) => p !== me);
+    $("my-team-text").textContent = `${mine.name}, with ${partner}: ` + (
+      !mine.confirmed ? "waiting for the partner to confirm"
+        : mine.checked_in.includes(me) ? "checked in" : "confirmed");
+    $("confirm").hidden = mine.confirmed || mine.players[1] !== me;
+    $("check-in").hidden = !mine.confirmed || mine.checked_in.includes(me)
+      || s.status !== "registering";
+    $("my-team").dataset.team = mine.team_id;
+  }
+  $("organize").hidden = s.organizer !== me || !["registering", "running"].includes(s.status);
+  $("edit-form").hidden = s.organizer !== me || s.status !== "registering";
+  if (!$("edit-form").hidden && document.activeElement.closest("#edit-form") === null) {
+    $("edit-name").value = v.settings.name;
+    $("edit-max").value = v.settings.max_teams;
+  }
+  $("override-match").replaceChildren(...v.matches.map((m) => {
+    const o = document.createElement("option");
+    o.value = m.match_id;
+    o.textContent = `${m.match_id}: ${teamName(m.home)} v ${teamName(m.away)}`;
+    return o;
+  }));
+
+  rows("teams", v.teams.map((t) => [t.team_id, [
+    t.seed ?? "", t.name, t.players.join(" & "),
+    t.withdrawn ? `out (${t.withdrawn.replaceAll("_", " ")})`
+      : !t.confirmed ? "invited" : t.waiting ? "waiting list"
+        : t.checked_in.length === 2 ? "checked in" : "confirmed"]]));
+
+  const rounds = new Map();
+  for (const m of v.matches) {
+    if (!rounds.has(m.round_no)) rounds.set(m.round_no, []);
+    rounds.get(m.round_no).push(m);
+  }
+  $("bracket").replaceChildren(...[...rounds.keys()].sort((a, b) => a - b).map((n) => {
+    const col = document.createElement("div");
+    col.className = "round";
+    const h = document.createElement("h3");
+    h.textContent = `Round ${n}`;
+    col.append(h);
+    for (const m of rounds.get(n)) {
+      const box = document.createElement("div");
+      box.className = "match";
+      box.dataset.match = m.match_id;
+      box.dataset.outcome = m.outcome || "";
+      for (const side of ["home", "away"]) {
+        const line = document.createElement("div");
+        line.textContent = teamName(m[side]) + (m.outcome ? `  ${m.scores[side === "home" ? 0 : 1]}` : "");
+        if (m.outcome === side) line.className = "won";
+        box.append(line);
+      }
+      if (m.reason !== "played") box.title = m.reason.replace("_", " ");
+      col.append(box);
+    }
+    return col;
+  }));
+
+  rows("standings", v.standings.map((r) => [r.team_id, [
+    r.rank, teamName(r.team_id), r.match_points, r.buchholz, r.head_to_head, r.differential,
+    r.bags, r.points]]));
+}
+
+// A table's body anew: one row per [team id, cell texts].
+function rows(tableId, data) {
+  const body = $(tableId).tBodies[0];
+  body.replaceChildren();
+  for (const [team, cells] of data) {
+    const row = body.insertRow();
+    row.dataset.team = team;
+    for (const text of cells) row.insertCell().textContent = text;
+  }
+}
+
+const here = (path) => `/v1/tournaments/${encodeURIComponent(T.id)}${path}`;
+$("back").onclick = () => { location.hash = ""; };
+$("register-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  act("POST", here("/teams"), { name: $("team-name").value.trim(),
+                                 partner: $("partner").value.trim() });
+});
+$("confirm").onclick = () => act("POST", here(`/teams/${$("my-team").dataset.team}/confirm`));
+$("check-in").onclick = () => act("POST", here("/check-in"));
+$("withdraw").onclick = () => act("DELETE", here(`/teams/${$("my-team").dataset.team}`));
+$("override-go").onclick = () => act(
+  "POST", here(`/matches/${$("override-match").value}/override`),
+  { outcome: $("override-outcome").value, why: $("override-why").value.trim() || "organizer" });
+$("cancel").onclick = () => act("POST", here("/cancel"));
+// The whole settings go back with the organizer's changes: the rules as they are stored
+// (every option named) resolve to themselves.
+$("edit-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  act("PATCH", here(""), { ...T.view.settings, name: $("edit-name").value.trim(),
+                            max_teams: Number($("edit-max").value) });
+});
+
+// --- live: the followed tournament, and this player's match offers -------------------------
+
+function connect() {
+  if (T.ws) return;
+  const ws = new WebSocket(`${location.origin.replace(/^http/, "ws")}/v1/ws?token=${T.token}`);
+  T.ws = ws;
+  ws.onopen = () => { if (T.id) watch(T.id); };
+  ws.onclose = () => { T.ws = null; if (T.token) setTimeout(connect, 1000); };
+  ws.onmessage = (msg) => {
+    const f = JSON.parse(msg.data);
+    if (f.type === "tournament" && f.tournament_id === T.id && !f.view
+        && f.version > (T.view ? T.view.version : 0)) {
+      clearTimeout(T.refresh);  // a burst of events makes one read
+      T.refresh = setTimeout(() => load(T.id), 100);
+    } else if (f.type === "note") {
+      note(f.note);
+    } else if (f.type === "error" && f.code !== "rate_limited") {
+      status(f.message);
+    }
+  };
+}
+
+function watch(id, on = true) {
+  if (T.ws && T.ws.readyState === WebSocket.OPEN) {
+    T.ws.send(JSON.stringify({ type: "watch_tournament", tournament_id: id, on }));
+  }
+}
+
+function note(n) {
+  if (n.kind === "match_offered" && n.origin === "tournament") {
+    T.offer = n;
+    $("banner").hidden = false;
+    $("banner").dataset.match = n.match_id;
+    $("banner-text").textContent = "Your match is ready: press Ready before "
+      + new Date(n.expires_at).toLocaleTimeString();
+    $("ready").hidden = false;
+    $("play").hidden = true;
+  } else if (n.kind === "match_started" && n.origin === "tournament") {
+    $("banner").hidden = false;
+    $("banner-text").textContent = "Your match has begun.";
+    $("ready").hidden = true;
+    $("play").hidden = false;
+  }
+}
+
+$("ready").onclick = async () => {
+  if (!T.offer) return;
+  try {
+    await api("POST", `/v1/matches/${encodeURIComponent(T.offer.match_id)}/ready`);
+    $("ready").hidden = true;
+    if ($("play").hidden) $("banner-text").textContent = "Ready: waiting for the other players.";
+  } catch (err) { status(err.message); }
+};
+
+async function route() {
+  const id = decodeURIComponent(location.hash.slice(1));
+  if (T.id && T.id !== id) watch(T.id, false);
+  if (!id) { await list(); return; }
+  T.id = id;
+  watch(id);
+  await load(id);
+}
+
+function start() {
+  $("who").textContent = T.me ? `Signed in as ${T.me.name}` : "";
+  connect();
+  route();
+}
+
+window.addEventListener("hashchange", route);
+if (T.token) start(); else show("signin");

@@ -1,0 +1,195 @@
+"""Calling matches: each paired match is opened through the lobby, and its answer recorded.
+
+The lobby's ``open_match`` is idempotent by match id, and the id is derived from
+the tournament and the match, so asking again (another copy, after a crash, after
+the ready check's deadline) is never a second table: it returns the match's
+current state. That state is the record: ``ready_check`` and ``started`` become
+``MatchCalled``; ``not_ready`` (the ready check ran out, or someone declined) a
+no-show result against the team with an absent seat, or a double forfeit when
+both teams have one. The ``LOBBY_MATCHES`` outcome, when it arrives, is recorded
+the same way; when it is lost, the next ask after the deadline finds the same.
+
+A started match whose game has not reported an end after ``GAME_CHECK_MS`` is
+looked at in the game's own store (``svc.game.since``, lichess's
+``checkOngoingGames``): a game that ended there while its ``GameEnded`` never
+arrived is recorded by the same path as the consumer's, once.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Awaitable, Callable, Collection
+from typing import Protocol
+
+import msgspec
+
+from schemas import tournament_commands as cmd
+from schemas import tournament_events as ev
+from schemas.bus import EventEnvelope
+from schemas.events import GameEnded
+from schemas.matches import MAX_READY_SECONDS, MatchOpened, MatchSeat, OpenMatch
+from schemas.notes import Note, TournamentCall
+from services.platform import logs
+from services.platform.events import game_registry
+from services.tournaments.decide import bot_level
+from services.tournaments.state import MatchState, Tournament
+
+_log = logs.get("tournaments")
+HOME_SEATS, AWAY_SEATS = (0, 2), (1, 3)
+
+OpenMatchFn = Callable[[OpenMatch], Awaitable[MatchOpened]]
+LastEventFn = Callable[[str], Awaitable[EventEnvelope | None]]
+OUTCOMES: dict[int | None, ev.Outcome] = {0: "home", 1: "away", None: "draw"}
+
+
+class Lobby(Protocol):
+    """What calling needs of the platform: opening a match, a note to a player, and a
+    game's last stored event."""
+
+    async def open_match(self, req: OpenMatch) -> MatchOpened: ...
+
+    async def note(self, player_id: str, note: Note) -> None: ...
+
+    async def last_event(self, game_id: str) -> EventEnvelope | None: ...
+
+
+def result_of(match_id: str, env: EventEnvelope, ended: GameEnded) -> cmd.RecordResult:
+    """Team 0 (seats 0 and 2) is the home team. A game a player's leaving ended is a
+    forfeit, which counts toward withdrawing the team that left."""
+    return cmd.RecordResult(
+        at=env.occurred_at_ms, match_id=match_id, outcome=OUTCOMES[ended.winner],
+        reason="forfeit" if ended.reason == "forfeit" else "played", scores=ended.scores,
+        bags_taken=ended.bags_taken, game_stream=env.stream)
+
+
+class LobbyRefused(Exception):
+    """The lobby answered with an error (its code), or did not answer."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+
+
+def lobby_match_id(tournament_id: str, match_id: str) -> str:
+    """The lobby's id of a tournament match: the same on every ask and every copy."""
+    return f"t{uuid.UUID(tournament_id).hex}-{match_id}"
+
+
+# The lobby derives a match's game id from its match id (``services/lobby/matches.py``
+# ``ids_of``; a test holds the two equal), so a game's end finds its match even before the
+# lobby's answer is recorded.
+_LOBBY_NAMESPACE = uuid.UUID("6f1d3c52-9a4e-4b8e-9a0f-5c1e2d7b8a90")
+
+
+def game_of(tournament_id: str, match_id: str) -> str:
+    """The game id the lobby gives the match's game."""
+    return uuid.uuid5(_LOBBY_NAMESPACE, f"game:{lobby_match_id(tournament_id, match_id)}").hex
+
+
+def parse_lobby_match_id(lobby_id: str) -> tuple[str, str] | None:
+    """(tournament id, match id) of a lobby match id made by ``lobby_match_id``."""
+    head, _, match_id = lobby_id.partition("-")
+    if not head.startswith("t") or not match_id:
+        return None
+    try:
+        return str(uuid.UUID(head[1:])), match_id
+    except ValueError:
+        return None
+
+
+def seats_of(state: Tournament, m: MatchState) -> tuple[str, str, str, str]:
+    """Player ids by seat: the home team at seats 0 and 2, the away team at 1 and 3."""
+    home, away = state.teams[m.pairing.home].players, state.teams[m.pairing.away].players
+    return home[0], away[0], home[1], away[1]
+
+
+def request_of(state: Tournament, m: MatchState) -> OpenMatch:
+    s = state.settings
+    assert s is not None
+    return OpenMatch(
+        match_id=lobby_match_id(state.tournament_id, m.pairing.match_id),
+        seats=tuple(MatchSeat(bot=level) if (level := bot_level(p)) else MatchSeat(player_id=p)
+                    for p in seats_of(state, m)),  # type: ignore[arg-type]
+        rules=msgspec.to_builtins(s.rules), rated=s.rated, origin="tournament",
+        origin_id=state.tournament_id, ready_seconds=min(s.no_show_seconds, MAX_READY_SECONDS))
+
+
+def no_show(absent: Collection[int]) -> ev.Outcome | None:
+    """Who wins when ``absent`` seats did not come: a team missing a player forfeits."""
+    home = any(seat in absent for seat in HOME_SEATS)
+    away = any(seat in absent for seat in AWAY_SEATS)
+    if home and away:
+        return "double_forfeit"
+    return "away" if home else "home" if away else None
+
+
+def answer(match_id: str, state: str, game_id: str, table_id: str, ready_by: int,
+           absent: Collection[int], at: int,
+           seated: tuple[str, str, str, str] = ("", "", "", "")) -> cmd.TournamentCommand | None:
+    """The command that records what the lobby says of a match (None: nothing to record);
+    a no-show names the players of ``seated`` who stayed away."""
+    if state in ("ready_check", "started"):
+        return cmd.CallMatch(at=at, match_id=match_id, game_id=game_id, table_id=table_id,
+                             state=state, ready_by=ready_by)  # type: ignore[arg-type]
+    if state == "not_ready":
+        outcome = no_show(absent)
+        if outcome is not None:
+            return cmd.RecordResult(at=at, match_id=match_id, outcome=outcome,
+                                    reason="no_show", absent=tuple(
+                                        seated[s] for s in sorted(absent) if seated[s]))
+    return None
+
+
+def asker(open_match: OpenMatchFn, last_event: LastEventFn) -> Callable[
+        [Tournament, MatchState, int], Awaitable[cmd.TournamentCommand | None]]:
+    """What ``TournamentStore.fire_calls`` asks for each due match."""
+    registry = game_registry()
+
+    async def ended(m: MatchState) -> cmd.TournamentCommand | None:
+        try:
+            env = await last_event(m.game_id)
+        except LobbyRefused as exc:
+            _log.warning("game_not_read", game=m.game_id, code=exc.code)
+            return None
+        if env is None or env.type != "GameEnded":
+            return None
+        game_ended = registry.decode(env.type, env.schema_version, env.body)
+        assert isinstance(game_ended, GameEnded)
+        _log.warning("result_adopted", match=m.pairing.match_id, game=m.game_id)
+        return result_of(m.pairing.match_id, env, game_ended)
+
+    async def ask(state: Tournament, m: MatchState, now_ms: int) -> cmd.TournamentCommand | None:
+        if m.outcome is not None:
+            return None
+        if m.call == "started":
+            return await ended(m)
+        try:
+            opened = await open_match(request_of(state, m))
+        except LobbyRefused as exc:
+            _log.warning("match_not_opened", tournament=state.tournament_id,
+                         match=m.pairing.match_id, code=exc.code)
+            return None
+        command = answer(m.pairing.match_id, opened.state, opened.game_id, opened.table_id,
+                         opened.ready_by, {*opened.absent, *opened.declined}, now_ms,
+                         seats_of(state, m))
+        if command is None:
+            _log.warning("match_failed", tournament=state.tournament_id,
+                         match=m.pairing.match_id, state=opened.state)
+        return command
+
+    return ask
+
+
+def calls_to_send(state: Tournament, events: list[ev.Event]) -> list[tuple[str, TournamentCall]]:
+    """The ``tournament_call`` notes recorded calls send: (player id, note) for each seat of
+    each match called (when its ready check begins, and again when its game starts)."""
+    notes = []
+    for event in events:
+        if isinstance(event, ev.MatchCalled):
+            m = state.matches[event.match_id]
+            notes += [(player, TournamentCall(tournament_id=state.tournament_id,
+                                              round=m.pairing.round_no, table_id=m.table_id,
+                                              game_id=m.game_id, seat=seat))
+                      for seat, player in enumerate(seats_of(state, m))
+                      if not bot_level(player)]
+    return notes

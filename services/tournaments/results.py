@@ -1,0 +1,76 @@
+"""Results from games: a ``GameEnded`` of a match's game becomes the match's result; and
+how the lobby's start of a match ended (``LOBBY_MATCHES``): a start or a no-show.
+
+The ``tournaments-results`` consumer applies each game end once by (stream,
+version); the result is written once besides (the same result again is no
+change), so a redelivered event, or ``spades resync``, changes no standing. A
+game no tournament opened is none of this service's business; a result the
+tournament no longer takes (it was cancelled, or an organizer decided the match
+already) is logged and dropped, never retried.
+"""
+
+from __future__ import annotations
+
+import time
+
+import asyncpg
+import msgspec
+
+from schemas.bus import EventEnvelope
+from schemas.events import GameEnded
+from schemas.matches import MatchOutcome
+from services.platform import logs
+from services.platform.bus import Handler
+from services.platform.events import game_registry
+from services.tournaments.calls import answer, parse_lobby_match_id, result_of, seats_of
+from services.tournaments.errors import TournamentError
+from services.tournaments.store import TournamentStore, match_of_game
+
+_log = logs.get("tournaments")
+def on_game_ended(store: TournamentStore) -> Handler:
+    registry = game_registry()
+
+    async def handle(conn: asyncpg.Connection, env: EventEnvelope) -> None:
+        found = await match_of_game(conn, env.stream)
+        if found is None:
+            return
+        tournament_id, match_id = found
+        ended = registry.decode(env.type, env.schema_version, env.body)
+        assert isinstance(ended, GameEnded)
+        try:
+            await store.execute_in(conn, tournament_id, result_of(match_id, env, ended))
+        except TournamentError as exc:
+            _log.warning("result_dropped", tournament=tournament_id, match=match_id,
+                         game=env.stream, code=exc.code)
+
+    return handle
+
+
+def on_match_outcome(store: TournamentStore) -> Handler:
+    """The ``tournaments-matches`` consumer of ``lobby.match.tournament.*``: a started game
+    is recorded as called, a ready check that failed as a no-show, at once (the caller
+    would find the same when it asks again after the deadline, which makes a lost outcome
+    late, never lost). Applied once by (stream, version); the commands are idempotent too."""
+
+    async def handle(conn: asyncpg.Connection, env: EventEnvelope) -> None:
+        outcome = msgspec.msgpack.decode(env.body, type=MatchOutcome)
+        found = parse_lobby_match_id(outcome.match_id)
+        if found is None:
+            return
+        tournament_id, match_id = found
+        state = await store.load(tournament_id, conn)
+        m = state.matches.get(match_id)
+        if m is None or m.outcome is not None:
+            return
+        command = answer(match_id, outcome.state, outcome.game_id, outcome.table_id, 0,
+                         {*outcome.absent, *outcome.declined}, int(time.time() * 1000),
+                         seats_of(state, m))
+        if command is None:
+            return  # failed: the caller asks again
+        try:
+            await store.execute_in(conn, tournament_id, command)
+        except TournamentError as exc:
+            _log.warning("outcome_dropped", tournament=tournament_id, match=match_id,
+                         code=exc.code)
+
+    return handle

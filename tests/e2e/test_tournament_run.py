@@ -1,0 +1,293 @@
+"""A whole tournament on the whole platform: four teams of registered players, single
+elimination, each match opened through the lobby with a ready check, played for real by
+scripted players, its result taken from the game's end, to a champion. Two scheduler
+copies, one dead between opening a round's tables and recording them and one killed
+mid-round: no match opened twice, no result counted twice, the projections equal the
+stream's fold."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+import asyncpg
+import nats
+import pytest
+
+from schemas import tournament_events as ev
+from schemas.subjects import Names
+from services.platform import faults
+from services.platform.db import create_pool
+from services.platform.eventstore import EventStore
+from services.tournaments.calls import lobby_match_id
+from services.tournaments.store import TournamentStore, registry, stale_projections
+from services.tournaments.transport import LobbyClient
+from tests.e2e.conftest import Platform
+from tests.e2e.players import Seat, play_until_over
+from tests.services.lobby.harness import Player, Service, start
+from tests.services.lobby.test_tournaments import organizer, registered
+from tests.waiting import until
+
+FAST = {"preset": "quick", "max_hands": 1, "abandon": "forfeit"}
+
+
+@pytest.fixture
+async def tournaments_pool(database_url: str) -> AsyncIterator[asyncpg.Pool]:
+    pool = await create_pool(database_url, "tournaments")
+    yield pool
+    await pool.close()
+
+
+async def attend(p: Player, lobby: Service) -> None:
+    """A player who presses Ready when a match is offered and plays each game it starts."""
+    notes = await p.socket(lobby.ws_url)
+    games: list[asyncio.Task[None]] = []
+    try:
+        while True:
+            note = (await notes.until(lambda f: f["type"] == "note", timeout=300))["note"]
+            if note["kind"] == "match_offered":
+                await notes.send({"type": "match_ready", "match_id": note["match_id"]})
+            elif note["kind"] == "match_started":
+                games.append(asyncio.create_task(play(p, lobby, note["game_id"])))
+    finally:
+        for task in games:
+            task.cancel()
+        await notes.close()
+
+
+async def dismiss(players: list[asyncio.Task[None]]) -> None:
+    """Stop the scripted players and wait until each has closed its sockets."""
+    for task in players:
+        task.cancel()
+    for task in players:
+        with contextlib.suppress(BaseException):
+            await task
+
+
+async def play(p: Player, lobby: Service, game_id: str) -> None:
+    seat = Seat(p, await p.socket(lobby.ws_url), game_id)
+    try:
+        await seat.subscribe()
+        await play_until_over([seat], limit_seconds=120)
+    finally:
+        await seat.sock.close()
+
+
+async def four_team_cup(org: Player, players: list[Player], rules: dict[str, Any],
+                        starts_in_ms: int, check_in_minutes: int = 0,
+                        no_show_seconds: int = 30) -> str:
+    """A four-team single elimination starting soon, with the teams of ``players`` (two by
+    two) registered, confirmed and, when there is a check-in, checked in."""
+    now = int(time.time() * 1000)
+    starts = now + starts_in_ms
+    tid: str = (await org.ok("POST", "/v1/tournaments", {
+        "name": "Four cup", "format": {"kind": "single_elimination"}, "rules": rules,
+        "min_teams": 4, "max_teams": 4, "registration_opens_at": now - 60_000,
+        "registration_closes_at": starts, "starts_at": starts,
+        "check_in_minutes": check_in_minutes,
+        "no_show_seconds": no_show_seconds}))["tournament_id"]
+    for i in range(0, len(players), 2):
+        a, b = players[i], players[i + 1]
+        team = (await a.ok("POST", f"/v1/tournaments/{tid}/teams",
+                           {"partner": b.player_id, "name": f"Team {i // 2 + 1}"}))["team_id"]
+        await b.ok("POST", f"/v1/tournaments/{tid}/teams/{team}/confirm")
+        for p in (a, b) if check_in_minutes else ():
+            await p.ok("POST", f"/v1/tournaments/{tid}/check-in")
+    return tid
+
+
+def copy(platform: Platform, env: dict[str, str], name: str, **extra: str) -> Service:
+    return start("tournaments", platform.logs / f"{name}-{uuid.uuid4().hex[:4]}.log",
+                 SPADES_TIMER_POLL_SECONDS="0.2", SPADES_JS_ACK_WAIT_SECONDS="3",
+                 **env, **extra)
+
+
+async def test_four_teams_play_to_a_champion_across_a_crash_and_a_kill(
+        platform: Platform, platform_env: dict[str, str], ratings_beside: Service,
+        database_url: str, nats_url: str, nats_prefix: str,
+        tournaments_pool: asyncpg.Pool) -> None:
+    env, lobby = platform_env, platform.a
+    doomed = copy(platform, env, "doomed", SPADES_FAULT=faults.MATCHES_OPENED_BEFORE_RECORD)
+    copies: list[Service] = []
+    attending: list[asyncio.Task[None]] = []
+    try:
+        org = await organizer(lobby, database_url)
+        players = [await registered(lobby.url) for _ in range(8)]
+        attending = [asyncio.create_task(attend(p, lobby)) for p in players]
+        tid = await four_team_cup(org, players, FAST, 8_000)
+
+        # The first copy starts the tournament, asks the lobby for the first round's two
+        # tables, and dies before recording either.
+        assert await asyncio.to_thread(doomed.proc.wait, 60) == faults.EXIT_CODE
+        conn = await asyncpg.connect(database_url)
+        try:
+            assert await conn.fetchval("SELECT count(*) FROM tournaments.tournament_matches"
+                                       " WHERE tournament_id = $1", uuid.UUID(tid)) == 2
+            assert await conn.fetchval("SELECT count(*) FROM lobby.matches WHERE origin_id = $1",
+                                       tid) == 2
+        finally:
+            await conn.close()
+
+        copies = [copy(platform, env, "b"), copy(platform, env, "c")]
+
+        async def a_result() -> bool:
+            v = await org.ok("GET", f"/v1/tournaments/{tid}")
+            return any(m["outcome"] for m in v["matches"])
+
+        await until(a_result, timeout=120, every=0.2)
+        copies[0].proc.kill()  # mid-round: the other match may be playing or reporting
+        copies[0].proc.wait(10)
+
+        async def finished() -> dict[str, Any] | None:
+            v = await org.ok("GET", f"/v1/tournaments/{tid}")
+            return v if v["summary"]["status"] == "finished" else None
+
+        view = await until(finished, timeout=180, every=0.5)
+    finally:
+        await dismiss(attending)
+        for svc in (*copies, doomed):
+            svc.stop()
+
+    matches = {m["match_id"]: m for m in view["matches"]}
+    assert sorted(matches) == ["W1-1", "W1-2", "W2-1"]
+    assert all(m["reason"] == "played" and m["outcome"] in ("home", "away")
+               for m in matches.values())
+    final = matches["W2-1"]
+    assert view["summary"]["champion"] == final[final["outcome"]]
+
+    store = TournamentStore(tournaments_pool, EventStore(tournaments_pool, registry()))
+    events = [r.event for r in await store.events.read(f"tournament-{tid}")]
+    results = [e for e in events if isinstance(e, ev.MatchResult)]
+    assert sorted(e.match_id for e in results) == ["W1-1", "W1-2", "W2-1"]
+    assert sum(isinstance(e, ev.TournamentFinished) for e in events) == 1
+    state = await store.load(tid)
+    assert await stale_projections(tournaments_pool, uuid.UUID(tid), state) == []
+    # One lobby match, one table and one game per tournament match, whoever asked and
+    # however often.
+    conn = await asyncpg.connect(database_url)
+    try:
+        rows = await conn.fetch("SELECT match_id, game_id FROM lobby.matches"
+                                " WHERE origin = 'tournament' AND origin_id = $1", tid)
+        assert sorted(r["match_id"] for r in rows) == sorted(
+            lobby_match_id(tid, m) for m in matches)
+        assert {r["game_id"] for r in rows} == {e.game_stream for e in results}
+        assert await conn.fetchval("SELECT count(*) FROM game.events WHERE type = 'GameStarted'"
+                                   " AND stream = ANY($1::text[])",
+                                   [r["game_id"] for r in rows]) == 3
+    finally:
+        await conn.close()
+    # What the reconciler reads when a game's end never arrived: the game's own store.
+    nc = await nats.connect(nats_url)
+    try:
+        client = LobbyClient(nc, Names(f"{nats_prefix}e2e"), 5.0)
+        last = await client.last_event(results[0].game_stream)
+        assert last is not None and last.type == "GameEnded"
+        assert last.stream == results[0].game_stream
+        assert await client.last_event(uuid.uuid4().hex) is None
+    finally:
+        await nc.close()
+
+
+async def test_teams_that_do_not_come_lose_by_no_show_and_their_players_are_banned(
+        platform: Platform, platform_env: dict[str, str], ratings_beside: Service,
+        database_url: str) -> None:
+    env, lobby = platform_env, platform.b
+    scheduler = copy(platform, env, "noshow")
+    attending: list[asyncio.Task[None]] = []
+    try:
+        org = await organizer(lobby, database_url)
+        players = [await registered(lobby.url) for _ in range(8)]
+        attending = [asyncio.create_task(attend(p, lobby)) for p in players[:2]]  # team 1
+        tid = await four_team_cup(org, players, FAST, 6_000, no_show_seconds=5)
+
+        async def finished() -> dict[str, Any] | None:
+            v = await org.ok("GET", f"/v1/tournaments/{tid}")
+            return v if v["summary"]["status"] == "finished" else None
+
+        view = await until(finished, timeout=90, every=0.5)
+        # A player who stayed away may not enter the next tournament for a day.
+        again = (await org.ok("POST", "/v1/tournaments", {**NEXT_CUP, **window()}))
+        status, err = await players[2].call(
+            "POST", f"/v1/tournaments/{again['tournament_id']}/teams",
+            {"partner": players[0].player_id, "name": "Again"})
+        assert (status, err["code"]) == (403, "no_show_ban")
+    finally:
+        await dismiss(attending)
+        scheduler.stop()
+    teams = {t["name"]: t["team_id"] for t in view["teams"]}
+    matches = {m["match_id"]: m for m in view["matches"]}
+    # Seeds 1 and 4 meet: team 4 never came. Seeds 2 and 3 both stayed away.
+    assert (matches["W1-1"]["outcome"], matches["W1-1"]["reason"]) == ("home", "no_show")
+    assert matches["W1-1"]["home"] == teams["Team 1"]
+    assert (matches["W1-2"]["outcome"], matches["W1-2"]["reason"]) == (
+        "double_forfeit", "no_show")
+    assert view["summary"]["champion"] == teams["Team 1"]
+    conn = await asyncpg.connect(database_url)
+    try:
+        banned = await conn.fetch("SELECT player_id FROM tournaments.no_show_bans"
+                                  " WHERE player_id = ANY($1::text[]) AND banned_until > now()",
+                                  [p.player_id for p in players])
+    finally:
+        await conn.close()
+    assert sorted(r["player_id"] for r in banned) == sorted(p.player_id for p in players[2:])
+
+
+NEXT_CUP = {"name": "Next cup", "format": {"kind": "swiss"}, "rules": FAST}
+
+
+def window() -> dict[str, int]:
+    now = int(time.time() * 1000)
+    return {"registration_opens_at": now - 60_000, "registration_closes_at": now + 3_600_000,
+            "starts_at": now + 3_600_000}
+
+
+@pytest.mark.parametrize(("fmt", "teams", "matches"), [
+    ({"kind": "double_elimination"}, 8, {14, 15}),
+    ({"kind": "round_robin"}, 6, {15}),
+    ({"kind": "swiss", "rounds": 4}, 11, {20}),
+])
+async def test_bot_teams_play_every_format_to_its_end(
+        platform: Platform, platform_env: dict[str, str], database_url: str,
+        tournaments_pool: asyncpg.Pool, fmt: dict[str, Any], teams: int,
+        matches: set[int]) -> None:
+    scheduler = copy(platform, platform_env, "bots")
+    try:
+        org = await organizer(platform.a, database_url)
+        now = int(time.time() * 1000)
+        starts = now + 4_000
+        tid = (await org.ok("POST", "/v1/tournaments", {
+            "name": f"Bot {fmt['kind']}", "format": fmt, "rules": FAST, "min_teams": 2,
+            "max_teams": teams, "registration_opens_at": now - 60_000,
+            "registration_closes_at": starts, "starts_at": starts, "check_in_minutes": 0,
+            "round_interval_seconds": 0}))["tournament_id"]
+        for i in range(teams):
+            await org.ok("POST", f"/v1/tournaments/{tid}/bots", {"name": f"Bots {i + 1}"})
+
+        async def finished() -> dict[str, Any] | None:
+            v = await org.ok("GET", f"/v1/tournaments/{tid}")
+            return v if v["summary"]["status"] == "finished" else None
+
+        view = await until(finished, timeout=240, every=0.5)
+    finally:
+        scheduler.stop()
+    assert len(view["matches"]) in matches
+    assert all(m["reason"] == "played" for m in view["matches"])
+    by_id = {m["match_id"]: m for m in view["matches"]}
+    final = by_id.get("GF2") or by_id.get("GF")
+    assert view["summary"]["champion"] == (
+        final[final["outcome"]] if final else view["standings"][0]["team_id"])
+    store = TournamentStore(tournaments_pool, EventStore(tournaments_pool, registry()))
+    state = await store.load(tid)
+    assert state.champion == view["summary"]["champion"] is not None
+    assert await stale_projections(tournaments_pool, uuid.UUID(tid), state) == []
+    conn = await asyncpg.connect(database_url)
+    try:
+        opened = await conn.fetchval("SELECT count(*) FROM lobby.matches WHERE origin_id = $1",
+                                     tid)
+    finally:
+        await conn.close()
+    assert opened == len(view["matches"])
