@@ -198,36 +198,34 @@ def _game_settings() -> GameSettings:
 async def _republish(settings: GameSettings, from_position: int, stream: str | None,
                      event_type: str | None = None) -> Republished:
     """Republish from every database the games live in (each its own positions, so
-    ``from_position`` counts in each); a single stream only from its own."""
+    ``from_position`` counts in each, and their events interleaved by the time they
+    occurred); a single stream only from its own."""
     import nats.errors
 
     from schemas.subjects import Names
     from services.platform import bus, db
-    from services.platform.outbox import Republished, republish
+    from services.platform.outbox import republish
     from services.platform.shards import shard_of
 
     urls = game_databases(settings.database_url, settings.shard_database_urls)
     if stream is not None:
         urls = [urls[shard_of(stream, len(urls))]]
-    nc = await bus.connect_once(settings.nats_url, "spades-resync")
-    sent = stored = 0
+    pools = [await db.create_pool(url, "game", min_size=1, max_size=1) for url in urls]
     try:
-        for url in urls:
-            pool = await db.create_pool(url, "game", min_size=1, max_size=1)
-            try:
-                done = await republish(pool, nc.jetstream(),
-                                       Names(settings.nats_prefix).game_event,
-                                       from_position=from_position, stream=stream,
-                                       event_type=event_type)
-            except (nats.errors.Error, TimeoutError) as exc:
-                raise CliError(f"JetStream did not take every event: {exc!r}; run it again"
-                               ) from None
-            finally:
-                await pool.close()
-            sent, stored = sent + done.sent, stored + done.stored
+        nc = await bus.connect_once(settings.nats_url, "spades-resync")
+        try:
+            return await republish(pools, nc.jetstream(),
+                                   Names(settings.nats_prefix).game_event,
+                                   from_position=from_position, stream=stream,
+                                   event_type=event_type)
+        except (nats.errors.Error, TimeoutError) as exc:
+            raise CliError(f"JetStream did not take every event: {exc!r}; run it again"
+                           ) from None
+        finally:
+            await nc.close()
     finally:
-        await nc.close()
-    return Republished(sent, stored)
+        for pool in pools:
+            await pool.close()
 
 
 def ratings_rebuild_cmd() -> int:
