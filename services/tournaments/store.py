@@ -40,6 +40,7 @@ from services.platform.eventstore import AppendResult, EventStore
 from services.tournaments import formats
 from services.tournaments.calls import game_of
 from services.tournaments.decide import decide, standings_of
+from services.tournaments.duplicate import duplicate_scores
 from services.tournaments.errors import TournamentError
 from services.tournaments.state import MatchState, Tournament
 
@@ -312,22 +313,32 @@ async def view(pool: asyncpg.Pool, tournament_id: uuid.UUID) -> api.TournamentVi
             " FROM tournament_teams WHERE tournament_id = $1 ORDER BY seed NULLS LAST, team_id",
             tournament_id)
         matches = await conn.fetch(
-            "SELECT match_id, round_no, home, away, outcome, reason, scores FROM"
+            "SELECT match_id, round_no, home, away, outcome, reason, scores, deals FROM"
             " tournament_matches WHERE tournament_id = $1 ORDER BY round_no, match_id",
             tournament_id)
         table = await conn.fetch(
             "SELECT team_id, rank, match_points, buchholz, head_to_head, differential, bags,"
-            " points FROM tournament_standings WHERE tournament_id = $1 ORDER BY rank",
+            " points, matchpoints, matchpoints_top FROM tournament_standings"
+            " WHERE tournament_id = $1 ORDER BY rank",
             tournament_id)
     return api.TournamentView(
         summary=_summary(head), settings=json.loads(head["settings"]), version=head["version"],
         teams=[api.TeamView(**dict(r)) for r in teams],
-        matches=[api.MatchView(**dict(r)) for r in matches],
+        matches=[api.MatchView(**{**dict(r), "deals": _pairs(r["deals"])}) for r in matches],
         standings=[api.StandingView(
             team_id=r["team_id"], rank=r["rank"], match_points=r["match_points"] / 2,
             buchholz=r["buchholz"] / 2, head_to_head=r["head_to_head"] / 2,
-            differential=r["differential"], bags=r["bags"], points=r["points"])
+            differential=r["differential"], bags=r["bags"], points=r["points"],
+            duplicate=None if r["matchpoints"] is None else api.DuplicateView(
+                matchpoints=r["matchpoints"] / 2, top=r["matchpoints_top"] / 2,
+                percent=round(100 * r["matchpoints"] / r["matchpoints_top"], 2)
+                if r["matchpoints_top"] else 0.0))
             for r in table])
+
+
+def _pairs(flat: list[int]) -> list[list[int]]:
+    """[home, away] per deal from the column's flat list."""
+    return [list(flat[i:i + 2]) for i in range(0, len(flat), 2)]
 
 
 _PROJECTIONS = ("tournaments", "tournament_teams", "tournament_matches", "tournament_standings",
@@ -383,6 +394,9 @@ async def project(conn: asyncpg.Connection, tournament_id: uuid.UUID, state: Tou
         " calls AS (DELETE FROM tournament_calls WHERE tournament_id = $1)"
         " DELETE FROM tournament_timers WHERE tournament_id = $1", tournament_id)
     seed_of = {team_id: i + 1 for i, team_id in enumerate(state.seeds)}
+    duplicate = s.format.deals == "duplicate"
+    dup = duplicate_scores(state)
+    over = {m for r in state.rounds if r.completed for m in r.match_ids}
     rows = {
         "tournament_teams": [
             (tournament_id, t.team_id, t.name, list(t.players), t.rating, t.confirmed,
@@ -391,11 +405,15 @@ async def project(conn: asyncpg.Connection, tournament_id: uuid.UUID, state: Tou
         "tournament_matches": [
             (tournament_id, m.pairing.match_id, m.pairing.round_no, m.pairing.home,
              m.pairing.away, m.outcome, m.reason, list(m.scores), list(m.bags_taken),
-             m.game_stream, game_of(state.tournament_id, m.pairing.match_id))
+             m.game_stream, game_of(state.tournament_id, m.pairing.match_id),
+             [n for d in m.deals for n in (d.home, d.away)]
+             if m.pairing.match_id in over else [])
             for m in state.matches.values()],
         "tournament_standings": [
             (tournament_id, r.team_id, r.rank, r.match_points, r.buchholz, r.head_to_head,
-             r.differential, r.bags, r.points)
+             r.differential, r.bags, r.points,
+             *((d.matchpoints, d.top) if (d := dup.get(r.team_id)) else
+               (0, 0) if duplicate else (None, None)))
             for r in (standings_of(state) if state.seeds else [])],
         "tournament_timers": [(tournament_id, kind, _ts(at))
                               for kind, at in due_timers(state).items()],
@@ -411,9 +429,10 @@ _COLUMNS = {
     "tournament_teams": ["tournament_id", "team_id", "name", "players", "rating", "confirmed",
                          "waiting", "checked_in", "withdrawn", "seed"],
     "tournament_matches": ["tournament_id", "match_id", "round_no", "home", "away", "outcome",
-                           "reason", "scores", "bags_taken", "game_stream", "game_id"],
+                           "reason", "scores", "bags_taken", "game_stream", "game_id", "deals"],
     "tournament_standings": ["tournament_id", "team_id", "rank", "match_points", "buchholz",
-                             "head_to_head", "differential", "bags", "points"],
+                             "head_to_head", "differential", "bags", "points", "matchpoints",
+                             "matchpoints_top"],
     "tournament_timers": ["tournament_id", "kind", "due_at"],
     "tournament_calls": ["tournament_id", "match_id", "due_at"],
 }

@@ -245,6 +245,27 @@ def window() -> dict[str, int]:
             "starts_at": now + 3_600_000}
 
 
+async def bot_tournament(org: Player, fmt: dict[str, Any], teams: int,
+                         rules: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """A tournament of ``teams`` bot teams starting in four seconds, played to its end by
+    a scheduler already running: its id and its final view."""
+    now = int(time.time() * 1000)
+    starts = now + 4_000
+    tid: str = (await org.ok("POST", "/v1/tournaments", {
+        "name": f"Bot {fmt['kind']}", "format": fmt, "rules": rules, "min_teams": 2,
+        "max_teams": teams, "registration_opens_at": now - 60_000,
+        "registration_closes_at": starts, "starts_at": starts, "check_in_minutes": 0,
+        "round_interval_seconds": 0}))["tournament_id"]
+    for i in range(teams):
+        await org.ok("POST", f"/v1/tournaments/{tid}/bots", {"name": f"Bots {i + 1}"})
+
+    async def finished() -> dict[str, Any] | None:
+        v = await org.ok("GET", f"/v1/tournaments/{tid}")
+        return v if v["summary"]["status"] == "finished" else None
+
+    return tid, await until(finished, timeout=240, every=0.5)
+
+
 @pytest.mark.parametrize(("fmt", "teams", "matches"), [
     ({"kind": "double_elimination"}, 8, {14, 15}),
     ({"kind": "round_robin"}, 6, {15}),
@@ -257,21 +278,7 @@ async def test_bot_teams_play_every_format_to_its_end(
     scheduler = copy(platform, platform_env, "bots")
     try:
         org = await organizer(platform.a, database_url)
-        now = int(time.time() * 1000)
-        starts = now + 4_000
-        tid = (await org.ok("POST", "/v1/tournaments", {
-            "name": f"Bot {fmt['kind']}", "format": fmt, "rules": FAST, "min_teams": 2,
-            "max_teams": teams, "registration_opens_at": now - 60_000,
-            "registration_closes_at": starts, "starts_at": starts, "check_in_minutes": 0,
-            "round_interval_seconds": 0}))["tournament_id"]
-        for i in range(teams):
-            await org.ok("POST", f"/v1/tournaments/{tid}/bots", {"name": f"Bots {i + 1}"})
-
-        async def finished() -> dict[str, Any] | None:
-            v = await org.ok("GET", f"/v1/tournaments/{tid}")
-            return v if v["summary"]["status"] == "finished" else None
-
-        view = await until(finished, timeout=240, every=0.5)
+        tid, view = await bot_tournament(org, fmt, teams, FAST)
     finally:
         scheduler.stop()
     assert len(view["matches"]) in matches
