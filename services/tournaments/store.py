@@ -161,14 +161,10 @@ class TournamentStore:
         version, events = state.version, []
         for command in commands:
             try:
-                got = decide(state, command)
+                events += decide(state, command, fold=True)
             except TournamentError as exc:
                 _log.warning("command_refused", tournament=tournament_id,
                              command=type(command).__name__, code=exc.code)
-                continue
-            for event in got:
-                state.apply(event)
-            events += got
         if not events:
             return state, [], None
         result = await self.events.append(stream_of(tournament_id), version, events, None,
@@ -187,6 +183,19 @@ class TournamentStore:
         async with conn.transaction():
             state, events, _ = await self._execute(conn, tournament_id, command, command_id)
         return state, events
+
+    async def execute_all_in(self, conn: asyncpg.Connection, tournament_id: str,
+                             commands: list[cmd.TournamentCommand]) -> list[ev.Event]:
+        """Several commands for one tournament inside the caller's transaction (a
+        consumer's batch): one fold, one append and one projection rewrite for all of
+        them, so a round's results arriving together cost about what one does. A refused
+        command is logged and adds nothing; the others stand."""
+        await conn.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
+                           stream_of(tournament_id))
+        async with conn.transaction():
+            state = await self.load(tournament_id, conn)
+            _, events, _ = await self._decide_all(conn, tournament_id, state, commands)
+        return events
 
     async def fire_calls(self, now_ms: int, ask: Ask,
                          limit: int = 20) -> list[tuple[Tournament, list[ev.Event]]]:
@@ -469,9 +478,10 @@ async def ban_no_shows(conn: asyncpg.Connection, events: list[ev.Event]) -> None
                                player, _ts(event.at + ban_ms(row["no_shows"])))
 
 
-async def match_of_game(conn: asyncpg.Connection, game_id: str) -> tuple[str, str] | None:
-    """(tournament id, match id) of the match whose game this is, if any."""
-    row = await conn.fetchrow("SELECT tournament_id, match_id FROM tournament_matches"
-                              " WHERE game_id = $1", game_id)
-    return None if row is None else (str(row["tournament_id"]), row["match_id"])
+async def matches_of_games(conn: asyncpg.Connection,
+                           game_ids: list[str]) -> dict[str, tuple[str, str]]:
+    """(tournament id, match id) of each of these games that is a tournament match's."""
+    rows = await conn.fetch("SELECT game_id, tournament_id, match_id FROM tournament_matches"
+                            " WHERE game_id = ANY($1::text[]) AND game_id <> ''", game_ids)
+    return {r["game_id"]: (str(r["tournament_id"]), r["match_id"]) for r in rows}
 
