@@ -121,6 +121,9 @@ class TournamentView(msgspec.Struct, frozen=True, kw_only=True):
     teams: list[TeamView]
     matches: list[MatchView]
     standings: list[StandingView]
+    # Display names by player id (the teams' players and the organizer): the tournament
+    # service knows players by id only; the lobby, which owns the accounts, fills these in.
+    names: dict[str, str] = msgspec.field(default_factory=dict)
 
 
 class TournamentList(msgspec.Struct, frozen=True, kw_only=True):
