@@ -33,6 +33,9 @@ def ask(t: store.TableRow, player_id: str) -> store.TableRow:
     held = seat_of(t, player_id)
     if held is None:
         raise LobbyError(409, "not_seated", "you hold no seat at this table")
+    if t.private and t.code is None:
+        raise LobbyError(409, "match_table", "a ranked or tournament match is played once: "
+                                             "queue again, or wait for the next round")
     if t.state == "playing":
         raise LobbyError(409, "game_running", "the table's game is still being played")
     if t.state == "open":

@@ -12,6 +12,7 @@ from schemas import api
 from schemas import ratings as rq
 from services.lobby import store
 from services.lobby.errors import LobbyError
+from services.lobby.names import skeleton
 from services.lobby.ratingsbus import RatingsBus
 
 
@@ -24,6 +25,12 @@ class Standings:
         if found is None:
             raise LobbyError(404, "player_not_found", f"no player {player_id}")
         return found[1]
+
+    async def find(self, name: str) -> api.Named:
+        found = await store.registered_account(self.pool, skeleton(name))
+        if found is None:
+            raise LobbyError(404, "player_not_found", f"no registered player is named {name!r}")
+        return api.Named(found[0], found[1])
 
     async def player(self, player_id: str) -> api.PlayerPage:
         """The name always; the rated record unless the ratings service is away."""

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 from litestar import Request, get
 from litestar.params import Parameter
 
-from schemas.api import Leaderboard, PlayerPage, RatingHistory
+from schemas.api import Leaderboard, Named, PlayerPage, RatingHistory
 from schemas.subjects import ID_PATTERN
 from services.lobby.apidocs import BEARER, answers
 from services.lobby.auth import Tokens
@@ -57,6 +57,17 @@ def routes(tokens: Tokens, standings: Standings) -> list[Any]:
         signed_in(request)
         return await standings.leaderboard(limit, offset, around, provisional)
 
+    @get("/v1/players", summary="Find a registered player by name", tags=["players"],
+         security=BEARER, responses=answers(200, Named, {"player_id": "p-7f3a", "name": "Ada"},
+                                            400, 401, 404))
+    async def find(request: Request[Any, Any, Any], name: Annotated[str, Parameter(
+            min_length=1, max_length=32, description="a registered name, as written or in "
+                                                     "any case")]) -> Named:
+        """The id behind a registered name (to queue with a partner, say): names are
+        unique, whatever the case or look-alike letters. 404 `player_not_found`."""
+        signed_in(request)
+        return await standings.find(name)
+
     @get("/v1/players/{player_id:str}", summary="A player's name and rated record",
          tags=["players"], security=BEARER,
          responses=answers(200, PlayerPage, {"player_id": "p-7f3a", "name": "Ada",
@@ -81,4 +92,4 @@ def routes(tokens: Tokens, standings: Standings) -> list[Any]:
         signed_in(request)
         return await standings.history(player_id, before, limit)
 
-    return [leaderboard, player, history]
+    return [leaderboard, find, player, history]

@@ -77,6 +77,7 @@ async def ranked_platform(logs: Path, database_url: str, nats_url: str,
     env = lobby_env(database_url, nats_url, prefix)
     started: list[Service] = []
     lobbies: list[Service] = []
+    ranked: Ranked | None = None
     try:
         workers = [start("game", logs / f"game-{i}.log", SPADES_BOT_THINK_MS="0", **env)
                    for i in range(2)]
@@ -89,7 +90,9 @@ async def ranked_platform(logs: Path, database_url: str, nats_url: str,
             ranked.start_lobby(f"lobby-{i}")
         yield ranked
     finally:
-        for svc in reversed([*started, *lobbies]):
+        # A test may have replaced the ratings service: stop the one running now too.
+        now = [ranked.ratings] if ranked is not None else []
+        for svc in reversed([*started, *lobbies, *now]):
             svc.stop()
 
 

@@ -880,8 +880,11 @@ function renderEnd() {
     + `Final score: ${teamNames(team)} ${v.scores[team]}, ${teamNames(1 - team)} ${v.scores[1 - team]}, `
     + `after ${v.sheet.length} hand(s).`;
   const parts = [h, why];
-  // Playing again is for those seated at the table; a spectator only goes back.
-  const seated = S.table && S.table.table_id && mySeatAtTable() !== null && v.seat !== null;
+  // Playing again is for those seated at a person's table; a spectator, and the players
+  // of a ranked or tournament match (a private table with no room code), only go back.
+  const matchTable = S.table && S.table.private && !S.table.code;
+  const seated = S.table && S.table.table_id && mySeatAtTable() !== null && v.seat !== null
+    && !matchTable;
   if (seated) {
     const asked = S.asked && S.asked.game_id === S.game ? S.asked : null;
     if (asked) {
@@ -1031,8 +1034,11 @@ function onQueueNote(n) {  // the ready check itself is the offer box's (showOff
 
 $("queue-form").addEventListener("submit", (e) => {
   e.preventDefault();
-  const partner = $("queue-partner").value.trim();
-  send({ type: "queue_join", partner: partner || null });
+  const name = $("queue-partner").value.trim();
+  if (!name) { send({ type: "queue_join", partner: null }); return; }
+  api("GET", `/v1/players?name=${encodeURIComponent(name)}`)
+    .then((p) => send({ type: "queue_join", partner: p.player_id }))
+    .catch((err) => status(err.message));
 });
 $("queue-leave").onclick = () => send({ type: "queue_leave" });
 

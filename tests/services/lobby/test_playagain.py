@@ -100,3 +100,14 @@ def test_the_agreement_shows_while_open_and_outlives_a_start_that_failed(
     assert playagain.agreed(playing) is None and not playagain.everyone_agreed(playing)
     reopened = playing.with_(state="open", game_id=None)  # no game worker answered
     assert playagain.agreed(reopened) == shown
+
+
+@given(finished_tables())
+def test_a_ranked_or_tournament_match_is_not_played_again(t: store.TableRow) -> None:
+    """A match's table (private, no room code) seated people the queue or a tournament
+    chose: another game there would be an unrated one nobody asked for."""
+    match_table = t.with_(code=None)
+    with pytest.raises(LobbyError) as refused:
+        playagain.ask(match_table, people_of(t)[0])
+    assert refused.value.code == "match_table"
+    assert playagain.ask(t, people_of(t)[0]).state == "open"  # a person's table plays again

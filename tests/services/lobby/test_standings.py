@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import time
+import uuid
 
+import httpx
 import msgspec
 import nats
 
@@ -109,3 +111,24 @@ async def test_without_the_ratings_service_the_board_is_a_503_and_a_page_keeps_i
     assert await ada.ok("GET", f"/v1/players/{ada.player_id}") == {
         "player_id": ada.player_id, "name": "Ada", "ranked": None}
     await ada.aclose()
+
+
+async def test_a_registered_name_finds_its_player_and_a_guest_name_finds_nobody(
+        lobby: Service) -> None:
+    """How a person names a partner: by the name they know, in any case."""
+    tag = uuid.uuid4().hex[:6]
+    http = httpx.AsyncClient(base_url=lobby.url, timeout=10)
+    r = await http.post("/v1/auth/register", json={"name": f"Partner{tag}",
+                                                   "password": "correct horse battery"})
+    assert r.status_code == 201, r.text
+    partner = r.json()
+    await http.aclose()
+    guest = await Player.guest(lobby.url, f"Guest{tag}")
+    found = await guest.ok("GET", f"/v1/players?name=partner{tag.upper()}")
+    assert found == {"player_id": partner["player_id"], "name": f"Partner{tag}"}
+    for name, status, code in ((f"Guest{tag}", 404, "player_not_found"),
+                               ("nobody-at-all", 404, "player_not_found"),
+                               ("", 400, "bad_request"), ("x" * 33, 400, "bad_request")):
+        got, body = await guest.call("GET", f"/v1/players?name={name}")
+        assert (got, body["code"]) == (status, code), name
+    await guest.aclose()
