@@ -164,6 +164,7 @@ async def test_a_duplicate_swiss_round_deals_every_table_alike_and_reveals_its_s
     assert all(e["deal_seed_hash"] for e in by_type["RoundPaired"])
     assert sorted(e["deal_seed"] for e in by_type["RoundCompleted"]) == sorted(
         completed[n].deal_seed for n in (1, 2))
+    assert all(e["deals"] == [] for e in by_type["MatchResult"])
     # The record shows each table's score per deal and every team's matchpoints.
     assert all(m["deals"] for m in view["matches"])
     dup = [s["duplicate"] for s in view["standings"]]
