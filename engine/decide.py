@@ -92,9 +92,11 @@ def _start(tx: _Tx, c: cmd.StartGame) -> None:
         if len(seed) < 16:
             raise RuleError("bad_seed", "the seed must be at least 16 bytes")
         seed_hash = shuffle.commitment(seed)
+    elif c.sealed:
+        raise RuleError("bad_seed", "only a supplied seed is sealed")
     s = tx.emit(ev.GameStarted(rules=c.rules, players=c.players, seed=c.seed,
                                seed_hash=seed_hash, scores=c.scores, bags=c.bags,
-                               rated=c.rated, at=c.at))
+                               rated=c.rated, sealed=c.sealed, at=c.at))
     if c.seed:
         _deal_from_seed(tx, shuffle.first_dealer(bytes.fromhex(s.seed)))
 
@@ -353,7 +355,9 @@ def _end(tx: _Tx, winner: int | None, reason: str, forfeited_by: int | None = No
                          hands_played=s.hands_played, players=s.players,  # type: ignore[arg-type]
                          forfeited_by=forfeited_by, seed=s.seed, rules=s.rules,
                          rated=s.rated, abandoned=tuple(seats_in(s.bots)),
-                         bags_taken=_bags_taken(s), at=tx.at))
+                         bags_taken=_bags_taken(s), sealed=s.sealed,
+                         deals=tuple((h.teams[0].delta, h.teams[1].delta) for h in s.sheet),
+                         at=tx.at))
 
 
 def _bags_taken(s: GameState) -> tuple[int, int]:

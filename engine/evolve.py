@@ -58,8 +58,8 @@ def blind_nil_offered(state: GameState, seat: int) -> bool:
 def _started(s: GameState, e: ev.GameStarted, v: int) -> GameState:
     return replace(s, version=v, rules=e.rules, deck=deck_of(e.rules),
                    clocks=e.rules.turn_clocks, players=e.players,
-                   seed=e.seed, seed_hash=e.seed_hash, scores=e.scores, bags=e.bags,
-                   rated=e.rated, phase=DEALING)
+                   seed=e.seed, seed_hash=e.seed_hash, sealed=e.sealed, scores=e.scores,
+                   bags=e.bags, rated=e.rated, phase=DEALING)
 
 
 def _dealt(s: GameState, e: ev.HandDealt, v: int) -> GameState:

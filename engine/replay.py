@@ -39,7 +39,7 @@ def candidate_commands(state: GameState, e: ev.Event) -> list[cmd.Command]:
     at = e.at
     if isinstance(e, ev.GameStarted):
         return [cmd.StartGame(rules=e.rules, players=e.players, seed=e.seed, scores=e.scores,
-                              bags=e.bags, rated=e.rated, at=at)]
+                              bags=e.bags, rated=e.rated, sealed=e.sealed, at=at)]
     if isinstance(e, ev.HandDealt):
         return [cmd.DealHand(dealer=e.dealer, hands=e.hands, at=at)]
     if isinstance(e, ev.CardsLooked):
@@ -112,23 +112,24 @@ def invariant_problems(state: GameState) -> list[str]:
 
 Step = tuple[int, GameState, GameState, "Divergence | None"]
 
-_V1_ENDING = {"abandoned": (), "bags_taken": (0, 0)}  # what the GameEnded v1 upcaster fills in
+# What the GameEnded upcasters fill in for fields older versions did not record.
+_UPCAST_ENDING = {"abandoned": (), "bags_taken": (0, 0), "deals": ()}
 
 
 def _agrees(stored: Sequence[ev.Event], produced: list[ev.Event]) -> bool:
-    """Stored events equal the produced ones, except that a ``GameEnded`` stored as
-    version 1 reads with its upcaster's empty ``abandoned`` and ``bags_taken``: the
-    engine of the day recorded neither, so those two fields are not held against it."""
+    """Stored events equal the produced ones, except that a ``GameEnded`` stored as an
+    older version reads with its upcasters' empty ``abandoned``, ``bags_taken`` (v1) and
+    ``deals`` (v2): the engine of the day recorded none, so they are not held against it."""
     if list(stored) == produced:
         return True
     if len(stored) != len(produced) or not produced:
         return False
     last, made = stored[-1], produced[-1]
-    if not (isinstance(last, ev.GameEnded) and isinstance(made, ev.GameEnded)
-            and (last.abandoned, last.bags_taken) == tuple(_V1_ENDING.values())):
+    if not (isinstance(last, ev.GameEnded) and isinstance(made, ev.GameEnded)):
         return False
-    return (list(stored[:-1]) == produced[:-1]
-            and last == msgspec.structs.replace(made, **_V1_ENDING))
+    unrecorded = {k: v for k, v in _UPCAST_ENDING.items() if getattr(last, k) == v}
+    return (bool(unrecorded) and list(stored[:-1]) == produced[:-1]
+            and last == msgspec.structs.replace(made, **unrecorded))
 
 
 def groups(events: Sequence[ev.Event]) -> Iterator[Step]:

@@ -46,6 +46,7 @@ class GameState(msgspec.Struct, frozen=True, gc=False):
     players: tuple[str, ...] = ("", "", "", "")
     rated: bool = False
     seed: str = ""  # secret until the game ends
+    sealed: bool = False  # the seed came from outside: its owner reveals it, not the game
     seed_hash: str = ""
     hand_no: int = 0  # the current (or last) hand, from 1
     hands_played: int = 0  # hands scored

@@ -3,7 +3,8 @@
 The platform's one gate for hidden information (DESIGN rule 6): a seat sees its
 own cards once it has looked, the public table, and its legal moves; a
 spectator sees the table without any hand; secret bids stay secret until the
-reveal and the shuffle seed until the game ends.
+reveal and the shuffle seed until the game ends (a sealed seed, supplied from
+outside, not even then: other tables may still be playing its deals).
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ def view(state: GameState, seat: int | None) -> SeatView:
                  if seated and state.premoves[seat] >= 0 else None),  # type: ignore[index]
         bots=tuple(bool(state.bots >> s & 1) for s in range(4)),
         seed_hash=state.seed_hash, hand_seed_hash=state.hand_seed_hash,
-        seed=state.seed if state.phase == OVER and state.seed else None,
+        seed=state.seed if state.phase == OVER and state.seed and not state.sealed else None,
         winner=state.winner, end_reason=state.end_reason)
 
 
@@ -95,6 +96,8 @@ def redact(event: ev.Event, after: GameState, seat: int | None) -> ev.Event | No
     state once the event is applied."""
     if isinstance(event, ev.GameStarted):
         return replace(event, seed="")
+    if isinstance(event, ev.GameEnded) and event.sealed:
+        return replace(event, seed="")  # its owner reveals it (a duplicate round's end)
     if isinstance(event, ev.HandDealt):
         own = seat is not None and bool(after.looked >> seat & 1)
         return replace(event, hands=tuple(

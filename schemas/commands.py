@@ -18,7 +18,8 @@ class Command(msgspec.Struct, frozen=True, tag=True, tag_field="type", kw_only=T
 
 class StartGame(Command, frozen=True):
     """Begin a match. With a seed the engine deals every hand itself from it;
-    without one it waits for ``DealHand`` (records, duplicate boards)."""
+    without one it waits for ``DealHand`` (records, duplicate boards). ``sealed``: the
+    seed was supplied from outside and no view reveals it (``GameStarted``)."""
 
     rules: Rules
     players: tuple[str, str, str, str] = ("", "", "", "")
@@ -26,6 +27,7 @@ class StartGame(Command, frozen=True):
     scores: tuple[int, int] = (0, 0)
     bags: tuple[int, int] = (0, 0)
     rated: bool = False
+    sealed: bool = False
 
 
 class DealHand(Command, frozen=True):

@@ -26,8 +26,12 @@ class Event(msgspec.Struct, frozen=True, tag=True, tag_field="type", kw_only=Tru
 
 
 class GameStarted(Event, frozen=True):
-    """A game began. ``seed`` is secret until ``GameEnded`` reveals it."""
+    """A game began. ``seed`` is secret until ``GameEnded`` reveals it, or, when
+    ``sealed``, until its owner does: the seed came from outside (a duplicate round's
+    deals, which other tables are still playing), so no view of this game shows it.
+    Version 2 added ``sealed`` (see ``schemas/upcasters.py``)."""
 
+    VERSION: ClassVar[int] = 2
     rules: Rules
     players: tuple[str, str, str, str] = ("", "", "", "")
     seed: str = ""  # hex; empty when hands are dealt from outside (records, duplicate boards)
@@ -35,6 +39,7 @@ class GameStarted(Event, frozen=True):
     scores: tuple[int, int] = (0, 0)
     bags: tuple[int, int] = (0, 0)
     rated: bool = False  # whether the result moves ratings
+    sealed: bool = False  # the seed is revealed by whoever supplied it, not by the game
 
 
 class HandDealt(Event, frozen=True):
@@ -167,10 +172,12 @@ class GameEnded(Event, frozen=True):
 
     Version 2 added ``abandoned`` and ``bags_taken`` (see ``schemas/upcasters.py``):
     ratings score a seat its player abandoned as a loss whatever the result, and
-    tournaments break ties on bags.
+    tournaments break ties on bags. Version 3 added ``sealed`` (the seed stays out of
+    every view: see ``GameStarted``) and ``deals``, each hand's score per team, which a
+    duplicate tournament compares across tables.
     """
 
-    VERSION: ClassVar[int] = 2
+    VERSION: ClassVar[int] = 3
     winner: int | None
     reason: str  # target, floor, hands, boston, forfeit
     scores: tuple[int, int]
@@ -184,6 +191,8 @@ class GameEnded(Event, frozen=True):
     # Seats a bot played at the end because their player left; one who came back is not here.
     abandoned: tuple[int, ...] = ()
     bags_taken: tuple[int, int] = (0, 0)  # overtricks each team took over the whole game
+    sealed: bool = False
+    deals: tuple[tuple[int, int], ...] = ()  # per hand, in order: each team's delta
 
 
 GameEvent = (

@@ -52,6 +52,9 @@ class OpenMatch(msgspec.Struct, frozen=True, kw_only=True):
     # 0: start at once. Otherwise every person seated confirms within this many seconds
     # (at least 5), or the match does not start.
     ready_seconds: Annotated[int, msgspec.Meta(ge=0, le=MAX_READY_SECONDS)] = 0
+    # Hex, 16 to 64 bytes: the game deals from this seed (``CreateGame.deal_seed``), sealed from
+    # its players and spectators; the caller reveals it. Empty: the game draws its own.
+    deal_seed: Annotated[str, msgspec.Meta(pattern=r"^((?:[0-9a-f]{2}){16,64})?$")] = ""
 
 
 class MatchOpened(msgspec.Struct, frozen=True, kw_only=True):

@@ -42,6 +42,9 @@ class CreateGame(msgspec.Struct, frozen=True, kw_only=True):
     rated: bool = False
     table_id: str = ""
     banter: bool = True  # the table's switch: False means bots say nothing at this table
+    # Hex: deal from this seed instead of a fresh one (every table of a duplicate round
+    # shares it). Such a game's seed is sealed: no view shows it, even at the end.
+    deal_seed: str = ""
 
 
 class ChatLine(msgspec.Struct, frozen=True, kw_only=True):

@@ -78,6 +78,18 @@ class MatchView(msgspec.Struct, frozen=True, kw_only=True):
     outcome: str | None
     reason: str
     scores: list[int]
+    # Duplicate deals: [home, away] score per deal, in order, once the round is over.
+    deals: list[list[int]] = msgspec.field(default_factory=list)
+
+
+class DuplicateView(msgspec.Struct, frozen=True, kw_only=True):
+    """A team's duplicate score over the rounds that are over: per deal, a matchpoint
+    for each team that held the same cards and did worse, half for each that did as
+    well; ``top`` is the most it could have earned."""
+
+    matchpoints: float
+    top: float
+    percent: float
 
 
 class StandingView(msgspec.Struct, frozen=True, kw_only=True):
@@ -89,6 +101,7 @@ class StandingView(msgspec.Struct, frozen=True, kw_only=True):
     differential: int
     bags: int
     points: int
+    duplicate: DuplicateView | None = None  # with duplicate deals only
 
 
 class TournamentSummary(msgspec.Struct, frozen=True, kw_only=True):
@@ -108,6 +121,9 @@ class TournamentView(msgspec.Struct, frozen=True, kw_only=True):
     teams: list[TeamView]
     matches: list[MatchView]
     standings: list[StandingView]
+    # Display names by player id (the teams' players and the organizer): the tournament
+    # service knows players by id only; the lobby, which owns the accounts, fills these in.
+    names: dict[str, str] = msgspec.field(default_factory=dict)
 
 
 class TournamentList(msgspec.Struct, frozen=True, kw_only=True):

@@ -282,9 +282,13 @@ TournamentEvent = (
 
 def public(event: Event) -> Event:
     """The event as anyone may see it: a round's deal seed stays secret until
-    ``RoundCompleted`` reveals it."""
+    ``RoundCompleted`` reveals it, and a table's score per deal is left out (a table
+    still playing the same deals would learn from it); the tournament's view shows the
+    deals once their round is over."""
     if isinstance(event, RoundPaired) and event.deal_seed:
         return msgspec.structs.replace(event, deal_seed="")
+    if isinstance(event, MatchResult) and event.deals:
+        return msgspec.structs.replace(event, deals=())
     return event
 
 

@@ -30,9 +30,22 @@ def _game_ended_v1(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "abandoned": [], "bags_taken": [0, 0]}
 
 
+def _game_started_v1(data: dict[str, Any]) -> dict[str, Any]:
+    """v1 games all drew their own seed, which their end revealed: none is sealed."""
+    return {**data, "sealed": False}
+
+
+def _game_ended_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """v2 neither sealed a seed nor listed each hand's score: a v2 game revealed its
+    seed, and its hands' scores are in its ``HandScored`` events."""
+    return {**data, "sealed": False, "deals": []}
+
+
 GAME_UPCASTERS: dict[tuple[str, int], Upcaster] = {
     ("HandScored", 1): _hand_scored_v1,
+    ("GameStarted", 1): _game_started_v1,
     ("GameEnded", 1): _game_ended_v1,
+    ("GameEnded", 2): _game_ended_v2,
 }
 
 

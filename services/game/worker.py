@@ -145,9 +145,12 @@ class GameWorker:
         players = tuple(
             f"bot:{level}" if level and not p.startswith("bot:") else p
             for p, level in zip(req.players, req.bot_levels, strict=True))
-        seed = os.urandom(32).hex()  # secret until GameEnded reveals it; never logged
+        # Secret until GameEnded reveals it; never logged. A supplied seed (a duplicate
+        # round's deals) is sealed: the game never reveals it, its supplier does.
+        seed = req.deal_seed or os.urandom(32).hex()
         start = cmd.StartGame(rules=req.rules, players=players,  # type: ignore[arg-type]
-                              seed=seed, rated=req.rated, at=self.clock.now_ms())
+                              seed=seed, rated=req.rated, sealed=bool(req.deal_seed),
+                              at=self.clock.now_ms())
         try:
             state, events = step(GameState(), start)
         except RuleError as exc:

@@ -263,7 +263,8 @@ class Matches:
             rules=resolve(req.rules), players=tuple(  # type: ignore[arg-type]
                 s.player_id or f"bot:{s.bot}" for s in req.seats),
             bot_levels=tuple(s.bot for s in req.seats),  # type: ignore[arg-type]
-            rated=req.rated, table_id=match.table_id, banter=req.banter)
+            rated=req.rated, table_id=match.table_id, banter=req.banter,
+            deal_seed=req.deal_seed)
         try:
             reply = await self.games.create(create)
         except GameUnavailable:

@@ -123,7 +123,11 @@ class Tournaments:
             player=body.player, by=me.player_id)))
 
     async def get(self, tid: str) -> api.TournamentView:
-        return await self.bus.get(tid)
+        """The tournament service's view, with the names of the people in it (a bot team's
+        players have no account, and no name here)."""
+        view = await self.bus.get(tid)
+        people = [view.summary.organizer, *(p for t in view.teams for p in t.players)]
+        return msgspec.structs.replace(view, names=await store.names(self.pool, people))
 
     async def events(self, tid: str, after: int, limit: int) -> api.TournamentEvents:
         return await self.bus.events(tid, after, limit)

@@ -55,11 +55,14 @@ class Lobby(Protocol):
 
 def result_of(match_id: str, env: EventEnvelope, ended: GameEnded) -> cmd.RecordResult:
     """Team 0 (seats 0 and 2) is the home team. A game a player's leaving ended is a
-    forfeit, which counts toward withdrawing the team that left."""
+    forfeit, which counts toward withdrawing the team that left. Each hand's score goes
+    with the result: duplicate standings compare it with the other tables'."""
     return cmd.RecordResult(
         at=env.occurred_at_ms, match_id=match_id, outcome=OUTCOMES[ended.winner],
         reason="forfeit" if ended.reason == "forfeit" else "played", scores=ended.scores,
-        bags_taken=ended.bags_taken, game_stream=env.stream)
+        bags_taken=ended.bags_taken, game_stream=env.stream,
+        deals=tuple(ev.DealResult(deal_no=i, home=home, away=away)
+                    for i, (home, away) in enumerate(ended.deals, 1)))
 
 
 class LobbyRefused(Exception):
@@ -104,14 +107,20 @@ def seats_of(state: Tournament, m: MatchState) -> tuple[str, str, str, str]:
 
 
 def request_of(state: Tournament, m: MatchState) -> OpenMatch:
+    """The ask for a match's table; in a duplicate round, every table deals from the
+    round's seed, which the lobby seals from the players until the round reveals it."""
     s = state.settings
     assert s is not None
+    rounds = state.rounds
+    deal_seed = (rounds[m.pairing.round_no - 1].deal_seed
+                 if s.format.deals == "duplicate" and len(rounds) >= m.pairing.round_no else "")
     return OpenMatch(
         match_id=lobby_match_id(state.tournament_id, m.pairing.match_id),
         seats=tuple(MatchSeat(bot=level) if (level := bot_level(p)) else MatchSeat(player_id=p)
                     for p in seats_of(state, m)),  # type: ignore[arg-type]
         rules=msgspec.to_builtins(s.rules), rated=s.rated, origin="tournament",
-        origin_id=state.tournament_id, ready_seconds=min(s.no_show_seconds, MAX_READY_SECONDS))
+        origin_id=state.tournament_id, ready_seconds=min(s.no_show_seconds, MAX_READY_SECONDS),
+        deal_seed=deal_seed)
 
 
 def no_show(absent: Collection[int]) -> ev.Outcome | None:

@@ -33,18 +33,30 @@ _SETTLED = frozenset({cmd.CallMatch, cmd.WaiveBan, cmd.SetPairings, cmd.SetSeeds
                       cmd.AddBotTeam})
 
 
-def decide(state: Tournament, command: cmd.TournamentCommand) -> list[ev.Event]:
+def decide(state: Tournament, command: cmd.TournamentCommand, *,
+           fold: bool = False) -> list[ev.Event]:
+    """The events ``command`` adds. ``state`` is left as it was, unless ``fold``: then the
+    events are applied to it, which spares a copy of the whole state to a caller that
+    would apply them anyway (a round's 256 results decided in a row). A refusal changes
+    nothing either way."""
     events = _HANDLERS[type(command)](state, command)
     if (not events or state.status not in ("running", "registering")
             or type(command) in _SETTLED):
+        for event in events if fold else ():
+            state.apply(event)
         return events
-    scratch = state.copy()
+    scratch = state if fold else state.copy()
     for event in events:
         scratch.apply(event)
-    while scratch.status == "running" and (more := settle(scratch, command.at)):
-        for event in more:
-            scratch.apply(event)
-        events += more
+    try:
+        while scratch.status == "running" and (more := settle(scratch, command.at)):
+            for event in more:
+                scratch.apply(event)
+            events += more
+    except TournamentError as exc:
+        if fold:  # applied in part: no refusal may leave the caller's state so
+            raise RuntimeError(f"settling after {type(command).__name__} failed") from exc
+        raise
     return events
 
 

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from schemas.tournament_events import DealResult
+from services.tournaments.state import Tournament
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,4 +60,20 @@ def matchpoints(tables: Iterable[TableDeals]) -> dict[str, DuplicateScore]:
             won[team] += 2 * below + level
             top[team] += 2 * (len(results) - 1)
     return {t: DuplicateScore(team_id=t, matchpoints=won[t], top=top[t]) for t in teams}
+
+
+def played_deals(state: Tournament) -> list[TableDeals]:
+    """The deals of every round that is over: a round's results are shown, and compared,
+    only once no table is still playing its cards."""
+    return [TableDeals(r.round_no, m.pairing.home, m.pairing.away, m.deals)
+            for r in state.rounds if r.completed
+            for m in (state.matches[match_id] for match_id in r.match_ids) if m.deals]
+
+
+def duplicate_scores(state: Tournament) -> dict[str, DuplicateScore]:
+    """Every team's matchpoints so far; empty unless the tournament deals duplicate."""
+    s = state.settings
+    if s is None or s.format.deals != "duplicate":
+        return {}
+    return matchpoints(played_deals(state))
 

@@ -12,36 +12,52 @@ already) is logged and dropped, never retried.
 from __future__ import annotations
 
 import time
+from collections import defaultdict
 
 import asyncpg
 import msgspec
 
+from schemas import tournament_commands as cmd
 from schemas.bus import EventEnvelope
 from schemas.events import GameEnded
 from schemas.matches import MatchOutcome
 from services.platform import logs
-from services.platform.bus import Handler
+from services.platform.bus import BatchHandler, Handler
 from services.platform.events import game_registry
 from services.tournaments.calls import answer, parse_lobby_match_id, result_of, seats_of
 from services.tournaments.errors import TournamentError
-from services.tournaments.store import TournamentStore, match_of_game
+from services.tournaments.store import TournamentStore, matches_of_games
 
 _log = logs.get("tournaments")
-def on_game_ended(store: TournamentStore) -> Handler:
+def on_games_ended(store: TournamentStore) -> BatchHandler:
+    """The consumer's batch: every ending of a fetch that is a tournament match's, found
+    in one query, then one fold, append and projection rewrite per tournament (in id
+    order, so two copies lock tournaments in the same order), not one per game: a
+    512-team round's 256 endings arriving together are a handful of statements."""
     registry = game_registry()
 
+    async def handle(conn: asyncpg.Connection, envs: list[EventEnvelope]) -> None:
+        found = await matches_of_games(conn, [env.stream for env in envs])
+        results: dict[str, list[cmd.TournamentCommand]] = defaultdict(list)
+        for env in envs:
+            if env.stream not in found:
+                continue  # a game no tournament opened
+            tournament_id, match_id = found[env.stream]
+            ended = registry.decode(env.type, env.schema_version, env.body)
+            assert isinstance(ended, GameEnded)
+            results[tournament_id].append(result_of(match_id, env, ended))
+        for tournament_id in sorted(results):
+            await store.execute_all_in(conn, tournament_id, results[tournament_id])
+
+    return handle
+
+
+def on_game_ended(store: TournamentStore) -> Handler:
+    """One ending at a time (the consumer's fallback when a batch fails): a batch of one."""
+    batch = on_games_ended(store)
+
     async def handle(conn: asyncpg.Connection, env: EventEnvelope) -> None:
-        found = await match_of_game(conn, env.stream)
-        if found is None:
-            return
-        tournament_id, match_id = found
-        ended = registry.decode(env.type, env.schema_version, env.body)
-        assert isinstance(ended, GameEnded)
-        try:
-            await store.execute_in(conn, tournament_id, result_of(match_id, env, ended))
-        except TournamentError as exc:
-            _log.warning("result_dropped", tournament=tournament_id, match=match_id,
-                         game=env.stream, code=exc.code)
+        await batch(conn, [env])
 
     return handle
 

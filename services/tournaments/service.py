@@ -24,7 +24,7 @@ from services.platform.eventstore import EventStore
 from services.platform.outbox import OutboxRelay, Publisher
 from services.platform.runtime import Runtime
 from services.platform.settings import Settings
-from services.tournaments.results import on_game_ended, on_match_outcome
+from services.tournaments.results import on_game_ended, on_games_ended, on_match_outcome
 from services.tournaments.scheduler import Caller, Scheduler, wall_ms
 from services.tournaments.store import TournamentStore, registry
 from services.tournaments.transport import LobbyClient, endpoints
@@ -99,7 +99,8 @@ async def setup(rt: Runtime) -> None:
     rt.endpoints.extend(endpoints(store, wall_ms))
     spec = rt.consumer(subjects.TOURNAMENTS_RESULTS,
                        rt.names.game_events_of_type(subjects.GAME_ENDED))
-    consumer = Consumer(rt.js, rt.pool, spec, on_game_ended(store))
+    consumer = Consumer(rt.js, rt.pool, spec, on_game_ended(store),
+                        batch_handler=on_games_ended(store))
     await consumer.start()
     rt.workers.append(consumer)
     outcomes = WhenStreamExists(Consumer(rt.js, rt.pool, bus.ConsumerSpec(

@@ -40,6 +40,7 @@ from services.platform.eventstore import AppendResult, EventStore
 from services.tournaments import formats
 from services.tournaments.calls import game_of
 from services.tournaments.decide import decide, standings_of
+from services.tournaments.duplicate import duplicate_scores
 from services.tournaments.errors import TournamentError
 from services.tournaments.state import MatchState, Tournament
 
@@ -160,14 +161,10 @@ class TournamentStore:
         version, events = state.version, []
         for command in commands:
             try:
-                got = decide(state, command)
+                events += decide(state, command, fold=True)
             except TournamentError as exc:
                 _log.warning("command_refused", tournament=tournament_id,
                              command=type(command).__name__, code=exc.code)
-                continue
-            for event in got:
-                state.apply(event)
-            events += got
         if not events:
             return state, [], None
         result = await self.events.append(stream_of(tournament_id), version, events, None,
@@ -186,6 +183,19 @@ class TournamentStore:
         async with conn.transaction():
             state, events, _ = await self._execute(conn, tournament_id, command, command_id)
         return state, events
+
+    async def execute_all_in(self, conn: asyncpg.Connection, tournament_id: str,
+                             commands: list[cmd.TournamentCommand]) -> list[ev.Event]:
+        """Several commands for one tournament inside the caller's transaction (a
+        consumer's batch): one fold, one append and one projection rewrite for all of
+        them, so a round's results arriving together cost about what one does. A refused
+        command is logged and adds nothing; the others stand."""
+        await conn.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
+                           stream_of(tournament_id))
+        async with conn.transaction():
+            state = await self.load(tournament_id, conn)
+            _, events, _ = await self._decide_all(conn, tournament_id, state, commands)
+        return events
 
     async def fire_calls(self, now_ms: int, ask: Ask,
                          limit: int = 20) -> list[tuple[Tournament, list[ev.Event]]]:
@@ -312,22 +322,32 @@ async def view(pool: asyncpg.Pool, tournament_id: uuid.UUID) -> api.TournamentVi
             " FROM tournament_teams WHERE tournament_id = $1 ORDER BY seed NULLS LAST, team_id",
             tournament_id)
         matches = await conn.fetch(
-            "SELECT match_id, round_no, home, away, outcome, reason, scores FROM"
+            "SELECT match_id, round_no, home, away, outcome, reason, scores, deals FROM"
             " tournament_matches WHERE tournament_id = $1 ORDER BY round_no, match_id",
             tournament_id)
         table = await conn.fetch(
             "SELECT team_id, rank, match_points, buchholz, head_to_head, differential, bags,"
-            " points FROM tournament_standings WHERE tournament_id = $1 ORDER BY rank",
+            " points, matchpoints, matchpoints_top FROM tournament_standings"
+            " WHERE tournament_id = $1 ORDER BY rank",
             tournament_id)
     return api.TournamentView(
         summary=_summary(head), settings=json.loads(head["settings"]), version=head["version"],
         teams=[api.TeamView(**dict(r)) for r in teams],
-        matches=[api.MatchView(**dict(r)) for r in matches],
+        matches=[api.MatchView(**{**dict(r), "deals": _pairs(r["deals"])}) for r in matches],
         standings=[api.StandingView(
             team_id=r["team_id"], rank=r["rank"], match_points=r["match_points"] / 2,
             buchholz=r["buchholz"] / 2, head_to_head=r["head_to_head"] / 2,
-            differential=r["differential"], bags=r["bags"], points=r["points"])
+            differential=r["differential"], bags=r["bags"], points=r["points"],
+            duplicate=None if r["matchpoints"] is None else api.DuplicateView(
+                matchpoints=r["matchpoints"] / 2, top=r["matchpoints_top"] / 2,
+                percent=round(100 * r["matchpoints"] / r["matchpoints_top"], 2)
+                if r["matchpoints_top"] else 0.0))
             for r in table])
+
+
+def _pairs(flat: list[int]) -> list[list[int]]:
+    """[home, away] per deal from the column's flat list."""
+    return [list(flat[i:i + 2]) for i in range(0, len(flat), 2)]
 
 
 _PROJECTIONS = ("tournaments", "tournament_teams", "tournament_matches", "tournament_standings",
@@ -383,6 +403,9 @@ async def project(conn: asyncpg.Connection, tournament_id: uuid.UUID, state: Tou
         " calls AS (DELETE FROM tournament_calls WHERE tournament_id = $1)"
         " DELETE FROM tournament_timers WHERE tournament_id = $1", tournament_id)
     seed_of = {team_id: i + 1 for i, team_id in enumerate(state.seeds)}
+    duplicate = s.format.deals == "duplicate"
+    dup = duplicate_scores(state)
+    over = {m for r in state.rounds if r.completed for m in r.match_ids}
     rows = {
         "tournament_teams": [
             (tournament_id, t.team_id, t.name, list(t.players), t.rating, t.confirmed,
@@ -391,11 +414,15 @@ async def project(conn: asyncpg.Connection, tournament_id: uuid.UUID, state: Tou
         "tournament_matches": [
             (tournament_id, m.pairing.match_id, m.pairing.round_no, m.pairing.home,
              m.pairing.away, m.outcome, m.reason, list(m.scores), list(m.bags_taken),
-             m.game_stream, game_of(state.tournament_id, m.pairing.match_id))
+             m.game_stream, game_of(state.tournament_id, m.pairing.match_id),
+             [n for d in m.deals for n in (d.home, d.away)]
+             if m.pairing.match_id in over else [])
             for m in state.matches.values()],
         "tournament_standings": [
             (tournament_id, r.team_id, r.rank, r.match_points, r.buchholz, r.head_to_head,
-             r.differential, r.bags, r.points)
+             r.differential, r.bags, r.points,
+             *((d.matchpoints, d.top) if (d := dup.get(r.team_id)) else
+               (0, 0) if duplicate else (None, None)))
             for r in (standings_of(state) if state.seeds else [])],
         "tournament_timers": [(tournament_id, kind, _ts(at))
                               for kind, at in due_timers(state).items()],
@@ -411,9 +438,10 @@ _COLUMNS = {
     "tournament_teams": ["tournament_id", "team_id", "name", "players", "rating", "confirmed",
                          "waiting", "checked_in", "withdrawn", "seed"],
     "tournament_matches": ["tournament_id", "match_id", "round_no", "home", "away", "outcome",
-                           "reason", "scores", "bags_taken", "game_stream", "game_id"],
+                           "reason", "scores", "bags_taken", "game_stream", "game_id", "deals"],
     "tournament_standings": ["tournament_id", "team_id", "rank", "match_points", "buchholz",
-                             "head_to_head", "differential", "bags", "points"],
+                             "head_to_head", "differential", "bags", "points", "matchpoints",
+                             "matchpoints_top"],
     "tournament_timers": ["tournament_id", "kind", "due_at"],
     "tournament_calls": ["tournament_id", "match_id", "due_at"],
 }
@@ -450,9 +478,10 @@ async def ban_no_shows(conn: asyncpg.Connection, events: list[ev.Event]) -> None
                                player, _ts(event.at + ban_ms(row["no_shows"])))
 
 
-async def match_of_game(conn: asyncpg.Connection, game_id: str) -> tuple[str, str] | None:
-    """(tournament id, match id) of the match whose game this is, if any."""
-    row = await conn.fetchrow("SELECT tournament_id, match_id FROM tournament_matches"
-                              " WHERE game_id = $1", game_id)
-    return None if row is None else (str(row["tournament_id"]), row["match_id"])
+async def matches_of_games(conn: asyncpg.Connection,
+                           game_ids: list[str]) -> dict[str, tuple[str, str]]:
+    """(tournament id, match id) of each of these games that is a tournament match's."""
+    rows = await conn.fetch("SELECT game_id, tournament_id, match_id FROM tournament_matches"
+                            " WHERE game_id = ANY($1::text[]) AND game_id <> ''", game_ids)
+    return {r["game_id"]: (str(r["tournament_id"]), r["match_id"]) for r in rows}
 

@@ -3,7 +3,10 @@ two scheduler copies side by side (each start makes round 1 due at once, which f
 the same sweep); and the commands per second that set them up (create, register,
 confirm: each one fold, decision, append and projection rewrite in one transaction); and a
 512-team Swiss round's turnover: its last result to the next round paired and stored,
-then its 256 tables asked of the lobby (answered at once here: a ready check) and recorded.
+then its 256 tables asked of the lobby (answered at once here: a ready check) and recorded;
+and that round's 256 ``GameEnded`` arriving at once, applied as the results consumer
+does, in fetches of 64 in one transaction each: message by message (each in a savepoint,
+the fallback) and then as whole fetches (the batch handler).
 
 Figures are printed, never asserted.
 """
@@ -19,11 +22,14 @@ import asyncpg
 from engine.presets import PRESETS
 from schemas import tournament_commands as cmd
 from schemas import tournament_events as ev
+from schemas.bus import EventEnvelope
+from schemas.events import GameEnded
 from services import catalog
 from services.platform import dbadmin, migrations
 from services.platform.db import create_pool
+from services.platform.events import game_registry
 from services.platform.eventstore import EventStore
-from services.tournaments import calls
+from services.tournaments import calls, results
 from services.tournaments.state import MatchState, Tournament
 from services.tournaments.store import TournamentStore, registry
 from tests.bench.servers import bench_servers
@@ -82,6 +88,60 @@ async def _turnover(store: TournamentStore) -> None:
           f"tables called and recorded: {dt * 1e3:.0f} ms in all")
 
 
+FETCH = 64  # the results consumer's fetch
+
+
+def _ending(tid: str, match_id: str, at: int) -> EventEnvelope:
+    """A match's game ending as the outbox publishes it: the home team won."""
+    encoded = game_registry().encode(GameEnded(
+        winner=0, reason="target", scores=(500, 300), bags=(1, 2), hands_played=6,
+        deals=((100, 50),) * 6, at=at))
+    return EventEnvelope(stream=calls.game_of(tid, match_id), version=60, position=0,
+                         type=encoded.type, schema_version=encoded.schema_version,
+                         event_id=str(uuid.uuid4()), occurred_at_ms=at, correlation_id=None,
+                         causation_id=None, body=encoded.body)
+
+
+async def _started_round(store: TournamentStore) -> tuple[str, list[str]]:
+    """A 512-team Swiss whose round 1 tables have all started."""
+    tid = str(uuid.uuid4())
+    await _setup(store, tid, TURNOVER_TEAMS)
+    await store.fire_due(STARTS)
+    await store.fire_due(STARTS)
+    await store.fire_calls(STARTS, started)
+    state = await store.load(tid)
+    assert all(m.call == "started" for m in state.matches.values())
+    return tid, state.rounds[0].match_ids
+
+
+async def _endings(store: TournamentStore) -> None:
+    for label, batched in (("one at a time", False), ("in batches", True)):
+        tid, match_ids = await _started_round(store)
+        envs = [_ending(tid, m, STARTS + 1) for m in match_ids]
+        one, batch = results.on_game_ended(store), results.on_games_ended(store)
+        t0 = time.perf_counter()
+        for i in range(0, len(envs), FETCH):
+            async with store.pool.acquire() as conn, conn.transaction():
+                if batched:
+                    await batch(conn, envs[i:i + FETCH])
+                    continue
+                for env in envs[i:i + FETCH]:
+                    async with conn.transaction():
+                        await one(conn, env)
+        dt = time.perf_counter() - t0
+        state = await store.load(tid)
+        assert all(state.matches[m].outcome == "home" for m in match_ids)
+        print(f"{len(envs)} GameEnded at once, {TURNOVER_TEAMS}-team round, {label}: "
+              f"{dt * 1e3:.0f} ms")
+
+
+async def started(state: Tournament, m: MatchState, now: int) -> cmd.CallMatch:
+    """The lobby's answer, at once: the game began."""
+    return cmd.CallMatch(at=now, match_id=m.pairing.match_id, table_id="t",
+                         game_id=calls.game_of(state.tournament_id, m.pairing.match_id),
+                         state="started")
+
+
 async def ready_check(state: Tournament, m: MatchState, now: int) -> cmd.CallMatch:
     """The lobby's answer, at once: a ready check of five minutes."""
     return cmd.CallMatch(at=now, match_id=m.pairing.match_id, table_id="t",
@@ -138,6 +198,7 @@ async def run(admin_url: str) -> None:
         print(f"their first tables called: {called} tournaments' answers recorded by 2 copies "
               f"in {dt * 1e3:.0f} ms")
         await _turnover(copies[0])
+        await _endings(copies[0])
     finally:
         for p in pools:
             await p.close()

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import subprocess
+import sys
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -18,6 +21,7 @@ import asyncpg
 import nats
 import pytest
 
+from schemas import subjects
 from schemas import tournament_events as ev
 from schemas.subjects import Names
 from services.platform import faults
@@ -28,7 +32,7 @@ from services.tournaments.store import TournamentStore, registry, stale_projecti
 from services.tournaments.transport import LobbyClient
 from tests.e2e.conftest import Platform
 from tests.e2e.players import Seat, play_until_over
-from tests.services.lobby.harness import Player, Service, start
+from tests.services.lobby.harness import ROOT, Player, Service, start
 from tests.services.lobby.test_tournaments import organizer, registered
 from tests.waiting import until
 
@@ -42,8 +46,9 @@ async def tournaments_pool(database_url: str) -> AsyncIterator[asyncpg.Pool]:
     await pool.close()
 
 
-async def attend(p: Player, lobby: Service) -> None:
-    """A player who presses Ready when a match is offered and plays each game it starts."""
+async def attend(p: Player, lobby: Service, leaves: bool = False) -> None:
+    """A player who presses Ready when a match is offered and plays each game it starts
+    (or, ``leaves``, sits down and leaves at once)."""
     notes = await p.socket(lobby.ws_url)
     games: list[asyncio.Task[None]] = []
     try:
@@ -52,7 +57,8 @@ async def attend(p: Player, lobby: Service) -> None:
             if note["kind"] == "match_offered":
                 await notes.send({"type": "match_ready", "match_id": note["match_id"]})
             elif note["kind"] == "match_started":
-                games.append(asyncio.create_task(play(p, lobby, note["game_id"])))
+                games.append(asyncio.create_task(
+                    (leave if leaves else play)(p, lobby, note["game_id"])))
     finally:
         for task in games:
             task.cancel()
@@ -73,6 +79,17 @@ async def play(p: Player, lobby: Service, game_id: str) -> None:
     try:
         await seat.subscribe()
         await play_until_over([seat], limit_seconds=120)
+    finally:
+        await seat.sock.close()
+
+
+async def leave(p: Player, lobby: Service, game_id: str) -> None:
+    seat = Seat(p, await p.socket(lobby.ws_url), game_id)
+    try:
+        await seat.subscribe()
+        await seat.sock.send({"type": "leave", "command_id": "bye", "game_id": game_id,
+                              "seat": seat.seat})
+        await seat.sock.until(lambda f: f["type"] == "ack" and f["command_id"] == "bye")
     finally:
         await seat.sock.close()
 
@@ -236,6 +253,116 @@ async def test_teams_that_do_not_come_lose_by_no_show_and_their_players_are_bann
     assert sorted(r["player_id"] for r in banned) == sorted(p.player_id for p in players[2:])
 
 
+async def test_a_leaver_forfeits_for_the_pair_and_the_organizer_overrides_and_disqualifies(
+        platform: Platform, platform_env: dict[str, str], ratings_beside: Service,
+        database_url: str, tournaments_pool: asyncpg.Pool) -> None:
+    """Human teams in a Swiss round: a player who leaves a game loses it for the pair (the
+    club's rule, the default ``abandon: forfeit``); the organizer then overrides the other
+    match's result and disqualifies a team, each with who and why in the record."""
+    lobby = platform.a
+    scheduler = copy(platform, platform_env, "humans")
+    attending: list[asyncio.Task[None]] = []
+    try:
+        org = await organizer(lobby, database_url)
+        players = [await registered(lobby.url) for _ in range(8)]
+        attending = [asyncio.create_task(attend(p, lobby, leaves=i == 6))
+                     for i, p in enumerate(players)]
+        now = int(time.time() * 1000)
+        starts = now + 6_000
+        tid = (await org.ok("POST", "/v1/tournaments", {
+            "name": "Club night", "format": {"kind": "swiss", "rounds": 2}, "rules": FAST,
+            "min_teams": 4, "max_teams": 4, "registration_opens_at": now - 60_000,
+            "registration_closes_at": starts, "starts_at": starts, "check_in_minutes": 0,
+            "round_interval_seconds": 3600, "no_show_seconds": 30}))["tournament_id"]
+        teams = []
+        for i in range(0, 8, 2):
+            team = (await players[i].ok("POST", f"/v1/tournaments/{tid}/teams", {
+                "partner": players[i + 1].player_id, "name": f"Team {i // 2 + 1}"}))["team_id"]
+            await players[i + 1].ok("POST", f"/v1/tournaments/{tid}/teams/{team}/confirm")
+            teams.append(team)
+
+        async def round_over() -> dict[str, Any] | None:
+            v = await org.ok("GET", f"/v1/tournaments/{tid}")
+            return v if v["matches"] and all(m["outcome"] for m in v["matches"]) else None
+
+        view = await until(round_over, timeout=150, every=0.5)
+        left = next(m for m in view["matches"] if teams[3] in (m["home"], m["away"]))
+        played = next(m for m in view["matches"] if m is not left)
+        assert left["reason"] == "forfeit" and left[left["outcome"]] != teams[3]
+        assert played["reason"] == "played"
+        upset = "away" if played["outcome"] == "home" else "home"
+        status, err = await players[0].call(
+            "POST", f"/v1/tournaments/{tid}/matches/{played['match_id']}/override",
+            {"outcome": upset, "why": "a player's own"})
+        assert (status, err["code"]) == (403, "not_organizer")
+        await org.ok("POST", f"/v1/tournaments/{tid}/matches/{played['match_id']}/override",
+                     {"outcome": upset, "scores": [0, 0], "why": "scores entered wrong"})
+        out = played[upset]
+        await org.ok("POST", f"/v1/tournaments/{tid}/teams/{out}/disqualify",
+                     {"why": "unsporting conduct"})
+        view = await org.ok("GET", f"/v1/tournaments/{tid}")
+    finally:
+        await dismiss(attending)
+        scheduler.stop()
+    matches = {m["match_id"]: m for m in view["matches"]}
+    assert (matches[played["match_id"]]["outcome"],
+            matches[played["match_id"]]["reason"]) == (upset, "override")
+    assert {t["team_id"]: t["withdrawn"] for t in view["teams"]}[out] == "disqualified"
+    points = {r["team_id"]: r["match_points"] for r in view["standings"]}
+    assert points[out] == 1 and points[played["away" if upset == "home" else "home"]] == 0
+    assert points[teams[3]] == 0
+    store = TournamentStore(tournaments_pool, EventStore(tournaments_pool, registry()))
+    events = [r.event for r in await store.events.read(f"tournament-{tid}")]
+    (overridden,) = [e for e in events if isinstance(e, ev.ResultOverridden)]
+    assert (overridden.by, overridden.why) == (org.player_id, "scores entered wrong")
+    (dq,) = [e for e in events if isinstance(e, ev.TeamWithdrawn)]
+    assert (dq.team_id, dq.reason, dq.by, dq.why) == (out, "disqualified", org.player_id,
+                                                      "unsporting conduct")
+    assert await stale_projections(tournaments_pool, uuid.UUID(tid), await store.load(tid)) == []
+
+
+async def test_game_ends_published_again_by_resync_change_no_standing(
+        platform: Platform, platform_env: dict[str, str], database_url: str, nats_url: str,
+        nats_prefix: str, tournaments_pool: asyncpg.Pool) -> None:
+    """``spades resync`` publishes a finished tournament's game ends again (under new message
+    ids, so JetStream delivers them): the results consumer takes each, and nothing moves."""
+    scheduler = copy(platform, platform_env, "resync")
+    nc = await nats.connect(nats_url)
+    try:
+        org = await organizer(platform.a, database_url)
+        tid, before = await bot_tournament(org, {"kind": "single_elimination"}, 4, FAST)
+        store = TournamentStore(tournaments_pool, EventStore(tournaments_pool, registry()))
+        recorded = [r.event for r in await store.events.read(f"tournament-{tid}")]
+        games = [e.game_stream for e in recorded if isinstance(e, ev.MatchResult)]
+        assert len(games) == 3
+        names = Names(f"{nats_prefix}e2e")
+        js = nc.jetstream()
+        seen = (await js.consumer_info(names.game_events_stream,
+                                       subjects.TOURNAMENTS_RESULTS)).delivered.stream_seq
+        for game in games:
+            done = subprocess.run(
+                [sys.executable, "-m", "services.cli", "resync", "--stream", game],
+                env={**os.environ, **platform_env, "PYTHONPATH": str(ROOT)}, cwd=ROOT,
+                capture_output=True, text=True, timeout=120)
+            assert done.returncode == 0, done.stderr
+
+        async def taken() -> bool:
+            info = await js.consumer_info(names.game_events_stream,
+                                          subjects.TOURNAMENTS_RESULTS)
+            # Stored before resync returned: delivered past them, and every one handled.
+            return (info.delivered.stream_seq > seen and not info.num_pending
+                    and not info.num_ack_pending)
+
+        await until(taken, timeout=60, every=0.2)
+        after = await org.ok("GET", f"/v1/tournaments/{tid}")
+    finally:
+        await nc.close()
+        scheduler.stop()
+    assert after["standings"] == before["standings"]
+    assert after["matches"] == before["matches"]
+    assert [r.event for r in await store.events.read(f"tournament-{tid}")] == recorded
+
+
 NEXT_CUP = {"name": "Next cup", "format": {"kind": "swiss"}, "rules": FAST}
 
 
@@ -245,7 +372,29 @@ def window() -> dict[str, int]:
             "starts_at": now + 3_600_000}
 
 
+async def bot_tournament(org: Player, fmt: dict[str, Any], teams: int,
+                         rules: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """A tournament of ``teams`` bot teams starting in four seconds, played to its end by
+    a scheduler already running: its id and its final view."""
+    now = int(time.time() * 1000)
+    starts = now + 4_000
+    tid: str = (await org.ok("POST", "/v1/tournaments", {
+        "name": f"Bot {fmt['kind']}", "format": fmt, "rules": rules, "min_teams": 2,
+        "max_teams": teams, "registration_opens_at": now - 60_000,
+        "registration_closes_at": starts, "starts_at": starts, "check_in_minutes": 0,
+        "round_interval_seconds": 0}))["tournament_id"]
+    for i in range(teams):
+        await org.ok("POST", f"/v1/tournaments/{tid}/bots", {"name": f"Bots {i + 1}"})
+
+    async def finished() -> dict[str, Any] | None:
+        v = await org.ok("GET", f"/v1/tournaments/{tid}")
+        return v if v["summary"]["status"] == "finished" else None
+
+    return tid, await until(finished, timeout=240, every=0.5)
+
+
 @pytest.mark.parametrize(("fmt", "teams", "matches"), [
+    ({"kind": "single_elimination"}, 8, {7}),
     ({"kind": "double_elimination"}, 8, {14, 15}),
     ({"kind": "round_robin"}, 6, {15}),
     ({"kind": "swiss", "rounds": 4}, 11, {20}),
@@ -257,21 +406,7 @@ async def test_bot_teams_play_every_format_to_its_end(
     scheduler = copy(platform, platform_env, "bots")
     try:
         org = await organizer(platform.a, database_url)
-        now = int(time.time() * 1000)
-        starts = now + 4_000
-        tid = (await org.ok("POST", "/v1/tournaments", {
-            "name": f"Bot {fmt['kind']}", "format": fmt, "rules": FAST, "min_teams": 2,
-            "max_teams": teams, "registration_opens_at": now - 60_000,
-            "registration_closes_at": starts, "starts_at": starts, "check_in_minutes": 0,
-            "round_interval_seconds": 0}))["tournament_id"]
-        for i in range(teams):
-            await org.ok("POST", f"/v1/tournaments/{tid}/bots", {"name": f"Bots {i + 1}"})
-
-        async def finished() -> dict[str, Any] | None:
-            v = await org.ok("GET", f"/v1/tournaments/{tid}")
-            return v if v["summary"]["status"] == "finished" else None
-
-        view = await until(finished, timeout=240, every=0.5)
+        tid, view = await bot_tournament(org, fmt, teams, FAST)
     finally:
         scheduler.stop()
     assert len(view["matches"]) in matches

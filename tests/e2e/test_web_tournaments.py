@@ -61,6 +61,12 @@ async def test_a_player_registers_checks_in_readies_and_sees_a_champion(
             await page.wait_for_selector("#my-team-text:has-text('checked in')")
             await partner.ok("POST", f"/v1/tournaments/{tid}/check-in")
             await page.wait_for_selector(f"#teams tr[data-team='{team}'] td:has-text('checked in')")
+            # People by name, never by id: the partner, the players of every team, the host.
+            assert partner.name in (await page.text_content("#my-team-text") or "")
+            shown = await page.text_content("#teams tbody") or ""
+            assert f"{me.name} & {partner.name}" in shown
+            assert all(p.name in shown and p.player_id not in shown for p in others)
+            assert await page.text_content("#t-organizer") == org.name
             await shot(page, "tournament-checked-in")
 
             # The start draws the bracket; the first round's matches are offered.

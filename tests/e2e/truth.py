@@ -44,8 +44,11 @@ def leaks(frames: list[dict[str, Any]], seat: int | None, states: list[GameState
           events: list[Any]) -> list[str]:
     """Every way the frames a socket got show what ``seat`` may not know."""
     problems: list[str] = []
-    seed = next(e.seed for e in events if isinstance(e, GameStarted))
-    ended_at = next((i + 1 for i, e in enumerate(events) if isinstance(e, GameEnded)), None)
+    started = next(e for e in events if isinstance(e, GameStarted))
+    seed = started.seed
+    # A sealed seed (a duplicate round's) is never shown, not even after the end.
+    ended_at = None if started.sealed else next(
+        (i + 1 for i, e in enumerate(events) if isinstance(e, GameEnded)), None)
     played_by_version: list[set[str]] = [set()]
     for e in events:
         played_by_version.append(played_by_version[-1] | (
@@ -63,7 +66,9 @@ def leaks(frames: list[dict[str, Any]], seat: int | None, states: list[GameState
         if shown - allowed:
             problems.append(f"v{v} {f['type']} shows {sorted(shown - allowed)} to seat {seat}")
         if seed and seed in text and (ended_at is None or v < ended_at):
-            problems.append(f"v{v} {f['type']} carries the seed before the end")
+            problems.append(f"v{v} {f['type']} carries the seed before the end"
+                            if ended_at is not None or not started.sealed
+                            else f"v{v} {f['type']} carries the sealed seed")
         if state.rules is not None and state.rules.bidding == "simultaneous" \
                 and not state.revealed:
             if f["type"] == "event" and f["event"]["type"] == "BidPlaced" \

@@ -113,14 +113,16 @@ class _Driver:
 
 def play_game(seed: int, rules: Rules, *, game_seed: str | None = None,
               scores: tuple[int, int] = (0, 0), bags: tuple[int, int] = (0, 0),
-              max_hands: int | None = None, extras: bool = False) -> Steps:
-    """A seeded game (the engine deals from ``game_seed``) played at random until it
-    ends, or until ``max_hands`` hands have been scored."""
+              max_hands: int | None = None, extras: bool = False,
+              sealed: bool = False) -> Steps:
+    """A seeded game (the engine deals from ``game_seed``, ``sealed`` or not) played at
+    random until it ends, or until ``max_hands`` hands have been scored."""
     rng = random.Random(seed)
     if game_seed is None:
         game_seed = rng.randbytes(32).hex()
     d = _Driver(rng, extras)
-    d.run(cmd.StartGame(rules=rules, seed=game_seed, scores=scores, bags=bags, at=d.at))
+    d.run(cmd.StartGame(rules=rules, seed=game_seed, scores=scores, bags=bags, sealed=sealed,
+                        at=d.at))
     while d.state.phase != OVER and (max_hands is None or d.state.hands_played < max_hands):
         d.act()
     return d.steps

@@ -66,8 +66,14 @@ def test_a_forfeit_by_leaving_is_not_an_abandoned_seat() -> None:
     assert (end.winner, end.forfeited_by, end.abandoned) == (1, 2, ())
 
 
-def _as_version_1(end: ev.GameEnded) -> bytes:
+def _as_version_2(end: ev.GameEnded) -> bytes:
     data = msgspec.to_builtins(end)
+    del data["sealed"], data["deals"]
+    return msgspec.msgpack.encode(data)
+
+
+def _as_version_1(end: ev.GameEnded) -> bytes:
+    data = msgspec.msgpack.decode(_as_version_2(end))
     del data["abandoned"], data["bags_taken"]
     return msgspec.msgpack.encode(data)
 
@@ -76,7 +82,7 @@ def test_a_version_1_ending_reads_with_no_leaver_and_no_bags() -> None:
     end = _events(3)[-1]
     assert isinstance(end, ev.GameEnded) and end.bags_taken != (0, 0)
     old = game_registry().decode("GameEnded", 1, _as_version_1(end))
-    assert old == msgspec.structs.replace(end, abandoned=(), bags_taken=(0, 0))
+    assert old == msgspec.structs.replace(end, abandoned=(), bags_taken=(0, 0), deals=())
 
 
 def test_a_log_whose_ending_is_version_1_still_verifies() -> None:
@@ -85,6 +91,26 @@ def test_a_log_whose_ending_is_version_1_still_verifies() -> None:
     assert isinstance(end, ev.GameEnded) and end.bags_taken != (0, 0)
     old = game_registry().decode("GameEnded", 1, _as_version_1(end))
     assert verify([*events[:-1], old]) is None
+
+
+def test_a_log_whose_ending_is_version_2_still_verifies() -> None:
+    """Version 2 listed no hand scores; the log verifies all the same."""
+    events = _events(5, "house")
+    end = events[-1]
+    assert isinstance(end, ev.GameEnded) and end.deals
+    old = game_registry().decode("GameEnded", 2, _as_version_2(end))
+    assert isinstance(old, ev.GameEnded) and old.deals == ()
+    assert verify([*events[:-1], old]) is None
+
+
+def test_an_ending_that_lies_about_a_hand_score_does_not_verify() -> None:
+    events = _events(5, "house")
+    end = events[-1]
+    assert isinstance(end, ev.GameEnded) and end.deals
+    (home, away), *rest = end.deals
+    wrong = msgspec.structs.replace(end, deals=((home + 10, away), *rest))
+    divergence = verify([*events[:-1], wrong])
+    assert divergence is not None and divergence.index == len(events) - 1
 
 
 def test_a_version_2_ending_that_lies_about_bags_does_not_verify() -> None:

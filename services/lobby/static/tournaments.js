@@ -108,6 +108,12 @@ function teamName(teamId) {
   return team ? team.name : teamId;
 }
 
+// A player as people know them: the name the lobby gives, "Bot (level)" for a bot team's.
+function playerName(playerId) {
+  if (playerId.startsWith("bot:")) return `Bot (${playerId.split(":")[1]})`;
+  return (T.view && T.view.names && T.view.names[playerId]) || playerId;
+}
+
 async function load(id) {
   try {
     T.view = await api("GET", `/v1/tournaments/${encodeURIComponent(id)}`);
@@ -123,6 +129,7 @@ function render() {
   $("t-name").textContent = s.name;
   $("t-status").textContent = s.status;
   $("t-format").textContent = s.format.replace("_", " ");
+  $("t-organizer").textContent = playerName(s.organizer);
   $("t-starts").textContent = when(s.starts_at);
   $("t-champion").textContent = s.champion ? `Champion: ${teamName(s.champion)}` : "";
   if (s.status === "finished" || s.status === "cancelled") $("banner").hidden = true;
@@ -132,7 +139,7 @@ function render() {
   $("my-team").hidden = !mine;
   if (mine) {
     const partner = mine.players.find((p) => p !== me);
-    $("my-team-text").textContent = `${mine.name}, with ${partner}: ` + (
+    $("my-team-text").textContent = `${mine.name}, with ${playerName(partner)}: ` + (
       !mine.confirmed ? "waiting for the partner to confirm"
         : mine.checked_in.includes(me) ? "checked in" : "confirmed");
     $("confirm").hidden = mine.confirmed || mine.players[1] !== me;
@@ -154,7 +161,7 @@ function render() {
   }));
 
   rows("teams", v.teams.map((t) => [t.team_id, [
-    t.seed ?? "", t.name, t.players.join(" & "),
+    t.seed ?? "", t.name, t.players.map(playerName).join(" & "),
     t.withdrawn ? `out (${t.withdrawn.replaceAll("_", " ")})`
       : !t.confirmed ? "invited" : t.waiting ? "waiting list"
         : t.checked_in.length === 2 ? "checked in" : "confirmed"]]));
@@ -182,14 +189,23 @@ function render() {
         box.append(line);
       }
       if (m.reason !== "played") box.title = m.reason.replace("_", " ");
+      if (m.deals && m.deals.length) {  // duplicate deals: each deal's score, after the round
+        const deals = document.createElement("div");
+        deals.className = "deals";
+        deals.textContent = m.deals.map(([h, a], i) => `${i + 1}: ${h}/${a}`).join("  ");
+        box.append(deals);
+      }
       col.append(box);
     }
     return col;
   }));
 
+  const duplicate = v.standings.some((r) => r.duplicate);
+  $("standings").querySelector("th.duplicate").hidden = !duplicate;
   rows("standings", v.standings.map((r) => [r.team_id, [
     r.rank, teamName(r.team_id), r.match_points, r.buchholz, r.head_to_head, r.differential,
-    r.bags, r.points]]));
+    r.bags, r.points, ...(duplicate ? [r.duplicate
+      ? `${r.duplicate.matchpoints}/${r.duplicate.top} (${r.duplicate.percent}%)` : ""] : [])]]));
 }
 
 // A table's body anew: one row per [team id, cell texts].

@@ -131,6 +131,9 @@ async def test_a_team_registers_its_partner_confirms_and_both_check_in(
     (t,) = view["teams"]
     assert t["team_id"] == team and t["players"] == [ada.player_id, ben.player_id]
     assert t["confirmed"] and sorted(t["checked_in"]) == sorted([ada.player_id, ben.player_id])
+    # The lobby names the people it knows: the organizer and both partners.
+    assert view["names"] == {org.player_id: org.name, ada.player_id: ada.name,
+                             ben.player_id: ben.name}
     listed = await cy.ok("GET", "/v1/tournaments?status=registering&limit=500")
     assert tid in [s["tournament_id"] for s in listed["tournaments"]]
     assert (await cy.ok("GET", f"/v1/tournaments/{tid}/bracket"))["rounds"] == []

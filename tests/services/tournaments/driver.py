@@ -31,10 +31,11 @@ def settings(kind: ev.FormatKind = "swiss", teams: int = 8,
 class Run:
     state: Tournament = field(default_factory=Tournament)
     events: list[ev.Event] = field(default_factory=list)
+    fold: bool = False  # let ``decide`` apply the events itself (as a batch of results does)
 
     def do(self, command: cmd.TournamentCommand) -> list[ev.Event]:
-        got = decide(self.state, command)
-        for event in got:
+        got = decide(self.state, command, fold=self.fold)
+        for event in got if not self.fold else ():
             self.state.apply(event)
         self.events += got
         return got

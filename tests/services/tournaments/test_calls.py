@@ -22,8 +22,9 @@ from schemas.tournament_events import MatchCalled, MatchResult
 from services.lobby.matches import ids_of
 from services.platform.events import game_registry
 from services.tournaments import calls
+from services.tournaments.decide import standings_of
 from services.tournaments.errors import TournamentError
-from services.tournaments.results import on_game_ended, on_match_outcome
+from services.tournaments.results import on_game_ended, on_games_ended, on_match_outcome
 from services.tournaments.state import MatchState, Tournament
 from services.tournaments.store import (
     GAME_CHECK_MS,
@@ -188,6 +189,40 @@ async def test_a_games_end_is_its_matchs_result_once(pool: asyncpg.Pool) -> None
     events = [r.event for r in await store.events.read(f"tournament-{tid}")]
     assert sum(type(e).__name__ == "MatchResult" for e in events) == 1
     assert await stale_projections(pool, uuid.UUID(tid), state) == []
+
+
+async def test_a_fetch_of_endings_is_recorded_whole_once_and_as_one_at_a_time_would(
+        pool: asyncpg.Pool) -> None:
+    """The consumer's batch: endings of two tournaments' games and of a game no tournament
+    opened, one twice in the fetch, then the whole fetch redelivered: each result once, a
+    refused one (a draw in elimination) undoing none of the others, and the standings
+    those of the same endings taken one at a time."""
+    store = store_on(pool)
+    endings = [(0, "W1-1", 0), (None, "", 1), (1, "W1-2", 1), (0, "W1-2", None), (0, "W1-1", 0),
+               (1, "W1-1", 0)]
+
+    def fetch(tids: list[str]) -> list[EventEnvelope]:
+        return [_ended(calls.game_of(tids[t], m) if t is not None else "not-a-tournament-game",
+                       winner) for t, m, winner in endings]
+
+    batched, alone = [await running(store) for _ in "ab"], [await running(store) for _ in "ab"]
+    for _ in range(2):
+        async with pool.acquire() as conn, conn.transaction():
+            await on_games_ended(store)(conn, fetch(batched))
+    for env in fetch(alone):
+        async with pool.acquire() as conn, conn.transaction():
+            await on_game_ended(store)(conn, env)
+    outcomes = []
+    for tid, twin in zip(batched, alone, strict=True):
+        got, want = await store.load(tid), await store.load(twin)
+        outcomes.append({k: m.outcome for k, m in got.matches.items()})
+        assert outcomes[-1] == {k: m.outcome for k, m in want.matches.items()}
+        assert standings_of(got) == standings_of(want)
+        assert await stale_projections(pool, uuid.UUID(tid), got) == []
+    assert outcomes == [{"W1-1": "home", "W1-2": None},
+                        {"W1-1": "home", "W1-2": "away", "W2-1": None}]
+    events = [r.event for r in await store.events.read(f"tournament-{batched[1]}")]
+    assert sorted(e.match_id for e in events if isinstance(e, MatchResult)) == ["W1-1", "W1-2"]
 
 
 def test_the_lobby_answer_shape_is_the_ready_checks() -> None:

@@ -409,3 +409,34 @@ def test_every_tournament_ends_with_one_champion_and_the_stream_folds_to_the_sta
         teams_in = [t for m in r.match_ids for t in (run.state.matches[m].pairing.home,
                                                      run.state.matches[m].pairing.away)]
         assert len(teams_in) == len(set(teams_in))
+
+
+@settings(max_examples=25, deadline=None)
+@given(kind=st.sampled_from(["swiss", "round_robin", "single_elimination",
+                             "double_elimination"]),
+       teams=st.integers(4, 9), seed=st.integers(0, 2**32))
+def test_deciding_into_the_state_adds_what_deciding_then_folding_does(
+        kind: ev.FormatKind, teams: int, seed: int) -> None:
+    runs = []
+    for folding in (False, True):
+        run = registered(make_settings(kind, teams=16), teams)
+        run.fold = folding
+        play_out(run, random.Random(seed))
+        runs.append(run)
+    plain, folded = runs
+    assert folded.events == plain.events
+    assert folded.state.version == plain.state.version
+    assert standings_of(folded.state) == standings_of(plain.state)
+    assert folded.state == plain.state == fold(plain.events)
+
+
+def test_a_refusal_decided_into_the_state_leaves_it_as_it_was() -> None:
+    run = registered(make_settings("swiss"), 4)
+    run.fold = True
+    run.do(cmd.Start(at=STARTS))
+    run.do(cmd.PairRound(at=STARTS, seed="11" * 16))
+    before = copy.deepcopy(run.state)
+    with pytest.raises(TournamentError):
+        decide(run.state, cmd.RecordResult(at=STARTS, match_id="R9-9", outcome="home"),
+               fold=True)
+    assert run.state == before

@@ -33,3 +33,11 @@ def test_what_anyone_sees_of_a_round_hides_its_deal_seed_until_it_is_over() -> N
     assert ev.public(paired) == msgspec.structs.replace(paired, deal_seed="")
     completed = ev.RoundCompleted(round_no=1, deal_seed="ab" * 16)
     assert ev.public(completed) is completed
+
+
+def test_what_anyone_sees_of_a_result_leaves_out_its_score_per_deal() -> None:
+    result = ev.MatchResult(match_id="R1-1", outcome="home", reason="played",
+                            scores=(120, 80), deals=(DealResult(deal_no=1, home=120, away=80),))
+    assert ev.public(result) == msgspec.structs.replace(result, deals=())
+    plain = ev.MatchResult(match_id="R1-2", outcome="away", reason="played")
+    assert ev.public(plain) is plain
