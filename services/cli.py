@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from services import catalog, devdata, registry
+from services.game.settings import GameSettings, game_databases
 from services.platform import servers
 from services.platform.settings import SettingsError, StartupError, env_names, load
 from services.tournaments import cli as tournament_cli
@@ -181,27 +182,40 @@ def resync_cmd(from_position: int, stream: str | None) -> int:
     """Publish stored events again and say what JetStream stored, not what was sent."""
     import asyncio
 
-    settings = load(registry.spec("game").settings, devdata.environ())
-    done = asyncio.run(_republish(settings.database_url, settings.nats_url,
-                                  settings.nats_prefix, from_position, stream))
+    settings = _game_settings()
+    done = asyncio.run(_republish(settings, from_position, stream))
     print(f"republished {done.sent} event(s); JetStream stored {done.stored}; "
           "consumers skip what they already applied")
     return 0
 
 
-async def _republish(database_url: str, nats_url: str, prefix: str, from_position: int,
-                     stream: str | None, event_type: str | None = None) -> Republished:
+def _game_settings() -> GameSettings:
+    settings = load(registry.spec("game").settings, devdata.environ())
+    assert isinstance(settings, GameSettings)
+    return settings
+
+
+async def _republish(settings: GameSettings, from_position: int, stream: str | None,
+                     event_type: str | None = None) -> Republished:
+    """Republish from every database the games live in (each its own positions, so
+    ``from_position`` counts in each, and their events interleaved by the time they
+    occurred); a single stream only from its own."""
     import nats.errors
 
     from schemas.subjects import Names
     from services.platform import bus, db
     from services.platform.outbox import republish
+    from services.platform.shards import shard_of
 
-    pool = await db.create_pool(database_url, "game", min_size=1, max_size=1)
+    urls = game_databases(settings.database_url, settings.shard_database_urls)
+    if stream is not None:
+        urls = [urls[shard_of(stream, len(urls))]]
+    pools = [await db.create_pool(url, "game", min_size=1, max_size=1) for url in urls]
     try:
-        nc = await bus.connect_once(nats_url, "spades-resync")
+        nc = await bus.connect_once(settings.nats_url, "spades-resync")
         try:
-            return await republish(pool, nc.jetstream(), Names(prefix).game_event,
+            return await republish(pools, nc.jetstream(),
+                                   Names(settings.nats_prefix).game_event,
                                    from_position=from_position, stream=stream,
                                    event_type=event_type)
         except (nats.errors.Error, TimeoutError) as exc:
@@ -210,7 +224,8 @@ async def _republish(database_url: str, nats_url: str, prefix: str, from_positio
         finally:
             await nc.close()
     finally:
-        await pool.close()
+        for pool in pools:
+            await pool.close()
 
 
 def ratings_rebuild_cmd() -> int:
@@ -220,10 +235,9 @@ def ratings_rebuild_cmd() -> int:
 
     from schemas import subjects
 
-    settings = load(registry.spec("game").settings, devdata.environ())
+    settings = _game_settings()
     asyncio.run(_forget_ratings(settings.database_url))
-    done = asyncio.run(_republish(settings.database_url, settings.nats_url,
-                                  settings.nats_prefix, 0, None, subjects.GAME_ENDED))
+    done = asyncio.run(_republish(settings, 0, None, subjects.GAME_ENDED))
     print(f"ratings emptied; republished {done.sent} GameEnded event(s) in order, "
           f"JetStream stored {done.stored}: the ratings service rates them again")
     return 0

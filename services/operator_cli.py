@@ -77,10 +77,18 @@ def _names(game_id: str) -> list[str | None]:
 async def _read_stored(game_id: str) -> list[ev.Event]:
     from services.game import logs
 
-    events = await logs.read_game(devdata.database_url(), game_id)
+    events = await logs.read_game(_game_databases(), game_id)
     if not events:
         raise OperatorError(f"no game {game_id!r} in the event store")
     return events
+
+
+def _game_databases() -> list[str]:
+    """The game service's databases, as its workers spread games over them."""
+    from services.game.settings import SHARD_DATABASE_URLS, game_databases
+
+    return game_databases(devdata.database_url(),
+                          devdata.environ().get(SHARD_DATABASE_URLS, ""))
 
 
 async def _table_names(game_id: str) -> list[str | None]:
@@ -105,7 +113,7 @@ async def _verify_all() -> int:
     from services.game import logs
 
     total = bad = 0
-    async for game_id, events in logs.every_game(devdata.database_url()):
+    async for game_id, events in logs.every_game(_game_databases()):
         total += 1
         divergence = replay.verify(events)
         if divergence is not None:

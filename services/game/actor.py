@@ -193,8 +193,10 @@ class GameActor:
                 self.wake.clear()
                 if self.inbox or self.closing:
                     continue
+                # asyncio.timeout, not wait_for: no task of its own for every wait.
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self.wake.wait(), timeout)
+                    async with asyncio.timeout(timeout):
+                        await self.wake.wait()
         except Lost:
             self.lost = True
         except Exception:
@@ -262,8 +264,11 @@ class GameActor:
                 self.clock_blocked = s.version
 
     async def _handle(self, item: Item) -> None:
-        with structlog.contextvars.bound_contextvars(command_id=item.command_id,
-                                                     player_id=item.player_id):
+        # Reset by tokens, not ``bound_contextvars`` (which reads every bound variable
+        # first): this runs for every command.
+        tokens = structlog.contextvars.bind_contextvars(command_id=item.command_id,
+                                                        player_id=item.player_id)
+        try:
             digest = command_hash(item.player_id, item.command)
             first = self.answers.get(item.command_id)
             if first is not None:
@@ -299,6 +304,8 @@ class GameActor:
                                   message=f"could not apply the command: {type(exc).__name__}")
             self._remember(item.command_id, digest, reply)
             self._answer(item, reply, _result(reply))
+        finally:
+            structlog.contextvars.reset_contextvars(**tokens)
 
     def _remember(self, command_id: str, digest: str, reply: GameReply) -> None:
         if reply.ok or reply.code not in RETRYABLE | {COMMAND_ID_REUSED}:

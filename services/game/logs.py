@@ -2,21 +2,26 @@
 
 The game service owns the event store; operators' commands read it through
 this module, with the same registry (and upcasters) the workers decode with.
+When the games are spread over several databases (``SPADES_SHARD_DATABASE_URLS``)
+the tools are given every one, in the workers' order: a game is read from the
+database its id hashes to, and verify-all walks them all.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 
 from schemas import events as ev
 from services.game.store import GameStore
 from services.platform.db import create_pool
 from services.platform.events import game_registry
 from services.platform.eventstore import EventStore
+from services.platform.shards import shard_of
 
 
-async def read_game(database_url: str, game_id: str) -> list[ev.Event]:
-    pool = await create_pool(database_url, "game", max_size=2)
+async def read_game(database_urls: Sequence[str], game_id: str) -> list[ev.Event]:
+    url = database_urls[shard_of(game_id, len(database_urls))]
+    pool = await create_pool(url, "game", max_size=2)
     try:
         store = GameStore(pool, EventStore(pool, game_registry()))
         return [r.event for r in await store.read(game_id)]  # type: ignore[misc]
@@ -24,12 +29,15 @@ async def read_game(database_url: str, game_id: str) -> list[ev.Event]:
         await pool.close()
 
 
-async def every_game(database_url: str) -> AsyncIterator[tuple[str, list[ev.Event]]]:
-    """Every stored game in creation order, one log at a time."""
-    pool = await create_pool(database_url, "game", max_size=2)
-    try:
-        store = GameStore(pool, EventStore(pool, game_registry()))
-        for game_id in await store.game_ids():
-            yield game_id, [r.event for r in await store.read(game_id)]  # type: ignore[misc]
-    finally:
-        await pool.close()
+async def every_game(database_urls: Sequence[str]
+                     ) -> AsyncIterator[tuple[str, list[ev.Event]]]:
+    """Every stored game, database by database, each in creation order, one log at a
+    time."""
+    for url in database_urls:
+        pool = await create_pool(url, "game", max_size=2)
+        try:
+            store = GameStore(pool, EventStore(pool, game_registry()))
+            for game_id in await store.game_ids():
+                yield game_id, [r.event for r in await store.read(game_id)]  # type: ignore[misc]
+        finally:
+            await pool.close()

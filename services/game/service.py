@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncpg
 
 from services.game.clock import SystemClock
-from services.game.settings import GameSettings
+from services.game.settings import GameSettings, game_databases
 from services.game.shards import Games, ShardedGameStore
 from services.game.store import GameStore
 from services.game.transport import GameTransport
@@ -84,7 +84,7 @@ async def setup(rt: Runtime) -> None:
     rt.workers.append(relay)
     store: Games = own
     shards: list[tuple[OutboxRelay, asyncpg.Pool]] = []
-    urls = [u.strip() for u in rt.settings.shard_database_urls.split(",") if u.strip()]
+    urls = game_databases(rt.settings.database_url, rt.settings.shard_database_urls)[1:]
     if urls:
         stores = [own]
         for url in urls:

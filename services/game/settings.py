@@ -7,7 +7,9 @@ from typing import Annotated
 
 import msgspec
 
-from services.platform.settings import Settings
+from services.platform.settings import Settings, env_name
+
+SHARD_DATABASE_URLS = env_name("shard_database_urls")
 
 
 class GameSettings(Settings, frozen=True, kw_only=True):
@@ -62,3 +64,10 @@ class GameSettings(Settings, frozen=True, kw_only=True):
     retry_seconds: Annotated[float, msgspec.Meta(
         gt=0, description="Pause before a bot's or a clock's move that could not be "
                           "stored (Postgres away) is tried again.")] = 0.5
+
+
+def game_databases(own: str, shards: str) -> list[str]:
+    """Every database games live in: the service's own first, then the further ones in
+    the order named, the order ``shards.shard_of`` counts in (so every reader of the
+    games, worker or operator's tool, finds a game where its workers wrote it)."""
+    return [own, *(u.strip() for u in shards.split(",") if u.strip())]

@@ -110,6 +110,8 @@ class GameBus:
                 _log.error("undecodable_envelope", game_id=game_id)
             else:
                 handler(env)
+            if following.caught_up.is_set():
+                return  # live: no need to parse each message's metadata again
             with contextlib.suppress(Exception):
                 if msg.metadata.num_pending == 0:
                     following.caught_up.set()

@@ -229,8 +229,11 @@ def responder(ep: Endpoint) -> Callable[[Request], Awaitable[None]]:
 
     async def handle(req: Request) -> None:
         started = time.perf_counter()
-        with structlog.contextvars.bound_contextvars(
-                endpoint=ep.name, correlation_id=(req.headers or {}).get("Correlation-Id")):
+        # Bound for the request and the task it starts (a task copies the context). Reset
+        # by tokens: ``bound_contextvars`` reads every bound variable first, per request.
+        tokens = structlog.contextvars.bind_contextvars(
+            endpoint=ep.name, correlation_id=(req.headers or {}).get("Correlation-Id"))
+        try:
             try:
                 body = decoder.decode(req.data)
             except (msgspec.DecodeError, msgspec.ValidationError) as exc:
@@ -243,6 +246,8 @@ def responder(ep: Endpoint) -> Callable[[Request], Awaitable[None]]:
             task = asyncio.create_task(answer(req, body, started))
             ep.tasks.add(task)
             task.add_done_callback(ep.tasks.discard)
+        finally:
+            structlog.contextvars.reset_contextvars(**tokens)
 
     async def answer(req: Request, body: msgspec.Struct, started: float) -> None:
         try:

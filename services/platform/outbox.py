@@ -29,7 +29,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,15 +73,34 @@ class Republished:
     stored: int  # of those, how many JetStream acknowledged as new messages
 
 
-async def republish(pool: asyncpg.Pool, js: JetStreamContext, subject_for: SubjectFor, *,
-                    from_position: int = 0, stream: str | None = None,
-                    event_type: str | None = None, batch: int = 256,
-                    ack_timeout: float = 30.0) -> Republished:
+async def republish(pools: Sequence[asyncpg.Pool], js: JetStreamContext,
+                    subject_for: SubjectFor, *, from_position: int = 0,
+                    stream: str | None = None, event_type: str | None = None,
+                    batch: int = 256, ack_timeout: float = 30.0) -> Republished:
     """Publish stored events again, from ``from_position`` (and of ``stream`` or of
-    ``event_type`` only, if given), in position order under a fresh generation of
-    message ids; raises unless JetStream answered for every one."""
+    ``event_type`` only, if given) under a fresh generation of message ids; raises
+    unless JetStream answered for every one. Each database's events go in position
+    order; the events of several databases (``shards``) are interleaved by the time
+    they occurred, so a consumer whose result depends on the order (ratings) sees
+    games end in the order they ended, whichever database holds them."""
     generation = f"r{time.time_ns()}"
     sent = stored = 0
+    rows: list[asyncpg.Record] = []
+    stored_rows = [_stored(p, from_position, stream, event_type, batch) for p in pools]
+    async for row in _by_time(stored_rows):
+        rows.append(row)
+        if len(rows) < batch:
+            continue
+        stored += await _publish_again(js, subject_for, rows, generation, ack_timeout)
+        sent, rows = sent + len(rows), []
+    if rows:
+        stored += await _publish_again(js, subject_for, rows, generation, ack_timeout)
+        sent += len(rows)
+    return Republished(sent, stored)
+
+
+async def _stored(pool: asyncpg.Pool, from_position: int, stream: str | None,
+                  event_type: str | None, batch: int) -> AsyncIterator[asyncpg.Record]:
     after = from_position - 1
     while True:
         rows = await pool.fetch(
@@ -90,15 +109,41 @@ async def republish(pool: asyncpg.Pool, js: JetStreamContext, subject_for: Subje
             " ORDER BY e.position LIMIT $4",
             after, stream, event_type, batch)
         if not rows:
-            return Republished(sent, stored)
-        acks = [await js.publish_async(
-            subject_for(r["stream"], r["type"]), _encoder.encode(_envelope(r)),
-            headers={"Nats-Msg-Id": msg_id(r["stream"], r["version"], generation)})
-            for r in rows]
-        answers = await asyncio.wait_for(asyncio.gather(*acks), ack_timeout)
-        sent += len(rows)
-        stored += sum(1 for a in answers if not a.duplicate)
+            return
+        for row in rows:
+            yield row
         after = rows[-1]["position"]
+
+
+async def _by_time(sources: Sequence[AsyncIterator[asyncpg.Record]]
+                   ) -> AsyncIterator[asyncpg.Record]:
+    """Every source's rows in the source's own order, the sources merged by
+    ``occurred_at`` (the earlier source first on a tie)."""
+    heads: dict[int, asyncpg.Record] = {}
+    for i, source in enumerate(sources):
+        first = await anext(source, None)
+        if first is not None:
+            heads[i] = first
+    while heads:
+        i = min(heads, key=lambda k: (heads[k]["occurred_at"], k))
+        yield heads[i]
+        following = await anext(sources[i], None)
+        if following is None:
+            del heads[i]
+        else:
+            heads[i] = following
+
+
+async def _publish_again(js: JetStreamContext, subject_for: SubjectFor,
+                         rows: Sequence[asyncpg.Record], generation: str,
+                         ack_timeout: float) -> int:
+    """Publish ``rows`` under ``generation``; how many JetStream stored as new."""
+    acks = [await js.publish_async(
+        subject_for(r["stream"], r["type"]), _encoder.encode(_envelope(r)),
+        headers={"Nats-Msg-Id": msg_id(r["stream"], r["version"], generation)})
+        for r in rows]
+    answers = await asyncio.wait_for(asyncio.gather(*acks), ack_timeout)
+    return sum(1 for a in answers if not a.duplicate)
 
 
 class OutboxRelay:

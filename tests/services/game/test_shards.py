@@ -4,6 +4,9 @@ commands and group commits as on one, and a leaving worker's games adopted from 
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -18,6 +21,7 @@ from engine.state import seats_in
 from schemas import commands as cmd
 from schemas.play import CreateGame, GameRequest
 from schemas.subjects import Names
+from services.game.settings import SHARD_DATABASE_URLS
 from services.game.shards import ShardedGameStore
 from services.game.store import GameStore
 from services.platform import dbadmin
@@ -37,9 +41,13 @@ PEOPLE = ("ann", "bob", "cy", "di")
 
 
 @pytest.fixture
-async def second_pool(make_database: Callable[[], Awaitable[str]]
-                      ) -> AsyncIterator[asyncpg.Pool]:
-    p = await asyncpg.create_pool(await make_database(), min_size=1, max_size=20,
+async def second_db(make_database: Callable[[], Awaitable[str]]) -> str:
+    return await make_database()
+
+
+@pytest.fixture
+async def second_pool(second_db: str) -> AsyncIterator[asyncpg.Pool]:
+    p = await asyncpg.create_pool(second_db, min_size=1, max_size=20,
                                   server_settings={"search_path": "game,public"})
     assert p is not None
     yield p
@@ -146,3 +154,52 @@ async def test_a_game_service_process_migrates_its_second_database_and_plays_the
         assert reply.ok and reply.version == created.version + 1
     finally:
         await dbadmin.drop(test_servers.admin_url, name)
+
+
+def spades(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", "from services.cli import main; main()", *args],
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, **env})
+
+
+async def test_operators_tools_follow_the_games_over_both_databases(
+        sharded: Harness, game_db: str, second_db: str, second_pool: asyncpg.Pool,
+        nats_url: str, prefix: str) -> None:
+    await sharded.worker()
+    here, there = ids_on(0, 1, "op")[0], ids_on(1, 1, "op")[0]
+    for g in (here, there):
+        assert (await sharded.create(g, CLASSIC, PEOPLE)).ok
+        state = await sharded.state(g)
+        assert (await sharded.send(g, cmd.PlaceBid(seat=seats_in(state.waiting)[0], bid=3),
+                                   f"bid-{g}")).ok
+    counts = {g: len(await sharded.stored(g)) for g in (here, there)}
+    both = {"DATABASE_URL": game_db, SHARD_DATABASE_URLS: second_db, "NATS_URL": nats_url,
+            "SPADES_NATS_PREFIX": prefix}
+
+    replayed = spades(both, "replay", there)
+    assert replayed.returncode == 0, replayed.stderr
+    assert replayed.stdout.strip().splitlines()[-1].startswith(
+        f"verified: {counts[there]} events")
+    own_only = spades({**both, SHARD_DATABASE_URLS: ""}, "replay", there)
+    assert own_only.returncode == 1 and "no game" in own_only.stderr
+
+    exported = spades(both, "events", "export", there)
+    assert exported.returncode == 0 and len(exported.stdout.splitlines()) == counts[there]
+
+    await second_pool.execute("UPDATE events SET body = $1 WHERE stream = $2 AND version = 1",
+                              (await sharded.pool.fetchval(
+                                  "SELECT body FROM events WHERE stream = $1 AND version = 1",
+                                  here)), there)
+    checked = spades(both, "replay", "--verify-all")
+    assert checked.returncode == 2, checked.stderr
+    assert f"{there}: DIVERGES" in checked.stdout and f"{here}:" not in checked.stdout
+    assert checked.stdout.strip().splitlines()[-1] == "2 game(s): 1 verified, 1 diverged"
+
+    resynced = spades(both, "resync")
+    assert resynced.returncode == 0, resynced.stderr
+    total = sum(counts.values())
+    assert resynced.stdout.startswith(
+        f"republished {total} event(s); JetStream stored {total}"), resynced.stdout
+    one = spades(both, "resync", "--stream", there)
+    assert one.returncode == 0, one.stderr
+    assert one.stdout.startswith(f"republished {counts[there]} event(s)"), one.stdout

@@ -12,13 +12,14 @@ import os
 import subprocess
 import sys
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 import asyncpg
 import nats
 import pytest
 from nats.js import JetStreamContext
+from nats.js.api import RawStreamMsg
 
 from schemas.bus import EventEnvelope
 from schemas.subjects import Names
@@ -66,16 +67,55 @@ async def test_right_after_a_purge_republish_brings_consumers_back_without_doubl
         await relay.drain()
         await js.purge_stream(name)
         # At once, well inside the 600 s duplicate window.
-        result = await republish(contract_pool, js, subject, stream=stream)
+        result = await republish([contract_pool], js, subject, stream=stream)
         assert (result.sent, result.stored) == (3, 3)
         await _until(lambda: len(applied) == 3)
         # Twice in a row: a new generation is stored again, and consumers skip it.
-        result = await republish(contract_pool, js, subject, stream=stream)
+        result = await republish([contract_pool], js, subject, stream=stream)
         assert (result.sent, result.stored) == (3, 3)
         await asyncio.sleep(0.5)
     finally:
         await consumer.stop()
     assert applied == [1, 2, 3]
+
+
+async def test_republish_over_two_databases_sends_events_in_the_order_they_occurred(
+        contract_pool: asyncpg.Pool, make_database: Callable[[], Awaitable[str]],
+        js: JetStreamContext, nats_prefix: str) -> None:
+    tag = uuid.uuid4().hex[:8]
+    base, name = f"{nats_prefix}.order{tag}", f"{nats_prefix}_ORDER{tag}"
+    await bus.ensure_stream(js, bus.StreamSpec(name, (f"{base}.>",), duplicate_window=600))
+    other = await asyncpg.create_pool(await make_database(), min_size=1, max_size=2,
+                                      server_settings={"search_path": "contract,public"})
+    assert other is not None
+    here, there = EventStore(contract_pool, EventRegistry(Sample)), EventStore(
+        other, EventRegistry(Sample))
+    # Streams ended alternately in the two databases: the second database's first.
+    order = [(there, f"o1{tag}"), (here, f"o2{tag}"), (there, f"o3{tag}"),
+             (here, f"o4{tag}")]
+    for store, stream in order:
+        await store.append(stream, 0, [Counted(n=1)])
+
+    def subject(s: str, t: str) -> str:
+        return f"{base}.{s}.{t}"
+
+    try:
+        for pools in ([contract_pool, other], [other, contract_pool]):
+            result = await republish(pools, js, subject, event_type="Counted",
+                                     batch=1)  # pages of one: the merge spans pages
+            assert result.sent >= 4
+            seen = [m.subject.split(".")[-2]
+                    for m in await _last(js, name, result.sent)]
+            assert [s for s in seen if s.endswith(tag)] == [s for _, s in order]
+    finally:
+        await other.close()
+
+
+async def _last(js: JetStreamContext, stream_name: str, n: int) -> list[RawStreamMsg]:
+    """The last ``n`` messages the stream holds, oldest first."""
+    info = await js.stream_info(stream_name)
+    last = info.state.last_seq
+    return [await js.get_msg(stream_name, seq) for seq in range(last - n + 1, last + 1)]
 
 
 async def test_spades_resync_reports_what_jetstream_stored(
