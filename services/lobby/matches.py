@@ -23,6 +23,7 @@ crash left unpublished the sweep publishes.
 from __future__ import annotations
 
 import contextlib
+import time
 import uuid
 from dataclasses import replace as dc_replace
 from typing import Any
@@ -80,7 +81,8 @@ class Outcomes:
             rated=m.rated, absent=m.absent, declined=m.declined)
         env = EventEnvelope(stream=f"match-{m.match_id}", version=1, position=0, type=OUTCOME,
                             schema_version=1, event_id=m.match_id,
-                            occurred_at_ms=0, correlation_id=m.match_id, causation_id=None,
+                            occurred_at_ms=int(time.time() * 1000),  # when it was sent
+                            correlation_id=m.match_id, causation_id=None,
                             body=msgspec.msgpack.encode(outcome))
         try:
             await self.js.publish(self.names.lobby_match(m.origin, m.match_id),
@@ -174,11 +176,14 @@ class Matches:
 
     async def offers(self, player_id: str) -> list[MatchOffered]:
         """The offers this player has not answered, as their notes said."""
-        return [MatchOffered(match_id=m.match_id, origin=m.origin,  # type: ignore[arg-type]
-                             origin_id=m.origin_id, rated=m.rated, expires_at=m.ready_by_ms,
-                             seat=m.people[m.players.index(player_id)])
-                for m in await store.offers_of(self.pool, player_id)
-                if m.people[m.players.index(player_id)] not in m.ready]
+        offers = []
+        for m in await store.offers_of(self.pool, player_id):
+            seat = m.people[m.players.index(player_id)]
+            if seat not in m.ready:
+                offers.append(MatchOffered(
+                    match_id=m.match_id, origin=m.origin,  # type: ignore[arg-type]
+                    origin_id=m.origin_id, rated=m.rated, expires_at=m.ready_by_ms, seat=seat))
+        return offers
 
     async def expire(self) -> int:
         """End the ready checks whose deadline passed; how many ended."""
