@@ -150,8 +150,13 @@ class Matchmaker(Periodic):
             _log.info("queue_ticket_expired", ticket_id=ticket.ticket_id, reason=reason)
             await self.queue.tell_status(ticket, "none", reason)
         for row in await qs.offered(self.pool):
-            await self.settle(epoch, row.match_id, msgspec.msgpack.decode(row.request,
-                                                                          type=OpenMatch))
+            try:  # one offer that fails to settle must not hold up every later cycle
+                await self.settle(epoch, row.match_id, msgspec.msgpack.decode(
+                    row.request, type=OpenMatch))
+            except FencedError:
+                raise
+            except Exception as exc:
+                _log.warning("queue_settle_failed", match_id=row.match_id, error=repr(exc))
         waiting = await qs.waiting(self.pool, s.queue_leaver_seconds)
         WAITING.labels("solo").set(sum(1 for w in waiting if len(w.ticket.players) == 1))
         WAITING.labels("pair").set(sum(2 for w in waiting if len(w.ticket.players) == 2))

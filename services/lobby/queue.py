@@ -21,6 +21,7 @@ from schemas.notes import QueueInvite, QueueStatus
 from schemas.queue import Band, QueueState, QueueStats
 from services.lobby import queuestore as qs
 from services.lobby import store
+from services.lobby.commands import now_ms
 from services.lobby.connections import Conn
 from services.lobby.errors import LobbyError
 from services.lobby.gamebus import GameBus
@@ -77,7 +78,7 @@ class Queue:
                 note = QueueStatus(
                     state=state, partner=partner,  # type: ignore[arg-type]
                     since=ticket.since_ms, window=window_of(self.rules, ticket.since_ms,
-                                                            qs.now_ms()),
+                                                            now_ms()),
                     invite_until=ticket.since_ms + int(self.settings.queue_invite_seconds * 1000)
                     if state == "inviting" else 0)
             await self.games.note(p, note)
@@ -109,14 +110,20 @@ class Queue:
             await self._partner_free(player, partner)
         asked = [player] if partner is None else [player, partner]
         rated = await self.ratings.ratings(asked)
+        # Stamped from now on: should the socket close during the join, its close finds
+        # it here and drops the ticket (or the ticket, no longer stamped, expires).
+        self.sockets.add(socket)
         try:
             ticket = await qs.join(self.pool, uuid.uuid4().hex, player, rated[0].rating,
                                    self.gateway, socket, partner,
                                    rated[1].rating if partner else 0,
                                    self.settings.queue_invite_seconds)
         except qs.AlreadyQueued:
+            self.sockets.discard(socket)
             raise LobbyError(409, "already_queued", "you are in the queue already") from None
-        self.sockets.add(socket)
+        except BaseException:
+            self.sockets.discard(socket)
+            raise
         _log.info("queue_joined", player_id=player, ticket_id=ticket.ticket_id,
                   state=ticket.state, partner=partner)
         await self.tell_status(ticket)
@@ -155,7 +162,10 @@ class Queue:
             try:
                 await self.matches.decline(ticket.match_id, player)
             except LobbyError as exc:
-                if exc.code != "match_closed":
+                # Closed: it ended meanwhile. Not found: the offer's match is not open yet
+                # (no game worker answered); leaving the ticket is enough, the leader then
+                # finds a player missing.
+                if exc.code not in ("match_closed", "match_not_found"):
                     raise
             return
         _log.info("queue_left", player_id=player, ticket_id=ticket.ticket_id)
@@ -185,7 +195,7 @@ class Queue:
         return QueueState(
             state=ticket.state,  # type: ignore[arg-type]
             players=list(ticket.players), partner=ticket.partner,
-            since=ticket.since_ms, window=window_of(self.rules, ticket.since_ms, qs.now_ms()),
+            since=ticket.since_ms, window=window_of(self.rules, ticket.since_ms, now_ms()),
             match_id=ticket.match_id, cooldown_until=until)
 
     async def stats(self) -> QueueStats:

@@ -10,7 +10,6 @@ race in a match or out of the queue, never both.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import asyncpg
@@ -352,6 +351,3 @@ async def stats(pool: asyncpg.Pool) -> tuple[list[TicketRow], list[int]]:
         " unnest(q.waited_ms) w WHERE q.created_at > now() - interval '10 minutes'")
     return [_ticket(r) for r in tickets], [int(w) for w in waits]
 
-
-def now_ms() -> int:
-    return int(time.time() * 1000)

@@ -40,7 +40,7 @@ from services.platform.eventstore import AppendResult, EventStore
 from services.tournaments import formats
 from services.tournaments.calls import game_of
 from services.tournaments.decide import decide, standings_of
-from services.tournaments.duplicate import duplicate_scores
+from services.tournaments.duplicate import DuplicateScore, duplicate_scores
 from services.tournaments.errors import TournamentError
 from services.tournaments.state import MatchState, Tournament
 
@@ -228,13 +228,14 @@ class TournamentStore:
             " ORDER BY due_at FOR UPDATE SKIP LOCKED", uuid.UUID(tournament_id), _ts(now_ms))
         state = await self.load(tournament_id, conn)
         asked = [(r["match_id"], state.matches.get(r["match_id"])) for r in rows]
-        commands = await asyncio.gather(*(ask(state, m, now_ms) for _, m in asked if m))
+        live = [(match_id, m) for match_id, m in asked if m is not None]
+        commands = await asyncio.gather(*(ask(state, m, now_ms) for _, m in live))
         faults.hit(faults.MATCHES_OPENED_BEFORE_RECORD)
         later = [match_id for match_id, m in asked if m is None]
         games: list[str] = []  # started matches: looked at again less often
-        for (match_id, m), command in zip([a for a in asked if a[1]], commands, strict=True):
+        for (match_id, m), command in zip(live, commands, strict=True):
             if command is None:
-                (games if m is not None and m.call == "started" else later).append(match_id)
+                (games if m.call == "started" else later).append(match_id)
         # Every answer in one append and one projection rewrite: a 512-team round's 256
         # tables cost one fold and one rewrite, not 256.
         state, events, result = await self._decide_all(conn, tournament_id, state,
@@ -340,8 +341,8 @@ async def view(pool: asyncpg.Pool, tournament_id: uuid.UUID) -> api.TournamentVi
             differential=r["differential"], bags=r["bags"], points=r["points"],
             duplicate=None if r["matchpoints"] is None else api.DuplicateView(
                 matchpoints=r["matchpoints"] / 2, top=r["matchpoints_top"] / 2,
-                percent=round(100 * r["matchpoints"] / r["matchpoints_top"], 2)
-                if r["matchpoints_top"] else 0.0))
+                percent=round(DuplicateScore(r["team_id"], r["matchpoints"],
+                                             r["matchpoints_top"]).percent, 2)))
             for r in table])
 
 

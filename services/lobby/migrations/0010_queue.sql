@@ -16,7 +16,8 @@ CREATE TABLE queue_tickets (
 CREATE INDEX queue_tickets_state ON queue_tickets (state, since);
 
 -- Each member's socket: the ticket lives while it is open. Gateways stamp
--- heartbeat_at on their members; a dead gateway's stop, and the leader expires them.
+-- heartbeat_at on their members; a dead gateway's stamps stop, and the leader expires
+-- them.
 CREATE TABLE queue_members (
     player_id     text PRIMARY KEY,
     ticket_id     text NOT NULL REFERENCES queue_tickets ON DELETE CASCADE,
@@ -46,7 +47,6 @@ CREATE TABLE queue_matches (
 );
 CREATE INDEX queue_matches_offered ON queue_matches (created_at) WHERE state = 'offered';
 CREATE INDEX queue_matches_players ON queue_matches USING gin (players);
-CREATE INDEX queue_matches_game ON queue_matches (game_id);
 
 -- Cooldowns: who may not queue until when, and why. ``strikes`` counts missed ready
 -- checks within a day, so the next one is twice as long.
