@@ -283,13 +283,15 @@ class Matches:
             await self._give_up(match, keep=False)
             raise LobbyError(409, reply.code or "rejected", reply.message)
         await store.match_state(self.pool, match.match_id, "started")
-        await self.outcomes.publish(dc_replace(match, state="started"))
+        # The players first: whoever acts on the outcome (the queue tells its players
+        # they left the queue) must not reach them before they know where they sit.
         for seat, s in enumerate(req.seats):
             if s.player_id:
                 await self.games.note(s.player_id, MatchStarted(
                     match_id=match.match_id, origin=req.origin, origin_id=req.origin_id,
                     table_id=match.table_id, game_id=match.game_id, seat=seat,
                     rated=req.rated))
+        await self.outcomes.publish(dc_replace(match, state="started"))
 
     async def _give_up(self, match: store.MatchRow, keep: bool) -> None:
         """``keep``: leave the match to be finished later. Otherwise it failed, and a
