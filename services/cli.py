@@ -47,7 +47,8 @@ def main(argv: list[str] | None = None) -> None:
     sub.add_parser("dev", help="start Postgres, NATS and the four services on this machine")
     serve = sub.add_parser("serve", help="run one service (for deployment)")
     serve.add_argument("service", choices=catalog.SERVICES)
-    sub.add_parser("migrate", help="apply every service's migrations to DATABASE_URL")
+    sub.add_parser("migrate", help="apply every service's migrations to DATABASE_URL "
+                                  "(or the running `spades dev`'s database)")
     resync = sub.add_parser("resync", help="publish stored game events to JetStream again "
                                            "(after JetStream lost or purged them)")
     resync.add_argument("--from-position", type=int, default=0,
@@ -66,7 +67,8 @@ def main(argv: list[str] | None = None) -> None:
     record_export = record_sub.add_parser("export", help="a stored game's hands as records")
     record_export.add_argument("game_id")
     replay_p = sub.add_parser("replay", help="replay and verify a game's event log")
-    replay_p.add_argument("game_id", nargs="?", help="a stored game (needs DATABASE_URL)")
+    replay_p.add_argument("game_id", nargs="?", help="a stored game, read from DATABASE_URL "
+                          "or the database of the `spades dev` running beside it")
     replay_p.add_argument("--file", help="an exported log (JSON Lines); no database needed")
     replay_p.add_argument("--at", type=int, help="stop after N events (event N is version N; "
                                                  "0: before the first) and show the board")
@@ -107,7 +109,7 @@ def main(argv: list[str] | None = None) -> None:
         elif args.command in ("operator", "organizer"):
             code = role_cmd(args.command, args.action == "grant", args.name)
         elif args.command == "tournament":
-            code = tournament_cli.run(args)
+            code = tournament_cli.run(args, devdata.database_url())
         else:
             for name, text in env_names(registry.spec(args.service).settings).items():
                 print(f"{name}\t{text}")

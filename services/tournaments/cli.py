@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import os
 import uuid
 from typing import TYPE_CHECKING
 
@@ -36,13 +35,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "id")
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, database_url: str) -> int:
+    """``database_url`` comes from the composing CLI, which finds it as every command does:
+    ``DATABASE_URL``, else the database of the `spades dev` running beside it."""
     import asyncio  # not at the top: `spades --help` builds this parser and needs no event loop
 
-    url = os.environ.get("DATABASE_URL")
-    if not url:
-        raise TournamentCliError("setting DATABASE_URL is required to read tournaments")
-    return asyncio.run(_run(url, args))
+    return asyncio.run(_run(database_url, args))
 
 
 async def _run(url: str, args: argparse.Namespace) -> int:

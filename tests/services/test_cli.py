@@ -1,4 +1,4 @@
-"""`spades migrate` and `spades settings`."""
+"""`spades migrate`, `spades settings` and what the commands' help says."""
 
 from __future__ import annotations
 
@@ -15,9 +15,12 @@ from services.platform import dbadmin
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def spades(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+def spades(*args: str, unset: tuple[str, ...] = (), **env: str
+           ) -> subprocess.CompletedProcess[str]:
+    """Run `spades ARGS` with this environment, less ``unset``, plus ``env``."""
+    kept = {k: v for k, v in os.environ.items() if k not in unset}
     return subprocess.run([sys.executable, "-m", "services.cli", *args], cwd=ROOT,
-                          env={**os.environ, "PYTHONPATH": str(ROOT), **env},
+                          env={**kept, "PYTHONPATH": str(ROOT), **env},
                           capture_output=True, text=True, timeout=60)
 
 
@@ -77,3 +80,11 @@ def test_help_and_record_verify_start_without_the_network_clients(tmp_path: Path
         assert done.returncode == 0, done.stderr
         assert done.stderr.strip().splitlines()[-1] == "loaded []", (args, done.stderr)
     assert '"ok"' in done.stdout
+
+
+def test_replay_help_says_a_stored_game_is_found_beside_spades_dev_too() -> None:
+    done = spades("replay", "--help")
+    assert done.returncode == 0, done.stderr
+    text = " ".join(done.stdout.split())
+    assert "needs DATABASE_URL" not in text
+    assert "read from DATABASE_URL or the database of the `spades dev` running beside it" in text
