@@ -130,7 +130,7 @@ def describe(cls: type[Settings], environ: Mapping[str, str] | None = None) -> l
             except msgspec.ValidationError as exc:
                 in_force = f"invalid: {exc}"
             else:
-                in_force = HIDDEN if "secret" in field.name else _shown(value)
+                in_force = HIDDEN if "secret" in field.name and value else _shown(value)
         rows.append(Described(name, default, in_force, meanings[name]))
     return rows
 

@@ -9,8 +9,11 @@ import uuid
 from pathlib import Path
 
 import asyncpg
+import pytest
 
+from services import catalog, registry
 from services.platform import dbadmin
+from services.platform.settings import REQUIRED, describe
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -83,6 +86,17 @@ def test_settings_show_the_value_the_environment_puts_in_force() -> None:
     assert rows["SPADES_INBOX_SIZE"][1].startswith("invalid: Expected `int` >= 1")
     assert rows["DATABASE_URL"][:2] == ("(required)", "(not set)")
     assert rows["NATS_URL"][1] == "nats://game:***@nats-1:4222,nats://game:***@nats-2:4222"
+
+
+@pytest.mark.parametrize("service", catalog.SERVICES)
+def test_each_default_as_printed_reads_back_as_itself(service: str) -> None:
+    """A default is printed as the environment spells it: set to that text, it is in force."""
+    rows = describe(registry.spec(service).settings, {})
+    given = {r.name: "" if r.default == '""' else r.default for r in rows
+             if r.default != REQUIRED}
+    again = {r.name: r.in_force for r in describe(registry.spec(service).settings, given)}
+    assert {name: again[name] for name in given} == {
+        r.name: r.default for r in rows if r.name in given}
 
 
 def test_settings_never_print_a_secret() -> None:
