@@ -7,12 +7,18 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
 
 import asyncpg
 import pytest
 
+from engine.presets import resolve
+from schemas import events as ev
+from schemas.bus import EventEnvelope
 from services.lobby import queuestore as qs
 from services.lobby.commands import now_ms
+from services.lobby.operators import projection_handlers
+from services.platform.events import game_registry
 from services.platform.lease import FencedError, Leases
 
 
@@ -213,3 +219,42 @@ async def test_a_leaver_cools_down_and_the_partner_does_not(pool: asyncpg.Pool) 
     back = await solo(pool, players[1])
     [seen] = [w for w in await qs.waiting(pool, 7200) if w.ticket.ticket_id == back.ticket_id]
     assert seen.leaver
+
+
+async def _project(pool: asyncpg.Pool, game_id: str, *events: Any) -> None:
+    """Feed a game's events to the lobby's own games projection, as its consumer does."""
+    started, ended = projection_handlers(leaver_seconds=60)
+    registry = game_registry()
+    for version, event in enumerate(events, 1):
+        encoded = registry.encode(event)
+        env = EventEnvelope(stream=game_id, version=version, position=version,
+                            type=encoded.type, schema_version=encoded.schema_version,
+                            event_id=uuid.uuid4().hex, occurred_at_ms=now_ms(),
+                            correlation_id=None, causation_id=None, body=encoded.body)
+        async with pool.acquire() as conn, conn.transaction():
+            await (started if isinstance(event, ev.GameStarted) else ended)(conn, env)
+
+
+async def test_every_ended_game_a_player_sat_in_counts_toward_ranked_play(
+        pool: asyncpg.Pool) -> None:
+    """docs/protocol.md: any ended game with the player among its players counts, whatever
+    opened it, rated or not, with bots, and one the player left; a running one does not."""
+    me, other = pid(), pid()
+    seats = (me, "bot:basic", other, "bot:expert")
+    rules = resolve("quick")
+    played = uuid.uuid4().hex
+    await _project(pool, played, ev.GameStarted(rules=rules, players=seats),
+                   ev.GameEnded(winner=None, reason="hands", scores=(90, 90), bags=(1, 1),
+                                hands_played=1, players=seats))
+    left = uuid.uuid4().hex  # the player left; a bot finished the seat
+    await _project(pool, left, ev.GameStarted(rules=rules, players=seats),
+                   ev.GameEnded(winner=1, reason="target", scores=(120, 510), bags=(0, 2),
+                                hands_played=4, players=seats, abandoned=(0,)))
+    forfeited = uuid.uuid4().hex
+    await _project(pool, forfeited, ev.GameStarted(rules=rules, players=seats, rated=False),
+                   ev.GameEnded(winner=1, reason="forfeit", scores=(0, 0), bags=(0, 0),
+                                hands_played=0, players=seats, forfeited_by=0))
+    await _project(pool, uuid.uuid4().hex, ev.GameStarted(rules=rules, players=seats))
+    await _project(pool, uuid.uuid4().hex, ev.GameStarted(
+        rules=rules, players=(other, "bot:basic", pid(), "bot:basic")))
+    assert await qs.finished_games(pool, me) == 3
