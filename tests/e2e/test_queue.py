@@ -8,6 +8,7 @@ import contextlib
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
 
 import httpx
 import pytest
@@ -216,6 +217,12 @@ async def test_a_decline_requeues_the_others_with_their_wait_and_cools_the_decli
     offers = await found(four)
     assert len({o["match_id"] for o in offers}) == 1
     assert sorted(o["seat"] for o in offers) == [0, 1, 2, 3]
+    # docs/protocol.md: teams[t][i] sits at seat t + 2 i, and every note says the same teams.
+    for q, o in zip(four, offers, strict=True):
+        teams: Any = o["teams"]
+        seat: Any = o["seat"]
+        assert teams[seat % 2][seat // 2]["player_id"] == q.id
+        assert teams == offers[0]["teams"]
     match_id = offers[0]["match_id"]
     decliner, rest = four[0], four[1:]
     await rest[0].sock.send({"type": "queue_accept", "match_id": match_id})
