@@ -10,13 +10,16 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import asyncpg
+import nats
 import pytest
 
 from engine.presets import resolve
 from schemas import events as ev
 from schemas.bus import EventEnvelope
+from schemas.subjects import Names
 from services.lobby import queuestore as qs
 from services.lobby.commands import now_ms
+from services.lobby.gamebus import GameBus
 from services.lobby.operators import projection_handlers
 from services.platform.events import game_registry
 from services.platform.lease import FencedError, Leases
@@ -221,9 +224,9 @@ async def test_a_leaver_cools_down_and_the_partner_does_not(pool: asyncpg.Pool) 
     assert seen.leaver
 
 
-async def _project(pool: asyncpg.Pool, game_id: str, *events: Any) -> None:
+async def _project(pool: asyncpg.Pool, games: GameBus, game_id: str, *events: Any) -> None:
     """Feed a game's events to the lobby's own games projection, as its consumer does."""
-    started, ended = projection_handlers(leaver_seconds=60)
+    projection = projection_handlers(60, games)
     registry = game_registry()
     for version, event in enumerate(events, 1):
         encoded = registry.encode(event)
@@ -231,30 +234,41 @@ async def _project(pool: asyncpg.Pool, game_id: str, *events: Any) -> None:
                             type=encoded.type, schema_version=encoded.schema_version,
                             event_id=uuid.uuid4().hex, occurred_at_ms=now_ms(),
                             correlation_id=None, causation_id=None, body=encoded.body)
+        handle = projection.started if isinstance(event, ev.GameStarted) else projection.ended
         async with pool.acquire() as conn, conn.transaction():
-            await (started if isinstance(event, ev.GameStarted) else ended)(conn, env)
+            await handle(conn, env)
+        if isinstance(event, ev.GameEnded):
+            await projection.ended_committed([env])
 
 
 async def test_every_ended_game_a_player_sat_in_counts_toward_ranked_play(
-        pool: asyncpg.Pool) -> None:
+        pool: asyncpg.Pool, nats_url: str, nats_prefix: str) -> None:
     """docs/protocol.md: any ended game with the player among its players counts, whatever
     opened it, rated or not, with bots, and one the player left; a running one does not."""
+    nc = await nats.connect(nats_url)
+    try:
+        await _games_played(pool, GameBus(nc, Names(nats_prefix), 2.0))
+    finally:
+        await nc.close()
+
+
+async def _games_played(pool: asyncpg.Pool, games: GameBus) -> None:
     me, other = pid(), pid()
     seats = (me, "bot:basic", other, "bot:expert")
     rules = resolve("quick")
     played = uuid.uuid4().hex
-    await _project(pool, played, ev.GameStarted(rules=rules, players=seats),
+    await _project(pool, games, played, ev.GameStarted(rules=rules, players=seats),
                    ev.GameEnded(winner=None, reason="hands", scores=(90, 90), bags=(1, 1),
                                 hands_played=1, players=seats))
     left = uuid.uuid4().hex  # the player left; a bot finished the seat
-    await _project(pool, left, ev.GameStarted(rules=rules, players=seats),
+    await _project(pool, games, left, ev.GameStarted(rules=rules, players=seats),
                    ev.GameEnded(winner=1, reason="target", scores=(120, 510), bags=(0, 2),
                                 hands_played=4, players=seats, abandoned=(0,)))
     forfeited = uuid.uuid4().hex
-    await _project(pool, forfeited, ev.GameStarted(rules=rules, players=seats, rated=False),
+    await _project(pool, games, forfeited, ev.GameStarted(rules=rules, players=seats),
                    ev.GameEnded(winner=1, reason="forfeit", scores=(0, 0), bags=(0, 0),
                                 hands_played=0, players=seats, forfeited_by=0))
-    await _project(pool, uuid.uuid4().hex, ev.GameStarted(rules=rules, players=seats))
-    await _project(pool, uuid.uuid4().hex, ev.GameStarted(
+    await _project(pool, games, uuid.uuid4().hex, ev.GameStarted(rules=rules, players=seats))
+    await _project(pool, games, uuid.uuid4().hex, ev.GameStarted(
         rules=rules, players=(other, "bot:basic", pid(), "bot:basic")))
     assert await qs.finished_games(pool, me) == 3
