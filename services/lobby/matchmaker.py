@@ -203,7 +203,7 @@ class Matchmaker(Periodic):
             state, absent, game_id = await self._open(req, offer)
         else:
             state, absent, game_id = await self._where(req)
-        if state in ("ready_check", PENDING):
+        if state in ("ready_check", "starting", PENDING):  # not ended yet
             return
         done = await qs.settle(self.pool, LEASE, epoch, match_id, state, game_id, absent,
                                self.settings.queue_cooldown_seconds,
