@@ -171,10 +171,9 @@ def projection_handlers(leaver_seconds: float) -> tuple[Handler, Handler]:
         if isinstance(e, ev.GameEnded):
             await store.game_ended(conn, env.stream, list(e.players), env.occurred_at_ms,
                                    e.winner, list(e.scores), e.reason, e.hands_played)
-            left = {*e.abandoned, *(() if e.forfeited_by is None else (e.forfeited_by,))}
+            left = queuestore.left_seats(e)
             if e.rated and left:
-                await queuestore.leavers(conn, env.stream, tuple(sorted(left)), e.players,
-                                         leaver_seconds)
+                await queuestore.leavers(conn, env.stream, left, e.players, leaver_seconds)
 
     return started, ended
 
