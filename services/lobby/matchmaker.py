@@ -19,7 +19,11 @@ lost the lease commits nothing):
 Between cycles the leader also listens to the queue's match outcomes
 (``lobby.match.queue.*``): an offer whose ready check just ended is settled at
 once, so the players who accepted are back in the queue without waiting for
-the next cycle. The cycle still settles whatever an outcome missed.
+the next cycle. The cycle still settles whatever an outcome missed. A player who
+leaves the queue during a ready check settles the offer their decline ended
+themselves, on any copy and without the lease (``Queue.settle_unstarted``: that end
+is final, and the offer's row lock lets one settle it), so their answer already
+says what the decline did.
 
 A crash anywhere is finished by the next cycle of whichever copy leads then:
 offers are re-asked until they end, and ``Matches.open`` is idempotent.
