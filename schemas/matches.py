@@ -26,7 +26,9 @@ import msgspec
 MatchId = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
 Origin = Literal["table", "queue", "tournament"]
 
-MatchState = Literal["ready_check", "started", "not_ready", "failed"]
+# ``starting``: everyone is ready (or no check was asked) and the game is being created;
+# ``started`` only once the game exists, so its ``game_id`` can be subscribed to.
+MatchState = Literal["ready_check", "starting", "started", "not_ready", "failed"]
 
 # Endpoint name under ``svc.lobby``.
 OPEN_MATCH = "open_match"

@@ -31,7 +31,8 @@ def routes(tokens: Tokens, matches: Matches) -> list[Any]:
                                                        404))
     async def status(request: Request[Any, Any, Any], match_id: MatchId) -> MatchOpened:
         """`state`: `ready_check` (waiting for `ready` seats' people until `ready_by`, ms),
-        `started` (subscribe to `game_id`), `not_ready` (`absent`, `declined` seats) or
+        `starting` (the game is being created: wait for `match_started`), `started` (the
+        game exists: subscribe to `game_id`), `not_ready` (`absent`, `declined` seats) or
         `failed`."""
         return await matches.status(match_id, me(request))
 
@@ -39,9 +40,10 @@ def routes(tokens: Tokens, matches: Matches) -> list[Any]:
           tags=TAGS, security=BEARER, responses=answers(200, MatchOpened, MATCH, 400, 401,
                                                         403, 404, 409, 503))
     async def ready(request: Request[Any, Any, Any], match_id: MatchId) -> MatchOpened:
-        """Confirm one's seat; confirming again is answered the same. The last person to
-        confirm starts the game (`state` `started`). 409 `match_closed` once the check
-        is over."""
+        """Confirm one's seat; confirming again, even racing the last confirmation, is
+        answered the same. The last person to confirm starts the game (`state` `started`,
+        or `starting` while it is created). 409 `match_closed` once the check is over
+        without this seat."""
         return await matches.ready(match_id, me(request))
 
     @post("/v1/matches/{match_id:str}/decline", status_code=200, summary="Decline a match",

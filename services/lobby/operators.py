@@ -187,10 +187,9 @@ def projection_handlers(leaver_seconds: float, games: GameBus) -> Projection:
             table_id = await store.close_table_of(conn, env.stream)
             if table_id is not None:
                 closed[env.stream] = table_id
-            left = {*e.abandoned, *(() if e.forfeited_by is None else (e.forfeited_by,))}
+            left = queuestore.left_seats(e)
             if e.rated and left:
-                await queuestore.leavers(conn, env.stream, tuple(sorted(left)), e.players,
-                                         leaver_seconds)
+                await queuestore.leavers(conn, env.stream, left, e.players, leaver_seconds)
 
     async def ended_committed(applied: list[EventEnvelope]) -> None:
         for env in applied:

@@ -318,7 +318,7 @@ function onMatch(m) {  // the answer to match_ready / match_decline
   if (m.state === "ready_check") {
     S.offer.ready = true;
     tickOffer(`Ready. Waiting for ${4 - m.ready.length} more player(s)…`);
-  } else if (m.state !== "started") {
+  } else if (m.state !== "started" && m.state !== "starting") {  // match_started follows those
     S.offer = null; tickOffer();
   }
 }
@@ -341,7 +341,7 @@ function onNote(note) {
     S.asked = note;
     if (S.game === note.game_id) renderGame(); else offerAgain();
   } else if ((note.kind === "match_started" || note.kind === "tournament_call")
-           && note.game_id !== S.game) {
+           && note.game_id && note.game_id !== S.game) {  // a call's ready check has no game yet
     const confirmed = S.offer && S.offer.match_id === note.match_id;
     if (confirmed) { S.offer = null; tickOffer(); resumeGame(note); }
     // The table we wait at began its next game: its table frame takes us there.

@@ -159,7 +159,7 @@ async def test_a_failed_ready_check_requeues_the_ready_keeping_their_wait_and_co
     before = {t.ticket_id: (await qs.ticket_of(pool, t.players[0])) for t in tickets}
     [made] = await qs.commit_offers(pool, name, epoch, [offer(tickets)])
     absent = tickets[2].players[0]
-    done = await qs.settle(pool, name, epoch, made.match_id, "not_ready", "", {absent},
+    done = await qs.settle(pool, (name, epoch), made.match_id, "not_ready", "", {absent},
                            60, 7200)
     assert done is not None
     assert {t.ticket_id for t in done.requeued} == {t.ticket_id for t in tickets} - {
@@ -170,8 +170,27 @@ async def test_a_failed_ready_check_requeues_the_ready_keeping_their_wait_and_co
     assert done.dropped == (absent,)
     [(who, until)] = done.penalised
     assert who == absent and until == await qs.cooldown_until(pool, absent)
-    assert await qs.settle(pool, name, epoch, made.match_id, "not_ready", "", {absent},
+    assert await qs.settle(pool, (name, epoch), made.match_id, "not_ready", "", {absent},
                            60, 7200) is None  # settled once
+
+
+async def test_an_offer_whose_match_ended_is_settled_once_by_anyone_unfenced(
+        pool: asyncpg.Pool, lease: tuple[str, int]) -> None:
+    """A player's leave settles the offer its decline ended, with no lease; the leader,
+    settling the same offer under its lease, finds it done and cools nobody twice."""
+    name, epoch = lease
+    tickets = [await solo(pool, pid()) for _ in range(4)]
+    [made] = await qs.commit_offers(pool, name, epoch, [offer(tickets)])
+    decliner = tickets[0].players[0]
+    settled = await asyncio.gather(
+        qs.settle(pool, None, made.match_id, "not_ready", "", {decliner}, 60, 7200),
+        qs.settle(pool, (name, epoch), made.match_id, "not_ready", "", {decliner}, 60, 7200))
+    [done] = [d for d in settled if d is not None]
+    assert done.dropped == (decliner,) and len(done.requeued) == 3
+    assert await pool.fetchval("SELECT strikes FROM queue_penalties WHERE player_id = $1",
+                               decliner) == 1
+    assert await qs.settle(pool, None, made.match_id, "not_ready", "", {decliner},
+                           60, 7200) is None
 
 
 async def test_missed_matches_within_a_day_double_the_cooldown_up_to_the_cap(
@@ -184,7 +203,7 @@ async def test_missed_matches_within_a_day_double_the_cooldown_up_to_the_cap(
                            absent)
         tickets = [await solo(pool, absent), *[await solo(pool, pid()) for _ in range(3)]]
         [made] = await qs.commit_offers(pool, name, epoch, [offer(tickets)])
-        done = await qs.settle(pool, name, epoch, made.match_id, "not_ready", "", {absent},
+        done = await qs.settle(pool, (name, epoch), made.match_id, "not_ready", "", {absent},
                                60, 200)
         assert done is not None
         seconds = await pool.fetchval("SELECT extract(epoch FROM until - struck_at)"
@@ -200,7 +219,7 @@ async def test_a_started_match_takes_its_tickets_out(pool: asyncpg.Pool,
     name, epoch = lease
     tickets = [await solo(pool, pid()) for _ in range(4)]
     [made] = await qs.commit_offers(pool, name, epoch, [offer(tickets)])
-    done = await qs.settle(pool, name, epoch, made.match_id, "started", "g1", set(), 60, 7200)
+    done = await qs.settle(pool, (name, epoch), made.match_id, "started", "g1", set(), 60, 7200)
     assert done is not None and not done.requeued and not done.penalised
     assert sorted(done.dropped) == sorted(made.players)
     assert await pool.fetchval("SELECT count(*) FROM queue_members WHERE player_id = ANY($1)",
