@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import random
+from typing import get_args
 
 import msgspec
 import pytest
@@ -14,6 +15,7 @@ from hypothesis import strategies as st
 
 from schemas import tournament_commands as cmd
 from schemas import tournament_events as ev
+from services.tournaments import formats
 from services.tournaments.decide import decide, standings_of
 from services.tournaments.errors import CODES, TournamentError
 from services.tournaments.state import fold
@@ -67,6 +69,8 @@ def test_bad_settings_are_refused(change: dict, code: str) -> None:
     ("single_elimination", {"deals": "duplicate"}, "duplicate_needs_rounds"),
     ("swiss", {"rounds": 9}, "too_many_rounds"),
     ("round_robin", {"groups": 3}, "too_many_groups"),
+    ("double_round_robin", {"groups": 3}, "too_many_groups"),
+    ("double_round_robin", {"late_join": True}, "late_join_needs_swiss"),
     ("single_elimination", {"tiebreaks": ("buchholz",)}, "bad_tiebreaks"),
 ])
 def test_format_options_are_checked(kind: ev.FormatKind, options: dict, code: str) -> None:
@@ -88,6 +92,11 @@ def test_an_unknown_format_is_refused_when_decoded() -> None:
     body = msgspec.json.encode(make_settings()).replace(b'"swiss"', b'"ladder"')
     with pytest.raises(msgspec.ValidationError):
         msgspec.json.decode(body, type=ev.TournamentSettings)
+
+
+def test_every_format_name_has_its_format_and_no_format_is_unnamed() -> None:
+    assert set(get_args(ev.FormatKind)) == set(formats.FORMATS)
+    assert all(formats.of(kind).kind == kind for kind in formats.FORMATS)
 
 
 def test_creating_twice_is_creating_once() -> None:
@@ -386,7 +395,8 @@ def test_duplicate_deals_commit_to_the_seed_and_reveal_it_after_the_round() -> N
 
 FORMATS = [("single_elimination", {"third_place": True}), ("single_elimination", {}),
            ("double_elimination", {}), ("double_elimination", {"grand_final_reset": False}),
-           ("round_robin", {}), ("round_robin", {"groups": 2}), ("swiss", {})]
+           ("round_robin", {}), ("round_robin", {"groups": 2}), ("swiss", {}),
+           ("double_round_robin", {}), ("double_round_robin", {"groups": 2})]
 
 
 @SETTINGS
@@ -395,7 +405,7 @@ def test_every_tournament_ends_with_one_champion_and_the_stream_folds_to_the_sta
         fmt: tuple[ev.FormatKind, dict], teams: int, seed: int) -> None:
     kind, options = fmt
     run = registered(make_settings(kind, 16, **options), teams)
-    play_out(run, random.Random(seed), draws=kind in ("swiss", "round_robin"))
+    play_out(run, random.Random(seed), draws=formats.of(kind).draws)
     assert run.state.status == "finished"
     assert run.state.champion in run.state.seeds
     assert sorted(run.state.ranking) == sorted(run.state.seeds)
@@ -412,8 +422,7 @@ def test_every_tournament_ends_with_one_champion_and_the_stream_folds_to_the_sta
 
 
 @settings(max_examples=25, deadline=None)
-@given(kind=st.sampled_from(["swiss", "round_robin", "single_elimination",
-                             "double_elimination"]),
+@given(kind=st.sampled_from(sorted(formats.FORMATS)),
        teams=st.integers(4, 9), seed=st.integers(0, 2**32))
 def test_deciding_into_the_state_adds_what_deciding_then_folding_does(
         kind: ev.FormatKind, teams: int, seed: int) -> None:
