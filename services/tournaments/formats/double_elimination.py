@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from schemas.tournament_events import BracketMatch, FormatKind, FormatOptions, Source
+from services.tournaments.formats.base import Format
 from services.tournaments.formats.bracket import BracketFormat
 from services.tournaments.formats.single_elimination import winners_bracket
 
@@ -74,4 +75,4 @@ class DoubleElimination(BracketFormat):
         return draw(teams, options.grand_final_reset)
 
 
-FORMAT = DoubleElimination()
+FORMAT: Format = DoubleElimination()

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from schemas.tournament_events import FormatKind, FormatOptions
-from services.tournaments.formats.base import Pairs
+from services.tournaments.formats.base import Format, Pairs
 from services.tournaments.formats.round_robin import RoundRobin
 from services.tournaments.state import Tournament
 
@@ -32,4 +32,4 @@ class DoubleRoundRobin(RoundRobin):
         return [(away, home) for home, away in pairs], byes
 
 
-FORMAT = DoubleRoundRobin()
+FORMAT: Format = DoubleRoundRobin()

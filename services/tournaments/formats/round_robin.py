@@ -13,7 +13,7 @@ from typing import ClassVar
 
 from schemas.tournament_events import FormatKind, FormatOptions, TournamentSettings
 from services.tournaments.errors import TournamentError
-from services.tournaments.formats.base import Pairs, RoundFormat
+from services.tournaments.formats.base import Format, Pairs, RoundFormat
 from services.tournaments.formats.seeding import snake
 from services.tournaments.state import Tournament
 
@@ -89,4 +89,4 @@ class RoundRobin(RoundFormat):
                                                              len(state.seeds)))
 
 
-FORMAT = RoundRobin()
+FORMAT: Format = RoundRobin()

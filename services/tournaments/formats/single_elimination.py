@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from schemas.tournament_events import BracketMatch, FormatKind, FormatOptions, Source
+from services.tournaments.formats.base import Format
 from services.tournaments.formats.bracket import BracketFormat
 from services.tournaments.formats.seeding import bracket_size, standard_order
 
@@ -47,4 +48,4 @@ class SingleElimination(BracketFormat):
         return draw(teams, options.third_place)
 
 
-FORMAT = SingleElimination()
+FORMAT: Format = SingleElimination()

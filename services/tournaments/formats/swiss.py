@@ -23,7 +23,7 @@ from typing import ClassVar
 
 from schemas.tournament_events import FormatKind, FormatOptions, TournamentSettings
 from services.tournaments.errors import TournamentError
-from services.tournaments.formats.base import Pairs, RoundFormat
+from services.tournaments.formats.base import Format, Pairs, RoundFormat
 from services.tournaments.state import Tournament
 
 EXACT_LIMIT = 100
@@ -252,4 +252,4 @@ class Swiss(RoundFormat):
                 for r in self.standings(state) if not state.teams[r.team_id].withdrawn]
 
 
-FORMAT = Swiss()
+FORMAT: Format = Swiss()
