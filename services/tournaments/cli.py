@@ -45,7 +45,7 @@ def run(args: argparse.Namespace, database_url: str) -> int:
 
 async def _run(url: str, args: argparse.Namespace) -> int:
     from services.platform.db import create_pool
-    from services.tournaments.store import summaries, view
+    from services.tournaments.reads import summaries, view
 
     pool = await create_pool(url, "tournaments")
     try:
@@ -101,8 +101,9 @@ def show(t: api.TournamentView) -> str:
 
 async def _replay(pool: asyncpg.Pool, tid: uuid.UUID) -> int:
     from services.platform.eventstore import EventStore
+    from services.tournaments.reads import stale_projections
     from services.tournaments.state import Tournament
-    from services.tournaments.store import registry, stale_projections, stream_of
+    from services.tournaments.store import registry, stream_of
 
     events = await EventStore(pool, registry()).read(stream_of(str(tid)))
     if not events:

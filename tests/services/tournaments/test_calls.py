@@ -24,6 +24,7 @@ from services.platform.events import game_registry
 from services.tournaments import calls
 from services.tournaments.decide import standings_of
 from services.tournaments.errors import TournamentError
+from services.tournaments.reads import stale_projections
 from services.tournaments.results import on_game_ended, on_games_ended, on_match_outcome
 from services.tournaments.state import MatchState, Tournament
 from services.tournaments.store import (
@@ -34,7 +35,6 @@ from services.tournaments.store import (
     TournamentStore,
     ban_ms,
     registry,
-    stale_projections,
 )
 
 from .driver import STARTS, settings
