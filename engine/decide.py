@@ -19,7 +19,17 @@ from engine.errors import RuleError
 from engine.evolve import EVOLVERS, blind_nil_offered, evolve, passers
 from engine.play import deck_of, in_seat_order, legal_mask, trick_winner, why_illegal
 from engine.scoring import match_outcome, score_hand
-from engine.state import BIDDING, DEALING, NEW, OVER, PASSING, PLAY, GameState, seats_in
+from engine.state import (
+    BIDDING,
+    DEALING,
+    NEW,
+    OVER,
+    PASSING,
+    PLAY,
+    GameState,
+    bot_held,
+    seats_in,
+)
 from engine.state import NO_SEATS as NO_PREMOVES
 from schemas import commands as cmd
 from schemas import events as ev
@@ -426,7 +436,7 @@ def _clock_expired(tx: _Tx, c: cmd.ClockExpired) -> None:
                                 deadline=s.deadlines[c.seat] + r.turn_clocks.bank_block_ms,
                                 at=tx.at))
         return
-    if r.abandon == "forfeit" and not s.bots >> c.seat & 1:
+    if r.abandon == "forfeit" and not bot_held(s) >> c.seat & 1:
         _end(tx, 1 - (c.seat & 1), "forfeit", forfeited_by=c.seat)
         return
     # The seat's move is made for it, as the command says: checked like its own would be.

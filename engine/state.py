@@ -53,7 +53,7 @@ class GameState(msgspec.Struct, frozen=True, gc=False):
     dealer: int = -1
     hand_seed_hash: str = ""
     dealt: tuple[int, ...] = ZERO4  # each seat's cards as dealt this hand (bit sets)
-    bots: int = 0  # seats a bot plays because their player left
+    bots: int = 0  # seats a bot plays because their player left (see ``bot_held``)
     scores: tuple[int, int] = (0, 0)
     bags: tuple[int, int] = (0, 0)
     sheet: tuple[HandSheet, ...] = ()  # each scored hand with its bids
@@ -76,3 +76,18 @@ def team_of(seat: int) -> int:
 
 def seats_in(mask: int) -> list[int]:
     return [s for s in range(4) if mask >> s & 1]
+
+
+def born_bots(players: tuple[str, ...]) -> int:
+    """Seats a bot plays from the start: their player in ``GameStarted`` is ``bot:<level>``."""
+    mask = 0
+    for seat, player in enumerate(players):
+        if player.startswith("bot:"):
+            mask |= 1 << seat
+    return mask
+
+
+def bot_held(s: GameState) -> int:
+    """Every seat a bot plays now, from the game's own events: those seated as bots when
+    it started and those whose player left. A bot is never forfeited for time."""
+    return born_bots(s.players) | s.bots

@@ -21,7 +21,6 @@ import contextlib
 import hashlib
 import time
 import zlib
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -32,7 +31,7 @@ from msgspec.structs import replace
 from engine import bots
 from engine.decide import step
 from engine.errors import RuleError
-from engine.state import OVER, GameState, seats_in
+from engine.state import OVER, GameState, born_bots, seats_in
 from schemas import commands as cmd
 from schemas import events as ev
 from schemas.codes import (
@@ -107,19 +106,15 @@ class Item:
     arrived: float = field(default_factory=time.perf_counter)
 
 
-def bot_seats(players: Sequence[str]) -> tuple[int, dict[int, str]]:
+def bot_seats(players: tuple[str, ...]) -> tuple[int, dict[int, str]]:
     """Seats a bot plays from the start (``bot:<level>``) and their levels."""
-    mask, levels = 0, {}
-    for seat, player in enumerate(players):
-        if player.startswith("bot:"):
-            mask |= 1 << seat
-            levels[seat] = player[4:] or "basic"
-    return mask, levels
+    mask = born_bots(players)
+    return mask, {seat: players[seat][4:] or "basic" for seat in seats_in(mask)}
 
 
 class GameActor:
     def __init__(self, worker: Host, game_id: str, epoch: int, state: GameState,
-                 banter_on: bool, refused: dict[str, Refusal]) -> None:
+                 banter_on: bool, refused: dict[str, Refusal], clock_floor: int = 0) -> None:
         self.worker = worker
         self.game_id = game_id
         self.epoch = epoch
@@ -133,6 +128,8 @@ class GameActor:
             collections.OrderedDict()
         self.wake = asyncio.Event()
         self.changed_ms = worker.clock.now_ms()
+        # No person's clock runs out before this (an adopted game's window, see ``_deadline``).
+        self.clock_floor = clock_floor
         # Internal moves that failed at this version: not again until the state changes.
         self.bot_blocked = -1
         self.clock_blocked = -1
@@ -215,23 +212,45 @@ class GameActor:
         s = self.state
         if s.phase == OVER or not s.waiting:
             return None
-        due = None
-        if s.waiting & self.bot_mask and self.bot_blocked != s.version:
-            due = self.changed_ms + self.worker.settings.bot_think_ms
+        bot = self._bot_turn()
+        due = bot[0] if bot else None
         if self.clock_blocked == s.version:
             return due
         for seat in seats_in(s.waiting):
-            d = s.deadlines[seat]
+            d = self._deadline(seat)
             if d and (due is None or d < due):
                 due = d
         return due
 
+    def _bot_turn(self) -> tuple[int, int] | None:
+        """When a waiting bot seat moves, and which: once it has thought, or when its clock
+        runs out if that comes first. A bot makes its own move at its deadline rather than
+        let the clock's expiry decide for it, so a clock shorter than the thinking time (or
+        a failover longer than the clock) never turns into a timeout."""
+        s = self.state
+        waiting = s.waiting & self.bot_mask
+        if not waiting or self.bot_blocked == s.version:
+            return None
+        thought = self.changed_ms + self.worker.settings.bot_think_ms
+        return min((min(thought, s.deadlines[seat] or thought), seat)
+                   for seat in seats_in(waiting))
+
+    def _deadline(self, seat: int) -> int:
+        """When the clock's expiry is sent for ``seat`` (0: it has no clock running): its
+        recorded deadline, but never before ``clock_floor``. A worker that adopts a game
+        sets that floor a window after the adoption (``adopt_grace_ms``), so a clock that
+        ran out while no worker owned the game (and nobody could move) restarts instead of
+        timing the seat out at once. The floor moves only the worker's sending; the
+        expiry's time is recorded as always, so the events stay the whole truth."""
+        d = self.state.deadlines[seat]
+        return max(d, self.clock_floor) if d else 0
+
     async def _internal(self, now: int) -> None:
         s = self.state
         started = time.perf_counter()
-        waiting_bots = s.waiting & self.bot_mask if self.bot_blocked != s.version else 0
-        if waiting_bots and now >= self.changed_ms + self.worker.settings.bot_think_ms:
-            seat = (waiting_bots & -waiting_bots).bit_length() - 1
+        bot = self._bot_turn()
+        if bot is not None and now >= bot[0]:
+            seat = bot[1]
             origin = "bot"
             level = self.levels.get(seat, "basic")
             seed = zlib.crc32(f"{self.game_id}:{s.version}".encode())
@@ -247,7 +266,7 @@ class GameActor:
                 return
         else:
             expired = [seat for seat in seats_in(s.waiting)
-                       if s.deadlines[seat] and s.deadlines[seat] <= now]
+                       if 0 < self._deadline(seat) <= now]
             if not expired:
                 return
             origin, seat = "clock", expired[0]

@@ -50,8 +50,13 @@ class GameSettings(Settings, frozen=True, kw_only=True):
     bot_think_ms: Annotated[int, msgspec.Meta(
         ge=0, description="How long a bot seat waits before it bids or plays, in "
                           "milliseconds: 800 by default, about a person's pace, so a "
-                          "table can follow the bots' moves (0 in tests and "
-                          "benchmarks).")] = 800
+                          "table can follow the bots' moves; a bot whose clock runs out "
+                          "sooner moves then (0 in tests and benchmarks).")] = 800
+    adopt_grace_ms: Annotated[int, msgspec.Meta(
+        ge=0, description="Least time the seats on turn have after a worker adopts a "
+                          "game, in milliseconds: a clock that ran out, or would run out "
+                          "sooner, while no worker owned the game expires this long after "
+                          "the adoption instead (docs/rules.md, clocks).")] = 5000
     adopt_batch: Annotated[int, msgspec.Meta(
         ge=1, description="Most orphaned games one heartbeat adopts.")] = 256
     linger_seconds: Annotated[float, msgspec.Meta(

@@ -215,7 +215,8 @@ class GameWorker:
             _log.warning("adoption_failed", game_id=game_id, error=repr(exc))
             await self.store.release(self.owner, [game_id])
             return
-        actor = GameActor(self, game_id, claimed.epoch, state, row.banter, refused)
+        actor = GameActor(self, game_id, claimed.epoch, state, row.banter, refused,
+                          clock_floor=self.clock.now_ms() + self.settings.adopt_grace_ms)
         await self._run(actor)
         metrics.ADOPTIONS.inc()
         _log.info("adopted", game_id=game_id, epoch=claimed.epoch, version=state.version,

@@ -270,6 +270,21 @@ def test_club_running_out_of_time_is_a_forfeit() -> None:
     assert (events[-1].winner, events[-1].forfeited_by) == (1, 0)
 
 
+def test_a_seat_a_bot_holds_from_the_start_never_forfeits_on_time() -> None:
+    """A ``bot:`` player in ``GameStarted`` is a bot seat: under ``abandon: forfeit`` its
+    clock running out makes the move the expiry carries, as for a seat its player left;
+    only a person's seat forfeits."""
+    players = ("bot:basic", "ann", "bot:basic", "bob")
+    s = step(GameState(), cmd.StartGame(rules=CLUB, players=players, at=T0))[0]
+    s = step(s, cmd.DealHand(dealer=3, hands=fill(CLUB), at=T0))[0]
+    s, events = step(s, bots.timeout_command(s, 0, at=T0 + 30_000))
+    assert not any(isinstance(e, ev.GameEnded) for e in events)
+    placed = events[0]
+    assert isinstance(placed, ev.BidPlaced) and placed.seat == 0 and placed.auto
+    s, events = step(s, cmd.ClockExpired(seat=1, at=s.deadlines[1]))
+    assert isinstance(events[-1], ev.GameEnded) and events[-1].forfeited_by == 1
+
+
 def test_house_running_out_of_time_is_not_a_forfeit() -> None:
     """House: the bot moves for a seat whose time ran out; the match goes on."""
     s = bid(deal(HOUSE, _one_legal_deal(), dealer=3, at=T0), [3, 3, 3, 3], at=T0)

@@ -11,6 +11,7 @@ from engine.state import OVER, seats_in
 from schemas import commands as cmd
 from schemas import events as ev
 from schemas.play import ChatLine
+from schemas.rules import Clocks
 from services.game import banter
 from services.game.clock import ManualClock
 from tests.services.game.conftest import Harness, ended_on_jetstream
@@ -97,6 +98,32 @@ async def test_a_seat_left_by_its_player_is_played_by_the_bot_until_the_player_r
     await until(ann_again)
     state = await harness.state("left")
     assert state.bots == 0 and seats_in(state.waiting) == [0]
+
+
+async def test_bots_whose_clocks_are_shorter_than_their_thinking_play_and_never_forfeit(
+        harness: Harness) -> None:
+    """Four bots under ``abandon: forfeit`` with 300 ms clocks and 800 ms of thinking: each
+    moves when its clock runs out (its own move, not a clock's), and the hand is played."""
+    clock = ManualClock()
+    await harness.worker(clock, bot_think_ms=800)
+    short = Clocks(bid_ms=300, play_ms=300, single_card_ms=300, bank_blocks=0)
+    await harness.create("hurried", replace(HOUSE, abandon="forfeit", clocks=short), BOTS)
+    version = 0
+    for _ in range(200):
+        state = await harness.state("hurried")
+        if state.hands_played or state.phase == OVER:
+            break
+        version = state.version
+        clock.set(min(state.deadlines[seat] for seat in seats_in(state.waiting)))
+
+        async def moved(before: int = version) -> bool:
+            return (await harness.state("hurried")).version > before
+        await until(moved)
+    stored = await harness.stored("hurried")
+    assert not [e for e in stored if isinstance(e, ev.GameEnded)]
+    assert (await harness.state("hurried")).hands_played == 1
+    moves = [e for e in stored if isinstance(e, ev.BidPlaced | ev.CardPlayed)]
+    assert len(moves) == 4 + 52 and not any(e.auto for e in moves)
 
 
 def test_bot_lines_are_a_pure_choice_of_the_game_and_its_version() -> None:

@@ -102,7 +102,8 @@ async def test_a_worker_that_adopts_a_game_keeps_its_clocks(harness: Harness) ->
     state = await harness.state("kept")
     seat = seats_in(state.waiting)[0]
     await first.stop()
-    second = await harness.worker(clock, owner="second")
+    # A deadline further off than the adoption's least window stands as recorded.
+    second = await harness.worker(clock, owner="second", adopt_grace_ms=500)
 
     async def adopted() -> bool:
         return "kept" in second.actors
@@ -114,3 +115,39 @@ async def test_a_worker_that_adopts_a_game_keeps_its_clocks(harness: Harness) ->
         return last if isinstance(last, ev.BidPlaced) else None
     bid = await until(auto_bid)
     assert bid.seat == seat and bid.auto and bid.at == state.deadlines[seat]
+
+
+async def test_a_clock_that_ran_out_while_no_worker_owned_the_game_restarts_at_adoption(
+        harness: Harness) -> None:
+    """A worker died and the seat's deadline passed before another adopted the game: the
+    seat is not timed out at once but gets ``adopt_grace_ms`` from the adoption, and may
+    still make its own move in that window."""
+    clock = ManualClock()
+    first = await harness.worker(clock, owner="first")
+    no_bank = replace(CLASSIC, abandon="forfeit", clocks=replace(SHORT, bank_blocks=0))
+    await harness.create("outage", no_bank, PEOPLE)
+    await harness.create("outage2", no_bank, PEOPLE)
+    state = await harness.state("outage")
+    seat = seats_in(state.waiting)[0]
+    other = seats_in((await harness.state("outage2")).waiting)[0]
+    await first.stop()
+    clock.set(state.deadlines[seat] + 3000)  # the outage outlasts the clock
+    second = await harness.worker(clock, owner="second", adopt_grace_ms=2000)
+
+    async def adopted() -> bool:
+        return {"outage", "outage2"} <= second.actors.keys()
+    await until(adopted)
+    adopted_at = clock.now_ms()
+    await asyncio.sleep(0.2)
+    clock.set(adopted_at + 1999)
+    await asyncio.sleep(0.2)
+    assert len(await harness.stored("outage")) == 2  # no expiry inside the window
+    own = await harness.send("outage2", cmd.PlaceBid(seat=other, bid=4), "in-window")
+    assert own.ok  # the player on turn may still move
+    clock.set(adopted_at + 2000)
+
+    async def timed_out() -> ev.Event | None:
+        last = (await harness.stored("outage"))[-1]
+        return last if isinstance(last, ev.GameEnded) else None
+    ended = await until(timed_out)
+    assert ended.forfeited_by == seat and ended.at == adopted_at + 2000
