@@ -2,8 +2,10 @@
 ``Tournaments`` method, encode.
 
 Reading is for anyone signed in; creating needs an organizer (or operator)
-account; what the organizer, a team's players or its partner may do is decided
-by the tournament service, whose refusals arrive as typed errors (403
+account, and so does every organizer's action on a tournament (checked on each
+request: a revoked organizer gets 403 ``organizers_only`` on their own
+tournaments); what the organizer, a team's players or its partner may do is
+decided by the tournament service, whose refusals arrive as typed errors (403
 ``not_organizer``, 409 ``registration_closed`` ...; docs/tournaments.md).
 """
 

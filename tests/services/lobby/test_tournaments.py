@@ -95,6 +95,37 @@ async def test_revoking_the_organizer_role_takes_effect_at_once(
     assert (status, err["code"]) == (403, "organizers_only")
 
 
+async def test_a_revoked_organizer_may_no_longer_act_on_their_own_tournaments(
+        lobby: Service, tournaments: Service, database_url: str) -> None:
+    org = await organizer(lobby, database_url)
+    tid = (await org.ok("POST", "/v1/tournaments", body()))["tournament_id"]
+    ada, ben = await registered(lobby.url), await registered(lobby.url)
+    team = (await ada.ok("POST", f"/v1/tournaments/{tid}/teams",
+                         {"partner": ben.player_id, "name": "Aces"}))["team_id"]
+    assert role(database_url, "organizer", "revoke", org.name).returncode == 0
+    before = await ada.ok("GET", f"/v1/tournaments/{tid}")
+    actions: list[tuple[str, str, Any]] = [
+        ("PATCH", f"/v1/tournaments/{tid}", body(name="Still mine")),
+        ("POST", f"/v1/tournaments/{tid}/cancel", None),
+        ("POST", f"/v1/tournaments/{tid}/teams/{team}/disqualify", {"why": "spite"}),
+        ("POST", f"/v1/tournaments/{tid}/bots", {"name": "Robots"}),
+        ("POST", f"/v1/tournaments/{tid}/seeds", {"order": [team]}),
+        ("POST", f"/v1/tournaments/{tid}/rounds/1/pairings", {"pairs": []}),
+        ("POST", f"/v1/tournaments/{tid}/waive-ban", {"player": ada.player_id}),
+        ("POST", f"/v1/tournaments/{tid}/matches/W1-1/override",
+         {"outcome": "home", "why": "x"}),
+    ]
+    for token in ("the old token", "a new token"):
+        for method, path, data in actions:
+            status, err = await org.call(method, path, data)
+            assert (status, err["code"]) == (403, "organizers_only"), (token, path, err)
+        await signed_in_again(org)
+    assert await ada.ok("GET", f"/v1/tournaments/{tid}") == before
+    # Someone who never organized it is still told it is not theirs.
+    status, err = await ada.call("POST", f"/v1/tournaments/{tid}/cancel")
+    assert (status, err["code"]) == (403, "not_organizer")
+
+
 async def test_operators_may_organize_and_keep_their_role(
         lobby: Service, tournaments: Service, database_url: str) -> None:
     op = await registered(lobby.url, "op")
@@ -106,6 +137,11 @@ async def test_operators_may_organize_and_keep_their_role(
     await signed_in_again(op)
     created = await op.ok("POST", "/v1/tournaments", body())
     assert created["events"] == ["TournamentCreated"]
+    tid = created["tournament_id"]
+    changed = await op.ok("PATCH", f"/v1/tournaments/{tid}", body(name="Operators' cup"))
+    assert changed["events"] == ["SettingsChanged"]
+    assert (await op.ok("POST", f"/v1/tournaments/{tid}/cancel"))["events"] == [
+        "TournamentCancelled"]
 
 
 def test_an_unknown_name_is_one_line_and_exit_status_1(database_url: str,
