@@ -60,7 +60,8 @@ class Conn:
         self.subs: dict[str, Sub] = {}
         self.follows: set[str] = set()  # open tables whose changes this socket gets
         self.watching_tables = False
-        self.tournaments: set[str] = set()  # tournaments whose events this socket gets
+        # Tournaments whose events this socket gets, each with the last version it was sent.
+        self.tournaments: dict[str, int] = {}
         self.frames = Bucket(settings.ws_frames_per_second, settings.ws_frame_burst)
         self.chat = Bucket(settings.chat_per_second, settings.chat_burst)
         self.last_limited = 0.0

@@ -373,10 +373,10 @@ def window() -> dict[str, int]:
             "starts_at": now + 3_600_000}
 
 
-async def bot_tournament(org: Player, fmt: dict[str, Any], teams: int,
-                         rules: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    """A tournament of ``teams`` bot teams starting in four seconds, played to its end by
-    a scheduler already running: its id and its final view."""
+async def bot_cup(org: Player, fmt: dict[str, Any], teams: int,
+                  rules: dict[str, Any]) -> str:
+    """A tournament for up to ``teams`` bot teams starting in four seconds, its rounds
+    back to back: its id."""
     now = int(time.time() * 1000)
     starts = now + 4_000
     tid: str = (await org.ok("POST", "/v1/tournaments", {
@@ -384,6 +384,11 @@ async def bot_tournament(org: Player, fmt: dict[str, Any], teams: int,
         "max_teams": teams, "registration_opens_at": now - 60_000,
         "registration_closes_at": starts, "starts_at": starts, "check_in_minutes": 0,
         "round_interval_seconds": 0}))["tournament_id"]
+    return tid
+
+
+async def played_out(org: Player, tid: str, teams: int) -> dict[str, Any]:
+    """Enter ``teams`` bot teams and wait for the tournament's end: its final view."""
     for i in range(teams):
         await org.ok("POST", f"/v1/tournaments/{tid}/bots", {"name": f"Bots {i + 1}"})
 
@@ -391,7 +396,16 @@ async def bot_tournament(org: Player, fmt: dict[str, Any], teams: int,
         v = await org.ok("GET", f"/v1/tournaments/{tid}")
         return v if v["summary"]["status"] == "finished" else None
 
-    return tid, await until(finished, timeout=240, every=0.5)
+    view: dict[str, Any] = await until(finished, timeout=240, every=0.5)
+    return view
+
+
+async def bot_tournament(org: Player, fmt: dict[str, Any], teams: int,
+                         rules: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """A tournament of ``teams`` bot teams played to its end by a scheduler already
+    running: its id and its final view."""
+    tid = await bot_cup(org, fmt, teams, rules)
+    return tid, await played_out(org, tid, teams)
 
 
 @pytest.mark.parametrize(("fmt", "teams", "matches"), [
@@ -427,3 +441,32 @@ async def test_bot_teams_play_every_format_to_its_end(
     finally:
         await conn.close()
     assert opened == len(view["matches"])
+
+
+async def test_a_watcher_gets_every_event_of_a_running_tournament_once_and_in_order(
+        platform: Platform, platform_env: dict[str, str], database_url: str) -> None:
+    """Results arrive through the game-end consumer's transaction while the next round is
+    paired at once: whatever order they reach the gateway in, a watcher gets each version
+    once, one after the other, from its view's to the last."""
+    scheduler = copy(platform, platform_env, "feed")
+    try:
+        org = await organizer(platform.a, database_url)
+        tid = await bot_cup(org, {"kind": "swiss", "rounds": 4}, 8, FAST)
+        watcher = await registered(platform.b.url)
+        sock = await watcher.socket(platform.b.ws_url)
+        await sock.send({"type": "watch_tournament", "tournament_id": tid})
+        first = await sock.of_type("tournament")
+        await played_out(org, tid, 8)
+        last = (await org.ok("GET", f"/v1/tournaments/{tid}/events?limit=1"))["version"]
+        await sock.until(lambda f: f["type"] == "tournament" and f["version"] == last,
+                         timeout=30)
+        await sock.send({"type": "ping", "nonce": "end"})
+        await sock.until(lambda f: f.get("nonce") == "end")
+        await sock.close()
+    finally:
+        scheduler.stop()
+    got = [f["version"] for f in sock.frames if f["type"] == "tournament" and f["event"]]
+    assert got == list(range(first["version"] + 1, last + 1))
+    results = [f for f in sock.frames if f["type"] == "tournament" and f["event"]
+               and f["event"]["type"] == "MatchResult"]
+    assert len(results) == 16

@@ -8,9 +8,26 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Awaitable, Callable
 from typing import Any
 
+import msgspec
+from nats.aio.client import Client
+
+from schemas import ws
+from schemas.bus import EventEnvelope
+from schemas.subjects import Names
+from services.lobby.auth import Claims
+from services.lobby.connections import Connections
+from services.lobby.gamebus import GameBus
+from services.lobby.ratingsbus import RatingsBus
+from services.lobby.settings import LobbySettings
+from services.lobby.tournamentbus import TournamentBus
+from services.lobby.tournamentfeed import TournamentFeed
+from services.lobby.tournaments import Tournaments
+from services.platform.db import create_pool
 from tests.services.lobby.harness import ROOT, Player, Service
+from tests.waiting import until
 
 PASSWORD = "a long organizer password"
 MINUTE = 60_000
@@ -285,3 +302,60 @@ async def test_a_watcher_gets_the_view_then_each_event_as_it_is_recorded(
     err = await sock.of_type("error")
     assert err["code"] == "no_tournament"
     await sock.close()
+
+
+class Losing(GameBus):
+    """The gateway's bus with an injected fault: the live subscription loses the events of
+    the versions in ``lose`` (as a publish that never reached it would)."""
+
+    def __init__(self, nc: Client, names: Names, lose: set[int]) -> None:
+        super().__init__(nc, names, timeout=5.0)
+        self.lose, self.lost = lose, list[int]()
+
+    async def listen(self, subject: str, kind: type[Any],
+                     handler: Callable[[Any], Awaitable[None]]) -> Any:
+        async def lossy(env: EventEnvelope) -> None:
+            if env.version in self.lose:
+                self.lost.append(env.version)
+                return
+            await handler(env)
+        return await super().listen(subject, kind, lossy)
+
+
+async def test_an_event_the_live_subscription_lost_is_filled_from_the_store(
+        lobby: Service, tournaments: Service, database_url: str, nc: Client,
+        lobby_prefix: str) -> None:
+    org = await organizer(lobby, database_url)
+    tid = (await org.ok("POST", "/v1/tournaments", body()))["tournament_id"]
+    names = Names(lobby_prefix)
+    games = Losing(nc, names, lose={3})
+    pool = await create_pool(database_url, "lobby")
+    conns = Connections(LobbySettings(database_url="", nats_url=""))
+    feed = TournamentFeed(Tournaments(pool, TournamentBus(nc, names, 5.0),
+                                      RatingsBus(nc, names, 5.0)), games, names, conns)
+    await feed.start()
+    try:
+        conn = conns.open(Claims("watcher", "Watcher", False, 0))
+        await feed.on_watch(conn, ws.WatchTournament(tournament_id=tid))
+        ada, ben, cy, di = [await registered(lobby.url) for _ in range(4)]
+        for a, b in ((ada, ben), (cy, di)):  # versions 2 to 5; 3 is lost on the way
+            team = (await a.ok("POST", f"/v1/tournaments/{tid}/teams",
+                               {"partner": b.player_id, "name": a.name[:20]}))["team_id"]
+            await b.ok("POST", f"/v1/tournaments/{tid}/teams/{team}/confirm")
+        frames: list[dict[str, Any]] = []
+
+        async def all_in() -> bool:
+            while not conn.outbox.empty():
+                raw = conn.outbox.get_nowait()
+                assert raw is not None
+                frames.append(msgspec.json.decode(raw))
+            return any(f.get("version") == 5 for f in frames)
+        await until(all_in)
+    finally:
+        await feed.stop()
+        await pool.close()
+    assert games.lost == [3]
+    sent = [(f["version"], f["event"]["type"] if f["event"] else "view")
+            for f in frames if f["type"] == "tournament"]
+    assert sent == [(1, "view"), (2, "TeamRegistered"), (3, "TeamConfirmed"),
+                    (4, "TeamRegistered"), (5, "TeamConfirmed")]
