@@ -151,3 +151,25 @@ async def test_a_clock_that_ran_out_while_no_worker_owned_the_game_restarts_at_a
         return last if isinstance(last, ev.GameEnded) else None
     ended = await until(timed_out)
     assert ended.forfeited_by == seat and ended.at == adopted_at + 2000
+
+
+async def test_bots_whose_clocks_ran_out_during_an_outage_play_on_at_adoption(
+        harness: Harness) -> None:
+    """Four bots under ``abandon: forfeit``; their worker goes away before the first bids
+    and the outage outlasts its clock: the adopting worker has it make its own bid at
+    once, and nobody forfeits."""
+    clock = ManualClock()
+    first = await harness.worker(clock, owner="first", bot_think_ms=800)
+    hurried = replace(CLASSIC, abandon="forfeit",
+                      clocks=Clocks(bid_ms=300, play_ms=300, single_card_ms=300, bank_blocks=0))
+    await harness.create("orphans", hurried, ("bot:basic",) * 4)
+    seat = seats_in((await harness.state("orphans")).waiting)[0]
+    await first.stop()
+    clock.advance(10_000)
+    await harness.worker(clock, owner="second", bot_think_ms=800)
+
+    async def moved() -> ev.Event | None:
+        last = (await harness.stored("orphans"))[-1]
+        return last if isinstance(last, ev.BidPlaced | ev.GameEnded) else None
+    bid = await until(moved)
+    assert isinstance(bid, ev.BidPlaced) and bid.seat == seat and not bid.auto
