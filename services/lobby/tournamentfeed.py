@@ -107,9 +107,9 @@ class TournamentFeed:
                 view = await self.tournaments.get(tid)
                 if line.covers(view.version):
                     break
-        except LobbyError:
-            if line.version < 0 and self.lines.get(tid) is line and not self._watchers(tid):
-                del self.lines[tid]
+        except BaseException:  # no such tournament, or the socket went: no line to keep
+            if line.version < 0 and self.lines.get(tid) is line:
+                del self.lines[tid]  # another watch under way puts it back
             raise
         line = self.lines.setdefault(tid, line)
         conn.send(ws.TournamentFrame(tournament_id=tid, version=view.version, view=view))
