@@ -27,6 +27,7 @@ class Ratings:
     system: RatingSystem  # the formula: initial rating, who is provisional
     active_days: float  # the board lists players with a rated game this recently
     refresh_seconds: float = 60.0  # the board is recomputed this often
+    fresh_seconds: float = 2.0  # and this soon after rated games changed ratings
     now: Callable[[], float] = time.time  # seconds since the epoch; tests move it
 
     def board(self) -> store.Board:
@@ -35,9 +36,11 @@ class Ratings:
 
     async def refresh(self, every: float | None = None) -> int | None:
         """Recompute the board if it is older than ``every`` seconds (the setting by
-        default) and no other copy is at it."""
-        return await store.refresh_board(self.pool, self.board(),
-                                         self.refresh_seconds if every is None else every)
+        default), or behind the ratings and older than ``fresh_seconds``, and no other
+        copy is at it."""
+        return await store.refresh_board(
+            self.pool, self.board(), self.refresh_seconds if every is None else every,
+            min(self.fresh_seconds, self.refresh_seconds if every is None else every))
 
     def _standing(self, player: str, row: asyncpg.Record | None,
                   rank: int | None = None) -> api.PlayerRating:

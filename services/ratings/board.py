@@ -16,5 +16,7 @@ class BoardRefresher(Periodic):
         async def refresh() -> int:
             return await ratings.refresh() or 0  # None: another copy refreshed this period
 
-        # Several times a period, so a copy notices soon when the one that refreshed left.
-        super().__init__("board_refresh", max(ratings.refresh_seconds / 4, 0.5), refresh)
+        # Often enough to show a rated game within ``fresh_seconds``, and several times a
+        # period, so a copy notices soon when the one that refreshed left.
+        super().__init__("board_refresh", max(min(ratings.fresh_seconds / 2,
+                                                  ratings.refresh_seconds / 4), 0.25), refresh)

@@ -43,6 +43,10 @@ class RatingsSettings(Settings, frozen=True, kw_only=True):
     leaderboard_refresh_seconds: Annotated[float, msgspec.Meta(
         ge=1, le=86400, description="How often the leaderboard (pages, ranks) is recomputed; "
                                     "ratings themselves are always live.")] = 60.0
+    leaderboard_fresh_seconds: Annotated[float, msgspec.Meta(
+        ge=0.5, le=86400, description="How soon after a rated game changes ratings the "
+                                      "leaderboard is recomputed (at most this often while "
+                                      "games keep ending).")] = 2.0
 
     @property
     def system(self) -> RatingSystem:
@@ -62,7 +66,7 @@ async def setup(rt: Runtime) -> None:
     await consumer.start()
     rt.workers.append(consumer)
     ratings = Ratings(rt.pool, system, s.leaderboard_active_days,
-                      s.leaderboard_refresh_seconds)
+                      s.leaderboard_refresh_seconds, s.leaderboard_fresh_seconds)
     refresher = BoardRefresher(ratings)
     await refresher.start()
     rt.workers.append(refresher)

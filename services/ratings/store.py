@@ -115,6 +115,9 @@ async def record(conn: asyncpg.Connection, rows: Sequence[Standing],
         [m.change.k for m in history], [m.change.result for m in history],
         [m.partner for m in history], [m.opponents[0] for m in history],
         [m.opponents[1] for m in history], [m.rated_at for m in history])
+    await conn.execute(
+        "INSERT INTO board_refreshed (refreshed_at, changes) VALUES ('-infinity', 1)"
+        " ON CONFLICT (one) DO UPDATE SET changes = board_refreshed.changes + 1")
 
 
 async def moves(pool: asyncpg.Pool, games: Sequence[str]) -> list[asyncpg.Record]:
@@ -130,17 +133,23 @@ async def ratings_of(pool: asyncpg.Pool, players: Sequence[str]) -> dict[str, as
     return {r["player_id"]: r for r in rows}
 
 
-async def refresh_board(pool: asyncpg.Pool, board: Board, every: float) -> int | None:
-    """Recompute the board unless another copy is at it or did so less than ``every``
-    seconds ago; returns the players listed, or None when it was left alone."""
+async def refresh_board(pool: asyncpg.Pool, board: Board, every: float,
+                        soon: float) -> int | None:
+    """Recompute the board unless another copy is at it, or it was computed less than
+    ``every`` seconds ago and has every rated game since, or less than ``soon`` seconds
+    ago; returns the players listed, or None when it was left alone."""
     async with pool.acquire() as conn, conn.transaction():
         if not await conn.fetchval("SELECT pg_try_advisory_xact_lock($1)", _BOARD_LOCK):
             return None
-        fresh = await conn.fetchval(
-            "SELECT refreshed_at > now() - make_interval(secs => $1) FROM board_refreshed",
-            every)
-        if fresh:
+        last = await conn.fetchrow(
+            "SELECT refreshed_at > now() - make_interval(secs => $1) AS recent,"
+            " refreshed_at > now() - make_interval(secs => $2) AS just_now,"
+            " changes, board_changes FROM board_refreshed", every, soon)
+        if last is not None and (last["just_now"] or (
+                last["recent"] and last["changes"] == last["board_changes"])):
             return None
+        # Read before the ratings: a run that commits meanwhile leaves the board behind.
+        seen = 0 if last is None else last["changes"]
         await conn.execute("DELETE FROM board")
         status = await conn.execute(
             "INSERT INTO board (player_id, rating, games, wins, losses, draws, provisional,"
@@ -151,8 +160,8 @@ async def refresh_board(pool: asyncpg.Pool, board: Board, every: float) -> int |
             "  row_number() OVER (ORDER BY rating DESC, player_id)"
             " FROM ratings WHERE last_game_at >= $1", board.active_since, board.provisional_games)
         await conn.execute(
-            "INSERT INTO board_refreshed (refreshed_at) VALUES (now())"
-            " ON CONFLICT (one) DO UPDATE SET refreshed_at = now()")
+            "INSERT INTO board_refreshed (refreshed_at, board_changes) VALUES (now(), $1)"
+            " ON CONFLICT (one) DO UPDATE SET refreshed_at = now(), board_changes = $1", seen)
         return int(status.rsplit(" ", 1)[-1])
 
 

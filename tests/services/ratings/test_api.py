@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import uuid
 
 import asyncpg
@@ -80,13 +81,31 @@ async def test_the_board_is_the_last_refresh_and_ratings_are_live(
     for n in range(2):  # b and d: 1462 + 24 + 22 = 1508; a and c: 1538 - 24 - 22 = 1492
         await feed(envelope(f"upset{n}", ended(("b", "a", "d", "c"), winner=0),
                             at_ms=NOW_MS + 1000))
-    assert await ratings.refresh() is None  # refreshed a moment ago: left alone
+    # Refreshed a moment ago: left alone for the period, and for fresh_seconds though behind.
+    assert await dataclasses.replace(ratings, fresh_seconds=60).refresh() is None
     b = await ratings.player(api.PlayerRequest("b"))
     assert (b.rating, b.rank) == (1508, 3)
     assert await ratings.refresh(every=0) == 8
     top = await ratings.leaderboard(api.LeaderboardRequest(limit=1))
     assert [r.player_id for r in top.rows] == ["b"]
     assert (await ratings.player(api.PlayerRequest("b"))).rank == 1
+
+
+async def test_a_board_behind_the_ratings_is_recomputed_within_fresh_seconds(
+        ratings: Ratings, feed: Feed) -> None:
+    """A rated game reaches the leaderboard within seconds of its end, not at the next
+    period; a board that has every rated game waits out its period."""
+    soon = dataclasses.replace(ratings, fresh_seconds=0.5)
+    await asyncio.sleep(0.6)
+    assert await soon.refresh() is None  # nothing rated since the last refresh
+    await feed(envelope("upset", ended(("b", "a", "d", "c"), winner=0), at_ms=NOW_MS + 1000))
+    await asyncio.sleep(0.6)
+    assert await soon.refresh() == 8
+    board = await soon.leaderboard(api.LeaderboardRequest(limit=20, provisional=True))
+    live = await soon.player(api.PlayerRequest("b"))
+    assert [r.rating for r in board.rows if r.player_id == "b"] == [live.rating] != [1462]
+    await asyncio.sleep(0.6)
+    assert await soon.refresh() is None
 
 
 async def test_a_players_page_has_its_rank_only_when_the_board_lists_it(
