@@ -47,12 +47,12 @@ def origin_allowed(origin: str | None, host: str | None, allowed: frozenset[str]
 def decode_error(exc: msgspec.DecodeError) -> LobbyError:
     text = str(exc)
     if not isinstance(exc, msgspec.ValidationError):
-        return LobbyError(400, "bad_json", "the frame is not a JSON object")
+        return LobbyError("bad_json", "the frame is not a JSON object")
     if "`$.type`" in text or "missing required field `type`" in text:
-        return LobbyError(400, "unknown_type", f"unknown or missing frame type: {text}")
+        return LobbyError("unknown_type", f"unknown or missing frame type: {text}")
     if text.startswith("Expected `object`"):
-        return LobbyError(400, "bad_frame", "a frame is a JSON object with a type")
-    return LobbyError(400, "bad_field", text)
+        return LobbyError("bad_frame", "a frame is a JSON object with a type")
+    return LobbyError("bad_field", text)
 
 
 def handler(gateway: Gateway, tokens: Tokens, allowed_origins: frozenset[str],

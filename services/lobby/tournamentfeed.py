@@ -55,7 +55,7 @@ class TournamentFeed:
             watched.discard(frame.tournament_id)
             return
         if frame.tournament_id not in watched and len(watched) >= MAX_WATCHED:
-            raise LobbyError(429, "too_many_tournaments",
+            raise LobbyError("too_many_tournaments",
                              f"a socket follows at most {MAX_WATCHED} tournaments")
         view = await self.tournaments.get(frame.tournament_id)
         watched.add(frame.tournament_id)
