@@ -13,6 +13,7 @@ from typing import Annotated
 
 import msgspec
 
+from schemas import bounds
 from schemas.api import Table
 from schemas.events import GameEvent
 from schemas.matches import MatchId, MatchOpened
@@ -22,7 +23,7 @@ from schemas.tournament_api import TournamentView
 from schemas.tournament_events import TournamentEvent
 from schemas.views import SeatView
 
-CommandId = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+CommandId = Annotated[str, bounds.line(64)]
 Id = Annotated[str, msgspec.Meta(pattern=ID_PATTERN)]
 Seat = Annotated[int, msgspec.Meta(ge=0, le=3)]
 
@@ -44,8 +45,8 @@ class Subscribe(ClientFrame, frozen=True, tag="subscribe"):
     game_id: Id | None = None
     table_id: Id | None = None
     spectate: bool = False
-    code: Annotated[str, msgspec.Meta(max_length=12)] | None = None
-    since: Annotated[int, msgspec.Meta(ge=0)] | None = None
+    code: Annotated[str, bounds.line(12, 0)] | None = None
+    since: bounds.Count | None = None
 
 
 class Unsubscribe(ClientFrame, frozen=True, tag="unsubscribe"):
@@ -71,7 +72,7 @@ class SnapshotRequest(ClientFrame, frozen=True, tag="snapshot"):
 
 
 class Ping(ClientFrame, frozen=True, tag="ping"):
-    nonce: Annotated[str, msgspec.Meta(max_length=64)] = ""
+    nonce: Annotated[str, bounds.line(64, 0)] = ""
 
 
 class GameCommandFrame(ClientFrame, frozen=True):
@@ -117,7 +118,7 @@ class Leave(GameCommandFrame, frozen=True, tag="leave"):
 
 class Chat(ClientFrame, frozen=True, tag="chat"):
     game_id: Id
-    text: Annotated[str, msgspec.Meta(min_length=1, max_length=1000)]
+    text: Annotated[str, bounds.text(1000)]
 
 
 class MuteBots(ClientFrame, frozen=True, tag="mute_bots"):

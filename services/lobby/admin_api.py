@@ -20,7 +20,7 @@ from services.lobby import auth
 from services.lobby.apidocs import BEARER, answers
 from services.lobby.auth import Claims, Tokens
 from services.lobby.operators import Operators
-from services.lobby.params import ID_HELP, LAST_MS, PLAYER_PATTERN, GameId
+from services.lobby.params import ID_HELP, LAST_MS, PLAYER_PATTERN, GameId, count
 
 STATIC = Path(__file__).parent / "static"
 TAGS = ["operators"]
@@ -84,8 +84,8 @@ def routes(pool: Any, tokens: Tokens, operators: Operators) -> list[Any]:
                            400, 401, 403, 404))
     async def state(
         request: Request[Any, Any, Any], game_id: GameId,
-        at: Annotated[int | None, Parameter(
-            ge=0, description="events folded (0: before the first); the last if absent")] = None,
+        at: Annotated[int | None, count(
+            "events folded (0: before the first); the last if absent")] = None,
         seat: Annotated[int | None, Parameter(
             ge=0, le=3, description="that seat's view, exactly as it was sent")] = None,
     ) -> StateAt:

@@ -16,7 +16,7 @@ from schemas.api import Leaderboard, Named, PlayerPage, RatingHistory
 from schemas.subjects import ID_PATTERN
 from services.lobby.apidocs import BEARER, answers
 from services.lobby.auth import Tokens
-from services.lobby.params import ID_HELP, PlayerId
+from services.lobby.params import ID_HELP, PlayerId, count, line
 from services.lobby.standings import Standings
 
 TAGS = ["ratings"]
@@ -60,9 +60,8 @@ def routes(tokens: Tokens, standings: Standings) -> list[Any]:
     @get("/v1/players", summary="Find a registered player by name", tags=["players"],
          security=BEARER, responses=answers(200, Named, {"player_id": "p-7f3a", "name": "Ada"},
                                             400, 401, 404))
-    async def find(request: Request[Any, Any, Any], name: Annotated[str, Parameter(
-            min_length=1, max_length=32, description="a registered name, as written or in "
-                                                     "any case")]) -> Named:
+    async def find(request: Request[Any, Any, Any], name: Annotated[str, line(
+            "a registered name, as written or in any case", 32)]) -> Named:
         """The id behind a registered name (to queue with a partner, say): names are
         unique, whatever the case or look-alike letters. 404 `player_not_found`."""
         signed_in(request)
@@ -84,8 +83,7 @@ def routes(tokens: Tokens, standings: Standings) -> list[Any]:
          responses=answers(200, RatingHistory, HISTORY, 400, 401, 404, 503))
     async def history(
         request: Request[Any, Any, Any], player_id: PlayerId,
-        before: Annotated[int | None, Parameter(
-            ge=1, description="the `next` of the previous page")] = None,
+        before: Annotated[int | None, count("the `next` of the previous page", ge=1)] = None,
         limit: Annotated[int, Parameter(ge=1, le=100)] = 20,
     ) -> RatingHistory:
         """404 `player_not_found`; 503 `ratings_unavailable` (retry)."""

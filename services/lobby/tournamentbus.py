@@ -34,10 +34,13 @@ class TournamentBus:
             return await bus.request(self.nc, self.names.endpoint("tournaments", endpoint),
                                      body, reply, timeout=self.timeout)
         except bus.RemoteError as exc:
-            if exc.code not in REGISTRY:  # the service could not decode what the lobby sent
+            if exc.code not in REGISTRY:  # "400": the lobby sent what the service cannot read
                 _log.error("tournament_request_refused", endpoint=endpoint, code=exc.code,
                            error=exc.description)
-                raise LobbyError("bad_request", exc.description) from None
+                if exc.code == "400":
+                    raise LobbyError("bad_request", exc.description) from None
+                raise LobbyError("internal_error", "the tournament service failed on this "
+                                 "request (logged)") from None
             raise LobbyError(exc.code, exc.description) from None
         except (nats.errors.TimeoutError, nats.errors.NoRespondersError, TimeoutError) as exc:
             _log.warning("tournaments_unavailable", endpoint=endpoint, error=repr(exc))

@@ -18,7 +18,7 @@ from schemas import tournament_api as api
 from services.lobby.api import static_file
 from services.lobby.apidocs import BEARER, answers
 from services.lobby.auth import Tokens
-from services.lobby.params import MatchId, TeamId, TournamentId
+from services.lobby.params import MatchId, TeamId, TournamentId, count
 from services.lobby.tournaments import Tournaments
 
 TAGS = ["tournaments"]
@@ -200,8 +200,7 @@ def routes(tokens: Tokens, tournaments: Tournaments) -> list[Any]:
                  "name": "Aces", "players": ["p-7f3a", "p-11b0"], "rating": 1540.0}}]},
              400, 401, 404, 503))
     async def events(request: Request[Any, Any, Any], tournament_id: TournamentId,
-                     after: Annotated[int, Parameter(ge=0, description="the last version "
-                                                     "held")] = 0,
+                     after: Annotated[int, count("the last version held")] = 0,
                      limit: Annotated[int, Parameter(ge=1, le=1000)] = 500,
                      ) -> api.TournamentEvents:
         """Every event of `schemas/tournament_events.py` after `after`, with its version:

@@ -256,9 +256,11 @@ def responder(ep: Endpoint) -> Callable[[Request], Awaitable[None]]:
             except ServiceError as exc:
                 await req.respond_error(exc.code, exc.description)
                 return
-            except Exception as exc:
+            except Exception:
+                # The log has the exception; the requester (and maybe a client) gets none
+                # of its names.
                 _log.exception("handler_failed", endpoint=ep.name)
-                await req.respond_error("500", f"internal error: {type(exc).__name__}")
+                await req.respond_error("500", "internal error (logged)")
                 return
             try:
                 await req.respond(_encoder.encode(reply))
