@@ -305,5 +305,14 @@ def status_of(code: str) -> int:
     return lookup(code).status
 
 
+def from_service(code: str) -> str:
+    """A code another service replied with, as a client may see it: registered codes
+    pass; the bus's own "400" (the request could not be read) is ``bad_request``, and
+    anything else (its "500": the handler failed) ``internal_error``."""
+    if code in REGISTRY:
+        return code
+    return "bad_request" if code == "400" else "internal_error"
+
+
 __all__ = ["REGISTRY", "RETRY_AFTER", "RULE_CODES", "TOURNAMENT_CODES", "UNTIL", "ErrorCode",
-           "UnknownCode", "lookup", "status_of"]
+           "UnknownCode", "from_service", "lookup", "status_of"]

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from engine import errors as rule_errors
-from schemas.errors import REGISTRY, RETRY_AFTER, UnknownCode, lookup
+from schemas.errors import REGISTRY, RETRY_AFTER, UnknownCode, from_service, lookup
 from services.lobby.errors import LobbyError
+from services.lobby.service import error_response
 from services.tournaments import errors as tournament_errors
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -20,7 +21,7 @@ RAISERS = {"LobbyError", "RuleError", "TournamentError", "ServiceError"}
 
 def raised_codes() -> list[tuple[str, int, object]]:
     """(file, line, first argument) of every call to an error type with a code."""
-    out = []
+    out: list[tuple[str, int, object]] = []
     for path in [*ROOT.glob("services/**/*.py"), *ROOT.glob("engine/**/*.py")]:
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
             if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
@@ -65,3 +66,19 @@ def test_every_entry_has_a_status_a_meaning_and_a_message() -> None:
         assert entry.code == code and code.isidentifier() and code.islower()
         assert 400 <= entry.status <= 599 and entry.meaning and entry.message
         assert lookup(code) is entry
+
+
+def test_a_code_from_another_service_is_one_a_client_may_see() -> None:
+    assert from_service("not_organizer") == "not_organizer"
+    assert from_service("400") == "bad_request"
+    assert from_service("500") == "internal_error"
+    assert from_service("NoSuchThing") == "internal_error"
+
+
+def test_every_503_tells_when_to_try_again() -> None:
+    for code in ("game_unavailable", "tournaments_unavailable", "unavailable"):
+        answer = error_response(None, LobbyError(code, "not now"))  # type: ignore[arg-type]
+        assert answer.status_code == 503 and int(answer.headers["retry-after"]) > 0
+    answer = error_response(None, LobbyError("rate_limited", "wait", retry_after=7))  # type: ignore[arg-type]
+    assert (answer.status_code, answer.headers["retry-after"]) == (429, "7")
+    assert "retry-after" not in error_response(None, LobbyError("table_full", "full")).headers  # type: ignore[arg-type]

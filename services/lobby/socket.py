@@ -22,7 +22,7 @@ from schemas import ws
 from services.lobby.auth import Tokens
 from services.lobby.errors import LobbyError
 from services.lobby.gateway import Conn, Gateway
-from services.platform import logs
+from services.platform import db, logs
 
 _log = logs.get("gateway")
 _decoder = msgspec.json.Decoder(ws.ClientMessage)
@@ -141,6 +141,11 @@ async def _read(socket: WebSocket[Any, Any, Any], conn: Conn, gateway: Gateway,
         except LobbyError as exc:
             conn.send(ws.Error(code=exc.code, message=exc.message, command_id=command_id,
                                until=exc.until))
+        except db.AWAY as exc:
+            _log.warning("frame_database_away", player_id=conn.claims.player_id,
+                         error=repr(exc))
+            conn.send(ws.Error(code="unavailable", message="the database is not answering; "
+                               "send the frame again shortly", command_id=command_id))
         except Exception as exc:
             _log.exception("frame_failed", player_id=conn.claims.player_id,
                            frame_type=type(exc).__name__)

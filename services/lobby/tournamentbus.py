@@ -16,7 +16,7 @@ from nats.aio.client import Client
 
 from schemas import tournament_api as api
 from schemas import tournament_commands as cmd
-from schemas.errors import REGISTRY
+from schemas.errors import from_service
 from schemas.subjects import Names
 from services.lobby.errors import LobbyError
 from services.platform import bus, logs
@@ -34,14 +34,11 @@ class TournamentBus:
             return await bus.request(self.nc, self.names.endpoint("tournaments", endpoint),
                                      body, reply, timeout=self.timeout)
         except bus.RemoteError as exc:
-            if exc.code not in REGISTRY:  # "400": the lobby sent what the service cannot read
+            code = from_service(exc.code)
+            if code != exc.code:  # the lobby sent what the service cannot read, or it failed
                 _log.error("tournament_request_refused", endpoint=endpoint, code=exc.code,
                            error=exc.description)
-                if exc.code == "400":
-                    raise LobbyError("bad_request", exc.description) from None
-                raise LobbyError("internal_error", "the tournament service failed on this "
-                                 "request (logged)") from None
-            raise LobbyError(exc.code, exc.description) from None
+            raise LobbyError(code, exc.description) from None
         except (nats.errors.TimeoutError, nats.errors.NoRespondersError, TimeoutError) as exc:
             _log.warning("tournaments_unavailable", endpoint=endpoint, error=repr(exc))
             raise LobbyError(TOURNAMENTS_UNAVAILABLE,

@@ -31,7 +31,7 @@ from nats.micro.request import Request, ServiceError
 from prometheus_client import Counter, Histogram
 
 from schemas.bus import EventEnvelope
-from services.platform import faults, logs
+from services.platform import db, faults, logs
 
 T = TypeVar("T", bound=msgspec.Struct)
 
@@ -255,6 +255,10 @@ def responder(ep: Endpoint) -> Callable[[Request], Awaitable[None]]:
                 reply = await ep.handler(body)
             except ServiceError as exc:
                 await req.respond_error(exc.code, exc.description)
+                return
+            except db.AWAY as exc:  # "not now": the requester may try again
+                _log.warning("handler_database_away", endpoint=ep.name, error=repr(exc))
+                await req.respond_error("unavailable", "the database is not answering")
                 return
             except Exception:
                 # The log has the exception; the requester (and maybe a client) gets none

@@ -22,7 +22,7 @@ from litestar.openapi import OpenAPIConfig
 from litestar.types import ControllerRouterHandler
 
 from schemas.api import ApiError
-from services.platform import logs
+from services.platform import db, logs
 
 Check = Callable[[], Awaitable[bool]]
 _log = logs.get("http")
@@ -58,6 +58,15 @@ def http_error(_: Request[Any, Any, Any], exc: HTTPException) -> Response[ApiErr
              413: "body_too_large"}
     return Response(ApiError(code=codes.get(exc.status_code, "http_error"),
                              message=str(exc.detail)), status_code=exc.status_code)
+
+
+def database_away(request: Request[Any, Any, Any], exc: Exception) -> Response[ApiError]:
+    """Postgres is away (stopped, restarting): "not now, nothing was done", on any route."""
+    _log.warning("database_away", method=request.method, path=request.url.path,
+                 error=repr(exc))
+    return Response(ApiError(code="unavailable", message="the database is not answering; "
+                             "try again shortly"), status_code=503,
+                    headers={"retry-after": str(db.RETRY_AFTER_SECONDS)})
 
 
 def internal_error(request: Request[Any, Any, Any], exc: Exception) -> Response[ApiError]:
@@ -99,7 +108,9 @@ def create_app(service: str, checks: dict[str, Check], live: Callable[[], bool],
         openapi_config=openapi,  # only a public API documents itself
         on_shutdown=list(on_shutdown),
         exception_handlers={Exception: internal_error, HTTPException: http_error,
-                            ValidationException: invalid, **(exception_handlers or {})},
+                            ValidationException: invalid,
+                            **dict.fromkeys(db.AWAY, database_away),
+                            **(exception_handlers or {})},
         request_class=BodyRequest,
         debug=False,
         logging_config=None,  # structlog writes the service's logs; no second format
