@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from engine import errors as rule_errors
+from schemas import ws
 from schemas.errors import REGISTRY, RETRY_AFTER, UnknownCode, from_service, lookup
 from services.lobby.errors import LobbyError
 from services.lobby.service import error_response
@@ -82,3 +83,10 @@ def test_every_503_tells_when_to_try_again() -> None:
     answer = error_response(None, LobbyError("rate_limited", "wait", retry_after=7))  # type: ignore[arg-type]
     assert (answer.status_code, answer.headers["retry-after"]) == (429, "7")
     assert "retry-after" not in error_response(None, LobbyError("table_full", "full")).headers  # type: ignore[arg-type]
+
+
+def test_every_frame_type_declares_registered_codes() -> None:
+    tags = {c.__struct_config__.tag for c in ws.ClientMessage.__args__}  # type: ignore[attr-defined]
+    assert tags == set(ws.FRAME_ERRORS)
+    for tag in tags:
+        assert all(code in REGISTRY for code in ws.frame_errors(str(tag))), tag

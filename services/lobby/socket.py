@@ -130,15 +130,20 @@ async def _read(socket: WebSocket[Any, Any, Any], conn: Conn, gateway: Gateway,
         if text is None:
             conn.send(ws.Error(code="bad_frame", message="send text frames of JSON"))
             continue
-        command_id = ""
+        command_id = frame_type = ""
         try:
             try:
                 frame = _decoder.decode(data)
             except msgspec.DecodeError as exc:
                 raise decode_error(exc) from None
             command_id = getattr(frame, "command_id", "")
+            frame_type = str(type(frame).__struct_config__.tag)
             await gateway.handle(conn, frame)
         except LobbyError as exc:
+            if frame_type and exc.code not in ws.frame_errors(frame_type):
+                # A code the frame does not declare (schemas/ws.py FRAME_ERRORS): the
+                # client still gets it; the declaration is what needs fixing.
+                _log.error("undeclared_error_code", frame_type=frame_type, code=exc.code)
             conn.send(ws.Error(code=exc.code, message=exc.message, command_id=command_id,
                                until=exc.until))
         except db.AWAY as exc:

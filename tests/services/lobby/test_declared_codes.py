@@ -10,6 +10,7 @@ exception class.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import re
 import uuid
@@ -18,6 +19,7 @@ from typing import Any
 import httpx
 
 from schemas.errors import REGISTRY
+from schemas.ws import frame_errors
 from services.lobby.apidocs import declared
 from tests.services.lobby.harness import Player, Service
 from tests.services.lobby.test_bounds import EXCEPTION_NAME, HUGE
@@ -142,3 +144,62 @@ async def test_every_route_declares_only_registered_codes_with_their_status(
         for code, status in codes.items():
             assert REGISTRY[code].status == status, (route, code, status)
 
+
+
+def frames(table_id: str, game_id: str) -> list[dict[str, Any]]:
+    """Each client frame type with ids that exist, that do not, and bad values."""
+    cmd = {"game_id": game_id, "seat": 0}
+    out: list[dict[str, Any]] = [
+        {"type": "subscribe", "table_id": table_id}, {"type": "subscribe", "game_id": game_id},
+        {"type": "subscribe"}, {"type": "subscribe", "table_id": "t-none", "spectate": True,
+                                "code": "ZZZZ"},
+        {"type": "subscribe", "game_id": game_id, "spectate": True, "code": "\u0000"},
+        {"type": "unsubscribe", "game_id": game_id}, {"type": "snapshot", "game_id": game_id},
+        {"type": "watch_tables"}, {"type": "watch_tables", "on": False},
+        {"type": "watch_tournament", "tournament_id": str(uuid.uuid4())},
+        {"type": "watch_tournament", "tournament_id": "x"},
+        {"type": "watch_tournament", "tournament_id": "x", "on": False},
+        {"type": "ping", "nonce": "n"}, {"type": "ping", "nonce": 5},
+        {"type": "bid", "bid": 3, **cmd}, {"type": "bid", "bid": 99, **cmd},
+        {"type": "blind_nil", **cmd}, {"type": "look", **cmd}, {"type": "play", "card": "AS",
+                                                                 **cmd},
+        {"type": "premove", "card": "ZZ", **cmd}, {"type": "cancel_premove", **cmd},
+        {"type": "pass", "cards": ["AS", "KS"], **cmd}, {"type": "leave", **cmd},
+        {"type": "chat", "game_id": game_id, "text": "hello"},
+        {"type": "chat", "game_id": game_id, "text": "x" * 5000},
+        {"type": "mute_bots", "game_id": game_id},
+        {"type": "match_ready", "match_id": "m-none"},
+        {"type": "match_decline", "match_id": "m-none"},
+        {"type": "queue_join"}, {"type": "queue_join", "partner": "p-none"},
+        {"type": "queue_leave"}, {"type": "queue_accept", "match_id": "m-none"},
+        {"type": "no_such_frame"}, {"no_type": 1},
+    ]
+    for frame in out:
+        if "seat" in frame:
+            frame["command_id"] = uuid.uuid4().hex[:8]
+    return out
+
+
+async def test_every_error_frame_is_a_code_its_frame_declares(lobby: Service) -> None:
+    failures = []
+    seen: set[str] = set()
+    for who in (await Player.guest(lobby.url, "Sock"), await registered(lobby.url, "sock")):
+        table = await who.ok("POST", "/v1/tables", {"rules": "quick", "private": True})
+        sock = await who.socket(lobby.ws_url)
+        for frame in frames(table["table_id"], "g-none"):
+            nonce = uuid.uuid4().hex
+            await sock.send(frame)
+            await sock.send({"type": "ping", "nonce": nonce})
+            while (got := await sock.recv()) != {**got, "type": "pong", "nonce": nonce}:
+                if got["type"] == "error":
+                    seen.add(got["code"])
+                    declared_codes = frame_errors(str(frame.get("type", "")))
+                    if got["code"] not in declared_codes or EXCEPTION_NAME.search(
+                            got["message"]):
+                        failures.append((frame.get("type"), got["code"], got["message"][:60]))
+            await asyncio.sleep(0.25)  # under the fixture's 10 frames a second
+        await sock.close()
+        await who.aclose()
+    assert not failures, "\n".join(map(str, failures))
+    assert {"unknown_type", "bad_field", "not_in_game", "table_not_found", "registered_only",
+            "match_not_found", "not_queued"} <= seen, seen
