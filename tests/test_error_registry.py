@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from engine import errors as rule_errors
-from schemas import ws
+from schemas import errordocs, ws
 from schemas.errors import REGISTRY, RETRY_AFTER, UnknownCode, from_service, lookup
 from services.lobby.errors import LobbyError
 from services.lobby.service import error_response
@@ -90,3 +90,13 @@ def test_every_frame_type_declares_registered_codes() -> None:
     assert tags == set(ws.FRAME_ERRORS)
     for tag in tags:
         assert all(code in REGISTRY for code in ws.frame_errors(str(tag))), tag
+
+
+def test_the_protocol_doc_tables_are_the_registry() -> None:
+    """Run ``python -m schemas.errordocs`` after changing a code, and commit the result."""
+    text = errordocs.DOC.read_text()
+    assert errordocs.BEGIN in text and errordocs.END in text
+    assert errordocs.rewrite(text) == text
+    assert errordocs.main(["--check"]) == 0
+    for code in REGISTRY:
+        assert f"| `{code}` |" in text, code
