@@ -45,7 +45,7 @@ def routes(pool: Any, tokens: Tokens, operators: Operators) -> list[Any]:
     @get("/v1/admin/games", summary="Operators: search games by player, table, start time "
          "and outcome (newest first)", tags=TAGS, security=BEARER,
          responses=answers(200, GameSearch, FOUND,
-                             *OPERATOR, "bad_request", "bad_outcome"))
+                           *OPERATOR, "bad_request", "bad_outcome"))
     async def search(
         request: Request[Any, Any, Any],
         player: Annotated[str | None, Parameter(

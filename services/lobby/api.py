@@ -65,7 +65,7 @@ def routes(pool: Any, tokens: Tokens, throttle: Throttle, tables: Tables,
 
     @post("/v1/auth/guest", status_code=201, summary="Sign in as a guest", tags=["auth"],
           responses=answers(201, Session, SESSION,
-                             "bad_request", "name_taken", "rate_limited", *STORE))
+                            "bad_request", "name_taken", "rate_limited", *STORE))
     async def guest(request: Request[Any, Any, Any], data: GuestSignIn) -> Session:
         """A guest's name need not be unique among guests, but may not look like a
         registered name. 429 `rate_limited`: too many new accounts from one address."""
@@ -74,7 +74,7 @@ def routes(pool: Any, tokens: Tokens, throttle: Throttle, tables: Tables,
 
     @post("/v1/auth/register", status_code=201, summary="Register a name with a password",
           tags=["auth"], responses=answers(201, Session, SESSION,
-                             "bad_request", "name_taken", "rate_limited", *STORE))
+                                           "bad_request", "name_taken", "rate_limited", *STORE))
     async def register(request: Request[Any, Any, Any], data: Register) -> Session:
         """Signs in too. 409 `name_taken`: the name, or a look-alike of it, is registered
         already. 429 `rate_limited`: too many new accounts from one address."""
@@ -83,7 +83,8 @@ def routes(pool: Any, tokens: Tokens, throttle: Throttle, tables: Tables,
 
     @post("/v1/auth/login", status_code=200, summary="Sign in to a registered name",
           tags=["auth"], responses=answers(200, Session, SESSION,
-                             "bad_request", "bad_credentials", "rate_limited", *STORE))
+                                           "bad_request", "bad_credentials", "rate_limited",
+                                           *STORE))
     async def login(request: Request[Any, Any, Any], data: Login) -> Session:
         """401 `bad_credentials` for an unknown name or a wrong password alike. 429
         `rate_limited` after too many failures for the account or from the address."""
@@ -92,8 +93,9 @@ def routes(pool: Any, tokens: Tokens, throttle: Throttle, tables: Tables,
 
     @post("/v1/tables", status_code=201, summary="Open a table (private ones get a room code)",
           tags=["tables"], security=BEARER, responses=answers(201, Table, TABLE,
-                             *SIGNED_IN, "bad_request", "bad_rules", "public_rules_fixed",
-                             "no_room_code", *STORE))
+                                                              *SIGNED_IN, "bad_request",
+                                                              "bad_rules", "public_rules_fixed",
+                                                              "no_room_code", *STORE))
     async def create_table(request: Request[Any, Any, Any], data: CreateTable) -> Table:
         """`rules` is a preset name or `{"preset": NAME, **options}` (docs/rules.md); a
         public table keeps its preset as it is. The host sits at `seat` (default 0)."""
@@ -112,7 +114,7 @@ def routes(pool: Any, tokens: Tokens, throttle: Throttle, tables: Tables,
 
     @get("/v1/tables/{table_id:str}", summary="One table", tags=["tables"], security=BEARER,
          responses=answers(200, Table, TABLE,
-                             *SIGNED_IN, "bad_request", "table_not_found", *STORE))
+                           *SIGNED_IN, "bad_request", "table_not_found", *STORE))
     async def read_table(request: Request[Any, Any, Any], table_id: TableId) -> Table:
         """The room code is shown to the host and the seated players only."""
         return await tables.get(me(request), table_id)
@@ -120,9 +122,8 @@ def routes(pool: Any, tokens: Tokens, throttle: Throttle, tables: Tables,
     @post("/v1/tables/join", status_code=200, summary="Join a private table by its room code",
           tags=["tables"], security=BEARER,
           responses=answers(200, Table, TABLE,
-                             *SIGNED_IN, "bad_request", "rate_limited",
-                             "table_not_found", "table_started", "table_full", "seat_taken",
-                             *STARTS, *STORE))
+                            *SIGNED_IN, "bad_request", "rate_limited", "table_not_found",
+                            "table_started", "table_full", "seat_taken", *STARTS, *STORE))
     async def join_by_code(request: Request[Any, Any, Any], data: JoinByCode) -> Table:
         """404 `table_not_found`: no table has that code; 409 `table_full`, `seat_taken`,
         `table_started`."""
@@ -144,9 +145,9 @@ def routes(pool: Any, tokens: Tokens, throttle: Throttle, tables: Tables,
     @post("/v1/tables/{table_id:str}/join", status_code=200,
           summary="Take a seat (a given one, or the first free)", tags=["tables"],
           security=BEARER, responses=answers(200, Table, TABLE,
-                             *SIGNED_IN, "bad_request", "table_not_found",
-                             "room_code_required", "table_started", "table_full", "seat_taken",
-                             *STARTS, *STORE))
+                                             *SIGNED_IN, "bad_request", "table_not_found",
+                                             "room_code_required", "table_started", "table_full",
+                                             "seat_taken", *STARTS, *STORE))
     async def join(request: Request[Any, Any, Any], table_id: TableId,
                    data: JoinTable | None = None) -> Table:
         """409 `table_full`, `seat_taken` or `table_started`."""
@@ -155,8 +156,8 @@ def routes(pool: Any, tokens: Tokens, throttle: Throttle, tables: Tables,
     @post("/v1/tables/{table_id:str}/leave", status_code=200, summary="Leave one's seat",
           tags=["tables"], security=BEARER,
           responses=answers(200, Table, TABLE,
-                             *SIGNED_IN, "bad_request", "table_not_found", "not_seated",
-                             *GAME_REFUSALS, *STARTS, *STORE))
+                            *SIGNED_IN, "bad_request", "table_not_found", "not_seated",
+                            *GAME_REFUSALS, *STARTS, *STORE))
     async def leave(request: Request[Any, Any, Any], table_id: TableId) -> Table:
         """Frees the seat before the game; during it, tells the game the seat left (the
         rules decide: a bot plays it, or the pair forfeits). 409 `not_seated`."""
@@ -166,8 +167,8 @@ def routes(pool: Any, tokens: Tokens, throttle: Throttle, tables: Tables,
           summary="Host: a bot (and its level) on one seat or on every free seat",
           tags=["tables"], security=BEARER,
           responses=answers(200, Table, TABLE,
-                             *SIGNED_IN, "bad_request", "table_not_found", "not_host",
-                             "table_started", "seat_taken", *STORE))
+                            *SIGNED_IN, "bad_request", "table_not_found", "not_host",
+                            "table_started", "seat_taken", *STORE))
     async def bots(request: Request[Any, Any, Any], table_id: TableId, data: SetBots) -> Table:
         """A bot at seat S is named "Bot S+1"; clients show it as "Bot 2 (basic)"."""
         return await tables.set_bots(me(request), table_id, data.seat, data.level, data.remove)
@@ -175,8 +176,9 @@ def routes(pool: Any, tokens: Tokens, throttle: Throttle, tables: Tables,
     @patch("/v1/tables/{table_id:str}/rules", summary="Private table host: change rules "
            "before the first deal (body: the options to change)", tags=["tables"],
            security=BEARER, responses=answers(200, Table, TABLE,
-                             *SIGNED_IN, "bad_request", "bad_rules", "table_not_found",
-                             "not_host", "table_started", "public_rules_fixed", *STORE))
+                                              *SIGNED_IN, "bad_request", "bad_rules",
+                                              "table_not_found", "not_host", "table_started",
+                                              "public_rules_fixed", *STORE))
     async def change_rules(request: Request[Any, Any, Any], table_id: TableId,
                            data: dict[str, Any]) -> Table:
         """Body: e.g. `{"target": 300, "nil": false}`, the options of docs/rules.md;
@@ -186,8 +188,8 @@ def routes(pool: Any, tokens: Tokens, throttle: Throttle, tables: Tables,
     @post("/v1/tables/{table_id:str}/rules/reset", status_code=200,
           summary="Host: every rule back to the table's preset", tags=["tables"],
           security=BEARER, responses=answers(200, Table, TABLE,
-                             *SIGNED_IN, "bad_request", "table_not_found", "not_host",
-                             "table_started", *STORE))
+                                             *SIGNED_IN, "bad_request", "table_not_found",
+                                             "not_host", "table_started", *STORE))
     async def reset_rules(request: Request[Any, Any, Any], table_id: TableId) -> Table:
         """403 `not_host` for anyone but the host."""
         return await tables.reset_rules(me(request), table_id)
@@ -242,8 +244,9 @@ def routes(pool: Any, tokens: Tokens, throttle: Throttle, tables: Tables,
 
     @get("/v1/games/{game_id:str}", summary="A game's public summary", tags=["games"],
          security=BEARER, responses=answers(200, GameSummary, GAME,
-                             *SIGNED_IN, "bad_request", "game_not_found", "room_code_required",
-                             "rate_limited", "game_unavailable", *STORE))
+                                            *SIGNED_IN, "bad_request", "game_not_found",
+                                            "room_code_required", "rate_limited",
+                                            "game_unavailable", *STORE))
     async def game(request: Request[Any, Any, Any], game_id: GameId,
                    code: RoomCode = None) -> GameSummary:
         """What anyone at the table may know: seats, rules, phase, score. A private

@@ -33,7 +33,9 @@ is open to anyone. Play happens over the WebSocket `/v1/ws?token=<token>`,
 described with every frame and error code in docs/protocol.md.
 
 Every error answers with a JSON body `{"code": ..., "message": ...}`: branch on the
-stable `code`, show the `message`.
+stable `code`, show the `message`. Each route lists every code it may answer, under
+the status that code always has; a 503 (and a 429) says in `Retry-After` when to try
+again. The table of all codes is in docs/protocol.md.
 """
 
 # Codes many routes share: a bearer token's refusals, and Postgres being away.

@@ -28,8 +28,8 @@ def routes(tokens: Tokens, matches: Matches) -> list[Any]:
 
     @get("/v1/matches/{match_id:str}", summary="Where a match one sits in stands",
          tags=TAGS, security=BEARER, responses=answers(200, MatchOpened, MATCH,
-                             *SIGNED_IN, "bad_request", "match_not_found",
-                             "not_in_match", *STORE))
+                                                       *SIGNED_IN, "bad_request", "match_not_found",
+                                                       "not_in_match", *STORE))
     async def status(request: Request[Any, Any, Any], match_id: MatchId) -> MatchOpened:
         """`state`: `ready_check` (waiting for `ready` seats' people until `ready_by`, ms),
         `started` (subscribe to `game_id`), `not_ready` (`absent`, `declined` seats) or
@@ -38,8 +38,9 @@ def routes(tokens: Tokens, matches: Matches) -> list[Any]:
 
     @post("/v1/matches/{match_id:str}/ready", status_code=200, summary="Confirm a match",
           tags=TAGS, security=BEARER, responses=answers(200, MatchOpened, MATCH,
-                             *SIGNED_IN, "bad_request", "match_not_found",
-                             "not_in_match", "match_closed", *STARTS, *STORE))
+                                                        *SIGNED_IN, "bad_request",
+                                                        "match_not_found", "not_in_match",
+                                                        "match_closed", *STARTS, *STORE))
     async def ready(request: Request[Any, Any, Any], match_id: MatchId) -> MatchOpened:
         """Confirm one's seat; confirming again is answered the same. The last person to
         confirm starts the game (`state` `started`). 409 `match_closed` once the check
@@ -48,8 +49,9 @@ def routes(tokens: Tokens, matches: Matches) -> list[Any]:
 
     @post("/v1/matches/{match_id:str}/decline", status_code=200, summary="Decline a match",
           tags=TAGS, security=BEARER, responses=answers(200, MatchOpened, MATCH,
-                             *SIGNED_IN, "bad_request", "match_not_found",
-                             "not_in_match", "match_closed", *STORE))
+                                                        *SIGNED_IN, "bad_request",
+                                                        "match_not_found", "not_in_match",
+                                                        "match_closed", *STORE))
     async def decline(request: Request[Any, Any, Any], match_id: MatchId) -> MatchOpened:
         """The match will not start (`state` `not_ready`, one's seats in `declined`)."""
         return await matches.decline(match_id, me(request))

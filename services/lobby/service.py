@@ -67,7 +67,8 @@ def error_response(_: Request[Any, Any, Any], exc: LobbyError) -> Response[ApiEr
 
 def bad_id_response(_: Request[Any, Any, Any], exc: subjects.BadId) -> Response[ApiError]:
     """An id that slipped past the edge's checks and would have made a bad subject."""
-    return Response(ApiError(code="bad_id", message=str(exc)), status_code=400)
+    return Response(ApiError(code="bad_id", message=str(exc)),
+                    status_code=lookup("bad_id").status)
 
 
 def legacy_routes(rt: Runtime) -> list[object]:

@@ -41,7 +41,7 @@ def routes(tokens: Tokens, standings: Standings) -> list[Any]:
     @get("/v1/leaderboard", summary="The ranked leaderboard, a page at a time or around a "
          "player", tags=TAGS, security=BEARER,
          responses=answers(200, Leaderboard, BOARD,
-                             *SIGNED_IN, "bad_request", "ratings_unavailable", *STORE))
+                           *SIGNED_IN, "bad_request", "ratings_unavailable", *STORE))
     async def leaderboard(
         request: Request[Any, Any, Any],
         limit: Annotated[int, Parameter(ge=1, le=200)] = 50,
@@ -60,7 +60,7 @@ def routes(tokens: Tokens, standings: Standings) -> list[Any]:
 
     @get("/v1/players", summary="Find a registered player by name", tags=["players"],
          security=BEARER, responses=answers(200, Named, {"player_id": "p-7f3a", "name": "Ada"},
-                             *SIGNED_IN, "bad_request", "player_not_found", *STORE))
+                                            *SIGNED_IN, "bad_request", "player_not_found", *STORE))
     async def find(request: Request[Any, Any, Any], name: Annotated[str, line(
             "a registered name, as written or in any case", 32)]) -> Named:
         """The id behind a registered name (to queue with a partner, say): names are
@@ -84,8 +84,8 @@ def routes(tokens: Tokens, standings: Standings) -> list[Any]:
     @get("/v1/players/{player_id:str}/ratings", summary="A player's rated games, newest "
          "first", tags=TAGS, security=BEARER,
          responses=answers(200, RatingHistory, HISTORY,
-                             *SIGNED_IN, "bad_request", "player_not_found",
-                             "ratings_unavailable", *STORE))
+                           *SIGNED_IN, "bad_request", "player_not_found", "ratings_unavailable",
+                           *STORE))
     async def history(
         request: Request[Any, Any, Any], player_id: PlayerId,
         before: Annotated[int | None, count("the `next` of the previous page", ge=1)] = None,

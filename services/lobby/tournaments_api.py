@@ -76,7 +76,7 @@ def routes(tokens: Tokens, tournaments: Tournaments) -> list[Any]:
     @get("/v1/tournaments", summary="Tournaments by start time, of one status or all",
          tags=TAGS, security=BEARER,
          responses=answers(200, api.TournamentList, {"tournaments": [SUMMARY]},
-                             *SIGNED_IN, "bad_request", "tournaments_unavailable"))
+                           *SIGNED_IN, "bad_request", "tournaments_unavailable"))
     async def list_(request: Request[Any, Any, Any],
                     status: Literal["registering", "running", "finished", "cancelled"]
                     | None = None,
@@ -88,7 +88,7 @@ def routes(tokens: Tokens, tournaments: Tournaments) -> list[Any]:
     @get("/v1/tournaments/{tournament_id:str}", summary="A tournament: settings, teams, "
          "matches, standings", tags=TAGS, security=BEARER,
          responses=answers(200, api.TournamentView, VIEW,
-                             *READ))
+                           *READ))
     async def show(request: Request[Any, Any, Any],
                    tournament_id: TournamentId) -> api.TournamentView:
         """404 `no_tournament`. The same, kept current, over /v1/ws after
@@ -232,7 +232,7 @@ def routes(tokens: Tokens, tournaments: Tournaments) -> list[Any]:
     @get("/v1/tournaments/{tournament_id:str}/standings", summary="Standings with their "
          "tie-breaks", tags=TAGS, security=BEARER,
          responses=answers(200, api.Standings, {"tournament_id": TID, "standings": [STANDING]},
-                             *READ))
+                           *READ))
     async def standings(request: Request[Any, Any, Any],
                         tournament_id: TournamentId) -> api.Standings:
         """A total order: match points, then the format's tie-breaks (or the organizer's

@@ -22,6 +22,7 @@ from litestar.openapi import OpenAPIConfig
 from litestar.types import ControllerRouterHandler
 
 from schemas.api import ApiError
+from schemas.errors import status_of
 from services.platform import db, logs
 
 Check = Callable[[], Awaitable[bool]]
@@ -49,7 +50,7 @@ def invalid(_: Request[Any, Any, Any], exc: ValidationException) -> Response[Api
     detail = "; ".join(str(e.get("message", "")) + (f" ({e['key']})" if e.get("key") else "")
                        for e in extra if isinstance(e, dict))
     return Response(ApiError(code="bad_request", message=detail or str(exc.detail)),
-                    status_code=400)
+                    status_code=status_of("bad_request"))
 
 
 def http_error(_: Request[Any, Any, Any], exc: HTTPException) -> Response[ApiError]:
@@ -65,7 +66,7 @@ def database_away(request: Request[Any, Any, Any], exc: Exception) -> Response[A
     _log.warning("database_away", method=request.method, path=request.url.path,
                  error=repr(exc))
     return Response(ApiError(code="unavailable", message="the database is not answering; "
-                             "try again shortly"), status_code=503,
+                             "try again shortly"), status_code=status_of("unavailable"),
                     headers={"retry-after": str(db.RETRY_AFTER_SECONDS)})
 
 
