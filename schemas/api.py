@@ -6,11 +6,11 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from schemas.bounds import line
+from schemas.bounds import line, whole
 from schemas.notes import MatchOffered
 from schemas.ratings import LeaderboardRow, PlayerRating, RatedGame
 
-PlayerName = Annotated[str, msgspec.Meta(min_length=1, max_length=32, pattern=r"^[\w .-]+$")]
+PlayerName = Annotated[str, msgspec.Meta(min_length=1, max_length=32, pattern=whole(r"[\w .-]+"))]
 
 
 class ApiError(msgspec.Struct, frozen=True):

@@ -18,9 +18,17 @@ INT64_MAX = 2**63 - 1
 # Times in ms since the epoch, up to the last millisecond of the year 9999.
 LAST_MS = 253_402_300_799_999
 
-# One line of text: no control character at all (NUL, tab, newline, DEL ...). The
-# lookahead keeps a trailing newline out too (``$`` alone matches before one).
-LINE_PATTERN = r"^[^\x00-\x1f\x7f]*(?!\n)$"
+
+
+def whole(body: str) -> str:
+    """A pattern the whole value must match. ``^...$`` alone lets one trailing newline
+    through (``$`` matches before it, in Python as in msgspec); the lookahead does not.
+    Written so JSON Schema (ECMA) readers of the OpenAPI document understand it too."""
+    return f"^{body}(?!\n)$"
+
+
+# One line of text: no control character at all (NUL, tab, newline, DEL ...).
+LINE_PATTERN = whole(r"[^\x00-\x1f\x7f]*")
 # Free text: line breaks and tabs allowed, no other control character.
 TEXT_PATTERN = r"^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]*$"
 
@@ -41,4 +49,4 @@ def text(max_length: int, min_length: int = 1) -> msgspec.Meta:
 
 
 __all__ = ["INT64_MAX", "INT64_MIN", "LAST_MS", "LINE_PATTERN", "TEXT_PATTERN", "Count",
-           "Int64", "Ms", "line", "text"]
+           "Int64", "Ms", "line", "text", "whole"]

@@ -13,7 +13,8 @@ from typing import Annotated, Any, Generic, Literal, TypeVar
 
 import msgspec
 
-from schemas.bounds import Count, Int64, line, text
+from schemas.bounds import Count, Int64, line, text, whole
+from schemas.subjects import ID_PATTERN
 from schemas.tournament_events import TournamentEvent, TournamentTerms
 
 C = TypeVar("C")
@@ -134,7 +135,7 @@ class TournamentList(msgspec.Struct, frozen=True, kw_only=True):
 # --- The lobby's HTTP bodies (``/v1/tournaments``) -----------------------------------------
 
 TeamName = Annotated[str, line(40)]
-PlayerRef = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
+PlayerRef = Annotated[str, msgspec.Meta(pattern=ID_PATTERN)]
 Why = Annotated[str, text(500)]
 
 
@@ -178,7 +179,7 @@ class PairingsBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     """The next Swiss round: (home, away) team ids, and the team with the bye if odd."""
 
     pairs: Annotated[tuple[tuple[PlayerRef, PlayerRef], ...], msgspec.Meta(max_length=8_192)]
-    bye: Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9_-]{0,64}$")] = ""
+    bye: Annotated[str, msgspec.Meta(pattern=whole(r"[A-Za-z0-9_-]{0,64}"))] = ""
 
 
 class WaiveBanBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 from litestar.params import Parameter
 
-from schemas.bounds import INT64_MAX, LAST_MS, LINE_PATTERN
+from schemas.bounds import INT64_MAX, LAST_MS, LINE_PATTERN, whole
 from schemas.subjects import ID_PATTERN
 
 ID_HELP = "1 to 64 letters, digits, '-' or '_'"
@@ -29,10 +29,10 @@ TeamId = Annotated[str, _id("team")]
 MatchId = Annotated[str, _id("match")]
 
 RoomCode = Annotated[str | None, Parameter(
-    pattern=r"^[A-Za-z0-9]{4,12}$", description="a private table's room code")]
+    pattern=whole(r"[A-Za-z0-9]{4,12}"), description="a private table's room code")]
 
 # A player id or a seated name (the characters a name may hold).
-PLAYER_PATTERN = r"^[\w .:-]{1,64}$"
+PLAYER_PATTERN = whole(r"[\w .:-]{1,64}")
 
 
 

@@ -30,7 +30,7 @@ BAD_BODIES: list[Any] = [None, {}, [], "x", {"name": 1, "seat": "x", "code": 7, 
 QUERIES = ["", "?limit=0&offset=-1&round_no=0",
            f"?name=a%00b&before={HUGE}&after={HUGE}&at={HUGE}&since=-1",
            "?code=%00&around=..&status=zzz&outcome=zzz&seat=9&player=%00&table=x%20y"]
-HOSTILE_IDS = ["x" * 100, "a%00b", "a.b.%3E", "none-such", str(uuid.uuid4())]
+HOSTILE_IDS = ["x" * 100, "a%00b", "a.b.%3E", "none-such", "g-1%0A", str(uuid.uuid4())]
 
 
 def good_bodies(code: str, partner: str, org: Player) -> dict[tuple[str, str], list[Any]]:
@@ -154,6 +154,7 @@ def frames(table_id: str, game_id: str) -> list[dict[str, Any]]:
         {"type": "subscribe"}, {"type": "subscribe", "table_id": "t-none", "spectate": True,
                                 "code": "ZZZZ"},
         {"type": "subscribe", "game_id": game_id, "spectate": True, "code": "\u0000"},
+        {"type": "subscribe", "game_id": "g-1\n"}, {"type": "subscribe", "table_id": "t-1\n"},
         {"type": "unsubscribe", "game_id": game_id}, {"type": "snapshot", "game_id": game_id},
         {"type": "watch_tables"}, {"type": "watch_tables", "on": False},
         {"type": "watch_tournament", "tournament_id": str(uuid.uuid4())},
