@@ -20,4 +20,4 @@ class RuleError(Exception):
 
 # The stable codes, for clients that switch on them: their meanings and statuses live in
 # the one registry of every client-facing code (schemas/errors.py).
-CODES = {code: REGISTRY[code].meaning for code in (*RULE_CODES, "bad_seed")}
+CODES = {code: REGISTRY[code].meaning for code in RULE_CODES}

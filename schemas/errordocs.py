@@ -11,7 +11,17 @@ import sys
 from pathlib import Path
 
 from schemas import ws
-from schemas.errors import LOBBY, PLATFORM, RETRY_AFTER, RULES, TOURNAMENT, UNTIL, ErrorCode
+from schemas.errors import (
+    BAD_SEED,
+    LOBBY,
+    PLATFORM,
+    RETRY_AFTER,
+    RULE_CODES,
+    RULES,
+    TOURNAMENT,
+    UNTIL,
+    ErrorCode,
+)
 
 BEGIN = ("<!-- error codes: generated from schemas/errors.py and schemas/ws.py by "
          "`python -m schemas.errordocs`; edit those, not this -->")
@@ -33,9 +43,15 @@ def _table(entries: list[ErrorCode]) -> list[str]:
     return ["| code | HTTP | meaning |", "| --- | --- | --- |", *map(_row, rows)]
 
 
+def _frame_codes(codes: tuple[str, ...]) -> str:
+    """A frame's codes, the rules' whole list said in words rather than spelled out."""
+    rules = set(RULE_CODES) <= set(codes)
+    named = [f"`{c}`" for c in dict.fromkeys(codes) if not (rules and c in RULE_CODES)]
+    return ", ".join([*named, *(["the rules' codes"] if rules else [])]) or "-"
+
+
 def section() -> str:
-    frames = [f"| `{tag}` | {', '.join(f'`{c}`' for c in codes) or '-'} |"
-              for tag, codes in ws.FRAME_ERRORS.items()]
+    frames = [f"| `{tag}` | {_frame_codes(codes)} |" for tag, codes in ws.FRAME_ERRORS.items()]
     lines = [
         BEGIN, "",
         "Every error answers `{\"code\": ..., \"message\": ...}` over HTTP (with the status "
@@ -47,7 +63,7 @@ def section() -> str:
         *_table(TOURNAMENT),
         "", "The rules' (`engine/errors.py`), in answer to game commands; over HTTP only "
         "where a route sends a command for the caller (leaving a seat):", "",
-        *_table(RULES),
+        *_table([*RULES, BAD_SEED]),
         "", "Any frame may be answered with " + ", ".join(f"`{c}`" for c in ws.EVERY_FRAME)
         + "; besides those, each frame type with:", "",
         "| frame | codes |", "| --- | --- |", *frames, "", END]

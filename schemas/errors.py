@@ -286,7 +286,7 @@ def _index(*groups: list[ErrorCode]) -> dict[str, ErrorCode]:
 
 
 REGISTRY: dict[str, ErrorCode] = _index(RULES, [BAD_SEED], TOURNAMENT, PLATFORM, LOBBY)
-RULE_CODES = tuple(e.code for e in RULES)
+RULE_CODES = (*(e.code for e in RULES), BAD_SEED.code)
 TOURNAMENT_CODES = tuple(e.code for e in TOURNAMENT)
 
 
