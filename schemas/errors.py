@@ -157,7 +157,7 @@ PLATFORM = [
     }),
     *_codes(503, {
         "unavailable": ("the database or the store could not be reached; retry after "
-                        "Retry-After seconds", "the database is not answering; try again"),
+                        "Retry-After seconds", "the store is not answering now; try again shortly"),
         "busy": "the game's inbox is full; send the same command id again shortly",
         "not_owner": "the game is moving between workers; send the same command id again",
         "game_unavailable": ("no game worker answered in time; retry (the same command id)",

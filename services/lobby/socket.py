@@ -149,7 +149,7 @@ async def _read(socket: WebSocket[Any, Any, Any], conn: Conn, gateway: Gateway,
         except db.AWAY as exc:
             _log.warning("frame_database_away", player_id=conn.claims.player_id,
                          error=repr(exc))
-            conn.send(ws.Error(code="unavailable", message="the database is not answering; "
+            conn.send(ws.Error(code="unavailable", message="the store is not answering now; "
                                "send the frame again shortly", command_id=command_id))
         except Exception as exc:
             _log.exception("frame_failed", player_id=conn.claims.player_id,

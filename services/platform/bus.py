@@ -258,7 +258,7 @@ def responder(ep: Endpoint) -> Callable[[Request], Awaitable[None]]:
                 return
             except db.AWAY as exc:  # "not now": the requester may try again
                 _log.warning("handler_database_away", endpoint=ep.name, error=repr(exc))
-                await req.respond_error("unavailable", "the database is not answering")
+                await req.respond_error("unavailable", "the store is not answering now")
                 return
             except Exception:
                 # The log has the exception; the requester (and maybe a client) gets none

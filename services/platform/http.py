@@ -62,10 +62,10 @@ def http_error(_: Request[Any, Any, Any], exc: HTTPException) -> Response[ApiErr
 
 
 def database_away(request: Request[Any, Any, Any], exc: Exception) -> Response[ApiError]:
-    """Postgres is away (stopped, restarting): "not now, nothing was done", on any route."""
+    """Postgres is away (stopped, restarting): "not now, try again", on any route."""
     _log.warning("database_away", method=request.method, path=request.url.path,
                  error=repr(exc))
-    return Response(ApiError(code="unavailable", message="the database is not answering; "
+    return Response(ApiError(code="unavailable", message="the store is not answering now; "
                              "try again shortly"), status_code=status_of("unavailable"),
                     headers={"retry-after": str(db.RETRY_AFTER_SECONDS)})
 
