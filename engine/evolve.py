@@ -16,6 +16,7 @@ from engine.play import breaks_spades, deck_of, in_seat_order
 from engine.state import BIDDING, DEALING, OVER, PASSING, PLAY, GameState
 from schemas import events as ev
 from schemas.rules import Rules
+from schemas.views import HandSheet
 
 
 def _set_deadlines(deadlines: tuple[int, ...], waiting: int, deadline: int) -> tuple[int, ...]:
@@ -175,11 +176,19 @@ def _trick(s: GameState, e: ev.TrickWon, v: int) -> GameState:
         waiting=waiting, deadlines=deadlines)
 
 
+# Each set of blind-nil seats (a bit per seat) as the sheet's four flags.
+_BLIND: tuple[tuple[bool, bool, bool, bool], ...] = tuple(
+    (bool(b & 1), bool(b & 2), bool(b & 4), bool(b & 8)) for b in range(16))
+
+
 def _scored(s: GameState, e: ev.HandScored, v: int) -> GameState:
     a, b = e.teams
     return replace(s, version=v, scores=(a.score_after, b.score_after),
                    bags=(a.bags_after, b.bags_after), hands_played=s.hands_played + 1,
-                   sheet=(*s.sheet, e), phase=DEALING, waiting=0)
+                   sheet=(*s.sheet, HandSheet(
+                       hand_no=e.hand_no, bids=s.bids,  # type: ignore[arg-type]
+                       blind=_BLIND[s.blind], tricks=e.tricks, teams=e.teams)),
+                   phase=DEALING, waiting=0)
 
 
 def _bank(s: GameState, e: ev.TimeBankUsed, v: int) -> GameState:

@@ -10,8 +10,8 @@ from typing import Any
 
 import msgspec
 
-from schemas.events import HandScored
 from schemas.rules import Rules
+from schemas.views import HandSheet
 
 NEW, DEALING, BIDDING, PASSING, PLAY, OVER = "new", "dealing", "bidding", "passing", "play", "over"
 NO_SEATS = (-1, -1, -1, -1)
@@ -56,7 +56,7 @@ class GameState(msgspec.Struct, frozen=True, gc=False):
     bots: int = 0  # seats a bot plays because their player left
     scores: tuple[int, int] = (0, 0)
     bags: tuple[int, int] = (0, 0)
-    sheet: tuple[HandScored, ...] = ()
+    sheet: tuple[HandSheet, ...] = ()  # each scored hand with its bids
     winner: int | None = None
     end_reason: str = ""
 

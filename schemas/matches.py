@@ -29,7 +29,9 @@ from schemas.subjects import ID_PATTERN
 MatchId = Annotated[str, msgspec.Meta(pattern=ID_PATTERN)]
 Origin = Literal["table", "queue", "tournament"]
 
-MatchState = Literal["ready_check", "started", "not_ready", "failed"]
+# ``starting``: everyone is ready (or no check was asked) and the game is being created;
+# ``started`` only once the game exists, so its ``game_id`` can be subscribed to.
+MatchState = Literal["ready_check", "starting", "started", "not_ready", "failed"]
 
 # Endpoint name under ``svc.lobby``.
 OPEN_MATCH = "open_match"

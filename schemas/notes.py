@@ -77,13 +77,17 @@ class RatingChanged(PlayerNote, frozen=True, tag="rating_changed"):
 
 
 class TournamentCall(PlayerNote, frozen=True, tag="tournament_call"):
-    """A tournament round seats this player: subscribe to ``game_id``."""
+    """A tournament round seats this player. ``state`` ``ready_check``: confirm the
+    ``match_offered`` note by ``ready_by`` (ms); no table or game exists yet, so
+    ``table_id`` and ``game_id`` are empty. ``started``: subscribe to ``game_id``."""
 
     tournament_id: str
     round: Annotated[int, msgspec.Meta(ge=1)]
     table_id: str
     game_id: str
     seat: int
+    state: Literal["ready_check", "started"] = "started"
+    ready_by: int = 0
 
 
 class QueueStatus(PlayerNote, frozen=True, tag="queue_status"):

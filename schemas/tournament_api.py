@@ -15,7 +15,7 @@ import msgspec
 
 from schemas.bounds import Count, Int64, line, text, whole
 from schemas.subjects import ID_PATTERN
-from schemas.tournament_events import TournamentEvent, TournamentTerms
+from schemas.tournament_events import FormatKind, TournamentEvent, TournamentTerms
 
 C = TypeVar("C")
 
@@ -110,7 +110,7 @@ class TournamentSummary(msgspec.Struct, frozen=True, kw_only=True):
     tournament_id: str
     name: str
     status: str
-    format: str
+    format: FormatKind  # one of the format names; docs/tournaments.md says what each plays
     organizer: str
     starts_at: int  # ms since the epoch
     champion: str | None
@@ -204,7 +204,7 @@ class Bracket(msgspec.Struct, frozen=True, kw_only=True):
     """The matches paired so far, by round (elimination: as their teams became known)."""
 
     tournament_id: str
-    format: str
+    format: FormatKind  # one of the format names; docs/tournaments.md says what each plays
     rounds: list[list[MatchView]]
 
 

@@ -20,7 +20,8 @@ import msgspec
 from schemas.bounds import Ms, line
 from schemas.rules import Rules
 
-FormatKind = Literal["single_elimination", "double_elimination", "round_robin", "swiss"]
+FormatKind = Literal["single_elimination", "double_elimination", "round_robin", "swiss",
+                     "double_round_robin"]
 Deals = Literal["random", "duplicate"]
 TieBreak = Literal["buchholz", "head_to_head", "differential", "bags", "points"]
 # Who won a match: the home team (seats 0 and 2), the away team, nobody (a draw), or

@@ -8,8 +8,20 @@ from __future__ import annotations
 
 import msgspec
 
-from schemas.events import HandScored
+from schemas.events import TeamScore
 from schemas.rules import Rules
+
+
+class HandSheet(msgspec.Struct, frozen=True, kw_only=True):
+    """One line of the score sheet: a hand's scoring with each seat's bid, so a view built
+    at any moment (a reload, a spectator joining mid-game) shows the sheet that someone
+    who watched from the start saw. Folded from the hand's events, never stored."""
+
+    hand_no: int
+    bids: tuple[int, int, int, int]  # 0 is nil
+    blind: tuple[bool, bool, bool, bool]  # the seat's nil was bid blind
+    tricks: tuple[int, int, int, int]  # tricks each seat took
+    teams: tuple[TeamScore, TeamScore]
 
 
 class TrickCard(msgspec.Struct, frozen=True):
@@ -42,7 +54,7 @@ class SeatView(msgspec.Struct, frozen=True, kw_only=True):
     tricks: tuple[int, ...]
     scores: tuple[int, int]
     bags: tuple[int, int]
-    sheet: tuple[HandScored, ...]
+    sheet: tuple[HandSheet, ...]
     legal_cards: tuple[str, ...]
     legal_bids: tuple[int, ...]
     blind_nil_offered: bool

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from services import catalog, devdata, registry
 from services.game.settings import GameSettings, game_databases
 from services.platform import servers
-from services.platform.settings import SettingsError, StartupError, env_names, load
+from services.platform.settings import SettingsError, StartupError, describe, load
 from services.tournaments import cli as tournament_cli
 
 if TYPE_CHECKING:
@@ -47,7 +47,8 @@ def main(argv: list[str] | None = None) -> None:
     sub.add_parser("dev", help="start Postgres, NATS and the four services on this machine")
     serve = sub.add_parser("serve", help="run one service (for deployment)")
     serve.add_argument("service", choices=catalog.SERVICES)
-    sub.add_parser("migrate", help="apply every service's migrations to DATABASE_URL")
+    sub.add_parser("migrate", help="apply every service's migrations to DATABASE_URL "
+                                  "(or the running `spades dev`'s database)")
     resync = sub.add_parser("resync", help="publish stored game events to JetStream again "
                                            "(after JetStream lost or purged them)")
     resync.add_argument("--from-position", type=int, default=0,
@@ -57,7 +58,8 @@ def main(argv: list[str] | None = None) -> None:
     ratings_sub = ratings_p.add_subparsers(dest="ratings_command", required=True)
     ratings_sub.add_parser("rebuild", help="forget every rating and rate every stored "
                                            "GameEnded again, in order (after a formula change)")
-    show = sub.add_parser("settings", help="list a service's settings and what they mean")
+    show = sub.add_parser("settings", help="list a service's settings: default, value in "
+                                       "force (from the environment), meaning")
     show.add_argument("service", choices=catalog.SERVICES)
     record = sub.add_parser("record", help="game records: check them, or export a game's hands")
     record_sub = record.add_subparsers(dest="record_command", required=True)
@@ -66,7 +68,8 @@ def main(argv: list[str] | None = None) -> None:
     record_export = record_sub.add_parser("export", help="a stored game's hands as records")
     record_export.add_argument("game_id")
     replay_p = sub.add_parser("replay", help="replay and verify a game's event log")
-    replay_p.add_argument("game_id", nargs="?", help="a stored game (needs DATABASE_URL)")
+    replay_p.add_argument("game_id", nargs="?", help="a stored game, read from DATABASE_URL "
+                          "or the database of the `spades dev` running beside it")
     replay_p.add_argument("--file", help="an exported log (JSON Lines); no database needed")
     replay_p.add_argument("--at", type=int, help="stop after N events (event N is version N; "
                                                  "0: before the first) and show the board")
@@ -107,11 +110,9 @@ def main(argv: list[str] | None = None) -> None:
         elif args.command in ("operator", "organizer"):
             code = role_cmd(args.command, args.action == "grant", args.name)
         elif args.command == "tournament":
-            code = tournament_cli.run(args)
+            code = tournament_cli.run(args, devdata.database_url())
         else:
-            for name, text in env_names(registry.spec(args.service).settings).items():
-                print(f"{name}\t{text}")
-            code = 0
+            code = settings_cmd(args.service)
     except _one_line_errors() as exc:  # evaluated only once something was raised
         print(f"spades: {exc}", file=sys.stderr)
         code = 1
@@ -126,6 +127,15 @@ def _one_line_errors() -> tuple[type[Exception], ...]:
 
     return (CliError, SettingsError, StartupError, servers.ServerError, db.DatabaseUnavailable,
             bus.BusUnavailable, migrations.MigrationError, tournament_cli.TournamentCliError)
+
+
+def settings_cmd(service: str) -> int:
+    """A service's settings as tab-separated columns under a header: the environment name,
+    the default, the value in force (from this environment) and what it means."""
+    print("setting\tdefault\tin force\tmeaning")
+    for row in describe(registry.spec(service).settings):
+        print("\t".join(row))
+    return 0
 
 
 def serve_one(name: str) -> int:

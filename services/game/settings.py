@@ -49,7 +49,9 @@ class GameSettings(Settings, frozen=True, kw_only=True):
                           "code busy.")] = 64
     bot_think_ms: Annotated[int, msgspec.Meta(
         ge=0, description="How long a bot seat waits before it bids or plays, in "
-                          "milliseconds (0 in tests and benchmarks).")] = 800
+                          "milliseconds: 800 by default, about a person's pace, so a "
+                          "table can follow the bots' moves (0 in tests and "
+                          "benchmarks).")] = 800
     adopt_batch: Annotated[int, msgspec.Meta(
         ge=1, description="Most orphaned games one heartbeat adopts.")] = 256
     linger_seconds: Annotated[float, msgspec.Meta(

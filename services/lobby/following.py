@@ -23,7 +23,7 @@ from engine.state import GameState
 from engine.views import redact, turn, view
 from schemas import ws
 from schemas.bus import EventEnvelope
-from schemas.events import Event, GameEnded, GameStarted
+from schemas.events import Event, GameStarted
 from schemas.play import ChatLine, SeatPresent
 from schemas.subjects import Names
 from services.lobby import store
@@ -49,8 +49,6 @@ class Host(Protocol):
     def bots_muted(self, player_id: str, game_id: str) -> bool: ...
 
     def seat_back(self, game_id: str, seat: int) -> None: ...  # present on another gateway
-
-    async def game_over(self, hub: Hub) -> None: ...
 
 
 @dataclass(eq=False)
@@ -174,8 +172,6 @@ class Hub:
                     sub.conn.send_raw(data)
         if isinstance(event, GameStarted):
             self.started.set()
-        if isinstance(event, GameEnded):
-            asyncio.get_running_loop().create_task(self.host.game_over(self))
 
     def _frame(self, event: Event, after: GameState, seat: int | None) -> str | None:
         return _Audiences(self.game_id, event, after).of(seat)

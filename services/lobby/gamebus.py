@@ -96,6 +96,15 @@ class GameBus:
             reply = more
         return EventsReply(events=events, version=reply.version)
 
+    async def last_event(self, game_id: str) -> EventEnvelope | None:
+        """The game's last stored event, straight from the game's store (None: no such
+        game). ``GameUnavailable`` when no worker answers."""
+        now = (await self.events_since(game_id, 1 << 62)).version
+        if now == 0:
+            return None
+        events = (await self.events_since(game_id, now - 1)).events
+        return events[-1] if events else None
+
     async def follow(self, game_id: str,
                      handler: Callable[[EventEnvelope], None]) -> Following:
         """Every event of one game, from JetStream (an ordered consumer from the first

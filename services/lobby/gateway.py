@@ -18,7 +18,6 @@ the transport: a ``Conn`` is handed frames to send and the transport writes them
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import uuid
 
 from engine.evolve import fold
@@ -104,11 +103,6 @@ class Gateway:
 
     def seat_back(self, game_id: str, seat: int) -> None:
         self.grace.cancel(game_id, seat)
-
-    async def game_over(self, hub: Hub) -> None:
-        if hub.table is not None:
-            with contextlib.suppress(LobbyError):
-                await self.tables.finish(hub.table.table_id, hub.game_id)
 
     # --- sockets ---------------------------------------------------------------------------
 

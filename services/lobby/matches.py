@@ -14,10 +14,12 @@ never a silently unrated game. Each person seated gets a ``match_started`` note.
 
 With a ready check the match is recorded without a table and its people get a
 ``match_offered`` note; the last confirmation (under the match's row lock, so
-one confirmer only) writes the table and goes on to start the game, and a
-decline or the deadline (``Expiry``, on every copy) ends it ``not_ready``. The
-end of every match's start is published once recorded (``Outcomes``); what a
-crash left unpublished the sweep publishes.
+one confirmer only) writes the table and goes on to start the game. Until the
+game worker has created it the match is ``starting``, never ``started``: only then
+is its game id one a player can subscribe to. A decline or the deadline
+(``Expiry``, on every copy) ends it ``not_ready``. The end of every match's start
+is published once recorded (``Outcomes``); what a crash left unpublished the sweep
+publishes.
 """
 
 from __future__ import annotations
@@ -141,21 +143,30 @@ class Matches:
         if match.state == "ready_check":
             await self._offer(match, req)
             if not match.people:  # bots only: everyone is ready
-                match = await self._confirm(match, req, ())
+                try:
+                    match = await self._confirm(match, req, ())
+                except _Repeated as repeated:  # a concurrent ask confirmed it
+                    match = repeated.match
         if match.state == "failed":
             raise LobbyError("match_failed", f"match {req.match_id} could not start")
         if match.state == "starting":
             await self._start(match, req)
+            match = dc_replace(match, state="started")
         return _opened(match, duplicate=not fresh)
 
     async def ready(self, match_id: str, player_id: str) -> MatchOpened:
-        """``player_id`` confirms their seats; the last confirmation starts the game."""
+        """``player_id`` confirms their seats; the last confirmation starts the game. A
+        repeat of a confirmation that counted is answered with where the match stands,
+        also when it lands while the last one is starting the game."""
         match, req, seats = await self._mine(match_id, player_id)
-        if match.state in ("starting", "started") and set(seats) <= set(match.ready):
-            return _opened(match, duplicate=True)  # a repeat of a confirmation that counted
+        if _confirmed(match, seats):
+            return _opened(match, duplicate=True)
         if match.state != "ready_check":
             raise _closed(match)
-        return _opened(await self._confirm(match, req, seats))
+        try:
+            return _opened(await self._confirm(match, req, seats))
+        except _Repeated as repeated:
+            return _opened(repeated.match, duplicate=True)
 
     async def decline(self, match_id: str, player_id: str) -> MatchOpened:
         """``player_id`` says no: the match ends now, not started."""
@@ -211,6 +222,8 @@ class Matches:
         try:
             match, outcome = await store.confirm(self.pool, match.match_id, seats, row)
         except store.NotAwaiting as exc:
+            if _confirmed(exc.match, seats):  # the last confirmation landed meanwhile
+                raise _Repeated(exc.match) from None
             raise _closed(exc.match) from None
         if outcome == "lapsed":
             await self._not_ready(match, req)
@@ -367,10 +380,25 @@ def _people(req: OpenMatch) -> tuple[int, ...]:
     return tuple(i for i, s in enumerate(req.seats) if s.player_id)
 
 
+class _Repeated(Exception):
+    """A confirmation found the match already confirmed by everyone (its seats too)."""
+
+    def __init__(self, m: store.MatchRow) -> None:
+        super().__init__(m.match_id)
+        self.match = m
+
+
+def _confirmed(m: store.MatchRow, seats: tuple[int, ...]) -> bool:
+    """Whether ``seats`` confirmed a match that has gone on to start (or has started)."""
+    return m.state in ("starting", "started") and set(seats) <= set(m.ready)
+
+
 def _opened(m: store.MatchRow, duplicate: bool = False) -> MatchOpened:
+    """The match as its people and callers see it: ``starting`` until its game exists,
+    so an id they are told to subscribe to is always one they can subscribe to."""
     return MatchOpened(match_id=m.match_id, table_id=m.table_id, game_id=m.game_id,
                        rated=m.rated, duplicate=duplicate,
-                       state="started" if m.state == "starting" else m.state,  # type: ignore[arg-type]
+                       state=m.state,  # type: ignore[arg-type]
                        ready_by=m.ready_by_ms,
                        ready=tuple(sorted({*m.ready, *(i for i in range(4)
                                                       if i not in m.people)})),

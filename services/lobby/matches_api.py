@@ -32,7 +32,8 @@ def routes(tokens: Tokens, matches: Matches) -> list[Any]:
                                                        "not_in_match", *STORE))
     async def status(request: Request[Any, Any, Any], match_id: MatchId) -> MatchOpened:
         """`state`: `ready_check` (waiting for `ready` seats' people until `ready_by`, ms),
-        `started` (subscribe to `game_id`), `not_ready` (`absent`, `declined` seats) or
+        `starting` (the game is being created: wait for `match_started`), `started` (the
+        game exists: subscribe to `game_id`), `not_ready` (`absent`, `declined` seats) or
         `failed`."""
         return await matches.status(match_id, me(request))
 
@@ -42,9 +43,10 @@ def routes(tokens: Tokens, matches: Matches) -> list[Any]:
                                                         "match_not_found", "not_in_match",
                                                         "match_closed", *STARTS, *STORE))
     async def ready(request: Request[Any, Any, Any], match_id: MatchId) -> MatchOpened:
-        """Confirm one's seat; confirming again is answered the same. The last person to
-        confirm starts the game (`state` `started`). 409 `match_closed` once the check
-        is over."""
+        """Confirm one's seat; confirming again, even racing the last confirmation, is
+        answered the same. The last person to confirm starts the game (`state` `started`,
+        or `starting` while it is created). 409 `match_closed` once the check is over
+        without this seat."""
         return await matches.ready(match_id, me(request))
 
     @post("/v1/matches/{match_id:str}/decline", status_code=200, summary="Decline a match",

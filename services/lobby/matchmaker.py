@@ -19,7 +19,11 @@ lost the lease commits nothing):
 Between cycles the leader also listens to the queue's match outcomes
 (``lobby.match.queue.*``): an offer whose ready check just ended is settled at
 once, so the players who accepted are back in the queue without waiting for
-the next cycle. The cycle still settles whatever an outcome missed.
+the next cycle. The cycle still settles whatever an outcome missed. A player who
+leaves the queue during a ready check settles the offer their decline ended
+themselves, on any copy and without the lease (``Queue.settle_unstarted``: that end
+is final, and the offer's row lock lets one settle it), so their answer already
+says what the decline did.
 
 A crash anywhere is finished by the next cycle of whichever copy leads then:
 offers are re-asked until they end, and ``Matches.open`` is idempotent.
@@ -38,13 +42,13 @@ from prometheus_client import Gauge, Histogram
 
 from schemas.bus import EventEnvelope
 from schemas.matches import MatchOpened, MatchSeat, OpenMatch
-from schemas.notes import MatchFound, QueuedPlayer, QueueStatus
+from schemas.notes import MatchFound, QueuedPlayer
 from services.lobby import queuestore as qs
 from services.lobby import store
 from services.lobby.errors import LobbyError
 from services.lobby.matches import Matches
 from services.lobby.matchmaking import Match, Ticket, match
-from services.lobby.queue import Queue
+from services.lobby.queue import Queue, blamed
 from services.lobby.rulesets import rules_of
 from services.lobby.settings import LobbySettings
 from services.platform import logs
@@ -203,21 +207,9 @@ class Matchmaker(Periodic):
             state, absent, game_id = await self._open(req, offer)
         else:
             state, absent, game_id = await self._where(req)
-        if state in ("ready_check", PENDING):
+        if state in ("ready_check", "starting", PENDING):  # not ended yet
             return
-        done = await qs.settle(self.pool, LEASE, epoch, match_id, state, game_id, absent,
-                               self.settings.queue_cooldown_seconds,
-                               self.settings.queue_cooldown_max_seconds)
-        if done is None:
-            return
-        _log.info("queue_match_settled", match_id=match_id, state=state,
-                  requeued=len(done.requeued), absent=sorted(absent))
-        for ticket in done.requeued:
-            await self.queue.tell_status(ticket)
-        cooldowns = dict(done.penalised)
-        reason = "started" if state == "started" else "declined"
-        for p in sorted(set(done.dropped)):
-            await self.queue.games.note(p, _gone(p, reason, cooldowns, absent))
+        await self.queue.settle(match_id, state, game_id, absent, (LEASE, epoch))
 
     async def _open(self, req: OpenMatch,
                     offer: qs.Offer | None) -> tuple[str, set[str], str]:
@@ -257,15 +249,3 @@ class Matchmaker(Periodic):
                                                       accept_by=opened.ready_by, seat=seat,
                                                       teams=teams))
 
-
-def blamed(req: OpenMatch, absent: tuple[int, ...], declined: tuple[int, ...]) -> set[str]:
-    """Who a failed ready check cools down: those who declined, when someone did (the
-    others still had time to accept, and go back to the queue); else the absent."""
-    return {req.seats[i].player_id for i in (declined or absent)}
-
-
-def _gone(player: str, reason: str, cooldowns: dict[str, int],
-          absent: set[str]) -> QueueStatus:
-    if reason == "declined" and player not in absent:
-        reason = "partner_declined"
-    return QueueStatus(state="none", reason=reason, cooldown_until=cooldowns.get(player, 0))

@@ -153,13 +153,26 @@ class Operators:
 
 
 Handler = Callable[[Any, EventEnvelope], Awaitable[None]]
+AfterCommit = Callable[[list[EventEnvelope]], Awaitable[None]]
 
 
-def projection_handlers(leaver_seconds: float) -> tuple[Handler, Handler]:
-    """The games projection's consumers of GameStarted and GameEnded, in that order.
-    A rated game's leavers (not their partners) may not queue for ``leaver_seconds``:
-    the seats a bot played at the end, and the seat whose leaving (or clock) forfeited."""
+@dataclass(frozen=True)
+class Projection:
+    """The games projection's consumers of GameStarted and GameEnded, and what follows
+    the GameEnded consumer's commit."""
+    started: Handler
+    ended: Handler
+    ended_committed: AfterCommit
+
+
+def projection_handlers(leaver_seconds: float, games: GameBus) -> Projection:
+    """The games projection's consumers. A game's end closes its table in the same
+    transaction (whether or not any gateway followed the game), then tells the
+    gateways' table feeds. A rated game's leavers (not their partners) may not queue for
+    ``leaver_seconds``: the seats a bot played at the end, and the seat whose leaving (or
+    clock) forfeited."""
     registry = game_registry()
+    closed: dict[str, str] = {}  # game id -> the table its end closed, until the commit
 
     async def started(conn: Any, env: EventEnvelope) -> None:
         e = registry.decode(env.type, env.schema_version, env.body)
@@ -171,12 +184,20 @@ def projection_handlers(leaver_seconds: float) -> tuple[Handler, Handler]:
         if isinstance(e, ev.GameEnded):
             await store.game_ended(conn, env.stream, list(e.players), env.occurred_at_ms,
                                    e.winner, list(e.scores), e.reason, e.hands_played)
-            left = {*e.abandoned, *(() if e.forfeited_by is None else (e.forfeited_by,))}
+            table_id = await store.close_table_of(conn, env.stream)
+            if table_id is not None:
+                closed[env.stream] = table_id
+            left = queuestore.left_seats(e)
             if e.rated and left:
-                await queuestore.leavers(conn, env.stream, tuple(sorted(left)), e.players,
-                                         leaver_seconds)
+                await queuestore.leavers(conn, env.stream, left, e.players, leaver_seconds)
 
-    return started, ended
+    async def ended_committed(applied: list[EventEnvelope]) -> None:
+        for env in applied:
+            table_id = closed.pop(env.stream, None)
+            if table_id is not None:
+                await games.table_changed(table_id, env.stream)
+
+    return Projection(started, ended, ended_committed)
 
 
-__all__ = ["OUTCOMES", "Operators", "projection_handlers"]
+__all__ = ["OUTCOMES", "Operators", "Projection", "projection_handlers"]

@@ -15,8 +15,11 @@ import statistics
 import uuid
 from typing import Any
 
+import msgspec
+
 from schemas import ws
-from schemas.matches import MatchOpened
+from schemas.events import GameEnded
+from schemas.matches import MatchOpened, OpenMatch
 from schemas.notes import QueueInvite, QueueStatus
 from schemas.queue import Band, QueueState, QueueStats
 from services.lobby import queuestore as qs
@@ -24,12 +27,13 @@ from services.lobby import store
 from services.lobby.commands import now_ms
 from services.lobby.connections import Conn
 from services.lobby.errors import LobbyError
-from services.lobby.gamebus import GameBus
+from services.lobby.gamebus import GameBus, GameUnavailable
 from services.lobby.matches import Matches
 from services.lobby.matchmaking import MatchRules
 from services.lobby.ratingsbus import RatingsBus
 from services.lobby.settings import LobbySettings
 from services.platform import logs
+from services.platform.events import game_registry
 from services.platform.periodic import Periodic
 
 _log = logs.get("queue")
@@ -54,6 +58,7 @@ class Queue:
         self.pool, self.games, self.matches, self.ratings = pool, games, matches, ratings
         self.settings, self.gateway = settings, gateway
         self.rules = MatchRules(cycle=settings.queue_cycle_seconds)
+        self.registry = game_registry()
         self.sockets: set[str] = set()  # this gateway's sockets that joined the queue
         self.heartbeat = Periodic("queue_heartbeat", settings.queue_heartbeat_seconds,
                                   lambda: qs.heartbeat(pool, gateway, list(self.sockets)))
@@ -95,8 +100,30 @@ class Queue:
         if until:
             raise LobbyError("queue_cooldown", "you may queue again after a cooldown",
                              until=until)
-        if await store.running_games_of(self.pool, player):
-            raise LobbyError("in_game", "finish your game before queueing")
+        for game_id, _, _ in await store.running_games_of(self.pool, player):
+            if not await self._over(game_id, player):
+                raise LobbyError("in_game", "finish your game before queueing")
+
+    async def _over(self, game_id: str, player: str) -> bool:
+        """Whether a game the games projection still counts as running has ended in its
+        own store. The projection's consumer runs behind the events a socket shows, so a
+        player who saw ``GameEnded`` is out of the game at once, as they saw it. A rated
+        game this player left cools them down as the projection will
+        (``queuestore.leavers``)."""
+        try:
+            env = await self.games.last_event(game_id)
+        except GameUnavailable:
+            return False  # the projection's word stands
+        if env is None or env.type != GameEnded.__name__:
+            return False
+        ended = self.registry.decode(env.type, env.schema_version, env.body)
+        assert isinstance(ended, GameEnded)
+        if ended.rated and player in (ended.players[s] for s in qs.left_seats(ended)):
+            until = env.occurred_at_ms + int(self.settings.queue_leaver_seconds * 1000)
+            if until > now_ms():
+                raise LobbyError("queue_cooldown", "you may queue again after a cooldown",
+                                 until=until)
+        return True
 
     async def join(self, player: str, guest: bool, socket: str,
                    partner: str | None) -> qs.TicketRow:
@@ -153,7 +180,10 @@ class Queue:
     # --- leaving -------------------------------------------------------------------------------
 
     async def leave(self, player: str) -> None:
-        """Out of the queue; during a ready check this declines the match."""
+        """Out of the queue; during a ready check this declines the match, and the
+        offer is settled before this returns (the others back in the queue, the
+        decliner out and cooled down), so what the player reads next is the state the
+        decline made, not the one before it."""
         ticket = await qs.leave(self.pool, player)
         if ticket is None:
             raise LobbyError("not_queued", "you are not in the queue")
@@ -167,9 +197,46 @@ class Queue:
                 # finds a player missing.
                 if exc.code not in ("match_closed", "match_not_found"):
                     raise
+            await self.settle_unstarted(ticket.match_id)
             return
         _log.info("queue_left", player_id=player, ticket_id=ticket.ticket_id)
         await self.tell_status(ticket, "none", "left")
+
+    # --- an offer's end ---------------------------------------------------------------------
+
+    async def settle(self, match_id: str, state: str, game_id: str, absent: set[str],
+                     fence: tuple[str, int] | None) -> None:
+        """Apply how an offer's match ended (``qs.settle``; ``fence``: the matchmaker's
+        lease) and tell its players; nothing when it was applied already."""
+        s = self.settings
+        done = await qs.settle(self.pool, fence, match_id, state, game_id, absent,
+                               s.queue_cooldown_seconds, s.queue_cooldown_max_seconds)
+        if done is None:
+            return
+        _log.info("queue_match_settled", match_id=match_id, state=state,
+                  requeued=len(done.requeued), absent=sorted(absent))
+        for ticket in done.requeued:
+            await self.tell_status(ticket)
+        cooldowns = dict(done.penalised)
+        reason = "started" if state == "started" else "declined"
+        for p in sorted(set(done.dropped)):
+            await self.games.note(p, _gone(p, reason, cooldowns, absent))
+
+    async def settle_unstarted(self, match_id: str) -> None:
+        """Settle an offer whose match ended unstarted (``not_ready``, ``failed``: final).
+        A started one is the matchmaker's, which tells its players they left the queue
+        only after the match told them where they sit."""
+        offer = await qs.offer(self.pool, match_id)
+        if offer is None:
+            return
+        try:
+            m = await store.match(self.pool, match_id)
+        except store.NotFound:
+            return
+        if m.state in ("not_ready", "failed"):
+            req = msgspec.msgpack.decode(offer.request, type=OpenMatch)
+            await self.settle(match_id, m.state, m.game_id, blamed(req, m.absent, m.declined),
+                              None)
 
     async def socket_closed(self, socket: str) -> None:
         if socket not in self.sockets:
@@ -226,3 +293,16 @@ class Queue:
     def handlers(self) -> dict[type[ws.ClientFrame], Any]:
         return {ws.QueueJoin: self.on_join, ws.QueueLeave: self.on_leave,
                 ws.QueueAccept: self.on_accept}
+
+
+def blamed(req: OpenMatch, absent: tuple[int, ...], declined: tuple[int, ...]) -> set[str]:
+    """Who a failed ready check cools down: those who declined, when someone did (the
+    others still had time to accept, and go back to the queue); else the absent."""
+    return {req.seats[i].player_id for i in (declined or absent)}
+
+
+def _gone(player: str, reason: str, cooldowns: dict[str, int],
+          absent: set[str]) -> QueueStatus:
+    if reason == "declined" and player not in absent:
+        reason = "partner_declined"
+    return QueueStatus(state="none", reason=reason, cooldown_until=cooldowns.get(player, 0))

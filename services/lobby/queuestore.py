@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import asyncpg
 
+from schemas.events import GameEnded
 from services.platform.lease import Leases
 
 AlreadyQueued = asyncpg.UniqueViolationError
@@ -276,15 +277,20 @@ async def offer(pool: asyncpg.Pool, match_id: str) -> OfferRow | None:
                                            _ms(r["created_at"]))
 
 
-async def settle(pool: asyncpg.Pool, name: str, epoch: int, match_id: str, state: str,
+async def settle(pool: asyncpg.Pool, fence: tuple[str, int] | None, match_id: str, state: str,
                  game_id: str, absent: set[str], cooldown_seconds: float,
                  cooldown_max_seconds: float) -> Settled | None:
     """End an offer: ``started`` takes its tickets out of the queue; ``not_ready`` and
     ``failed`` put back the tickets whose players all confirmed, keeping their
     ``since``, and take out (and cool down) the ``absent`` players' tickets. None when
-    the offer was settled already."""
+    the offer was settled already.
+
+    ``fence`` (lease name, epoch): the matchmaker's. None for a match whose start has
+    ended (a final state, the same whoever reads it): then any lobby copy may settle
+    it, and the offer's row lock lets exactly one do it."""
     async with pool.acquire() as conn, conn.transaction():
-        await Leases.check(conn, name, epoch)
+        if fence is not None:
+            await Leases.check(conn, *fence)
         done = await conn.fetchval(
             "UPDATE queue_matches SET state = $2, game_id = nullif($3, ''), ended_at = now()"
             " WHERE match_id = $1 AND state = 'offered' RETURNING true",
@@ -323,6 +329,13 @@ async def settle(pool: asyncpg.Pool, name: str, epoch: int, match_id: str, state
     return Settled(requeued=tuple(_ticket(r) for r in requeued),
                    dropped=tuple(p for t in out for p in t.players),
                    penalised=tuple(penalised))
+
+
+def left_seats(ended: GameEnded) -> tuple[int, ...]:
+    """The seats whose player left the game: those a bot played at the end, and the seat
+    whose leaving (or clock) forfeited it."""
+    return tuple(sorted({*ended.abandoned,
+                         *(() if ended.forfeited_by is None else (ended.forfeited_by,))}))
 
 
 async def leavers(conn: asyncpg.Connection, game_id: str, seats: tuple[int, ...],

@@ -156,12 +156,14 @@ async def setup(rt: Runtime) -> None:
     rt.routes.append(socket.handler(gateway, tokens, origins, s.ws_max_frame_bytes))
     rt.routes.extend(admin_api.routes(rt.pool, tokens, operators.Operators(
         rt.pool, games, s.operator_cache_games)))
-    started, ended = operators.projection_handlers(s.queue_leaver_seconds)
-    for durable, event_type, handler in (
-            (subjects.LOBBY_GAMES_STARTED, subjects.GAME_STARTED, started),
-            (subjects.LOBBY_GAMES_ENDED, subjects.GAME_ENDED, ended)):
+    projection = operators.projection_handlers(s.queue_leaver_seconds, games)
+    for durable, event_type, handler, after_commit in (
+            (subjects.LOBBY_GAMES_STARTED, subjects.GAME_STARTED, projection.started, None),
+            (subjects.LOBBY_GAMES_ENDED, subjects.GAME_ENDED, projection.ended,
+             projection.ended_committed)):
         consumer = Consumer(rt.js, rt.pool, rt.consumer(
-            durable, rt.names.game_events_of_type(event_type)), handler)
+            durable, rt.names.game_events_of_type(event_type)), handler,
+            after_commit=after_commit)
         await consumer.start()
         rt.workers.append(consumer)
     rt.exception_handlers[LobbyError] = error_response

@@ -82,7 +82,9 @@ class LobbySettings(Settings, frozen=True, kw_only=True):
                           "subscriber left (a reload comes back to a warm game).")] = 10.0
     ranked_min_games: Annotated[int, msgspec.Meta(
         ge=0, description="Finished games a registered account needs before it may queue "
-                          "for ranked games.")] = 10
+                          "for ranked games: every ended game it held a seat in from the "
+                          "start, whatever its table, rules or result, rated or not, "
+                          "with bots or not, including one it left.")] = 10
     ranked_rules: Annotated[str, msgspec.Meta(
         description="The rules of ranked games: a preset name, or a JSON object "
                     "{\"preset\": NAME, **options} (docs/rules.md).")] = "quick"

@@ -238,12 +238,6 @@ async def running_games_of(pool: asyncpg.Pool, player_id: str) -> list[tuple[str
     return list(seen.values())
 
 
-async def game_has_ended(pool: asyncpg.Pool, game_id: str) -> bool:
-    """Whether the games projection has seen the game's ``GameEnded``."""
-    return bool(await pool.fetchval(
-        "SELECT ended_at IS NOT NULL FROM games WHERE game_id = $1", game_id))
-
-
 async def change_table(pool: asyncpg.Pool, table_id: str,
                        change: Callable[[TableRow], TableRow]) -> tuple[TableRow, TableRow]:
     """Apply ``change`` to the table under a row lock; returns (before, after).
@@ -498,6 +492,15 @@ class GameRow:
     scores: tuple[int, ...] | None
     reason: str | None
     hands_played: int | None
+
+
+async def close_table_of(conn: asyncpg.Connection, game_id: str) -> str | None:
+    """Called inside the GameEnded consumer's transaction: the table playing this game is
+    over (unless it moved on to another game). Returns the table closed, if any."""
+    closed = await conn.fetchval(
+        "UPDATE game_tables SET state = 'over', play_again = NULL, updated_at = now()"
+        " WHERE game_id = $1 AND state = 'playing' RETURNING table_id", game_id)
+    return None if closed is None else str(closed)
 
 
 async def game_started(conn: asyncpg.Connection, game_id: str, players: list[str],

@@ -268,11 +268,6 @@ class Tables:
         """Ask for another game at this table, or agree to one asked for: the first ask
         tells the other people seated; the last agreement starts the game."""
         before = await self._get(table_id)
-        if before.state == "playing" and before.game_id \
-                and await store.game_has_ended(self.pool, before.game_id):
-            # Its end reached no gateway that follows it (nobody was watching): close it now.
-            await self.finish(table_id, before.game_id)
-            before = await self._get(table_id)
         t = await self._change(table_id, lambda row: playagain.ask(row, me.player_id))
         if before.state == "over" and t.play_again == (me.player_id,):  # the first ask
             for seat, s in enumerate(t.seats):
@@ -302,12 +297,6 @@ class Tables:
                   games=[CurrentGame(game_id=g, table_id=t, seat=s) for g, t, s in games],
                   tables=[to_api(t, me.player_id) for t in mine],
                   offers=await self.matches.offers(me.player_id))
-
-    async def finish(self, table_id: str, game_id: str) -> None:
-        """The table's game ended: it leaves the list of open and playing tables (unless
-        it moved on to another game meanwhile)."""
-        await self._change(table_id, lambda t: t.with_(state="over", play_again=None)
-                           if t.game_id == game_id and t.state == "playing" else t)
 
     async def summary_base(self, game_id: str) -> store.TableRow:
         t = await store.table_by_game(self.pool, game_id)

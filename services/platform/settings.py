@@ -9,10 +9,11 @@ which keep the names every tool already knows.
 from __future__ import annotations
 
 import os
+import re
 import socket
 import typing
 from collections.abc import Mapping
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, NamedTuple, TypeVar
 
 import msgspec
 
@@ -87,6 +88,60 @@ def env_names(cls: type[Settings]) -> dict[str, str]:
                  if isinstance(m, msgspec.Meta)]
         out[env_name(field.name)] = next((m.description for m in metas if m.description), "")
     return out
+
+
+class Described(NamedTuple):
+    """One line of `spades settings`: a setting, its default, the value the environment
+    puts in force, and what it means."""
+
+    name: str
+    default: str
+    in_force: str
+    meaning: str
+
+
+REQUIRED = "(required)"  # a setting with no default
+NOT_SET = "(not set)"  # ... that the environment does not give either
+HIDDEN = "(set, hidden)"  # a secret's value is never printed
+_CREDENTIALS = re.compile(r"(//[^:/@,\s]+:)[^@/,\s]*@")
+
+
+def describe(cls: type[Settings], environ: Mapping[str, str] | None = None) -> list[Described]:
+    """Every setting of ``cls`` with its default and the value in force, read from
+    ``environ`` as ``load`` reads it (a value ``load`` would refuse says why). Secrets and
+    the passwords inside URLs are not shown."""
+    environ = os.environ if environ is None else environ
+    hints = typing.get_type_hints(cls, include_extras=True)
+    meanings = env_names(cls)
+    rows = []
+    for field in msgspec.structs.fields(cls):
+        name = env_name(field.name)
+        if field.default is not msgspec.NODEFAULT:
+            default = _shown(field.default)
+        elif field.default_factory is not msgspec.NODEFAULT:
+            default = _shown(field.default_factory())
+        else:
+            default = REQUIRED
+        if name not in environ:
+            in_force = NOT_SET if default == REQUIRED else default
+        else:
+            try:
+                value = msgspec.convert(environ[name], hints[field.name], strict=False)
+            except msgspec.ValidationError as exc:
+                in_force = f"invalid: {exc}"
+            else:
+                in_force = HIDDEN if "secret" in field.name and value else _shown(value)
+        rows.append(Described(name, default, in_force, meanings[name]))
+    return rows
+
+
+def _shown(value: object) -> str:
+    """A value as the environment would spell it, passwords in URLs masked."""
+    if isinstance(value, str):
+        return _CREDENTIALS.sub(r"\1***@", value) if value else '""'
+    if isinstance(value, bool):
+        return str(value).lower()
+    return str(value)
 
 
 def load(cls: type[S], environ: Mapping[str, str] | None = None, **overrides: Any) -> S:

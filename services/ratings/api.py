@@ -18,21 +18,20 @@ import asyncpg
 from schemas import ratings as api
 from services.platform.bus import Endpoint
 from services.ratings import store
-from services.ratings.elo import KSchedule
+from services.ratings.system import RatingSystem
 
 
 @dataclass(frozen=True)
 class Ratings:
     pool: asyncpg.Pool
-    initial: int
-    schedule: KSchedule
+    system: RatingSystem  # the formula: initial rating, who is provisional
     active_days: float  # the board lists players with a rated game this recently
     refresh_seconds: float = 60.0  # the board is recomputed this often
     now: Callable[[], float] = time.time  # seconds since the epoch; tests move it
 
     def board(self) -> store.Board:
         since = dt.datetime.fromtimestamp(self.now() - self.active_days * 86400, dt.UTC)
-        return store.Board(since, self.schedule.provisional_games)
+        return store.Board(since, self.system.provisional_games)
 
     async def refresh(self, every: float | None = None) -> int | None:
         """Recompute the board if it is older than ``every`` seconds (the setting by
@@ -43,13 +42,14 @@ class Ratings:
     def _standing(self, player: str, row: asyncpg.Record | None,
                   rank: int | None = None) -> api.PlayerRating:
         if row is None:
-            return api.PlayerRating(player_id=player, rating=self.initial, peak=self.initial,
+            initial = self.system.initial
+            return api.PlayerRating(player_id=player, rating=initial, peak=initial,
                                     provisional=True)
         last = row["last_game_at"]
         return api.PlayerRating(
             player_id=player, rating=row["rating"], games=row["games"], wins=row["wins"],
             losses=row["losses"], draws=row["draws"], left=row["left"], peak=row["peak"],
-            provisional=row["games"] < self.schedule.provisional_games,
+            provisional=self.system.provisional(row["games"]),
             last_game_at_ms=None if last is None else int(last.timestamp() * 1000), rank=rank)
 
     async def ratings(self, req: api.RatingsRequest) -> api.RatingsReply:
@@ -65,7 +65,7 @@ class Ratings:
         offset = req.offset
         if req.around is not None:
             row = (await store.ratings_of(self.pool, [req.around])).get(req.around)
-            rating = self.initial if row is None else row["rating"]
+            rating = self.system.initial if row is None else row["rating"]
             place = await store.place(self.pool, req.provisional, req.around, rating)
             offset = max(0, place - req.limit // 2)
         rows = await store.page(self.pool, req.provisional, req.limit, offset)

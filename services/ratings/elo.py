@@ -12,9 +12,8 @@ whatever happened (a quit is a loss); partner and opponents get the real result.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
-Result = Literal["win", "loss", "draw", "left"]
+from services.ratings.system import Change, Ratings4, result_of
 
 MAX_GAP = 400
 
@@ -29,31 +28,14 @@ class KSchedule:
         return self.provisional if games < self.provisional_games else self.established
 
 
-@dataclass(frozen=True, slots=True)
-class Change:
-    """One seat's move: its K, what it scored, and by how much its rating changed."""
-
-    k: int
-    result: Result
-    delta: int
-
-
 def expected(team: float, opponents: float) -> float:
     """The chance ``team`` wins, by the Elo curve, with the gap capped at 400."""
     gap = max(-MAX_GAP, min(MAX_GAP, opponents - team))
     return 1.0 / (1.0 + 10 ** (gap / 400.0))
 
 
-def result_of(seat: int, winner: int | None, abandoned: tuple[int, ...]) -> Result:
-    if seat in abandoned:
-        return "left"
-    if winner is None:
-        return "draw"
-    return "win" if winner == seat % 2 else "loss"
-
-
-def rate(ratings: tuple[int, int, int, int], games: tuple[int, int, int, int],
-         winner: int | None, abandoned: tuple[int, ...], schedule: KSchedule) -> list[Change]:
+def rate(ratings: Ratings4, games: Ratings4, winner: int | None, abandoned: tuple[int, ...],
+         schedule: KSchedule) -> list[Change]:
     """The change of seats 0..3 (seats 0 and 2 are team 0, seats 1 and 3 team 1), given
     each seat's rating and rated games before this one.
 
@@ -73,3 +55,25 @@ def rate(ratings: tuple[int, int, int, int], games: tuple[int, int, int, int],
             surprise = surprise0 if seat % 2 == 0 else -surprise0
         out.append(Change(k=k, result=result, delta=round(k * surprise)))
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class Elo:
+    """Team Elo as the service's ``RatingSystem``."""
+
+    initial: int = 1500
+    schedule: KSchedule = KSchedule()
+
+    @property
+    def provisional_games(self) -> int:
+        return self.schedule.provisional_games
+
+    def provisional(self, games: int) -> bool:
+        return games < self.schedule.provisional_games
+
+    def expected(self, team: float, opponents: float) -> float:
+        return expected(team, opponents)
+
+    def rate(self, ratings: Ratings4, games: Ratings4, winner: int | None,
+             abandoned: tuple[int, ...]) -> list[Change]:
+        return rate(ratings, games, winner, abandoned, self.schedule)

@@ -23,7 +23,8 @@ from schemas.subjects import Names
 from services.platform import logs
 from services.platform.bus import AfterCommit, BatchHandler, Handler
 from services.platform.events import game_registry
-from services.ratings import elo, store
+from services.ratings import store
+from services.ratings.system import RatingSystem
 
 _log = logs.get("ratings")
 
@@ -38,11 +39,11 @@ def rated_players(event: GameEnded) -> tuple[str, str, str, str] | None:
     return players
 
 
-def batch_handler(initial: int, schedule: elo.KSchedule) -> BatchHandler:
+def batch_handler(system: RatingSystem) -> BatchHandler:
     """Rate a run of endings in order, in three statements whatever its length: lock
     every player of the run, work the changes out game by game (a player in two of
     the games carries the first one's result into the second, as if applied one at
-    a time), then write the players' rows and the history."""
+    a time) by ``system``, then write the players' rows and the history."""
     events = game_registry()
 
     async def on_games_ended(conn: asyncpg.Connection, envs: list[EventEnvelope]) -> None:
@@ -54,15 +55,15 @@ def batch_handler(initial: int, schedule: elo.KSchedule) -> BatchHandler:
                 games.append((env, event, players))
         if not games:
             return
-        rows = await store.lock(conn, [p for _, _, ps in games for p in ps], initial)
+        rows = await store.lock(conn, [p for _, _, ps in games for p in ps], system.initial)
         now = {p: store.Standing.of(r) for p, r in rows.items()}
         history: list[store.Move] = []
         for env, event, players in games:
             assert isinstance(event, GameEnded)
             a, b, c, d = (now[p] for p in players)
             before = (a.rating, b.rating, c.rating, d.rating)
-            changes = elo.rate(before, (a.games, b.games, c.games, d.games), event.winner,
-                               event.abandoned, schedule)
+            changes = system.rate(before, (a.games, b.games, c.games, d.games), event.winner,
+                                  event.abandoned)
             ended_at = dt.datetime.fromtimestamp(env.occurred_at_ms / 1000, dt.UTC)
             for seat, (player, change) in enumerate(zip(players, changes, strict=True)):
                 now[player] = now[player].after(change, ended_at)
@@ -77,9 +78,9 @@ def batch_handler(initial: int, schedule: elo.KSchedule) -> BatchHandler:
     return on_games_ended
 
 
-def handler(initial: int, schedule: elo.KSchedule) -> Handler:
+def handler(system: RatingSystem) -> Handler:
     """One ending at a time (the consumer's fallback, and replays): a run of one."""
-    batch = batch_handler(initial, schedule)
+    batch = batch_handler(system)
 
     async def on_game_ended(conn: asyncpg.Connection, env: EventEnvelope) -> None:
         await batch(conn, [env])

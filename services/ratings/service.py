@@ -1,4 +1,5 @@
-"""The ratings service: Elo from finished games, and the board and pages built on it.
+"""The ratings service: ratings from finished games (team Elo, behind ``RatingSystem``),
+and the board and pages built on it.
 
 It follows ``GameEnded`` events on JetStream with a durable consumer
 (``results.py``), answers ``svc.ratings.*`` requests (``api.py``) and keeps the
@@ -18,7 +19,8 @@ from services.platform.settings import Settings
 from services.ratings import results
 from services.ratings.api import Ratings
 from services.ratings.board import BoardRefresher
-from services.ratings.elo import KSchedule
+from services.ratings.elo import Elo, KSchedule
+from services.ratings.system import RatingSystem
 
 NAME = "ratings"
 
@@ -43,20 +45,23 @@ class RatingsSettings(Settings, frozen=True, kw_only=True):
                                     "ratings themselves are always live.")] = 60.0
 
     @property
-    def schedule(self) -> KSchedule:
-        return KSchedule(self.k_provisional, self.k_established, self.provisional_games)
+    def system(self) -> RatingSystem:
+        """The rating system the settings describe: today always team Elo."""
+        return Elo(self.initial_rating,
+                   KSchedule(self.k_provisional, self.k_established, self.provisional_games))
 
 
 async def setup(rt: Runtime) -> None:
     assert isinstance(rt.settings, RatingsSettings)
     s = rt.settings
     spec = rt.consumer(subjects.RATINGS_RESULTS, rt.names.game_events_of_type(subjects.GAME_ENDED))
-    consumer = Consumer(rt.js, rt.pool, spec, results.handler(s.initial_rating, s.schedule),
+    system = s.system
+    consumer = Consumer(rt.js, rt.pool, spec, results.handler(system),
                         after_commit=results.notifier(rt.pool, rt.nc, rt.names),
-                        batch_handler=results.batch_handler(s.initial_rating, s.schedule))
+                        batch_handler=results.batch_handler(system))
     await consumer.start()
     rt.workers.append(consumer)
-    ratings = Ratings(rt.pool, s.initial_rating, s.schedule, s.leaderboard_active_days,
+    ratings = Ratings(rt.pool, system, s.leaderboard_active_days,
                       s.leaderboard_refresh_seconds)
     refresher = BoardRefresher(ratings)
     await refresher.start()

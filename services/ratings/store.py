@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 
 import asyncpg
 
-from services.ratings.elo import Change
+from services.ratings.system import Change
 
 _COLUMNS = "player_id, rating, games, wins, losses, draws, \"left\", peak, last_game_at"
 _BOARD_COLUMNS = "player_id, rating, games, wins, losses, draws, provisional, rank, rank_all"

@@ -4,10 +4,12 @@ The lobby's ``open_match`` is idempotent by match id, and the id is derived from
 the tournament and the match, so asking again (another copy, after a crash, after
 the ready check's deadline) is never a second table: it returns the match's
 current state. That state is the record: ``ready_check`` and ``started`` become
-``MatchCalled``; ``not_ready`` (the ready check ran out, or someone declined) a
-no-show result against the team with an absent seat, or a double forfeit when
-both teams have one. The ``LOBBY_MATCHES`` outcome, when it arrives, is recorded
-the same way; when it is lost, the next ask after the deadline finds the same.
+``MatchCalled``; ``starting`` (the game is being created) is asked again later, since
+only a started match has a game to subscribe to; ``not_ready`` (the ready check ran
+out, or someone declined) a no-show result against the team with an absent seat, or
+a double forfeit when both teams have one. The ``LOBBY_MATCHES`` outcome, when it
+arrives, is recorded the same way; when it is lost, the next ask after the deadline
+finds the same.
 
 A started match whose game has not reported an end after ``GAME_CHECK_MS`` is
 looked at in the game's own store (``svc.game.since``, lichess's
@@ -181,7 +183,10 @@ def asker(open_match: OpenMatchFn, last_event: LastEventFn) -> Callable[
         command = answer(m.pairing.match_id, opened.state, opened.game_id, opened.table_id,
                          opened.ready_by, {*opened.absent, *opened.declined}, now_ms,
                          seats_of(state, m))
-        if command is None:
+        if command is None and opened.state == "starting":
+            _log.info("match_starting", tournament=state.tournament_id,
+                      match=m.pairing.match_id)
+        elif command is None:
             _log.warning("match_failed", tournament=state.tournament_id,
                          match=m.pairing.match_id, state=opened.state)
         return command
@@ -191,14 +196,19 @@ def asker(open_match: OpenMatchFn, last_event: LastEventFn) -> Callable[
 
 def calls_to_send(state: Tournament, events: list[ev.Event]) -> list[tuple[str, TournamentCall]]:
     """The ``tournament_call`` notes recorded calls send: (player id, note) for each seat of
-    each match called (when its ready check begins, and again when its game starts)."""
+    each match called (when its ready check begins, and again when its game starts). Only
+    the second names the table and game: before, they do not exist."""
     notes = []
     for event in events:
         if isinstance(event, ev.MatchCalled):
             m = state.matches[event.match_id]
+            started = event.state == "started"
             notes += [(player, TournamentCall(tournament_id=state.tournament_id,
-                                              round=m.pairing.round_no, table_id=m.table_id,
-                                              game_id=m.game_id, seat=seat))
+                                              round=m.pairing.round_no,
+                                              table_id=m.table_id if started else "",
+                                              game_id=m.game_id if started else "",
+                                              seat=seat, state=event.state,
+                                              ready_by=event.ready_by))
                       for seat, player in enumerate(seats_of(state, m))
                       if not bot_level(player)]
     return notes

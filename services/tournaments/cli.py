@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import os
 import uuid
 from typing import TYPE_CHECKING
 
@@ -36,18 +35,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "id")
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, database_url: str) -> int:
+    """``database_url`` comes from the composing CLI, which finds it as every command does:
+    ``DATABASE_URL``, else the database of the `spades dev` running beside it."""
     import asyncio  # not at the top: `spades --help` builds this parser and needs no event loop
 
-    url = os.environ.get("DATABASE_URL")
-    if not url:
-        raise TournamentCliError("setting DATABASE_URL is required to read tournaments")
-    return asyncio.run(_run(url, args))
+    return asyncio.run(_run(database_url, args))
 
 
 async def _run(url: str, args: argparse.Namespace) -> int:
     from services.platform.db import create_pool
-    from services.tournaments.store import summaries, view
+    from services.tournaments.reads import summaries, view
 
     pool = await create_pool(url, "tournaments")
     try:
@@ -103,8 +101,9 @@ def show(t: api.TournamentView) -> str:
 
 async def _replay(pool: asyncpg.Pool, tid: uuid.UUID) -> int:
     from services.platform.eventstore import EventStore
+    from services.tournaments.reads import stale_projections
     from services.tournaments.state import Tournament
-    from services.tournaments.store import registry, stale_projections, stream_of
+    from services.tournaments.store import registry, stream_of
 
     events = await EventStore(pool, registry()).read(stream_of(str(tid)))
     if not events:

@@ -13,6 +13,9 @@ no two teams ever share a place. The tie-breaks:
   and forfeits add none.
 - ``bags``: fewest bags taken over games played.
 - ``points``: game points scored over games played.
+
+Which tie-breaks a format allows, and its default order, is the format's
+(``formats/``).
 """
 
 from __future__ import annotations
@@ -21,31 +24,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from schemas.tournament_events import FormatKind, Outcome, ResultReason, TieBreak
-
-DEFAULT_TIEBREAKS: dict[FormatKind, tuple[TieBreak, ...]] = {
-    "swiss": ("buchholz", "differential", "bags", "points"),
-    "round_robin": ("head_to_head", "differential", "bags", "points"),
-    "single_elimination": ("differential", "bags", "points"),
-    "double_elimination": ("differential", "bags", "points"),
-}
-ALLOWED_TIEBREAKS: dict[FormatKind, frozenset[TieBreak]] = {
-    kind: frozenset(keys) for kind, keys in DEFAULT_TIEBREAKS.items()}
-
-
-class TieBreakError(ValueError):
-    """An organizer's tie-break order names a tie-break the format does not have, or one twice."""
-
-
-def tiebreak_order(kind: FormatKind, chosen: Sequence[TieBreak]) -> tuple[TieBreak, ...]:
-    """The organizer's order, or the format's default when none was chosen."""
-    if not chosen:
-        return DEFAULT_TIEBREAKS[kind]
-    allowed = ALLOWED_TIEBREAKS[kind]
-    if len(set(chosen)) != len(chosen) or not set(chosen) <= allowed:
-        raise TieBreakError(f"{kind} tie-breaks are some of {', '.join(sorted(allowed))}, "
-                            "each at most once")
-    return tuple(chosen)
+from schemas.tournament_events import Outcome, ResultReason, TieBreak
 
 
 @dataclass(frozen=True, slots=True)

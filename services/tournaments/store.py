@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-import json
 import secrets
 import uuid
 from collections.abc import Awaitable, Callable
@@ -31,18 +30,17 @@ import asyncpg
 import msgspec
 
 from schemas import subjects
-from schemas import tournament_api as api
 from schemas import tournament_commands as cmd
 from schemas import tournament_events as ev
 from services.platform import faults, logs
 from services.platform.events import EventRegistry, tournament_registry
 from services.platform.eventstore import AppendResult, EventStore
-from services.tournaments import formats
 from services.tournaments.calls import game_of
 from services.tournaments.decide import decide, standings_of
-from services.tournaments.duplicate import DuplicateScore, duplicate_scores
+from services.tournaments.duplicate import duplicate_scores
 from services.tournaments.errors import TournamentError
 from services.tournaments.state import MatchState, Tournament
+from services.tournaments.timers import TIMER_COMMANDS, due_timers
 
 _log = logs.get("tournaments")
 
@@ -57,22 +55,6 @@ def stream_of(tournament_id: str) -> str:
 
 def _ts(ms: int) -> dt.datetime:
     return dt.datetime.fromtimestamp(ms / 1000, dt.UTC)
-
-
-def due_timers(state: Tournament) -> dict[str, int]:
-    """The timers a tournament needs now: its start while registering; the next
-    round's pairing, ``round_interval_seconds`` after the start or the last round."""
-    s = state.settings
-    if s is None:
-        return {}
-    if state.status == "registering":
-        return {"start": s.starts_at}
-    if (state.status == "running" and s.format.kind not in formats.ELIMINATION
-            and (not state.rounds or state.rounds[-1].completed)
-            and len(state.rounds) < formats.total_rounds(s.format, state.entrants)):
-        delay = s.round_interval_seconds * 1000 if state.rounds else 0
-        return {"pair": state.turned_at + delay}
-    return {}
 
 
 # After a ready check's deadline the lobby has the outcome; ask again a little later.
@@ -267,9 +249,7 @@ class TournamentStore:
             " ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED", _ts(now_ms), limit)
         for row in rows:
             tournament_id = str(row["tournament_id"])
-            command: cmd.TournamentCommand = (
-                cmd.Start(at=now_ms) if row["kind"] == "start"
-                else cmd.PairRound(at=now_ms, seed=self.new_seed()))
+            command = TIMER_COMMANDS[row["kind"]](now_ms, self.new_seed)
             command_id = f"timer:{row['kind']}:{int(row['due_at'].timestamp() * 1000)}"
             # Never wait for a writer here (it may be waiting for this row): skip the
             # tournament this tick if one is writing to it.
@@ -289,98 +269,6 @@ class TournamentStore:
                 await conn.execute("DELETE FROM tournament_timers WHERE tournament_id = $1"
                                    " AND kind = $2", row["tournament_id"], row["kind"])
         return fired
-
-
-_SUMMARY = "tournament_id, name, status, format, organizer, starts_at, champion"
-
-
-def _summary(row: asyncpg.Record) -> api.TournamentSummary:
-    return api.TournamentSummary(
-        tournament_id=str(row["tournament_id"]), name=row["name"], status=row["status"],
-        format=row["format"], organizer=row["organizer"],
-        starts_at=int(row["starts_at"].timestamp() * 1000) if row["starts_at"] else 0,
-        champion=row["champion"])
-
-
-async def summaries(pool: asyncpg.Pool, status: str | None,
-                    limit: int) -> list[api.TournamentSummary]:
-    """Tournaments by start time, soonest first, of one status or all."""
-    rows = await pool.fetch(f"SELECT {_SUMMARY} FROM tournaments"
-                            " WHERE ($1::text IS NULL OR status = $1)"
-                            " ORDER BY starts_at, tournament_id LIMIT $2", status, limit)
-    return [_summary(r) for r in rows]
-
-
-async def view(pool: asyncpg.Pool, tournament_id: uuid.UUID) -> api.TournamentView | None:
-    """A tournament as its projections show it, or None if there is none."""
-    async with pool.acquire() as conn, conn.transaction(isolation="repeatable_read"):
-        head = await conn.fetchrow(f"SELECT {_SUMMARY}, settings, version FROM tournaments"
-                                   " WHERE tournament_id = $1", tournament_id)
-        if head is None:
-            return None
-        teams = await conn.fetch(
-            "SELECT team_id, name, players, confirmed, waiting, checked_in, withdrawn, seed"
-            " FROM tournament_teams WHERE tournament_id = $1 ORDER BY seed NULLS LAST, team_id",
-            tournament_id)
-        matches = await conn.fetch(
-            "SELECT match_id, round_no, home, away, outcome, reason, scores, deals FROM"
-            " tournament_matches WHERE tournament_id = $1 ORDER BY round_no, match_id",
-            tournament_id)
-        table = await conn.fetch(
-            "SELECT team_id, rank, match_points, buchholz, head_to_head, differential, bags,"
-            " points, matchpoints, matchpoints_top FROM tournament_standings"
-            " WHERE tournament_id = $1 ORDER BY rank",
-            tournament_id)
-    return api.TournamentView(
-        summary=_summary(head), settings=json.loads(head["settings"]), version=head["version"],
-        teams=[api.TeamView(**dict(r)) for r in teams],
-        matches=[api.MatchView(**{**dict(r), "deals": _pairs(r["deals"])}) for r in matches],
-        standings=[api.StandingView(
-            team_id=r["team_id"], rank=r["rank"], match_points=r["match_points"] / 2,
-            buchholz=r["buchholz"] / 2, head_to_head=r["head_to_head"] / 2,
-            differential=r["differential"], bags=r["bags"], points=r["points"],
-            duplicate=None if r["matchpoints"] is None else api.DuplicateView(
-                matchpoints=r["matchpoints"] / 2, top=r["matchpoints_top"] / 2,
-                percent=round(DuplicateScore(r["team_id"], r["matchpoints"],
-                                             r["matchpoints_top"]).percent, 2)))
-            for r in table])
-
-
-def _pairs(flat: list[int]) -> list[list[int]]:
-    """[home, away] per deal from the column's flat list."""
-    return [list(flat[i:i + 2]) for i in range(0, len(flat), 2)]
-
-
-_PROJECTIONS = ("tournaments", "tournament_teams", "tournament_matches", "tournament_standings",
-                "tournament_timers", "tournament_calls")
-
-
-async def stale_projections(pool: asyncpg.Pool, tournament_id: uuid.UUID,
-                            state: Tournament) -> list[str]:
-    """The projection tables whose rows differ from what the fold ``state`` projects to:
-    the rows are rewritten from the fold in a transaction that is rolled back."""
-
-    async def dump(conn: asyncpg.Connection) -> dict[str, list[tuple[object, ...]]]:
-        return {table: sorted(tuple(r.values()) for r in await conn.fetch(
-            f"SELECT * FROM {table} WHERE tournament_id = $1", tournament_id))
-            for table in _PROJECTIONS}
-
-    async with pool.acquire() as conn:
-        tx = conn.transaction(isolation="repeatable_read")
-        await tx.start()
-        try:
-            stored = await dump(conn)
-            await project(conn, tournament_id, state)
-            folded = await dump(conn)
-        finally:
-            await tx.rollback()
-    return [table for table in _PROJECTIONS
-            if _comparable(table, stored[table]) != _comparable(table, folded[table])]
-
-
-def _comparable(table: str, rows: list[tuple[object, ...]]) -> list[tuple[object, ...]]:
-    # The tournaments row's created_at is when it was first projected, not a fact of the fold.
-    return [r[:3] + r[4:] for r in rows] if table == "tournaments" else rows
 
 
 async def project(conn: asyncpg.Connection, tournament_id: uuid.UUID, state: Tournament) -> None:

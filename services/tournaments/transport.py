@@ -29,7 +29,8 @@ from schemas.tournament_events import public
 from services.platform import bus
 from services.tournaments.calls import LobbyRefused
 from services.tournaments.errors import TournamentError
-from services.tournaments.store import TournamentStore, stream_of, summaries, view
+from services.tournaments.reads import summaries, view
+from services.tournaments.store import TournamentStore, stream_of
 
 # Endpoint name -> the command it carries.
 WRITES: dict[str, type[cmd.Command]] = {

@@ -36,7 +36,7 @@ class _Host:
         self.settings = LobbySettings(database_url="", nats_url="", ws_outbox_frames=100_000)
         self.registry = game_registry()
 
-    async def game_over(self, hub: Hub) -> None:
+    async def idle(self, hub: Hub) -> None:
         return None
 
 
@@ -46,7 +46,7 @@ async def fan_out(games: list[list[Event]]) -> tuple[float, int, int]:
     events = frames = 0
     cpu = 0.0
     for game in games:
-        hub = Hub(host, "g", None, host.game_over)
+        hub = Hub(host, "g", None, host.idle)
         conns = []
         for seat in SEATS:
             conn = Conn(Claims(f"p{seat}", "p", False, 0), host.settings)

@@ -35,13 +35,13 @@ from services.platform.db import create_pool
 from services.platform.events import game_registry
 from services.ratings import results
 from services.ratings.api import Ratings
-from services.ratings.elo import KSchedule
+from services.ratings.elo import Elo, KSchedule
 from tests.bench.servers import bench_servers
 
 GAMES = 5000
 PLAYERS = 100_000
 BOARD = 1_000_000
-SCHEDULE = KSchedule()
+SYSTEM = Elo(1500, KSchedule())
 
 
 async def _database(admin_url: str) -> tuple[str, str]:
@@ -76,8 +76,8 @@ async def consumer(url: str, nats_url: str) -> None:
         await js.publish(f"{subject}.g{n}", msgspec.msgpack.encode(env))
     pool = await create_pool(url, "ratings", min_size=2, max_size=4)
     spec = bus.ConsumerSpec(stream, f"ratings{tag}", f"{subject}.>", ack_wait=30, max_deliver=5)
-    worker = bus.Consumer(js, pool, spec, results.handler(1500, SCHEDULE),  # as the service
-                          batch_handler=results.batch_handler(1500, SCHEDULE))
+    worker = bus.Consumer(js, pool, spec, results.handler(SYSTEM),  # as the service
+                          batch_handler=results.batch_handler(SYSTEM))
     started = time.perf_counter()
     await worker.start()
     while await pool.fetchval("SELECT count(*) FROM consumer_processed") < GAMES:
@@ -101,7 +101,7 @@ async def leaderboard(url: str) -> None:
         "   )::int AS r, (random() * 120)::int AS g FROM generate_series(1, $1) i) x", BOARD)
     await pool.execute("VACUUM ANALYZE ratings")
     print(f"\n{BOARD:,} rated players loaded in {time.perf_counter() - started:.0f} s")
-    ratings = Ratings(pool, 1500, SCHEDULE, active_days=14)
+    ratings = Ratings(pool, SYSTEM, active_days=14)
     started = time.perf_counter()
     listed = await ratings.refresh(every=0)
     print(f"board recomputed ({listed:,} listed) in {time.perf_counter() - started:.1f} s")

@@ -14,9 +14,10 @@ from collections.abc import Callable
 from typing import Any
 
 from schemas.tournament_events import Outcome
+from services.tournaments import formats
 from services.tournaments.formats import bracket, double_elimination
 from services.tournaments.formats.swiss import EXACT_LIMIT, SwissTeam, pair
-from services.tournaments.standings import Result, standings, tiebreak_order
+from services.tournaments.standings import Result, standings
 from tests.services.tournaments.driver import swiss_history
 
 
@@ -83,7 +84,7 @@ def bench_standings(n: int = 16_384, rounds: int = 11) -> None:
             results.append(Result(r, a, b, outcome, scores=(home, away),
                                   bags_taken=(rng.randrange(8), rng.randrange(8))))
     for kind in ("swiss", "round_robin"):
-        breaks = tiebreak_order(kind, ())  # type: ignore[arg-type]
+        breaks = formats.of(kind).tiebreak_order(())
         _, took = timed(lambda: standings(seeds, results, tiebreaks=breaks))  # noqa: B023
         print(f"standings ({kind:11s}): {n} teams x {rounds} rounds  {took}")
 

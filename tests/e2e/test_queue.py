@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
 
 import httpx
 import pytest
@@ -15,7 +17,7 @@ import pytest
 from services.lobby.commands import now_ms
 from tests.e2e.browser import chromium, new_page, play_a_little, shot
 from tests.e2e.players import Seat, play_until_over
-from tests.e2e.ranked import Queuer, Ranked, close_all, ranked_platform
+from tests.e2e.ranked import ONE_HAND, Queuer, Ranked, close_all, ranked_platform
 from tests.e2e.replays import PASSWORD
 from tests.services.lobby.harness import Player, start
 from tests.waiting import until
@@ -169,6 +171,22 @@ async def test_a_player_in_a_game_may_not_queue(ranked: Ranked) -> None:
     await q.close()
 
 
+async def test_a_player_whose_game_ended_may_queue_at_once(ranked: Ranked) -> None:
+    """The moment the socket shows GameEnded, the player is no longer in a game."""
+    q = await Queuer.make(ranked.lobby(0), f"ended{tag()}")
+    table = await q.player.ok("POST", "/v1/tables", {"rules": json.loads(ONE_HAND),
+                                                     "private": True})
+    table = await q.player.ok("POST", f"/v1/tables/{table['table_id']}/start")
+    seat = Seat(q.player, q.sock, table["game_id"])
+    await seat.subscribe()
+    await play_until_over([seat])
+    await q.join()
+    got = await q.sock.until(lambda f: f["type"] == "error" or (
+        f["type"] == "note" and f["note"]["kind"] == "queue_status"))
+    assert got["type"] == "note" and got["note"]["state"] == "waiting", got
+    await ranked.drain([q])
+
+
 async def test_a_dead_gateways_tickets_expire(ranked: Ranked) -> None:
     lobby = ranked.start_lobby(f"lobby-doomed-{tag()}")
     q = await Queuer.make(lobby, f"doomed{tag()}")
@@ -207,6 +225,24 @@ async def found(qs: list[Queuer], timeout: float = 20.0) -> list[dict[str, objec
     return list(await asyncio.gather(*(q.note("match_found", timeout) for q in qs)))
 
 
+async def test_leaving_during_a_ready_check_answers_the_state_after_the_decline(
+        ranked: Ranked) -> None:
+    four = await queuers(ranked, 4, "del")
+    for q in four:
+        await q.join()
+    await found(four)
+    decliner = four[0]
+    left = await decliner.player.ok("DELETE", "/v1/queue")
+    assert (left["state"], left["match_id"]) == ("none", None), left
+    assert left["cooldown_until"] > now_ms(), left
+    gone = await decliner.status("none")
+    assert (gone["reason"], gone["cooldown_until"]) == ("declined", left["cooldown_until"])
+    assert await decliner.player.ok("GET", "/v1/queue") == left
+    for q in four[1:]:
+        await q.status("waiting")
+    await ranked.drain(four)
+
+
 async def test_a_decline_requeues_the_others_with_their_wait_and_cools_the_decliner(
         ranked: Ranked) -> None:
     four = await queuers(ranked, 4, "dec")
@@ -216,6 +252,12 @@ async def test_a_decline_requeues_the_others_with_their_wait_and_cools_the_decli
     offers = await found(four)
     assert len({o["match_id"] for o in offers}) == 1
     assert sorted(o["seat"] for o in offers) == [0, 1, 2, 3]
+    # docs/protocol.md: teams[t][i] sits at seat t + 2 i, and every note says the same teams.
+    for q, o in zip(four, offers, strict=True):
+        teams: Any = o["teams"]
+        seat: Any = o["seat"]
+        assert teams[seat % 2][seat // 2]["player_id"] == q.id
+        assert teams == offers[0]["teams"]
     match_id = offers[0]["match_id"]
     decliner, rest = four[0], four[1:]
     await rest[0].sock.send({"type": "queue_accept", "match_id": match_id})

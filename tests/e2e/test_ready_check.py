@@ -8,7 +8,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 
 import asyncpg
 import msgspec
@@ -22,7 +23,7 @@ from services.platform import bus
 from tests.e2e.conftest import Platform
 from tests.e2e.replays import registered
 from tests.e2e.test_matches import ONE_HAND, count, open_match
-from tests.services.lobby.harness import Player, Socket
+from tests.services.lobby.harness import Player, Service, Socket, lobby_env, start
 from tests.waiting import until
 
 
@@ -210,3 +211,88 @@ async def test_only_the_seated_confirm_and_a_check_has_a_sensible_length(
     await stranger.aclose()
     status = await four.people[0].ok("GET", f"/v1/matches/{match_id}")
     assert (status["state"], status["ready"]) == ("ready_check", [])  # nothing changed
+
+
+async def test_confirmations_retried_while_the_last_one_lands_are_all_answered_alike(
+        platform: Platform, four: Four, nc: Client, nats_prefix: str) -> None:
+    """Seats that confirmed confirm again, over HTTP and the socket, many times, while the
+    last seat's confirmation (itself sent many times) starts the game: none is refused."""
+    prefix, match_id = f"{nats_prefix}e2e", f"rr-{uuid.uuid4().hex[:8]}"
+    opened = await open_match(nc, prefix, ask(match_id, four.seats()))
+    for p in four.people[:3]:
+        await p.ok("POST", f"/v1/matches/{match_id}/ready")
+    tries = 12
+    frame = {"type": "match_ready", "match_id": match_id}
+
+    async def over_http(p: Player) -> list[tuple[int, dict[str, object]]]:
+        return list(await asyncio.gather(*(p.call("POST", f"/v1/matches/{match_id}/ready")
+                                           for _ in range(tries))))
+
+    async def over_socket(s: Socket) -> None:
+        for _ in range(tries):
+            await s.send(frame)
+
+    # The last seat's own confirmation is retried too, while its first one lands.
+    http = asyncio.gather(*(over_http(p) for p in four.people))  # running already
+    await asyncio.gather(*(over_socket(s) for s in four.socks))
+    answers = await http
+    for seat, got in enumerate(answers):
+        for code, body in got:
+            assert code == 200, body
+            assert body["state"] in ("ready_check", "starting", "started"), body
+            assert seat in body["ready"], body  # type: ignore[operator]
+    for seat, sock in enumerate(four.socks):
+        for _ in range(tries):
+            frame_got = await sock.until(lambda f: f["type"] in ("match", "error"))
+            assert frame_got["type"] == "match", frame_got
+            assert seat in frame_got["match"]["ready"], frame_got
+    for sock in four.socks:  # the frames read above may hold it already
+        while not any(f["type"] == "note" and f["note"]["kind"] == "match_started"
+                      for f in sock.frames):
+            await sock.recv()
+        started = next(f["note"] for f in sock.frames if f["type"] == "note"
+                       and f["note"]["kind"] == "match_started")
+        assert started["game_id"] == opened.game_id
+    status = await four.people[0].ok("GET", f"/v1/matches/{match_id}")
+    assert status["state"] == "started"
+
+
+async def test_a_match_says_starting_until_its_game_exists_and_a_sweep_starts_it(
+        make_database: Callable[[], object], nats_url: str, nats_prefix: str, nc: Client,
+        tmp_path: Path) -> None:
+    """No game worker answers the last confirmation: the match is `starting`, not
+    `started`, until the sweep created its game once a worker is there."""
+    database_url = await make_database()  # type: ignore[misc]
+    prefix = f"{nats_prefix}w{uuid.uuid4().hex[:6]}"
+    env = lobby_env(database_url, nats_url, prefix, SPADES_MATCH_SWEEP_SECONDS="0.5")
+    lobby = start("lobby", tmp_path / "lobby.log", **env)
+    worker: Service | None = None
+    people: list[Player] = []
+    try:
+        tag = uuid.uuid4().hex[:6]
+        people = [await registered(lobby.url, f"slow{tag}{i}") for i in range(4)]
+        match_id = f"rw-{uuid.uuid4().hex[:8]}"
+        opened = await open_match(nc, prefix, ask(match_id, tuple(
+            MatchSeat(player_id=p.player_id) for p in people)))
+        for p in people[:3]:
+            await p.ok("POST", f"/v1/matches/{match_id}/ready")
+        code, body = await people[3].call("POST", f"/v1/matches/{match_id}/ready")
+        assert (code, body["code"]) == (503, "game_unavailable")
+        status = await people[0].ok("GET", f"/v1/matches/{match_id}")
+        assert (status["state"], status["ready"]) == ("starting", [0, 1, 2, 3])
+        code, again = await people[3].call("POST", f"/v1/matches/{match_id}/ready")
+        assert (code, again["state"], again["duplicate"]) == (200, "starting", True)
+        assert await count(database_url, "SELECT count(*) FROM game.games") == 0
+        worker = start("game", tmp_path / "game.log", SPADES_BOT_THINK_MS="0", **env)
+
+        async def started() -> bool:
+            got = await people[0].ok("GET", f"/v1/matches/{match_id}")
+            return bool(got["state"] == "started")
+        await until(started, timeout=30)
+        assert await count(database_url, "SELECT count(*) FROM game.games WHERE game_id = $1",
+                           opened.game_id) == 1
+    finally:
+        await asyncio.gather(*(p.aclose() for p in people))
+        for svc in (worker, lobby):
+            if svc is not None:
+                svc.stop()

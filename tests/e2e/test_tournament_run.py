@@ -28,7 +28,8 @@ from services.platform import faults
 from services.platform.db import create_pool
 from services.platform.eventstore import EventStore
 from services.tournaments.calls import lobby_match_id
-from services.tournaments.store import TournamentStore, registry, stale_projections
+from services.tournaments.reads import stale_projections
+from services.tournaments.store import TournamentStore, registry
 from services.tournaments.transport import LobbyClient
 from tests.e2e.conftest import Platform
 from tests.e2e.players import Seat, play_until_over

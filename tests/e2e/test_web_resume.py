@@ -41,3 +41,14 @@ async def test_a_reload_mid_hand_offers_the_game_back_and_the_hand_plays_on(
             await play_a_little(page)
             await page.wait_for_timeout(40)
         await shot(page, "web-resume")
+        # Reloaded after the hand was scored, the sheet still shows what each seat bid:
+        # the snapshot carries the bids, the page remembers nothing of its own.
+        await page.reload()
+        await page.wait_for_selector("#resume-box:not([hidden])", timeout=5000)
+        await page.click("#resume")
+        await page.wait_for_function("document.querySelectorAll('#sheet tr').length > 0",
+                                     timeout=10000)
+        cell = await page.text_content("#sheet tr td:nth-child(2)")
+        assert cell is not None and cell.count("took") == 2, cell
+        assert cell.count("bid ") + cell.count("nil,") == 2, cell
+        await shot(page, "web-resume-sheet")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from engine.records import judge
 from engine.scoring import score_team
 from schemas import commands as cmd
-from schemas import events as ev
+from schemas.views import HandSheet
 
 from .helpers import (
     CLASSIC,
@@ -137,6 +137,6 @@ def test_classic_tracks_nil_bidders_personal_tricks() -> None:
     hands, t = find_deal(CLASSIC, lambda t: t[0] == 1)
     s, _ = play_out(bid(deal(CLASSIC, hands, dealer=3), [0, 3, 4, 3]))
     scored = s.sheet[-1]
-    assert isinstance(scored, ev.HandScored)
+    assert isinstance(scored, HandSheet)
     assert scored.tricks == t and scored.teams[0].failed_nil_tricks == 1
     assert scored.teams[0].counted == t[2]

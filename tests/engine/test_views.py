@@ -8,11 +8,14 @@ seed is revealed only when the game ends.
 from __future__ import annotations
 
 import msgspec
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine.cards import codes
 from engine.decide import step
 from engine.errors import RuleError
-from engine.evolve import blind_nil_offered
+from engine.evolve import blind_nil_offered, fold
+from engine.presets import PRESETS
 from engine.state import GameState
 from engine.views import operator_view, redact, view
 from schemas import commands as cmd
@@ -183,3 +186,25 @@ def test_seat_that_has_not_looked_cannot_probe_its_cards_with_a_premove() -> Non
     held = _answer(s, cmd.SetPremove(seat=0, card=hands[0][0]))
     not_held = _answer(s, cmd.SetPremove(seat=0, card=hands[1][0]))
     assert held == not_held
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), preset=st.sampled_from(sorted(PRESETS)))
+def test_the_score_sheet_carries_every_hand_s_bids_for_a_view_built_late(
+        seed: int, preset: str) -> None:
+    """A reloaded player or a spectator who joins mid-game sees the sheet of one who
+    watched from the start: each scored hand with each seat's bid and blind nil."""
+    events = [e for _, out in play_game(seed, PRESETS[preset], max_hands=4) for e in out]
+    bids: dict[int, tuple[int, bool]] = {}
+    expected = []
+    for e in events:
+        if isinstance(e, ev.BidPlaced):
+            bids[e.seat] = (e.bid, e.blind)
+        elif isinstance(e, ev.HandScored):
+            expected.append((e.hand_no, tuple(bids[s][0] for s in range(4)),
+                             tuple(bids[s][1] for s in range(4))))
+            bids = {}
+    late = fold(events)
+    for seat in (0, 1, 2, 3, None):
+        sheet = view(late, seat).sheet
+        assert [(h.hand_no, h.bids, h.blind) for h in sheet] == expected

@@ -1,4 +1,4 @@
-"""`spades migrate` and `spades settings`."""
+"""`spades migrate`, `spades settings` and what the commands' help says."""
 
 from __future__ import annotations
 
@@ -9,15 +9,21 @@ import uuid
 from pathlib import Path
 
 import asyncpg
+import pytest
 
+from services import catalog, registry
 from services.platform import dbadmin
+from services.platform.settings import REQUIRED, describe
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def spades(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+def spades(*args: str, unset: tuple[str, ...] = (), **env: str
+           ) -> subprocess.CompletedProcess[str]:
+    """Run `spades ARGS` with this environment, less ``unset``, plus ``env``."""
+    kept = {k: v for k, v in os.environ.items() if k not in unset}
     return subprocess.run([sys.executable, "-m", "services.cli", *args], cwd=ROOT,
-                          env={**os.environ, "PYTHONPATH": str(ROOT), **env},
+                          env={**kept, "PYTHONPATH": str(ROOT), **env},
                           capture_output=True, text=True, timeout=60)
 
 
@@ -50,12 +56,52 @@ def test_migrate_without_a_database_url_or_a_running_dev_is_one_line(tmp_path: P
                            "`spades dev`, which it then finds by itself)\n")
 
 
-def test_settings_lists_every_setting_with_its_meaning() -> None:
-    done = spades("settings", "ratings")
-    assert done.returncode == 0
-    lines = dict(line.split("\t") for line in done.stdout.strip().splitlines())
-    assert lines["SPADES_K_PROVISIONAL"].startswith("Elo K")
-    assert "DATABASE_URL" in lines and all(lines.values())
+def settings_of(service: str, unset: tuple[str, ...] = (), **env: str
+                ) -> dict[str, tuple[str, str, str]]:
+    """`spades settings SERVICE`, as name -> (default, in force, meaning)."""
+    done = spades("settings", service, unset=unset, **env)
+    assert done.returncode == 0, done.stderr
+    header, *lines = done.stdout.strip().splitlines()
+    assert header.split("\t") == ["setting", "default", "in force", "meaning"]
+    rows = [line.split("\t") for line in lines]
+    assert all(len(row) == 4 for row in rows), rows
+    return {name: (default, in_force, meaning) for name, default, in_force, meaning in rows}
+
+
+def test_settings_lists_every_setting_with_its_default_and_meaning() -> None:
+    rows = settings_of("ratings", unset=("SPADES_K_PROVISIONAL",))
+    default, in_force, meaning = rows["SPADES_K_PROVISIONAL"]
+    assert meaning.startswith("Elo K") and in_force == default and default != ""
+    assert all(meaning for _, _, meaning in rows.values())
+
+
+def test_settings_show_the_value_the_environment_puts_in_force() -> None:
+    rows = settings_of("game", unset=("DATABASE_URL",), SPADES_BOT_THINK_MS="250",
+                       SPADES_INBOX_SIZE="0", SPADES_LOG_LEVEL="debug",
+                       NATS_URL="nats://game:hunter2@nats-1:4222,nats://game:hunter2@nats-2:4222")
+    assert rows["SPADES_BOT_THINK_MS"][:2] == ("800", "250")
+    assert "800 by default" in rows["SPADES_BOT_THINK_MS"][2]
+    assert rows["SPADES_LOG_LEVEL"][:2] == ("info", "debug")
+    assert rows["SPADES_INBOX_SIZE"][0] == "64"
+    assert rows["SPADES_INBOX_SIZE"][1].startswith("invalid: Expected `int` >= 1")
+    assert rows["DATABASE_URL"][:2] == ("(required)", "(not set)")
+    assert rows["NATS_URL"][1] == "nats://game:***@nats-1:4222,nats://game:***@nats-2:4222"
+
+
+@pytest.mark.parametrize("service", catalog.SERVICES)
+def test_each_default_as_printed_reads_back_as_itself(service: str) -> None:
+    """A default is printed as the environment spells it: set to that text, it is in force."""
+    rows = describe(registry.spec(service).settings, {})
+    given = {r.name: "" if r.default == '""' else r.default for r in rows
+             if r.default != REQUIRED}
+    again = {r.name: r.in_force for r in describe(registry.spec(service).settings, given)}
+    assert {name: again[name] for name in given} == {
+        r.name: r.default for r in rows if r.name in given}
+
+
+def test_settings_never_print_a_secret() -> None:
+    rows = settings_of("lobby", SPADES_TOKEN_SECRET="do-not-print-me")
+    assert rows["SPADES_TOKEN_SECRET"][1] == "(set, hidden)"
 
 
 def test_help_and_record_verify_start_without_the_network_clients(tmp_path: Path) -> None:
@@ -77,3 +123,11 @@ def test_help_and_record_verify_start_without_the_network_clients(tmp_path: Path
         assert done.returncode == 0, done.stderr
         assert done.stderr.strip().splitlines()[-1] == "loaded []", (args, done.stderr)
     assert '"ok"' in done.stdout
+
+
+def test_replay_help_says_a_stored_game_is_found_beside_spades_dev_too() -> None:
+    done = spades("replay", "--help")
+    assert done.returncode == 0, done.stderr
+    text = " ".join(done.stdout.split())
+    assert "needs DATABASE_URL" not in text
+    assert "read from DATABASE_URL or the database of the `spades dev` running beside it" in text

@@ -12,7 +12,6 @@ const S = {
   seq: 0, chosen: new Set(), reconnectDelay: 250,
   held: null,        // the finished trick kept on the table a moment: {cards, winner, until}
   lastTrick: null,   // {cards (seat order), winner}
-  bidsByHand: {},    // hand_no -> {bids, blind}, remembered when the hand is scored
   handResult: null,  // a line on the hand just scored, shown until the next hand's first card
   statusAt: 0,
   bounce: null,      // why the pre-move just bounced, shown with the turn cue
@@ -319,7 +318,7 @@ function onMatch(m) {  // the answer to match_ready / match_decline
   if (m.state === "ready_check") {
     S.offer.ready = true;
     tickOffer(`Ready. Waiting for ${4 - m.ready.length} more player(s)…`);
-  } else if (m.state !== "started") {
+  } else if (m.state !== "started" && m.state !== "starting") {  // match_started follows those
     S.offer = null; tickOffer();
   }
 }
@@ -342,7 +341,7 @@ function onNote(note) {
     S.asked = note;
     if (S.game === note.game_id) renderGame(); else offerAgain();
   } else if ((note.kind === "match_started" || note.kind === "tournament_call")
-           && note.game_id !== S.game) {
+           && note.game_id && note.game_id !== S.game) {  // a call's ready check has no game yet
     const confirmed = S.offer && S.offer.match_id === note.match_id;
     if (confirmed) { S.offer = null; tickOffer(); resumeGame(note); }
     // The table we wait at began its next game: its table frame takes us there.
@@ -551,7 +550,7 @@ function onFrame(f) {
 // spectate: watch without a seat; by default, when the player holds no seat at the table.
 function openGame(gameId, spectate = mySeatAtTable() === null) {
   S.game = gameId; S.view = null; S.version = 0; S.held = null; S.lastTrick = null;
-  S.handResult = null; S.bidsByHand = {};
+  S.handResult = null;
   S.spectating = spectate;
   $("chatlog").replaceChildren();
   $("sheet").replaceChildren();
@@ -602,7 +601,6 @@ function onEvent(f) {
     v.trick = [];
     v.leader = e.seat;
   } else if (e.type === "HandScored") {
-    S.bidsByHand[e.hand_no] = { bids: [...v.bids], blind: [...v.blind] };
     const me = v.seat === null ? 0 : v.seat, us = e.teams[me % 2], them = e.teams[1 - me % 2];
     S.handResult = `Hand ${e.hand_no} scored: ${teamNames(me % 2)} ${signed(us.delta)} (now ${us.score_after}), `
       + `${teamNames(1 - me % 2)} ${signed(them.delta)} (now ${them.score_after}).`;
@@ -830,14 +828,11 @@ function renderSheet() {
 
 // One team's hand: each seat's bid and tricks, then how the points came.
 function sheetCell(h, side) {
-  const s = h.teams[side], known = S.bidsByHand[h.hand_no];
+  const s = h.teams[side];
   const td = document.createElement("td");
   const seats = [side, side + 2].map((seat) => {
-    let bid = "";
-    if (known && known.bids[seat] !== null) {
-      bid = known.bids[seat] === 0 ? (known.blind[seat] ? "blind nil" : "nil") : `bid ${known.bids[seat]}`;
-    }
-    return `${NAME_OF(seat)}: ${bid ? bid + ", " : ""}took ${h.tricks[seat]}`;
+    const bid = h.bids[seat] === 0 ? (h.blind[seat] ? "blind nil" : "nil") : `bid ${h.bids[seat]}`;
+    return `${NAME_OF(seat)}: ${bid}, took ${h.tricks[seat]}`;
   });
   const notes = [];
   notes.push(s.contract ? `contract ${s.contract}: ${s.made ? "made" : "set"} ${signed(s.contract_points)}` : "both nil");

@@ -128,7 +128,7 @@ function render() {
   $("detail").dataset.status = s.status;
   $("t-name").textContent = s.name;
   $("t-status").textContent = s.status;
-  $("t-format").textContent = s.format.replace("_", " ");
+  $("t-format").textContent = s.format.replaceAll("_", " ");
   $("t-organizer").textContent = playerName(s.organizer);
   $("t-starts").textContent = when(s.starts_at);
   $("t-champion").textContent = s.champion ? `Champion: ${teamName(s.champion)}` : "";

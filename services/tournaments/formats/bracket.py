@@ -3,15 +3,29 @@
 A bracket is drawn once (``BracketDrawn``) as matches whose sides come from a
 seed or from an earlier match's winner or loser. Everything else (byes, who
 advances, which matches are ready) is derived from the draw and the results,
-never stored beside them.
+never stored beside them. ``BracketFormat`` is what the elimination formats share.
 """
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from schemas.tournament_events import BracketMatch, Outcome, Source
+from schemas.tournament_events import (
+    BracketDrawn,
+    BracketMatch,
+    Event,
+    FormatOptions,
+    MatchesPaired,
+    Outcome,
+    Pairing,
+    Source,
+    TournamentFinished,
+)
+from services.tournaments.errors import TournamentError
+from services.tournaments.formats.base import CommonFormat, Pairs
+from services.tournaments.state import Tournament, losers
 
 EMPTY = ""  # nobody: a bye, or the winner of a match neither side came to
 PENDING = None  # not known yet
@@ -88,3 +102,67 @@ def champion(matches: Sequence[BracketMatch], slots: Mapping[str, Slot]) -> str 
 def done(slots: Mapping[str, Slot]) -> bool:
     """Every match decided (played, given by a bye, or not needed)."""
     return all(s.winner is not PENDING for s in slots.values())
+
+
+class BracketFormat(CommonFormat, ABC):
+    """An elimination format: its bracket is drawn at the start, each match is paired as
+    soon as both its teams are known, a match needs a winner, and the tournament ends when
+    every match is decided, ranked by how far each team went."""
+
+    draws = False
+    by_rounds = False
+    tiebreaks = ("differential", "bags", "points")
+
+    @abstractmethod
+    def draw(self, options: FormatOptions, teams: int) -> list[BracketMatch]:
+        """The bracket for ``teams`` teams, each match after the ones it comes from."""
+
+    def rounds(self, options: FormatOptions, teams: int) -> int:
+        return 0  # nothing is paired by rounds
+
+    def pair(self, state: Tournament, round_no: int, seed: str) -> Pairs:
+        raise TournamentError("not_paired_by_rounds",
+                              "elimination matches are paired as their teams become known")
+
+    def start(self, options: FormatOptions, seeds: tuple[str, ...], at: int) -> list[Event]:
+        return [BracketDrawn(at=at, matches=tuple(self.draw(options, len(seeds))))]
+
+    def timers(self, state: Tournament) -> dict[str, int]:
+        return {}
+
+    def settle(self, state: Tournament, at: int) -> list[Event]:
+        outcomes = {k: m.outcome for k, m in state.matches.items() if m.outcome is not None}
+        slots = resolve(state.bracket, state.seeds, outcomes)
+        ready = tuple(Pairing(match_id=m.match_id, round_no=m.round_no,
+                              home=slots[m.match_id].home or "",
+                              away=slots[m.match_id].away or "")
+                      for m in state.bracket
+                      if slots[m.match_id].ready and m.match_id not in state.matches)
+        if ready:
+            return [MatchesPaired(at=at, pairings=ready)]
+        if done(slots):
+            return [TournamentFinished(at=at, champion=champion(state.bracket, slots),
+                                       ranking=self._ranking(state))]
+        return []
+
+    def override_too_late(self, state: Tournament, match_id: str) -> bool:
+        fed = {x.match_id for x in state.bracket
+               if match_id in (x.home.ref, x.away.ref, x.reset_of)}
+        return any(m in state.matches for m in fed)
+
+    def _ranking(self, state: Tournament) -> tuple[str, ...]:
+        """Champion first, then by how far each team went: the round of its last match,
+        the final's loser before the third-place match, a match's winner before its
+        loser, then the standings (for teams out in the same round)."""
+        rounds = {m.match_id: m.round_no for m in state.bracket}
+        finals = {"GF", "GF2", max((m for m in state.bracket if m.match_id.startswith("W")),
+                                   key=lambda m: m.round_no).match_id}
+        last: dict[str, tuple[int, int, int]] = {}
+        for match_id, m in state.matches.items():
+            lost = losers(m.outcome, m.pairing) if m.outcome else ()
+            for team in (m.pairing.home, m.pairing.away):
+                key = (-rounds[match_id], match_id not in finals, team in lost)
+                last[team] = min(last.get(team, key), key)
+        position = {r.team_id: i for i, r in enumerate(self.standings(state))}
+        never = (1, 1, 1)
+        return tuple(sorted(state.seeds, key=lambda t: (last.get(t, never), position[t])))

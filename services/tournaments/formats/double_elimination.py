@@ -11,7 +11,11 @@ the first, so both finalists have lost twice or the champion never has.
 
 from __future__ import annotations
 
-from schemas.tournament_events import BracketMatch, Source
+from typing import ClassVar
+
+from schemas.tournament_events import BracketMatch, FormatKind, FormatOptions, Source
+from services.tournaments.formats.base import Format
+from services.tournaments.formats.bracket import BracketFormat
 from services.tournaments.formats.single_elimination import winners_bracket
 
 
@@ -62,3 +66,13 @@ def draw(teams: int, reset: bool = True) -> list[BracketMatch]:
                                     home=winners_champion, away=losers_champion,
                                     reset_of="GF"))
     return matches
+
+
+class DoubleElimination(BracketFormat):
+    kind: ClassVar[FormatKind] = "double_elimination"
+
+    def draw(self, options: FormatOptions, teams: int) -> list[BracketMatch]:
+        return draw(teams, options.grand_final_reset)
+
+
+FORMAT: Format = DoubleElimination()

@@ -9,8 +9,13 @@ snake seeded and play their rounds side by side.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
+from schemas.tournament_events import FormatKind, FormatOptions, TournamentSettings
+from services.tournaments.errors import TournamentError
+from services.tournaments.formats.base import Format, Pairs, RoundFormat
 from services.tournaments.formats.seeding import snake
+from services.tournaments.state import Tournament
 
 
 def berger(count: int) -> list[list[tuple[int, int | None]]]:
@@ -59,3 +64,29 @@ def round_pairs(seeds: Sequence[str], round_no: int,
             else:
                 pairs.append((group[home - 1], group[away - 1]))
     return pairs, byes
+
+
+def groups_for(options: FormatOptions, teams: int) -> int:
+    """Groups: as many as asked, but never a group of one."""
+    return max(1, min(options.groups, teams // 2))
+
+
+class RoundRobin(RoundFormat):
+    kind: ClassVar[FormatKind] = "round_robin"
+    tiebreaks = ("head_to_head", "differential", "bags", "points")
+
+    def check(self, s: TournamentSettings) -> None:
+        if s.format.groups > s.min_teams // 2:
+            raise TournamentError("too_many_groups", "each group needs at least two teams "
+                                  "(groups at most min_teams / 2)")
+
+    def rounds(self, options: FormatOptions, teams: int) -> int:
+        return rounds_of(teams, groups_for(options, teams))
+
+    def pair(self, state: Tournament, round_no: int, seed: str) -> Pairs:
+        assert state.settings is not None
+        return round_pairs(state.seeds, round_no, groups_for(state.settings.format,
+                                                             len(state.seeds)))
+
+
+FORMAT: Format = RoundRobin()

@@ -3,7 +3,11 @@ order, and the semi-final losers may play for third place."""
 
 from __future__ import annotations
 
-from schemas.tournament_events import BracketMatch, Source
+from typing import ClassVar
+
+from schemas.tournament_events import BracketMatch, FormatKind, FormatOptions, Source
+from services.tournaments.formats.base import Format
+from services.tournaments.formats.bracket import BracketFormat
 from services.tournaments.formats.seeding import bracket_size, standard_order
 
 
@@ -35,3 +39,13 @@ def draw(teams: int, third_place: bool = False) -> list[BracketMatch]:
                                         home=Source(kind="loser", ref=f"{semis}-1"),
                                         away=Source(kind="loser", ref=f"{semis}-2")))
     return matches
+
+
+class SingleElimination(BracketFormat):
+    kind: ClassVar[FormatKind] = "single_elimination"
+
+    def draw(self, options: FormatOptions, teams: int) -> list[BracketMatch]:
+        return draw(teams, options.third_place)
+
+
+FORMAT: Format = SingleElimination()

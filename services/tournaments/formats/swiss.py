@@ -19,6 +19,12 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import ClassVar
+
+from schemas.tournament_events import FormatKind, FormatOptions, TournamentSettings
+from services.tournaments.errors import TournamentError
+from services.tournaments.formats.base import Format, Pairs, RoundFormat
+from services.tournaments.state import Tournament
 
 EXACT_LIMIT = 100
 _BYE = -1
@@ -207,3 +213,43 @@ def _search(pool: list[SwissTeam], floats: int) -> tuple[list[tuple[int, int]], 
             break
         else:
             return None
+
+
+class Swiss(RoundFormat):
+    """Swiss as a format: a bye is worth a win, teams may join late, and the organizer
+    may pair a round by hand (used instead of the computed pairing)."""
+
+    kind: ClassVar[FormatKind] = "swiss"
+    late_join = True
+    hand_pairings = True
+    bye_points = 2
+    tiebreaks = ("buchholz", "differential", "bags", "points")
+
+    def check(self, s: TournamentSettings) -> None:
+        if s.format.rounds > max_rounds(s.max_teams):
+            raise TournamentError("too_many_rounds", f"at most {max_rounds(s.max_teams)} "
+                                  f"rounds for {s.max_teams} teams")
+
+    def rounds(self, options: FormatOptions, teams: int) -> int:
+        return min(options.rounds or default_rounds(teams), max_rounds(teams))
+
+    def pair(self, state: Tournament, round_no: int, seed: str) -> Pairs:
+        if (hand := state.hand_pairings.get(round_no)) is not None:
+            return list(hand.pairs), [hand.bye] if hand.bye else []
+        drawn = pair(self._standings(state), seed)
+        return drawn.pairs, [drawn.bye] if drawn.bye else []
+
+    def _standings(self, state: Tournament) -> list[SwissTeam]:
+        """The teams still in, first place first, with whom each has met and its byes."""
+        opponents: dict[str, set[str]] = {t: set() for t in state.seeds}
+        for m in state.matches.values():
+            opponents[m.pairing.home].add(m.pairing.away)
+            opponents[m.pairing.away].add(m.pairing.home)
+        had_bye = {team for _, team in state.byes()}
+        return [SwissTeam(team_id=r.team_id, points=r.match_points,
+                          opponents=frozenset(opponents[r.team_id]),
+                          had_bye=r.team_id in had_bye)
+                for r in self.standings(state) if not state.teams[r.team_id].withdrawn]
+
+
+FORMAT: Format = Swiss()

@@ -41,11 +41,11 @@ async def test_every_socket_gets_the_frames_of_its_own_seat(preset: str, seed: i
     events = bot_game(PRESETS[preset], seed)
     config = LobbySettings(database_url="", nats_url="", ws_outbox_frames=100_000)
 
-    async def game_over(hub: Hub) -> None:
+    async def idle(hub: Hub) -> None:
         return None
 
-    host = types.SimpleNamespace(settings=config, game_over=game_over)
-    hub = Hub(host, "g1", None, game_over)  # type: ignore[arg-type]
+    host = types.SimpleNamespace(settings=config)
+    hub = Hub(host, "g1", None, idle)  # type: ignore[arg-type]
     conns = {seat: Conn(Claims(f"p{seat}", "p", False, 0), config) for seat in SEATS}
     for seat, conn in conns.items():
         hub.subs.add(Sub(conn, hub, seat))

@@ -7,12 +7,21 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
 
 import asyncpg
+import nats
 import pytest
 
+from engine.presets import resolve
+from schemas import events as ev
+from schemas.bus import EventEnvelope
+from schemas.subjects import Names
 from services.lobby import queuestore as qs
 from services.lobby.commands import now_ms
+from services.lobby.gamebus import GameBus
+from services.lobby.operators import projection_handlers
+from services.platform.events import game_registry
 from services.platform.lease import FencedError, Leases
 
 
@@ -150,7 +159,7 @@ async def test_a_failed_ready_check_requeues_the_ready_keeping_their_wait_and_co
     before = {t.ticket_id: (await qs.ticket_of(pool, t.players[0])) for t in tickets}
     [made] = await qs.commit_offers(pool, name, epoch, [offer(tickets)])
     absent = tickets[2].players[0]
-    done = await qs.settle(pool, name, epoch, made.match_id, "not_ready", "", {absent},
+    done = await qs.settle(pool, (name, epoch), made.match_id, "not_ready", "", {absent},
                            60, 7200)
     assert done is not None
     assert {t.ticket_id for t in done.requeued} == {t.ticket_id for t in tickets} - {
@@ -161,8 +170,27 @@ async def test_a_failed_ready_check_requeues_the_ready_keeping_their_wait_and_co
     assert done.dropped == (absent,)
     [(who, until)] = done.penalised
     assert who == absent and until == await qs.cooldown_until(pool, absent)
-    assert await qs.settle(pool, name, epoch, made.match_id, "not_ready", "", {absent},
+    assert await qs.settle(pool, (name, epoch), made.match_id, "not_ready", "", {absent},
                            60, 7200) is None  # settled once
+
+
+async def test_an_offer_whose_match_ended_is_settled_once_by_anyone_unfenced(
+        pool: asyncpg.Pool, lease: tuple[str, int]) -> None:
+    """A player's leave settles the offer its decline ended, with no lease; the leader,
+    settling the same offer under its lease, finds it done and cools nobody twice."""
+    name, epoch = lease
+    tickets = [await solo(pool, pid()) for _ in range(4)]
+    [made] = await qs.commit_offers(pool, name, epoch, [offer(tickets)])
+    decliner = tickets[0].players[0]
+    settled = await asyncio.gather(
+        qs.settle(pool, None, made.match_id, "not_ready", "", {decliner}, 60, 7200),
+        qs.settle(pool, (name, epoch), made.match_id, "not_ready", "", {decliner}, 60, 7200))
+    [done] = [d for d in settled if d is not None]
+    assert done.dropped == (decliner,) and len(done.requeued) == 3
+    assert await pool.fetchval("SELECT strikes FROM queue_penalties WHERE player_id = $1",
+                               decliner) == 1
+    assert await qs.settle(pool, None, made.match_id, "not_ready", "", {decliner},
+                           60, 7200) is None
 
 
 async def test_missed_matches_within_a_day_double_the_cooldown_up_to_the_cap(
@@ -175,7 +203,7 @@ async def test_missed_matches_within_a_day_double_the_cooldown_up_to_the_cap(
                            absent)
         tickets = [await solo(pool, absent), *[await solo(pool, pid()) for _ in range(3)]]
         [made] = await qs.commit_offers(pool, name, epoch, [offer(tickets)])
-        done = await qs.settle(pool, name, epoch, made.match_id, "not_ready", "", {absent},
+        done = await qs.settle(pool, (name, epoch), made.match_id, "not_ready", "", {absent},
                                60, 200)
         assert done is not None
         seconds = await pool.fetchval("SELECT extract(epoch FROM until - struck_at)"
@@ -191,7 +219,7 @@ async def test_a_started_match_takes_its_tickets_out(pool: asyncpg.Pool,
     name, epoch = lease
     tickets = [await solo(pool, pid()) for _ in range(4)]
     [made] = await qs.commit_offers(pool, name, epoch, [offer(tickets)])
-    done = await qs.settle(pool, name, epoch, made.match_id, "started", "g1", set(), 60, 7200)
+    done = await qs.settle(pool, (name, epoch), made.match_id, "started", "g1", set(), 60, 7200)
     assert done is not None and not done.requeued and not done.penalised
     assert sorted(done.dropped) == sorted(made.players)
     assert await pool.fetchval("SELECT count(*) FROM queue_members WHERE player_id = ANY($1)",
@@ -213,3 +241,53 @@ async def test_a_leaver_cools_down_and_the_partner_does_not(pool: asyncpg.Pool) 
     back = await solo(pool, players[1])
     [seen] = [w for w in await qs.waiting(pool, 7200) if w.ticket.ticket_id == back.ticket_id]
     assert seen.leaver
+
+
+async def _project(pool: asyncpg.Pool, games: GameBus, game_id: str, *events: Any) -> None:
+    """Feed a game's events to the lobby's own games projection, as its consumer does."""
+    projection = projection_handlers(60, games)
+    registry = game_registry()
+    for version, event in enumerate(events, 1):
+        encoded = registry.encode(event)
+        env = EventEnvelope(stream=game_id, version=version, position=version,
+                            type=encoded.type, schema_version=encoded.schema_version,
+                            event_id=uuid.uuid4().hex, occurred_at_ms=now_ms(),
+                            correlation_id=None, causation_id=None, body=encoded.body)
+        handle = projection.started if isinstance(event, ev.GameStarted) else projection.ended
+        async with pool.acquire() as conn, conn.transaction():
+            await handle(conn, env)
+        if isinstance(event, ev.GameEnded):
+            await projection.ended_committed([env])
+
+
+async def test_every_ended_game_a_player_sat_in_counts_toward_ranked_play(
+        pool: asyncpg.Pool, nats_url: str, nats_prefix: str) -> None:
+    """docs/protocol.md: any ended game with the player among its players counts, whatever
+    opened it, rated or not, with bots, and one the player left; a running one does not."""
+    nc = await nats.connect(nats_url)
+    try:
+        await _games_played(pool, GameBus(nc, Names(nats_prefix), 2.0))
+    finally:
+        await nc.close()
+
+
+async def _games_played(pool: asyncpg.Pool, games: GameBus) -> None:
+    me, other = pid(), pid()
+    seats = (me, "bot:basic", other, "bot:expert")
+    rules = resolve("quick")
+    played = uuid.uuid4().hex
+    await _project(pool, games, played, ev.GameStarted(rules=rules, players=seats),
+                   ev.GameEnded(winner=None, reason="hands", scores=(90, 90), bags=(1, 1),
+                                hands_played=1, players=seats))
+    left = uuid.uuid4().hex  # the player left; a bot finished the seat
+    await _project(pool, games, left, ev.GameStarted(rules=rules, players=seats),
+                   ev.GameEnded(winner=1, reason="target", scores=(120, 510), bags=(0, 2),
+                                hands_played=4, players=seats, abandoned=(0,)))
+    forfeited = uuid.uuid4().hex
+    await _project(pool, games, forfeited, ev.GameStarted(rules=rules, players=seats),
+                   ev.GameEnded(winner=1, reason="forfeit", scores=(0, 0), bags=(0, 0),
+                                hands_played=0, players=seats, forfeited_by=0))
+    await _project(pool, games, uuid.uuid4().hex, ev.GameStarted(rules=rules, players=seats))
+    await _project(pool, games, uuid.uuid4().hex, ev.GameStarted(
+        rules=rules, players=(other, "bot:basic", pid(), "bot:basic")))
+    assert await qs.finished_games(pool, me) == 3

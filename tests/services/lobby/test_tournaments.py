@@ -70,6 +70,22 @@ async def test_an_organizer_creates_a_tournament_and_a_player_may_not(
         assert (status, err["code"]) == (403, "organizers_only")
 
 
+async def test_a_granted_organizer_organizes_once_signed_in_again(
+        lobby: Service, tournaments: Service, database_url: str) -> None:
+    """The role travels in the token (docs/operators.md): the token from before the grant
+    still says player."""
+    who = await registered(lobby.url, "org")
+    done = role(database_url, "organizer", "grant", who.name)
+    assert done.stdout.strip() == f"{who.name} is an organizer; sign in again to use it"
+    status, err = await who.call("POST", "/v1/tournaments", body())  # the token from before
+    assert (status, err["code"]) == (403, "organizers_only")
+    r = await who.http.post("/v1/auth/login", json={"name": who.name, "password": PASSWORD})
+    assert r.json()["role"] == "organizer"
+    await signed_in_again(who)
+    created = await who.ok("POST", "/v1/tournaments", body())
+    assert created["events"] == ["TournamentCreated"]
+
+
 async def test_revoking_the_organizer_role_takes_effect_at_once(
         lobby: Service, tournaments: Service, database_url: str) -> None:
     org = await organizer(lobby, database_url)

@@ -12,9 +12,10 @@ from schemas.events import GameEnded
 from services.platform.db import create_pool
 from services.platform.events import game_registry
 from services.ratings import results
-from services.ratings.elo import KSchedule
+from services.ratings.elo import Elo, KSchedule
 
 SCHEDULE = KSchedule(provisional=40, established=20, provisional_games=20)
+SYSTEM = Elo(1500, SCHEDULE)
 NOW_MS = 1_790_000_000_000  # 2026-09-21
 
 
@@ -46,7 +47,7 @@ Feed = Callable[[EventEnvelope], Awaitable[None]]
 def feed(pool: asyncpg.Pool) -> Feed:
     """Apply one ending in its own transaction, as the consumer does (without its
     bookkeeping of what it applied)."""
-    apply = results.handler(1500, SCHEDULE)
+    apply = results.handler(SYSTEM)
 
     async def run(env: EventEnvelope) -> None:
         async with pool.acquire() as conn, conn.transaction():

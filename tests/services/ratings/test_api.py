@@ -13,7 +13,7 @@ from schemas import ratings as api
 from services.platform import bus
 from services.ratings.api import Ratings
 from services.ratings.board import BoardRefresher
-from services.ratings.elo import KSchedule
+from services.ratings.elo import Elo, KSchedule
 from tests.services.ratings.conftest import NOW_MS, Feed, ended, envelope
 
 DAY_MS = 86_400_000
@@ -30,7 +30,7 @@ async def ratings(pool: asyncpg.Pool, feed: Feed) -> Ratings:
         await feed(envelope(f"old{n}", ended(("e", "f", "g", "h"), winner=1),
                             at_ms=NOW_MS - 21 * DAY_MS))
     await feed(envelope("once", ended(("i", "j", "k", "l"), winner=0), at_ms=NOW_MS))
-    made = Ratings(pool, 1500, BOARD_SCHEDULE, active_days=14, now=lambda: NOW_MS / 1000 + 60)
+    made = Ratings(pool, Elo(1500, BOARD_SCHEDULE), active_days=14, now=lambda: NOW_MS / 1000 + 60)
     assert await made.refresh(every=0) == 8  # a..d and i..l; e..h are three weeks gone
     return made
 
@@ -143,7 +143,7 @@ async def test_the_endpoints_answer_on_the_bus_and_refuse_bad_requests(
 
 async def test_the_refresher_recomputes_the_board_by_itself(pool: asyncpg.Pool,
                                                             feed: Feed) -> None:
-    ratings = Ratings(pool, 1500, BOARD_SCHEDULE, active_days=14, refresh_seconds=1,
+    ratings = Ratings(pool, Elo(1500, BOARD_SCHEDULE), active_days=14, refresh_seconds=1,
                       now=lambda: NOW_MS / 1000)
     refresher = BoardRefresher(ratings)
     await refresher.start()

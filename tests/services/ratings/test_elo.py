@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from services.ratings.elo import Change, KSchedule, rate
+from services.ratings.elo import KSchedule, rate
+from services.ratings.system import Change
 
 SCHEDULE = KSchedule(provisional=40, established=20, provisional_games=20)
 NEW, SEASONED = (0, 0, 0, 0), (50, 50, 50, 50)

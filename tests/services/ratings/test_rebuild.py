@@ -19,7 +19,7 @@ from services.platform.events import game_registry
 from services.platform.eventstore import EventStore
 from services.platform.outbox import OutboxRelay
 from services.ratings import results
-from services.ratings.elo import KSchedule
+from services.ratings.elo import Elo, KSchedule
 from tests.services.ratings.conftest import SCHEDULE, ended
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -46,7 +46,7 @@ async def test_a_rebuild_replays_every_ending_with_todays_formula(
     await store.append("g3", 0, [ended(("a", "b", "c", "d"), winner=1)])
 
     async def rate_with(schedule: KSchedule, applied: int) -> list[int]:
-        consumer = bus.Consumer(js, ratings, spec, results.handler(1500, schedule))
+        consumer = bus.Consumer(js, ratings, spec, results.handler(Elo(1500, schedule)))
         await consumer.start()
         try:
             await relay.drain()

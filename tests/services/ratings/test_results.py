@@ -19,7 +19,7 @@ from schemas.subjects import Names
 from services.platform import bus
 from services.platform.db import create_pool
 from services.ratings import results, store
-from tests.services.ratings.conftest import NOW_MS, SCHEDULE, Feed, ended, envelope
+from tests.services.ratings.conftest import NOW_MS, SYSTEM, Feed, ended, envelope
 
 PEOPLE = ("a", "b", "c", "d")
 
@@ -95,7 +95,7 @@ async def test_a_game_ended_twice_rates_once_and_tells_each_player_once(
     await nc.subscribe(names.player_notes_all, cb=on_note)
     await bus.ensure_stream(js, bus.StreamSpec(name, (f"{subject}.>",), duplicate_window=60))
     spec = bus.ConsumerSpec(name, f"r{tag}", f"{subject}.>", ack_wait=5, max_deliver=3)
-    consumer = bus.Consumer(js, pool, spec, results.handler(1500, SCHEDULE),
+    consumer = bus.Consumer(js, pool, spec, results.handler(SYSTEM),
                             after_commit=results.notifier(pool, nc, names))
     await consumer.start()
     try:
@@ -152,8 +152,8 @@ def test_a_run_applied_whole_leaves_what_one_at_a_time_leaves(
             for pool in (whole, each):
                 await pool.execute("TRUNCATE ratings, rating_history")
             async with whole.acquire() as conn, conn.transaction():
-                await results.batch_handler(1500, SCHEDULE)(conn, envs)
-            one = results.handler(1500, SCHEDULE)
+                await results.batch_handler(SYSTEM)(conn, envs)
+            one = results.handler(SYSTEM)
             for env in envs:
                 async with each.acquire() as conn, conn.transaction():
                     await one(conn, env)

@@ -24,6 +24,7 @@ from services.platform.events import game_registry
 from services.tournaments import calls
 from services.tournaments.decide import standings_of
 from services.tournaments.errors import TournamentError
+from services.tournaments.reads import stale_projections
 from services.tournaments.results import on_game_ended, on_games_ended, on_match_outcome
 from services.tournaments.state import MatchState, Tournament
 from services.tournaments.store import (
@@ -34,7 +35,6 @@ from services.tournaments.store import (
     TournamentStore,
     ban_ms,
     registry,
-    stale_projections,
 )
 
 from .driver import STARTS, settings
@@ -106,8 +106,8 @@ async def test_paired_matches_are_called_then_asked_again_after_the_ready_check(
     assert len(calls.calls_to_send(first, events)) == 8  # four seats of each match
     notes = calls.calls_to_send(first, [called])
     assert [n.seat for _, n in notes] == [0, 1, 2, 3]
-    assert {(n.game_id, n.round, n.tournament_id) for _, n in notes} == {
-        (called.game_id, 1, tid)}
+    assert {(n.state, n.round, n.tournament_id) for _, n in notes} == {
+        ("ready_check", 1, tid)}
     home, away = (first.teams[t].players for t in (first.matches[called.match_id].pairing.home,
                                                    first.matches[called.match_id].pairing.away))
     assert [p for p, _ in notes] == [home[0], away[0], home[1], away[1]]
@@ -129,6 +129,27 @@ async def test_paired_matches_are_called_then_asked_again_after_the_ready_check(
     assert [(r["match_id"], int(r["due_at"].timestamp() * 1000)) for r in due] == [
         ("W1-1", lobby.ready_by + RECHECK_MS + GAME_CHECK_MS)]
     assert await stale_projections(pool, uuid.UUID(tid), state) == []
+
+
+async def test_a_call_names_its_game_only_once_the_game_started(pool: asyncpg.Pool) -> None:
+    """During the ready check no game exists: a player told to subscribe then would be
+    answered game_not_found. The call says so, and names the game once it began."""
+    store, lobby = store_on(pool), Lobby()
+    tid = await running(store)
+    done = await store.fire_calls(STARTS, lobby.ask)
+    state, events = done[0]
+    checking = [n for _, n in calls.calls_to_send(state, events)]
+    assert {(n.state, n.game_id, n.table_id, n.ready_by) for n in checking} == {
+        ("ready_check", "", "", lobby.ready_by)}
+    lobby.state = {"W1-1": ("starting", ()), "W1-2": ("started", ())}
+    done = await store.fire_calls(lobby.ready_by + RECHECK_MS, lobby.ask)
+    called = [(s, e) for s, events in done for e in events if isinstance(e, MatchCalled)]
+    assert [e.match_id for _, e in called] == ["W1-2"]  # a game being created: not yet
+    state, event = called[0]
+    started = [n for _, n in calls.calls_to_send(state, [event])]
+    assert {(n.state, n.game_id, n.table_id) for n in started} == {
+        ("started", calls.game_of(tid, "W1-2"), "t-1")}
+    assert (await store.load(tid)).matches["W1-1"].call == "ready_check"
 
 
 async def test_a_call_the_lobby_could_not_answer_is_asked_again_later(

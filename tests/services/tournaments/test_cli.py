@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import random
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
 
 from schemas import tournament_commands as cmd
+from services import cli, devdata
 from services.platform.db import create_pool
 from services.platform.eventstore import EventStore
 from services.tournaments.store import TournamentStore, registry
@@ -57,5 +61,43 @@ async def test_list_show_and_replay_a_played_tournament(
         assert stale.returncode == 2 and "tournament_teams" in stale.stdout
         missing = spades("tournament", "show", "nope", DATABASE_URL=url)
         assert missing.returncode == 1 and "not a tournament id" in missing.stderr
+    finally:
+        await pool.close()
+
+
+@contextlib.contextmanager
+def dev_running_in(folder: Path, database_url: str, nats_url: str) -> Iterator[None]:
+    """What a running `spades dev` leaves for the commands beside it, made by its own
+    functions: the folder's lock held, and its servers announced."""
+    lock = cli._lock(folder)
+    devdata.announce(folder, database_url, nats_url)
+    try:
+        yield
+    finally:
+        devdata.withdraw(folder)
+        os.close(lock)
+
+
+async def test_the_commands_beside_spades_dev_find_its_database(
+        make_database: Callable[[], Awaitable[str]], nats_url: str, tmp_path: Path) -> None:
+    url = await make_database()
+    pool = await create_pool(url, "tournaments")
+    store = TournamentStore(pool, EventStore(pool, registry()))
+    tid = str(uuid.uuid4())
+    try:
+        await store.execute(tid, cmd.CreateTournament(
+            at=OPENS, tournament_id=tid, organizer="org",
+            settings=settings("single_elimination", 8)))
+        beside = {"SPADES_DATA_DIR": str(tmp_path)}
+        with dev_running_in(tmp_path, url, nats_url):
+            for args, shows in ((("list",), tid), (("show", tid), "Friday cup"),
+                                (("replay", tid), "projections equal the stream's fold")):
+                done = spades("tournament", *args, unset=("DATABASE_URL",), **beside)
+                assert done.returncode == 0, (args, done.stderr)
+                assert shows in done.stdout, args
+        alone = spades("tournament", "list", unset=("DATABASE_URL",), **beside)
+        assert alone.returncode == 1
+        assert alone.stderr == ("spades: setting DATABASE_URL is required (or run this "
+                                "beside `spades dev`, which it then finds by itself)\n")
     finally:
         await pool.close()

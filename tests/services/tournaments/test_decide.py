@@ -1,27 +1,25 @@
-"""Tournament decisions, command by command: the events each yields, the typed error
-each bad request gets with nothing changed, and whole tournaments played to the end."""
+"""Tournament decisions, command by command: the events each yields, and the typed error
+each bad request gets with nothing changed. Whole tournaments: test_whole_tournaments.py."""
 
 from __future__ import annotations
 
 import copy
 import hashlib
 import random
+from typing import get_args
 
 import msgspec
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from schemas import tournament_commands as cmd
 from schemas import tournament_events as ev
+from services.tournaments import formats
 from services.tournaments.decide import decide, standings_of
 from services.tournaments.errors import CODES, TournamentError
 from services.tournaments.state import fold
 
-from .driver import CLOSES, MINUTE, OPENS, STARTS, Run, play_out, registered
+from .driver import CLOSES, MINUTE, OPENS, STARTS, Run, registered
 from .driver import settings as make_settings
-
-SETTINGS = settings(max_examples=15, derandomize=True, deadline=None)
 
 
 def refused(run: Run, command: cmd.TournamentCommand, code: str) -> None:
@@ -67,6 +65,8 @@ def test_bad_settings_are_refused(change: dict, code: str) -> None:
     ("single_elimination", {"deals": "duplicate"}, "duplicate_needs_rounds"),
     ("swiss", {"rounds": 9}, "too_many_rounds"),
     ("round_robin", {"groups": 3}, "too_many_groups"),
+    ("double_round_robin", {"groups": 3}, "too_many_groups"),
+    ("double_round_robin", {"late_join": True}, "late_join_needs_swiss"),
     ("single_elimination", {"tiebreaks": ("buchholz",)}, "bad_tiebreaks"),
 ])
 def test_format_options_are_checked(kind: ev.FormatKind, options: dict, code: str) -> None:
@@ -88,6 +88,11 @@ def test_an_unknown_format_is_refused_when_decoded() -> None:
     body = msgspec.json.encode(make_settings()).replace(b'"swiss"', b'"ladder"')
     with pytest.raises(msgspec.ValidationError):
         msgspec.json.decode(body, type=ev.TournamentSettings)
+
+
+def test_every_format_name_has_its_format_and_no_format_is_unnamed() -> None:
+    assert set(get_args(ev.FormatKind)) == set(formats.FORMATS)
+    assert all(formats.of(kind).kind == kind for kind in formats.FORMATS)
 
 
 def test_creating_twice_is_creating_once() -> None:
@@ -379,64 +384,3 @@ def test_duplicate_deals_commit_to_the_seed_and_reveal_it_after_the_round() -> N
     for match_id in run.state.rounds[0].match_ids:
         got = run.do(cmd.RecordResult(match_id=match_id, outcome="home"))
     assert got[-1] == ev.RoundCompleted(round_no=1, deal_seed=seed)
-
-
-# --- Whole tournaments -----------------------------------------------------------------------
-
-
-FORMATS = [("single_elimination", {"third_place": True}), ("single_elimination", {}),
-           ("double_elimination", {}), ("double_elimination", {"grand_final_reset": False}),
-           ("round_robin", {}), ("round_robin", {"groups": 2}), ("swiss", {})]
-
-
-@SETTINGS
-@given(fmt=st.sampled_from(FORMATS), teams=st.integers(4, 13), seed=st.integers(0, 2**32))
-def test_every_tournament_ends_with_one_champion_and_the_stream_folds_to_the_state(
-        fmt: tuple[ev.FormatKind, dict], teams: int, seed: int) -> None:
-    kind, options = fmt
-    run = registered(make_settings(kind, 16, **options), teams)
-    play_out(run, random.Random(seed), draws=kind in ("swiss", "round_robin"))
-    assert run.state.status == "finished"
-    assert run.state.champion in run.state.seeds
-    assert sorted(run.state.ranking) == sorted(run.state.seeds)
-    assert run.state.ranking[0] == run.state.champion
-    assert fold(run.events) == run.state
-    # Stored and read back, the events are the same facts.
-    wire = [msgspec.json.encode(e) for e in run.events]
-    assert [msgspec.json.decode(w, type=ev.TournamentEvent) for w in wire] == run.events
-    # Each team plays at most once a round.
-    for r in run.state.rounds:
-        teams_in = [t for m in r.match_ids for t in (run.state.matches[m].pairing.home,
-                                                     run.state.matches[m].pairing.away)]
-        assert len(teams_in) == len(set(teams_in))
-
-
-@settings(max_examples=25, deadline=None)
-@given(kind=st.sampled_from(["swiss", "round_robin", "single_elimination",
-                             "double_elimination"]),
-       teams=st.integers(4, 9), seed=st.integers(0, 2**32))
-def test_deciding_into_the_state_adds_what_deciding_then_folding_does(
-        kind: ev.FormatKind, teams: int, seed: int) -> None:
-    runs = []
-    for folding in (False, True):
-        run = registered(make_settings(kind, teams=16), teams)
-        run.fold = folding
-        play_out(run, random.Random(seed))
-        runs.append(run)
-    plain, folded = runs
-    assert folded.events == plain.events
-    assert folded.state.version == plain.state.version
-    assert standings_of(folded.state) == standings_of(plain.state)
-    assert folded.state == plain.state == fold(plain.events)
-
-
-def test_a_refusal_decided_into_the_state_leaves_it_as_it_was() -> None:
-    run = registered(make_settings("swiss"), 4)
-    run.fold = True
-    run.do(cmd.Start(at=STARTS))
-    run.do(cmd.PairRound(at=STARTS, seed="11" * 16))
-    before = copy.deepcopy(run.state)
-    with pytest.raises(TournamentError):
-        decide(run.state, cmd.RecordResult(at=STARTS, match_id="R9-9", outcome="home"),
-               fold=True)
-    assert run.state == before

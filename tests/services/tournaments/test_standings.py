@@ -6,7 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.tournaments.standings import Result, TieBreakError, standings, tiebreak_order
+from services.tournaments import formats
+from services.tournaments.formats import TieBreakError
+from services.tournaments.standings import Result, standings
 
 SEEDS = ["a", "b", "c", "d"]
 
@@ -46,7 +48,7 @@ def test_buchholz_counts_a_bye_as_a_virtual_opponent() -> None:
     results = [Result(1, "a", "b", "home"), Result(1, "c", "d", "home"),
                Result(2, "a", "c", "home"), Result(3, "d", "b", "home")]
     rows = standings(["a", "b", "c", "d", "e"], results, byes=[(2, "b")],
-                     tiebreaks=tiebreak_order("swiss", ()))
+                     tiebreaks=formats.of("swiss").tiebreak_order(()))
     by = {r.team_id: r for r in rows}
     # b's opponents: a (4) and d (2); its bye in round 2: 0 before it, lost, 1 draw after.
     assert by["b"].buchholz == 4 + 2 + 0 + 1
@@ -55,7 +57,7 @@ def test_buchholz_counts_a_bye_as_a_virtual_opponent() -> None:
 def test_head_to_head_counts_the_matches_among_teams_level_on_points() -> None:
     results = [Result(1, "a", "b", "away"), Result(1, "c", "d", "home", scores=(500, 0)),
                Result(2, "a", "c", "home"), Result(2, "b", "d", "away", scores=(0, 500))]
-    rows = standings(SEEDS, results, tiebreaks=tiebreak_order("round_robin", ()))
+    rows = standings(SEEDS, results, tiebreaks=formats.of("round_robin").tiebreak_order(()))
     # a, b, c, d: 2, 2, 2, 2... all level; head to head then: each won one among them.
     by = {r.team_id: r for r in rows}
     assert by["b"].head_to_head == 2 and by["a"].head_to_head == 2
@@ -71,10 +73,10 @@ def test_organizers_may_reorder_tiebreaks() -> None:
 
 def test_a_tiebreak_the_format_lacks_is_refused() -> None:
     with pytest.raises(TieBreakError):
-        tiebreak_order("single_elimination", ("buchholz",))
+        formats.of("single_elimination").tiebreak_order(("buchholz",))
     with pytest.raises(TieBreakError):
-        tiebreak_order("swiss", ("bags", "bags"))
-    assert tiebreak_order("swiss", ()) == ("buchholz", "differential", "bags", "points")
+        formats.of("swiss").tiebreak_order(("bags", "bags"))
+    assert formats.of("swiss").tiebreak_order(()) == ("buchholz", "differential", "bags", "points")
 
 
 result = st.builds(lambda r, a, b, o, s1, s2, g1, g2: (r, a, b, o, (s1, s2), (g1, g2)),
@@ -90,8 +92,9 @@ def test_standings_are_a_total_order(raw: list, kind: str) -> None:
     seeds = [f"t{i}" for i in range(10)]
     results = [Result(r, seeds[a], seeds[b], o, scores=s, bags_taken=g)
                for r, a, b, o, s, g in raw if a != b]
-    rows = standings(seeds, results, tiebreaks=tiebreak_order(kind, ()))  # type: ignore[arg-type]
+    breaks = formats.of(kind).tiebreak_order(())
+    rows = standings(seeds, results, tiebreaks=breaks)
     assert sorted(order(rows)) == sorted(seeds)
     assert [r.rank for r in rows] == list(range(1, 11))
     assert [r.match_points for r in rows] == sorted((r.match_points for r in rows), reverse=True)
-    assert standings(list(seeds), list(results), tiebreaks=tiebreak_order(kind, ())) == rows  # type: ignore[arg-type]
+    assert standings(list(seeds), list(results), tiebreaks=breaks) == rows

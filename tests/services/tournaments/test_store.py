@@ -15,7 +15,8 @@ from schemas.bus import EventEnvelope
 from services.platform.eventstore import EventStore
 from services.tournaments.errors import TournamentError
 from services.tournaments.state import Tournament
-from services.tournaments.store import TournamentStore, due_timers, registry, stream_of
+from services.tournaments.store import TournamentStore, registry, stream_of
+from services.tournaments.timers import due_timers
 
 from .driver import MINUTE, OPENS, STARTS, settings
 
