@@ -6,10 +6,11 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from schemas.bounds import line, whole
 from schemas.notes import MatchOffered
 from schemas.ratings import LeaderboardRow, PlayerRating, RatedGame
 
-PlayerName = Annotated[str, msgspec.Meta(min_length=1, max_length=32, pattern=r"^[\w .-]+$")]
+PlayerName = Annotated[str, msgspec.Meta(min_length=1, max_length=32, pattern=whole(r"[\w .-]+"))]
 
 
 class ApiError(msgspec.Struct, frozen=True):
@@ -83,12 +84,12 @@ class JoinTable(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class JoinByCode(msgspec.Struct, frozen=True, kw_only=True):
-    code: Annotated[str, msgspec.Meta(min_length=4, max_length=12)]
+    code: Annotated[str, line(12, 4)]
     seat: Annotated[int, msgspec.Meta(ge=0, le=3)] | None = None
 
 
 class WatchByCode(msgspec.Struct, frozen=True, kw_only=True):
-    code: Annotated[str, msgspec.Meta(min_length=4, max_length=12)]
+    code: Annotated[str, line(12, 4)]
 
 
 class SetBots(msgspec.Struct, frozen=True, kw_only=True):

@@ -23,7 +23,10 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-MatchId = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
+from schemas.bounds import whole
+from schemas.subjects import ID_PATTERN
+
+MatchId = Annotated[str, msgspec.Meta(pattern=ID_PATTERN)]
 Origin = Literal["table", "queue", "tournament"]
 
 # ``starting``: everyone is ready (or no check was asked) and the game is being created;
@@ -56,7 +59,7 @@ class OpenMatch(msgspec.Struct, frozen=True, kw_only=True):
     ready_seconds: Annotated[int, msgspec.Meta(ge=0, le=MAX_READY_SECONDS)] = 0
     # Hex, 16 to 64 bytes: the game deals from this seed (``CreateGame.deal_seed``), sealed from
     # its players and spectators; the caller reveals it. Empty: the game draws its own.
-    deal_seed: Annotated[str, msgspec.Meta(pattern=r"^((?:[0-9a-f]{2}){16,64})?$")] = ""
+    deal_seed: Annotated[str, msgspec.Meta(pattern=whole(r"((?:[0-9a-f]{2}){16,64})?"))] = ""
 
 
 class MatchOpened(msgspec.Struct, frozen=True, kw_only=True):

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import re
 
+from schemas.bounds import whole
+
 # What an id must look like to become one subject token (a game, table or player id):
 # nats-server cuts a client off whose control line is too long, and ``.``, ``*``, ``>``
 # or white space would change which subjects a name means. Edges refuse other ids with
 # a typed error; ``token`` refuses them here too, so no caller can build such a subject.
-ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
+ID_PATTERN = whole(r"[A-Za-z0-9_-]{1,64}")
 _ID = re.compile(ID_PATTERN)
 # JetStream streams (transport only; Postgres is the source of truth).
 GAME_EVENTS = "GAME_EVENTS"

@@ -13,6 +13,8 @@ from typing import Annotated, Any, Generic, Literal, TypeVar
 
 import msgspec
 
+from schemas.bounds import Count, Int64, line, text, whole
+from schemas.subjects import ID_PATTERN
 from schemas.tournament_events import FormatKind, TournamentEvent, TournamentTerms
 
 C = TypeVar("C")
@@ -41,7 +43,7 @@ class ListTournaments(msgspec.Struct, frozen=True, kw_only=True):
 
 class GetEvents(msgspec.Struct, frozen=True, kw_only=True):
     tournament_id: str
-    after: Annotated[int, msgspec.Meta(ge=0)] = 0  # the last version the caller holds
+    after: Count = 0  # the last version the caller holds
     limit: Annotated[int, msgspec.Meta(ge=1, le=1000)] = 500
 
 
@@ -132,9 +134,9 @@ class TournamentList(msgspec.Struct, frozen=True, kw_only=True):
 
 # --- The lobby's HTTP bodies (``/v1/tournaments``) -----------------------------------------
 
-TeamName = Annotated[str, msgspec.Meta(min_length=1, max_length=40)]
-PlayerRef = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
-Why = Annotated[str, msgspec.Meta(min_length=1, max_length=500)]
+TeamName = Annotated[str, line(40)]
+PlayerRef = Annotated[str, msgspec.Meta(pattern=ID_PATTERN)]
+Why = Annotated[str, text(500)]
 
 
 DEFAULT_RULES = {"preset": "quick", "abandon": "forfeit"}
@@ -159,7 +161,7 @@ class RegisterTeamBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
 class OverrideBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     outcome: Literal["home", "away", "draw", "double_forfeit"]
     why: Why
-    scores: tuple[int, int] = (0, 0)
+    scores: tuple[Int64, Int64] = (0, 0)
 
 
 class BotTeamBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -177,7 +179,7 @@ class PairingsBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     """The next Swiss round: (home, away) team ids, and the team with the bye if odd."""
 
     pairs: Annotated[tuple[tuple[PlayerRef, PlayerRef], ...], msgspec.Meta(max_length=8_192)]
-    bye: Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9_-]{0,64}$")] = ""
+    bye: Annotated[str, msgspec.Meta(pattern=whole(r"[A-Za-z0-9_-]{0,64}"))] = ""
 
 
 class WaiveBanBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

@@ -17,6 +17,7 @@ from typing import Annotated, ClassVar, Literal
 
 import msgspec
 
+from schemas.bounds import Ms, line
 from schemas.rules import Rules
 
 FormatKind = Literal["single_elimination", "double_elimination", "round_robin", "swiss",
@@ -47,15 +48,15 @@ class TournamentTerms(msgspec.Struct, frozen=True, forbid_unknown_fields=True, k
     """What an organizer sets, but the rules: the settings' own fields, shared with the
     lobby's body, which names the rules as a preset with overrides."""
 
-    name: Annotated[str, msgspec.Meta(min_length=1, max_length=80)]
+    name: Annotated[str, line(80)]
     format: FormatOptions
     rated: bool = False
     min_teams: Annotated[int, msgspec.Meta(ge=2, le=16_384)] = 4
     max_teams: Annotated[int, msgspec.Meta(ge=2, le=16_384)] = 64
-    registration_opens_at: int = 0
-    registration_closes_at: int
+    registration_opens_at: Ms = 0
+    registration_closes_at: Ms
     check_in_minutes: Annotated[int, msgspec.Meta(ge=0, le=24 * 60)] = 15
-    starts_at: int
+    starts_at: Ms
     round_interval_seconds: Annotated[int, msgspec.Meta(ge=0, le=86_400)] = 60
     # The ready check of each match: players who have not pressed Ready by then are absent.
     no_show_seconds: Annotated[int, msgspec.Meta(ge=5, le=3_600)] = 300

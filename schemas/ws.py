@@ -13,6 +13,7 @@ from typing import Annotated
 
 import msgspec
 
+from schemas import bounds, errors
 from schemas.api import Table
 from schemas.events import GameEvent
 from schemas.matches import MatchId, MatchOpened
@@ -22,7 +23,7 @@ from schemas.tournament_api import TournamentView
 from schemas.tournament_events import TournamentEvent
 from schemas.views import SeatView
 
-CommandId = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+CommandId = Annotated[str, bounds.line(64)]
 Id = Annotated[str, msgspec.Meta(pattern=ID_PATTERN)]
 Seat = Annotated[int, msgspec.Meta(ge=0, le=3)]
 
@@ -44,8 +45,8 @@ class Subscribe(ClientFrame, frozen=True, tag="subscribe"):
     game_id: Id | None = None
     table_id: Id | None = None
     spectate: bool = False
-    code: Annotated[str, msgspec.Meta(max_length=12)] | None = None
-    since: Annotated[int, msgspec.Meta(ge=0)] | None = None
+    code: Annotated[str, bounds.line(12, 0)] | None = None
+    since: bounds.Count | None = None
 
 
 class Unsubscribe(ClientFrame, frozen=True, tag="unsubscribe"):
@@ -71,7 +72,7 @@ class SnapshotRequest(ClientFrame, frozen=True, tag="snapshot"):
 
 
 class Ping(ClientFrame, frozen=True, tag="ping"):
-    nonce: Annotated[str, msgspec.Meta(max_length=64)] = ""
+    nonce: Annotated[str, bounds.line(64, 0)] = ""
 
 
 class GameCommandFrame(ClientFrame, frozen=True):
@@ -117,7 +118,7 @@ class Leave(GameCommandFrame, frozen=True, tag="leave"):
 
 class Chat(ClientFrame, frozen=True, tag="chat"):
     game_id: Id
-    text: Annotated[str, msgspec.Meta(min_length=1, max_length=1000)]
+    text: Annotated[str, bounds.text(1000)]
 
 
 class MuteBots(ClientFrame, frozen=True, tag="mute_bots"):
@@ -164,6 +165,47 @@ ClientMessage = (
     | BlindNil | Look | Play | Premove | CancelPremove | Pass | Leave | Chat | MuteBots
     | MatchReady | MatchDecline | QueueJoin | QueueLeave | QueueAccept
 )
+
+# --- The error codes each client frame may be answered with (schemas/errors.py) ------------
+
+# Any frame: one that cannot be read, one too many, a socket whose token ran out, a
+# gateway or a store that failed on it.
+EVERY_FRAME = ("bad_json", "bad_frame", "unknown_type", "bad_field", "frame_too_large",
+               "rate_limited", "token_expired", "internal", "unavailable")
+_FOLLOWED = ("not_in_game",)
+# A game command forwarded to the game's worker: the rules' codes and the worker's own.
+_COMMAND = (*_FOLLOWED, "not_your_seat", "seat_is_bot", "game_unavailable", "rejected",
+            "busy", "not_owner", "conflict", "command_id_reused", "not_allowed",
+            *errors.RULE_CODES)
+_STARTS = ("game_unavailable", "match_failed", "match_id_reused", "game_exists", "rejected",
+           "busy", "not_owner", "conflict")
+_MATCH = ("match_not_found", "not_in_match", "match_closed", *_STARTS)
+FRAME_ERRORS: dict[str, tuple[str, ...]] = {
+    "subscribe": ("table_not_found", "game_not_found", "too_many_games",
+                  "seated_cannot_spectate", "not_in_game", "room_code_required",
+                  "game_unavailable"),
+    "unsubscribe": _FOLLOWED,
+    "watch_tables": (),
+    "watch_tournament": ("too_many_tournaments", "no_tournament", "bad_tournament_id",
+                         "tournaments_unavailable"),
+    "snapshot": _FOLLOWED,
+    "ping": (),
+    **dict.fromkeys(("bid", "blind_nil", "look", "play", "premove", "cancel_premove", "pass",
+                     "leave"), _COMMAND),
+    "chat": (*_FOLLOWED, "chat_too_long", "chat_rate_limited"),
+    "mute_bots": _FOLLOWED,
+    "match_ready": _MATCH,
+    "match_decline": _MATCH,
+    "queue_join": ("registered_only", "queue_cooldown", "in_game", "already_queued",
+                   "partner_unavailable", "ratings_unavailable"),
+    "queue_leave": ("not_queued",),
+    "queue_accept": ("not_queued", *_MATCH),
+}
+
+
+def frame_errors(frame_type: str) -> tuple[str, ...]:
+    """Every code an ``error`` frame may carry in answer to a frame of this type."""
+    return (*EVERY_FRAME, *FRAME_ERRORS.get(frame_type, ()))
 
 # --- Server -> client ----------------------------------------------------------------------
 

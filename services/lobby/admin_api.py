@@ -17,10 +17,10 @@ from litestar.params import Parameter
 from schemas.admin import EventLog, GameSearch, StateAt, Verification
 from schemas.subjects import ID_PATTERN
 from services.lobby import auth
-from services.lobby.apidocs import BEARER, answers
+from services.lobby.apidocs import BEARER, SIGNED_IN, STORE, answers
 from services.lobby.auth import Claims, Tokens
 from services.lobby.operators import Operators
-from services.lobby.params import ID_HELP, LAST_MS, PLAYER_PATTERN, GameId
+from services.lobby.params import ID_HELP, LAST_MS, PLAYER_PATTERN, GameId, count
 
 STATIC = Path(__file__).parent / "static"
 TAGS = ["operators"]
@@ -33,6 +33,10 @@ LOGGED = {"version": 1, "schema_version": 1, "occurred_at_ms": 1798700000000,
           "event": {"type": "GameStarted", "...": "the event's fields"}}
 
 
+# Every admin route: a signed-in operator, whose role is read from the store.
+OPERATOR = (*SIGNED_IN, "operators_only", *STORE)
+
+
 def routes(pool: Any, tokens: Tokens, operators: Operators) -> list[Any]:
     async def operator(request: Request[Any, Any, Any]) -> Claims:
         me = tokens.from_header(request.headers.get("authorization"))
@@ -40,7 +44,8 @@ def routes(pool: Any, tokens: Tokens, operators: Operators) -> list[Any]:
 
     @get("/v1/admin/games", summary="Operators: search games by player, table, start time "
          "and outcome (newest first)", tags=TAGS, security=BEARER,
-         responses=answers(200, GameSearch, FOUND, 400, 401, 403))
+         responses=answers(200, GameSearch, FOUND,
+                           *OPERATOR, "bad_request", "bad_outcome"))
     async def search(
         request: Request[Any, Any, Any],
         player: Annotated[str | None, Parameter(
@@ -70,7 +75,9 @@ def routes(pool: Any, tokens: Tokens, operators: Operators) -> list[Any]:
     @get("/v1/admin/games/{game_id:str}/events", summary="Operators: a game's whole event "
          "log, every event with its version, hands included", tags=TAGS, security=BEARER,
          responses=answers(200, EventLog, {"game_id": "g-9c1d", "version": 57, "over": False,
-                                           "events": [LOGGED]}, 400, 401, 403, 404))
+                                           "events": [LOGGED]},
+                             *OPERATOR, "bad_request", "game_not_found",
+                             "game_unavailable"))
     async def events(request: Request[Any, Any, Any], game_id: GameId) -> EventLog:
         """Versions count from 1; the log of an older event version is served upcast."""
         await operator(request)
@@ -81,11 +88,12 @@ def routes(pool: Any, tokens: Tokens, operators: Operators) -> list[Any]:
          responses=answers(200, StateAt, {"game_id": "g-9c1d", "at": 1, "version": 57,
                                           "event": LOGGED, "seat": None,
                                           "state": {"...": "the operator view"}, "view": None},
-                           400, 401, 403, 404))
+                             *OPERATOR, "bad_request", "game_not_found",
+                             "game_unavailable", "event_out_of_range"))
     async def state(
         request: Request[Any, Any, Any], game_id: GameId,
-        at: Annotated[int | None, Parameter(
-            ge=0, description="events folded (0: before the first); the last if absent")] = None,
+        at: Annotated[int | None, count(
+            "events folded (0: before the first); the last if absent")] = None,
         seat: Annotated[int | None, Parameter(
             ge=0, le=3, description="that seat's view, exactly as it was sent")] = None,
     ) -> StateAt:
@@ -97,7 +105,8 @@ def routes(pool: Any, tokens: Tokens, operators: Operators) -> list[Any]:
          "engine reproduce the stored log? Else the first divergence", tags=TAGS,
          security=BEARER, responses=answers(200, Verification, {
              "game_id": "g-9c1d", "events": 57, "verified": True, "divergence": None},
-             400, 401, 403, 404))
+                             *OPERATOR, "bad_request", "game_not_found",
+                             "game_unavailable"))
     async def verification(request: Request[Any, Any, Any], game_id: GameId) -> Verification:
         """Exit status of `spades replay` in HTTP form: verified, or where it diverged."""
         await operator(request)

@@ -28,7 +28,7 @@ from schemas.api import (
     WatchByCode,
 )
 from services.lobby import auth
-from services.lobby.apidocs import BEARER, answers
+from services.lobby.apidocs import BEARER, GAME_REFUSALS, SIGNED_IN, STARTS, STORE, answers
 from services.lobby.auth import Claims, Tokens
 from services.lobby.gateway import Gateway
 from services.lobby.params import GameId, RoomCode, TableId
@@ -64,7 +64,8 @@ def routes(pool: Any, tokens: Tokens, throttle: Throttle, tables: Tables,
         return request.client.host if request.client else "unknown"
 
     @post("/v1/auth/guest", status_code=201, summary="Sign in as a guest", tags=["auth"],
-          responses=answers(201, Session, SESSION, 400, 429))
+          responses=answers(201, Session, SESSION,
+                            "bad_request", "name_taken", "rate_limited", *STORE))
     async def guest(request: Request[Any, Any, Any], data: GuestSignIn) -> Session:
         """A guest's name need not be unique among guests, but may not look like a
         registered name. 429 `rate_limited`: too many new accounts from one address."""
@@ -72,7 +73,8 @@ def routes(pool: Any, tokens: Tokens, throttle: Throttle, tables: Tables,
         return await auth.guest(pool, tokens, data.name)
 
     @post("/v1/auth/register", status_code=201, summary="Register a name with a password",
-          tags=["auth"], responses=answers(201, Session, SESSION, 400, 409, 429))
+          tags=["auth"], responses=answers(201, Session, SESSION,
+                                           "bad_request", "name_taken", "rate_limited", *STORE))
     async def register(request: Request[Any, Any, Any], data: Register) -> Session:
         """Signs in too. 409 `name_taken`: the name, or a look-alike of it, is registered
         already. 429 `rate_limited`: too many new accounts from one address."""
@@ -80,7 +82,9 @@ def routes(pool: Any, tokens: Tokens, throttle: Throttle, tables: Tables,
         return await auth.register(pool, tokens, data.name, data.password)
 
     @post("/v1/auth/login", status_code=200, summary="Sign in to a registered name",
-          tags=["auth"], responses=answers(200, Session, SESSION, 400, 401, 429))
+          tags=["auth"], responses=answers(200, Session, SESSION,
+                                           "bad_request", "bad_credentials", "rate_limited",
+                                           *STORE))
     async def login(request: Request[Any, Any, Any], data: Login) -> Session:
         """401 `bad_credentials` for an unknown name or a wrong password alike. 429
         `rate_limited` after too many failures for the account or from the address."""
@@ -88,7 +92,10 @@ def routes(pool: Any, tokens: Tokens, throttle: Throttle, tables: Tables,
                                 address(request))
 
     @post("/v1/tables", status_code=201, summary="Open a table (private ones get a room code)",
-          tags=["tables"], security=BEARER, responses=answers(201, Table, TABLE, 400, 401))
+          tags=["tables"], security=BEARER, responses=answers(201, Table, TABLE,
+                                                              *SIGNED_IN, "bad_request",
+                                                              "bad_rules", "public_rules_fixed",
+                                                              "no_room_code", *STORE))
     async def create_table(request: Request[Any, Any, Any], data: CreateTable) -> Table:
         """`rules` is a preset name or `{"preset": NAME, **options}` (docs/rules.md); a
         public table keeps its preset as it is. The host sits at `seat` (default 0)."""
@@ -97,7 +104,8 @@ def routes(pool: Any, tokens: Tokens, throttle: Throttle, tables: Tables,
     @get("/v1/tables", summary="Public tables: open ones to join, playing ones to watch",
          tags=["tables"],
          responses=answers(200, TableList, {"tables": [{**TABLE, "private": False,
-                                                       "code": None}]}))
+                                                       "code": None}]},
+                             *STORE))
     async def list_tables() -> TableList:
         """Open to anyone, signed in or not: a visitor sees what is on before signing in.
         A table with `state` "playing" has a `game_id` to watch (subscribe with
@@ -105,14 +113,17 @@ def routes(pool: Any, tokens: Tokens, throttle: Throttle, tables: Tables,
         return TableList(tables=await tables.list_open())
 
     @get("/v1/tables/{table_id:str}", summary="One table", tags=["tables"], security=BEARER,
-         responses=answers(200, Table, TABLE, 400, 401, 404))
+         responses=answers(200, Table, TABLE,
+                           *SIGNED_IN, "bad_request", "table_not_found", *STORE))
     async def read_table(request: Request[Any, Any, Any], table_id: TableId) -> Table:
         """The room code is shown to the host and the seated players only."""
         return await tables.get(me(request), table_id)
 
     @post("/v1/tables/join", status_code=200, summary="Join a private table by its room code",
           tags=["tables"], security=BEARER,
-          responses=answers(200, Table, TABLE, 400, 401, 404, 409))
+          responses=answers(200, Table, TABLE,
+                            *SIGNED_IN, "bad_request", "rate_limited", "table_not_found",
+                            "table_started", "table_full", "seat_taken", *STARTS, *STORE))
     async def join_by_code(request: Request[Any, Any, Any], data: JoinByCode) -> Table:
         """404 `table_not_found`: no table has that code; 409 `table_full`, `seat_taken`,
         `table_started`."""
@@ -122,7 +133,9 @@ def routes(pool: Any, tokens: Tokens, throttle: Throttle, tables: Tables,
           summary="Find a private table's game by its room code, to watch it",
           tags=["tables"], security=BEARER,
           responses=answers(200, Table, {**TABLE, "code": None, "state": "playing",
-                                         "game_id": "g-9c1d"}, 400, 401, 404, 409))
+                                         "game_id": "g-9c1d"},
+                             *SIGNED_IN, "bad_request", "rate_limited", "table_not_found",
+                             "table_not_started", *STORE))
     async def watch_by_code(request: Request[Any, Any, Any], data: WatchByCode) -> Table:
         """The answer carries the `game_id`: subscribe to it over /v1/ws with `spectate`
         and the same `code`. 404 `table_not_found`: no table has that code; 409
@@ -131,7 +144,10 @@ def routes(pool: Any, tokens: Tokens, throttle: Throttle, tables: Tables,
 
     @post("/v1/tables/{table_id:str}/join", status_code=200,
           summary="Take a seat (a given one, or the first free)", tags=["tables"],
-          security=BEARER, responses=answers(200, Table, TABLE, 400, 401, 403, 404, 409))
+          security=BEARER, responses=answers(200, Table, TABLE,
+                                             *SIGNED_IN, "bad_request", "table_not_found",
+                                             "room_code_required", "table_started", "table_full",
+                                             "seat_taken", *STARTS, *STORE))
     async def join(request: Request[Any, Any, Any], table_id: TableId,
                    data: JoinTable | None = None) -> Table:
         """409 `table_full`, `seat_taken` or `table_started`."""
@@ -139,7 +155,9 @@ def routes(pool: Any, tokens: Tokens, throttle: Throttle, tables: Tables,
 
     @post("/v1/tables/{table_id:str}/leave", status_code=200, summary="Leave one's seat",
           tags=["tables"], security=BEARER,
-          responses=answers(200, Table, TABLE, 400, 401, 404, 409))
+          responses=answers(200, Table, TABLE,
+                            *SIGNED_IN, "bad_request", "table_not_found", "not_seated",
+                            *GAME_REFUSALS, *STARTS, *STORE))
     async def leave(request: Request[Any, Any, Any], table_id: TableId) -> Table:
         """Frees the seat before the game; during it, tells the game the seat left (the
         rules decide: a bot plays it, or the pair forfeits). 409 `not_seated`."""
@@ -148,14 +166,19 @@ def routes(pool: Any, tokens: Tokens, throttle: Throttle, tables: Tables,
     @post("/v1/tables/{table_id:str}/bots", status_code=200,
           summary="Host: a bot (and its level) on one seat or on every free seat",
           tags=["tables"], security=BEARER,
-          responses=answers(200, Table, TABLE, 400, 401, 403, 404, 409))
+          responses=answers(200, Table, TABLE,
+                            *SIGNED_IN, "bad_request", "table_not_found", "not_host",
+                            "table_started", "seat_taken", *STORE))
     async def bots(request: Request[Any, Any, Any], table_id: TableId, data: SetBots) -> Table:
         """A bot at seat S is named "Bot S+1"; clients show it as "Bot 2 (basic)"."""
         return await tables.set_bots(me(request), table_id, data.seat, data.level, data.remove)
 
     @patch("/v1/tables/{table_id:str}/rules", summary="Private table host: change rules "
            "before the first deal (body: the options to change)", tags=["tables"],
-           security=BEARER, responses=answers(200, Table, TABLE, 400, 401, 403, 404, 409))
+           security=BEARER, responses=answers(200, Table, TABLE,
+                                              *SIGNED_IN, "bad_request", "bad_rules",
+                                              "table_not_found", "not_host", "table_started",
+                                              "public_rules_fixed", *STORE))
     async def change_rules(request: Request[Any, Any, Any], table_id: TableId,
                            data: dict[str, Any]) -> Table:
         """Body: e.g. `{"target": 300, "nil": false}`, the options of docs/rules.md;
@@ -164,14 +187,17 @@ def routes(pool: Any, tokens: Tokens, throttle: Throttle, tables: Tables,
 
     @post("/v1/tables/{table_id:str}/rules/reset", status_code=200,
           summary="Host: every rule back to the table's preset", tags=["tables"],
-          security=BEARER, responses=answers(200, Table, TABLE, 400, 401, 403, 404, 409))
+          security=BEARER, responses=answers(200, Table, TABLE,
+                                             *SIGNED_IN, "bad_request", "table_not_found",
+                                             "not_host", "table_started", *STORE))
     async def reset_rules(request: Request[Any, Any, Any], table_id: TableId) -> Table:
         """403 `not_host` for anyone but the host."""
         return await tables.reset_rules(me(request), table_id)
 
     @patch("/v1/tables/{table_id:str}", summary="Host: table options (bot banter on or off)",
            tags=["tables"], security=BEARER,
-           responses=answers(200, Table, TABLE, 400, 401, 403, 404))
+           responses=answers(200, Table, TABLE,
+                             *SIGNED_IN, "bad_request", "table_not_found", "not_host", *STORE))
     async def options(request: Request[Any, Any, Any], table_id: TableId,
                       data: SetTableOptions) -> Table:
         """Bot table talk (chat lines from bots) on or off for everyone at the table."""
@@ -181,7 +207,8 @@ def routes(pool: Any, tokens: Tokens, throttle: Throttle, tables: Tables,
           summary="Host: start the game (empty seats get bots)", tags=["tables"],
           security=BEARER, responses=answers(200, Table, {**TABLE, "state": "playing",
                                                           "game_id": "g-9c1d"},
-                                             400, 401, 403, 404, 409, 503))
+                             *SIGNED_IN, "bad_request", "table_not_found", "not_host",
+                             "table_started", *STARTS, *STORE))
     async def start(request: Request[Any, Any, Any], table_id: TableId) -> Table:
         """The answer carries the `game_id`; subscribe to it over /v1/ws. 503
         `game_unavailable` when no game worker answered (retry)."""
@@ -190,7 +217,9 @@ def routes(pool: Any, tokens: Tokens, throttle: Throttle, tables: Tables,
     @post("/v1/tables/{table_id:str}/again", status_code=200,
           summary="Play again at this table, same seats (ask, or agree)", tags=["tables"],
           security=BEARER, responses=answers(200, Table, {
-              **TABLE, "play_again": [True, True, False, True]}, 400, 401, 404, 409, 503))
+              **TABLE, "play_again": [True, True, False, True]},
+                             *SIGNED_IN, "bad_request", "table_not_found", "not_seated",
+                             "match_table", "game_running", "no_game_yet", *STARTS, *STORE))
     async def again(request: Request[Any, Any, Any], table_id: TableId) -> Table:
         """After the table's game ended, anyone seated asks for another game at the same
         table: the table opens again and the other people seated get a
@@ -205,7 +234,8 @@ def routes(pool: Any, tokens: Tokens, throttle: Throttle, tables: Tables,
          tags=["players"], security=BEARER, responses=answers(200, Me, {
              "player_id": "p-7f3a", "name": "Ada",
              "games": [{"game_id": "g-9c1d", "table_id": "t-2b", "seat": 0}],
-             "tables": [{**TABLE, "state": "playing", "game_id": "g-9c1d"}]}, 401))
+             "tables": [{**TABLE, "state": "playing", "game_id": "g-9c1d"}]},
+                             *SIGNED_IN, *STORE))
     async def whoami(request: Request[Any, Any, Any]) -> Me:
         """After a reload or on a second device: the games the caller sits in that have
         not ended (newest first; subscribe to one over /v1/ws to play on), and the open
@@ -213,7 +243,10 @@ def routes(pool: Any, tokens: Tokens, throttle: Throttle, tables: Tables,
         return await tables.whereabouts(me(request))
 
     @get("/v1/games/{game_id:str}", summary="A game's public summary", tags=["games"],
-         security=BEARER, responses=answers(200, GameSummary, GAME, 400, 401, 403, 404, 503))
+         security=BEARER, responses=answers(200, GameSummary, GAME,
+                                            *SIGNED_IN, "bad_request", "game_not_found",
+                                            "room_code_required", "rate_limited",
+                                            "game_unavailable", *STORE))
     async def game(request: Request[Any, Any, Any], game_id: GameId,
                    code: RoomCode = None) -> GameSummary:
         """What anyone at the table may know: seats, rules, phase, score. A private

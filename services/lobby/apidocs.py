@@ -2,9 +2,10 @@
 
 A client author may have only this document, so it says what the server really
 does: the bearer-token scheme, the one error shape ``{code, message}`` (not the
-framework's own) with the statuses each route can answer, and an example of each
-body. The viewer (Swagger UI) is served from the ``swagger-ui-py`` package, not a
-CDN, so the docs work on a machine with no outside network.
+framework's own) with every error code each route declares (from the registry in
+``schemas/errors.py``: its status and meaning), and an example of each body. The
+viewer (Swagger UI) is served from the ``swagger-ui-py`` package, not a CDN, so the
+docs work on a machine with no outside network.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from litestar.openapi.spec import Components, Example, SecurityScheme
 from litestar.static_files import create_static_files_router
 
 from schemas.api import ApiError
+from schemas.errors import ErrorCode, lookup
 
 ASSETS = "/schema-assets"
 FAVICON = "/favicon.svg"
@@ -31,36 +33,57 @@ is open to anyone. Play happens over the WebSocket `/v1/ws?token=<token>`,
 described with every frame and error code in docs/protocol.md.
 
 Every error answers with a JSON body `{"code": ..., "message": ...}`: branch on the
-stable `code`, show the `message`.
+stable `code`, show the `message`. Each route lists every code it may answer, under
+the status that code always has; a 503 (and a 429) says in `Retry-After` when to try
+again. The table of all codes is in docs/protocol.md.
 """
 
-# One plain example per status; the route's own codes are in each description.
-_ERRORS: dict[int, tuple[str, str, str]] = {
-    400: ("a malformed body or parameter", "bad_request",
-          "Expected `str` of length <= 32 (name)"),
-    401: ("no token, or an expired or forged one; sign in again", "unauthenticated",
-          "a bearer token is required"),
-    403: ("signed in, but not allowed to do this", "not_host",
-          "only the table's host may do that"),
-    404: ("no such table, game or account", "table_not_found", "no table t-1a2b3c"),
-    409: ("the table's state refuses it (taken, started, full...)", "seat_taken",
-          "seat 2 is taken"),
-    429: ("too many attempts; wait for the Retry-After seconds", "rate_limited",
-          "too many failed sign-ins; try again in 60 s"),
-    503: ("no game worker answered in time; retry", "game_unavailable",
-          "no game worker answered"),
-}
+# Codes many routes share: a bearer token's refusals, and Postgres being away.
+SIGNED_IN = ("unauthenticated", "bad_token", "token_expired")
+STORE = ("unavailable",)
+# A game worker's refusal of a command the lobby sends for the caller (a seat left).
+GAME_REFUSALS = ("game_unavailable", "rejected", "busy", "not_owner", "conflict",
+                 "game_over", "wrong_phase", "seat_is_bot")
+# A game the call starts (a table's, a match's): its opening refused or not answered.
+STARTS = ("game_unavailable", "match_failed", "match_id_reused", "game_exists", "rejected",
+          "busy", "not_owner", "conflict")
 
 
-def answers(status: int, body: type[Any], example: Any, *errors: int,
+def answers(status: int, body: type[Any], example: Any, *codes: str,
             description: str = "") -> dict[int, ResponseSpec]:
-    """A route's documented answers: its success with an example, then its errors."""
+    """A route's documented answers: its success with an example, then every error code
+    it declares, grouped by the status the registry gives each, with one example body
+    per code. The drive test (tests/services/lobby/test_declared_codes.py) fails when a
+    route answers a code it does not declare here."""
     out = {status: ResponseSpec(body, description=description or "Success",
                                 examples=[Example(value=example)])}
-    for code in errors:
-        text, error_code, message = _ERRORS[code]
-        out[code] = ResponseSpec(ApiError, description=text, examples=[
-            Example(value={"code": error_code, "message": message})])
+    by_status: dict[int, list[ErrorCode]] = {}
+    for code in dict.fromkeys(codes):
+        entry = lookup(code)
+        by_status.setdefault(entry.status, []).append(entry)
+    for answer, entries in sorted(by_status.items()):
+        text = "; ".join(f"`{e.code}`: {e.meaning}" for e in entries)
+        out[answer] = ResponseSpec(ApiError, description=text, examples=[
+            Example(summary=e.code, value={"code": e.code, "message": e.message})
+            for e in entries])
+    return out
+
+
+def declared(document: dict[str, Any]) -> dict[tuple[str, str], dict[str, int]]:
+    """(METHOD, path) -> {code: status} as an OpenAPI document built by ``answers``
+    declares them: what a client reads, and what the drive test checks answers against."""
+    out: dict[tuple[str, str], dict[str, int]] = {}
+    for path, item in document.get("paths", {}).items():
+        for method, op in item.items():
+            if not isinstance(op, dict) or "responses" not in op:
+                continue
+            codes = out.setdefault((method.upper(), path), {})
+            for status, response in op["responses"].items():
+                for media in response.get("content", {}).values():
+                    for example in (media.get("examples") or {}).values():
+                        value = example.get("value")
+                        if int(status) >= 400 and isinstance(value, dict) and "code" in value:
+                            codes[value["code"]] = int(status)
     return out
 
 
@@ -97,4 +120,5 @@ def routes() -> list[Any]:
                                        include_in_schema=False), favicon]
 
 
-__all__ = ["BEARER", "answers", "config", "routes"]
+__all__ = ["BEARER", "GAME_REFUSALS", "SIGNED_IN", "STARTS", "STORE", "answers", "config",
+           "declared", "routes"]

@@ -52,23 +52,23 @@ class Tokens:
                        guest=guest)
 
     def check(self, token: str | None) -> Claims:
-        """The caller's claims, or ``LobbyError(401)`` for a missing, forged or expired token."""
+        """The caller's claims, or ``LobbyError`` (401) for a missing, forged or expired token."""
         if not token:
-            raise LobbyError(401, "unauthenticated", "a bearer token is required")
+            raise LobbyError("unauthenticated", "a bearer token is required")
         try:
             data = jwt.decode(token, self._secret, algorithms=[ALGORITHM],
                               options={"require": ["sub", "exp", "iat"]})
         except jwt.ExpiredSignatureError:
-            raise LobbyError(401, "token_expired", "the token has expired; sign in again"
+            raise LobbyError("token_expired", "the token has expired; sign in again"
                              ) from None
         except jwt.PyJWTError:
-            raise LobbyError(401, "bad_token", "the token is not valid") from None
+            raise LobbyError("bad_token", "the token is not valid") from None
         return Claims(str(data["sub"]), str(data.get("name", "")), bool(data.get("guest")),
                       int(data["exp"]), str(data.get("role", PLAYER)))
 
     def from_header(self, authorization: str | None) -> Claims:
         if not authorization or not authorization.lower().startswith("bearer "):
-            raise LobbyError(401, "unauthenticated", "send Authorization: Bearer <token>")
+            raise LobbyError("unauthenticated", "send Authorization: Bearer <token>")
         return self.check(authorization[7:].strip())
 
 
@@ -76,7 +76,7 @@ def _name(name: str) -> tuple[str, str]:
     """The name as shown and its skeleton (``names``), or 400 if nothing is left."""
     name = names.shown(name)
     if not any(ch.isalnum() for ch in name):
-        raise LobbyError(400, "bad_request", "a name needs a letter or a digit")
+        raise LobbyError("bad_request", "a name needs a letter or a digit")
     return name, names.skeleton(name)
 
 
@@ -86,7 +86,7 @@ async def guest(pool: store.Pool, tokens: Tokens, name: str) -> Session:
     try:
         await store.create_account(pool, player_id, name, skeleton, None)
     except store.NameTaken:
-        raise LobbyError(409, "name_taken", f"{name!r} is (or looks like) a registered name"
+        raise LobbyError("name_taken", f"{name!r} is (or looks like) a registered name"
                          ) from None
     return tokens.issue(player_id, name, guest=True)
 
@@ -99,7 +99,7 @@ async def register(pool: store.Pool, tokens: Tokens, name: str, password: str) -
     try:
         await store.create_account(pool, player_id, name, skeleton, hashed)
     except store.NameTaken:
-        raise LobbyError(409, "name_taken", f"{name!r} is (or looks like) a registered name"
+        raise LobbyError("name_taken", f"{name!r} is (or looks like) a registered name"
                          ) from None
     return tokens.issue(player_id, name, guest=False)
 
@@ -109,7 +109,7 @@ async def login(pool: store.Pool, tokens: Tokens, throttle: Throttle, name: str,
     account = names.skeleton(name)
     throttle.before_login(account, address)
     found = await store.registered_account(pool, account)
-    wrong = LobbyError(401, "bad_credentials", "unknown name or wrong password")
+    wrong = LobbyError("bad_credentials", "unknown name or wrong password")
     if found is None:
         throttle.login_failed(account, address)
         raise wrong
@@ -126,7 +126,7 @@ async def require_operator(pool: store.Pool, me: Claims) -> Claims:
     """The caller, if an operator: the token must say so and the account must still
     hold the role (a role taken away ends at once, not when the token expires)."""
     if me.role != OPERATOR or await store.account_role(pool, me.player_id) != OPERATOR:
-        raise LobbyError(403, "operators_only", "this needs an operator account")
+        raise LobbyError("operators_only", "this needs an operator account")
     return me
 
 
@@ -135,8 +135,8 @@ async def require_organizer(pool: store.Pool, me: Claims) -> Claims:
     token and by the account as it is now."""
     if me.role not in MAY_ORGANIZE or await store.account_role(pool, me.player_id) \
             not in MAY_ORGANIZE:
-        raise LobbyError(403, "organizers_only", "this needs an organizer account "
-                                                 "(spades organizer grant NAME)")
+        raise LobbyError("organizers_only", "this needs an organizer account "
+                                            "(spades organizer grant NAME)")
     return me
 
 
@@ -146,5 +146,5 @@ async def set_role(pool: store.Pool, name: str, role: str,
     ``only_from``, an account holding another role keeps it (the role held is returned)."""
     held = await store.set_role(pool, name, role, only_from)
     if held is None:
-        raise LobbyError(404, "account_not_found", f"no registered account named {name!r}")
+        raise LobbyError("account_not_found", f"no registered account named {name!r}")
     return held

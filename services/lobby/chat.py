@@ -31,12 +31,12 @@ class Chat:
         sub = followed(conn, frame.game_id)
         text = "".join(c for c in frame.text if c.isprintable()).strip()
         if not text:
-            raise LobbyError(400, "bad_field", "chat text is empty")
+            raise LobbyError("bad_field", "chat text is empty")
         if len(text) > self.max_chars:
-            raise LobbyError(400, "chat_too_long",
+            raise LobbyError("chat_too_long",
                              f"chat lines are at most {self.max_chars} characters")
         if not conn.chat.take():
-            raise LobbyError(429, "chat_rate_limited", "too many chat lines; wait a moment")
+            raise LobbyError("chat_rate_limited", "too many chat lines; wait a moment")
         await self.games.chat(ChatLine(game_id=frame.game_id, seat=sub.seat,
                                        player_id=conn.player_id, text=text,
                                        name=conn.claims.name, at=now_ms()))

@@ -40,16 +40,16 @@ class Commands:
                 game_id=game_id, command_id=command_id, command=command,  # type: ignore[arg-type]
                 player_id=player_id))
         except GameUnavailable:
-            raise LobbyError(503, GAME_UNAVAILABLE, "no game worker answered; retry the "
+            raise LobbyError(GAME_UNAVAILABLE, "no game worker answered; retry the "
                              "same command_id") from None
         if not reply.ok:
-            raise LobbyError(409, reply.code or "rejected", reply.message)
+            raise LobbyError(reply.code or "rejected", reply.message)
         return reply.version, reply.duplicate
 
     async def on_frame(self, conn: Conn, frame: ws.GameCommandFrame) -> None:
         sub = followed(conn, frame.game_id)
         if sub.seat != frame.seat:
-            raise LobbyError(403, "not_your_seat", f"you do not hold seat {frame.seat}")
+            raise LobbyError("not_your_seat", f"you do not hold seat {frame.seat}")
         check_acts(sub.hub.state, frame.seat, conn.player_id)
         version, duplicate = await self.send(conn.player_id, frame.game_id,
                                              f"{conn.player_id}:{frame.command_id}",

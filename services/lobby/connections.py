@@ -140,7 +140,7 @@ class Connections:
         mine = self.by_player.get(claims.player_id, set())
         cap = self.settings.ws_sockets_per_player
         if len(mine) >= cap:
-            raise LobbyError(429, "too_many_sockets", f"at most {cap} sockets per player")
+            raise LobbyError("too_many_sockets", f"at most {cap} sockets per player")
         conn = Conn(claims, self.settings)
         self.all.add(conn)
         self.by_player.setdefault(claims.player_id, set()).add(conn)

@@ -1,16 +1,23 @@
-"""The lobby's one error type: a stable code, a plain message, and the HTTP status it maps to.
+"""The lobby's one error type: a stable code from the registry and a plain message.
 
-Service functions raise it; the HTTP layer turns it into a status and an
-``ApiError`` body, the WebSocket layer into an ``error`` frame, each in one place.
+Service functions raise ``LobbyError(code, message, **fields)`` and never name an HTTP
+status: the status, and the fields a code may carry, come from ``schemas/errors.py``.
+The HTTP layer turns it into a status and an ``ApiError`` body, the WebSocket layer
+into an ``error`` frame, each in one place.
 """
 
 from __future__ import annotations
 
+from schemas.errors import RETRY_AFTER, UNTIL, lookup
+
 
 class LobbyError(Exception):
-    def __init__(self, status: int, code: str, message: str, *,
-                 retry_after: int | None = None, until: int = 0) -> None:
+    def __init__(self, code: str, message: str, **fields: int) -> None:
+        entry = lookup(code)  # UnknownCode for a code the registry does not list
+        extra = set(fields) - set(entry.fields)
+        if extra:
+            raise TypeError(f"error code {code!r} carries no {sorted(extra)}")
         super().__init__(message)
-        self.status, self.code, self.message = status, code, message
-        self.retry_after = retry_after  # seconds, for a 429 or 503: sent as Retry-After
-        self.until = until  # ms: when a cooldown ends (queue_cooldown), else 0
+        self.status, self.code, self.message = entry.status, code, message
+        self.retry_after = fields.get(RETRY_AFTER)  # seconds: sent as Retry-After
+        self.until = fields.get(UNTIL, 0)  # ms: when a cooldown ends (queue_cooldown), else 0

@@ -64,7 +64,7 @@ def followed(conn: Conn, game_id: str) -> Sub:
     """The socket's subscription to ``game_id``; ``not_in_game`` without one."""
     sub = conn.subs.get(game_id)
     if sub is None:
-        raise LobbyError(403, "not_in_game",
+        raise LobbyError("not_in_game",
                          f"this socket does not follow game {game_id}; subscribe first")
     return sub
 

@@ -18,6 +18,7 @@ from nats.aio.client import Client
 from nats.js.api import DeliverPolicy
 
 from schemas.bus import EventEnvelope
+from schemas.errors import from_service
 from schemas.notes import Note
 from schemas.play import (
     ChatLine,
@@ -68,13 +69,13 @@ class GameBus:
         try:
             return await self._ask(self.names.game_create, c, GameReply)
         except bus.RemoteError as exc:
-            return GameReply(ok=False, code=exc.code, message=exc.description)
+            return GameReply(ok=False, code=from_service(exc.code), message=exc.description)
 
     async def command(self, r: GameRequest) -> GameReply:
         try:
             return await self._ask(self.names.game_command(r.game_id), r, GameReply)
         except bus.RemoteError as exc:
-            return GameReply(ok=False, code=exc.code, message=exc.description)
+            return GameReply(ok=False, code=from_service(exc.code), message=exc.description)
 
     async def events_since(self, game_id: str, version: int) -> EventsReply:
         try:

@@ -150,27 +150,27 @@ class Gateway:
         elif frame.table_id:
             table = await store.get_table(self.tables.pool, frame.table_id)
             if table is None:
-                raise LobbyError(404, "table_not_found", f"no table {frame.table_id}")
+                raise LobbyError("table_not_found", f"no table {frame.table_id}")
             conn.follows.add(table.table_id)
             if table.game_id is None:
                 conn.send(ws.TableFrame(table=to_api(table, me)))
                 return
             game_id = table.game_id
         else:
-            raise LobbyError(400, "bad_field", "subscribe names a game_id or a table_id")
+            raise LobbyError("bad_field", "subscribe names a game_id or a table_id")
         if frame.spectate:  # before the game is even read: a stranger learns nothing of it
             self.tables.may_watch(table, me, frame.code)
         cap = self.settings.ws_games_per_socket
         if game_id not in conn.subs and len(conn.subs) >= cap:
-            raise LobbyError(429, "too_many_games", f"one socket follows at most {cap} games")
+            raise LobbyError("too_many_games", f"one socket follows at most {cap} games")
         hub = await self.hubs.follow(game_id, table)
         await self._started(hub, expected=table is not None)
         seat = seat_of(hub.state, me)
         if seat is not None and frame.spectate:
-            raise LobbyError(409, "seated_cannot_spectate",
+            raise LobbyError("seated_cannot_spectate",
                              "you hold a seat in this game; follow it as that seat")
         if seat is None and not frame.spectate:
-            raise LobbyError(403, "not_in_game",
+            raise LobbyError("not_in_game",
                              "you hold no seat in this game; subscribe with spectate")
         if frame.since is not None:
             await hub.reach(frame.since)
@@ -221,10 +221,10 @@ class Gateway:
                 await asyncio.wait_for(hub.started.wait(), 5.0)
         except (TimeoutError, GameUnavailable):
             await self.hubs.stop_following(hub)
-            raise LobbyError(503, GAME_UNAVAILABLE, "the game's events did not arrive") from None
+            raise LobbyError(GAME_UNAVAILABLE, "the game's events did not arrive") from None
         if not hub.started.is_set():
             await self.hubs.stop_following(hub)
-            raise LobbyError(404, "game_not_found", f"no game {hub.game_id}")
+            raise LobbyError("game_not_found", f"no game {hub.game_id}")
 
     # --- public summary ----------------------------------------------------------------------
 
@@ -240,7 +240,7 @@ class Gateway:
             try:
                 reply = await self.games.events_after(game_id, 0)
             except GameUnavailable:
-                raise LobbyError(503, GAME_UNAVAILABLE, "no game worker answered") from None
+                raise LobbyError(GAME_UNAVAILABLE, "no game worker answered") from None
             state = fold(self.registry.decode(env.type, env.schema_version, env.body)  # type: ignore[misc]
                          for env in reply.events)
         return summary(table, view(state, None))

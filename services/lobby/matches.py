@@ -109,13 +109,13 @@ class Matches:
     async def open(self, req: OpenMatch, table: store.TableRow | None = None) -> MatchOpened:
         """Open ``req`` (a person's open ``table`` when the origin is a table)."""
         if (req.origin == "table") != (table is not None):
-            raise LobbyError(400, "bad_origin", "a person's table starts with "
-                                                "POST /v1/tables/{id}/start")
+            raise LobbyError("bad_origin", "a person's table starts with "
+                                           "POST /v1/tables/{id}/start")
         check = req.ready_seconds > 0
         if check and (table is not None or req.ready_seconds < MIN_READY_SECONDS):
-            raise LobbyError(400, "bad_ready", f"a ready check lasts {MIN_READY_SECONDS} "
-                                               "seconds or more, for matches no person's "
-                                               "table started")
+            raise LobbyError("bad_ready", f"a ready check lasts {MIN_READY_SECONDS} "
+                                          "seconds or more, for matches no person's "
+                                          "table started")
         preset, rules = rules_of(req.rules)
         names = await self._check_seats(req)
         table_id, game_id = ids_of(req.match_id)
@@ -134,9 +134,9 @@ class Matches:
                 players=tuple(s.player_id for s in req.seats if s.player_id)),
                 row, table_exists=table is not None, ready_seconds=req.ready_seconds)
         except store.TableNotOpen:
-            raise LobbyError(409, "table_started", "the table is no longer open") from None
+            raise LobbyError("table_started", "the table is no longer open") from None
         if not fresh and match.request != asked:
-            raise LobbyError(409, "match_id_reused",
+            raise LobbyError("match_id_reused",
                              f"match {req.match_id} was opened with another request")
         if fresh and not check:
             await self.games.table_changed(table_id, game_id)
@@ -148,7 +148,7 @@ class Matches:
                 except _Repeated as repeated:  # a concurrent ask confirmed it
                     match = repeated.match
         if match.state == "failed":
-            raise LobbyError(409, "match_failed", f"match {req.match_id} could not start")
+            raise LobbyError("match_failed", f"match {req.match_id} could not start")
         if match.state == "starting":
             await self._start(match, req)
             match = dc_replace(match, state="started")
@@ -208,11 +208,11 @@ class Matches:
         try:
             match = await store.match(self.pool, match_id)
         except store.NotFound:
-            raise LobbyError(404, "match_not_found", f"no match {match_id}") from None
+            raise LobbyError("match_not_found", f"no match {match_id}") from None
         req = msgspec.msgpack.decode(match.request, type=OpenMatch)
         seats = tuple(i for i, s in enumerate(req.seats) if s.player_id == player_id)
         if not seats:
-            raise LobbyError(403, "not_in_match", "you have no seat in this match")
+            raise LobbyError("not_in_match", "you have no seat in this match")
         return match, req, seats
 
     async def _confirm(self, match: store.MatchRow, req: OpenMatch,
@@ -256,19 +256,19 @@ class Matches:
         people = [s.player_id for s in req.seats if s.player_id]
         for i, s in enumerate(req.seats):
             if bool(s.player_id) == bool(s.bot):
-                raise LobbyError(400, "bad_seats", f"seat {i} names a player or a bot, "
-                                                   "one of the two")
+                raise LobbyError("bad_seats", f"seat {i} names a player or a bot, "
+                                              "one of the two")
             if s.bot and s.bot not in LEVELS:
-                raise LobbyError(400, "bad_seats", f"seat {i}: unknown bot level {s.bot!r}; "
-                                                   f"known: {', '.join(LEVELS)}")
+                raise LobbyError("bad_seats", f"seat {i}: unknown bot level {s.bot!r}; "
+                                              f"known: {', '.join(LEVELS)}")
         if len(set(people)) != len(people):
-            raise LobbyError(400, "bad_seats", "a player sits at one seat only")
+            raise LobbyError("bad_seats", "a player sits at one seat only")
         known = await store.people(self.pool, people)
         for p in people:
             if p not in known:
-                raise LobbyError(404, "player_not_found", f"no player {p}")
+                raise LobbyError("player_not_found", f"no player {p}")
         if req.rated and (len(people) != 4 or not all(known[p][1] for p in people)):
-            raise LobbyError(400, "rated_needs_people",
+            raise LobbyError("rated_needs_people",
                              "a rated match seats four registered people (no guests, no bots)")
         return known
 
@@ -287,14 +287,14 @@ class Matches:
             reply = await self.games.create(create)
         except GameUnavailable:
             await self._give_up(match, keep=match.origin != "table")
-            raise LobbyError(503, GAME_UNAVAILABLE, "no game worker answered; ask again "
-                                                    "with the same match_id") from None
+            raise LobbyError(GAME_UNAVAILABLE, "no game worker answered; ask again "
+                                               "with the same match_id") from None
         except BaseException:
             await self._give_up(match, keep=match.origin != "table")
             raise
         if not reply.ok:
             await self._give_up(match, keep=False)
-            raise LobbyError(409, reply.code or "rejected", reply.message)
+            raise LobbyError(reply.code or "rejected", reply.message)
         await store.match_state(self.pool, match.match_id, "started")
         # The players first: whoever acts on the outcome (the queue tells its players
         # they left the queue) must not reach them before they know where they sit.
@@ -406,5 +406,5 @@ def _opened(m: store.MatchRow, duplicate: bool = False) -> MatchOpened:
 
 
 def _closed(m: store.MatchRow) -> LobbyError:
-    return LobbyError(409, "match_closed", f"match {m.match_id} is no longer waiting for "
-                                           f"its players ({m.state})")
+    return LobbyError("match_closed", f"match {m.match_id} is no longer waiting for "
+                                      f"its players ({m.state})")

@@ -11,7 +11,7 @@ from typing import Any
 from litestar import Request, get, post
 
 from schemas.matches import MatchOpened
-from services.lobby.apidocs import BEARER, answers
+from services.lobby.apidocs import BEARER, SIGNED_IN, STARTS, STORE, answers
 from services.lobby.auth import Tokens
 from services.lobby.matches import Matches
 from services.lobby.params import MatchId
@@ -27,8 +27,9 @@ def routes(tokens: Tokens, matches: Matches) -> list[Any]:
         return tokens.from_header(request.headers.get("authorization")).player_id
 
     @get("/v1/matches/{match_id:str}", summary="Where a match one sits in stands",
-         tags=TAGS, security=BEARER, responses=answers(200, MatchOpened, MATCH, 400, 401, 403,
-                                                       404))
+         tags=TAGS, security=BEARER, responses=answers(200, MatchOpened, MATCH,
+                                                       *SIGNED_IN, "bad_request", "match_not_found",
+                                                       "not_in_match", *STORE))
     async def status(request: Request[Any, Any, Any], match_id: MatchId) -> MatchOpened:
         """`state`: `ready_check` (waiting for `ready` seats' people until `ready_by`, ms),
         `starting` (the game is being created: wait for `match_started`), `started` (the
@@ -37,8 +38,10 @@ def routes(tokens: Tokens, matches: Matches) -> list[Any]:
         return await matches.status(match_id, me(request))
 
     @post("/v1/matches/{match_id:str}/ready", status_code=200, summary="Confirm a match",
-          tags=TAGS, security=BEARER, responses=answers(200, MatchOpened, MATCH, 400, 401,
-                                                        403, 404, 409, 503))
+          tags=TAGS, security=BEARER, responses=answers(200, MatchOpened, MATCH,
+                                                        *SIGNED_IN, "bad_request",
+                                                        "match_not_found", "not_in_match",
+                                                        "match_closed", *STARTS, *STORE))
     async def ready(request: Request[Any, Any, Any], match_id: MatchId) -> MatchOpened:
         """Confirm one's seat; confirming again, even racing the last confirmation, is
         answered the same. The last person to confirm starts the game (`state` `started`,
@@ -47,8 +50,10 @@ def routes(tokens: Tokens, matches: Matches) -> list[Any]:
         return await matches.ready(match_id, me(request))
 
     @post("/v1/matches/{match_id:str}/decline", status_code=200, summary="Decline a match",
-          tags=TAGS, security=BEARER, responses=answers(200, MatchOpened, MATCH, 400, 401,
-                                                        403, 404, 409))
+          tags=TAGS, security=BEARER, responses=answers(200, MatchOpened, MATCH,
+                                                        *SIGNED_IN, "bad_request",
+                                                        "match_not_found", "not_in_match",
+                                                        "match_closed", *STORE))
     async def decline(request: Request[Any, Any, Any], match_id: MatchId) -> MatchOpened:
         """The match will not start (`state` `not_ready`, one's seats in `declined`)."""
         return await matches.decline(match_id, me(request))

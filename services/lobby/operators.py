@@ -81,12 +81,12 @@ class Operators:
             try:
                 reply = await self.games.events_after(game_id, len(game.logged))
             except GameUnavailable:
-                raise LobbyError(503, GAME_UNAVAILABLE, "no game worker answered") from None
+                raise LobbyError(GAME_UNAVAILABLE, "no game worker answered") from None
             for env in reply.events:
                 if env.version == len(game.logged) + 1:
                     game.logged.append(self._logged(env))
             if not game.logged:
-                raise LobbyError(404, "game_not_found", f"no game {game_id!r}")
+                raise LobbyError("game_not_found", f"no game {game_id!r}")
         self._cache[game_id] = game
         self._cache.move_to_end(game_id)
         while len(self._cache) > self.cache_games:
@@ -113,7 +113,7 @@ class Operators:
         n = len(game.logged)
         at = n if at is None else at
         if not 0 <= at <= n:
-            raise LobbyError(400, "event_out_of_range", f"the game has events 0 to {n}")
+            raise LobbyError("event_out_of_range", f"the game has events 0 to {n}")
         state = game.state(at)
         event = game.logged[at - 1] if at else None
         if seat is None:
@@ -141,7 +141,7 @@ class Operators:
                      started_after_ms: int | None, started_before_ms: int | None,
                      outcome: str | None, limit: int) -> admin.GameSearch:
         if outcome and outcome not in OUTCOMES:
-            raise LobbyError(400, "bad_outcome", f"outcome is one of {', '.join(OUTCOMES)}")
+            raise LobbyError("bad_outcome", f"outcome is one of {', '.join(OUTCOMES)}")
         rows = await store.search_games(
             self.pool, player=player, table_id=table_id, started_after_ms=started_after_ms,
             started_before_ms=started_before_ms, outcome=outcome, limit=limit)

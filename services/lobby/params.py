@@ -11,6 +11,7 @@ from typing import Annotated, Any
 
 from litestar.params import Parameter
 
+from schemas.bounds import INT64_MAX, LAST_MS, LINE_PATTERN, whole
 from schemas.subjects import ID_PATTERN
 
 ID_HELP = "1 to 64 letters, digits, '-' or '_'"
@@ -28,13 +29,35 @@ TeamId = Annotated[str, _id("team")]
 MatchId = Annotated[str, _id("match")]
 
 RoomCode = Annotated[str | None, Parameter(
-    pattern=r"^[A-Za-z0-9]{4,12}$", description="a private table's room code")]
+    pattern=whole(r"[A-Za-z0-9]{4,12}"), description="a private table's room code")]
 
 # A player id or a seated name (the characters a name may hold).
-PLAYER_PATTERN = r"^[\w .:-]{1,64}$"
+PLAYER_PATTERN = whole(r"[\w .:-]{1,64}")
 
-# Times in ms since the epoch, up to the last millisecond of the year 9999.
-LAST_MS = 253_402_300_799_999
 
-__all__ = ["ID_HELP", "LAST_MS", "PLAYER_PATTERN", "GameId", "MatchId", "PlayerId", "RoomCode",
-           "TableId", "TeamId", "TournamentId"]
+
+def count(description: str, ge: int = 0) -> Any:
+    """A version, a cursor or a position in the query: at most a signed 64-bit integer,
+    as the bodies' ``schemas.bounds.Count`` is."""
+    return Parameter(ge=ge, le=INT64_MAX, description=description)
+
+
+def line(description: str, max_length: int, min_length: int = 1) -> Any:
+    """One line of text in the query, held to the bodies' ``schemas.bounds.line``."""
+    return Parameter(min_length=min_length, max_length=max_length, pattern=LINE_PATTERN,
+                     description=description)
+
+__all__ = [
+    "ID_HELP",
+    "LAST_MS",
+    "PLAYER_PATTERN",
+    "GameId",
+    "MatchId",
+    "PlayerId",
+    "RoomCode",
+    "TableId",
+    "TeamId",
+    "TournamentId",
+    "count",
+    "line",
+]

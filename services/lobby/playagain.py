@@ -32,15 +32,15 @@ def ask(t: store.TableRow, player_id: str) -> store.TableRow:
     """``player_id`` wants another game: the first ask opens the table again."""
     held = seat_of(t, player_id)
     if held is None:
-        raise LobbyError(409, "not_seated", "you hold no seat at this table")
+        raise LobbyError("not_seated", "you hold no seat at this table")
     if t.private and t.code is None:
-        raise LobbyError(409, "match_table", "a ranked or tournament match is played once: "
-                                             "queue again, or wait for the next round")
+        raise LobbyError("match_table", "a ranked or tournament match is played once: "
+                                        "queue again, or wait for the next round")
     if t.state == "playing":
-        raise LobbyError(409, "game_running", "the table's game is still being played")
+        raise LobbyError("game_running", "the table's game is still being played")
     if t.state == "open":
         if t.play_again is None:
-            raise LobbyError(409, "no_game_yet",
+            raise LobbyError("no_game_yet",
                              "this table has not played a game yet; start it")
         if player_id in t.play_again:
             return t

@@ -94,15 +94,15 @@ class Queue:
         """Refuse a player who may not queue now: too few games, cooling down, playing."""
         need = self.settings.ranked_min_games
         if need and await qs.finished_games(self.pool, player) < need:
-            raise LobbyError(403, "registered_only", f"ranked games are for registered "
-                                                     f"accounts with {need} finished games")
+            raise LobbyError("registered_only", f"ranked games are for registered "
+                                                f"accounts with {need} finished games")
         until = await qs.cooldown_until(self.pool, player)
         if until:
-            raise LobbyError(403, "queue_cooldown", "you may queue again after a cooldown",
+            raise LobbyError("queue_cooldown", "you may queue again after a cooldown",
                              until=until)
         for game_id, _, _ in await store.running_games_of(self.pool, player):
             if not await self._over(game_id, player):
-                raise LobbyError(409, "in_game", "finish your game before queueing")
+                raise LobbyError("in_game", "finish your game before queueing")
 
     async def _over(self, game_id: str, player: str) -> bool:
         """Whether a game the games projection still counts as running has ended in its
@@ -121,17 +121,17 @@ class Queue:
         if ended.rated and player in (ended.players[s] for s in qs.left_seats(ended)):
             until = env.occurred_at_ms + int(self.settings.queue_leaver_seconds * 1000)
             if until > now_ms():
-                raise LobbyError(403, "queue_cooldown", "you may queue again after a cooldown",
+                raise LobbyError("queue_cooldown", "you may queue again after a cooldown",
                                  until=until)
         return True
 
     async def join(self, player: str, guest: bool, socket: str,
                    partner: str | None) -> qs.TicketRow:
         if guest:
-            raise LobbyError(403, "registered_only", "ranked games are for registered "
-                                                     "accounts; sign up to queue")
+            raise LobbyError("registered_only", "ranked games are for registered "
+                                                "accounts; sign up to queue")
         if await qs.ticket_of(self.pool, player) is not None:
-            raise LobbyError(409, "already_queued", "you are in the queue already")
+            raise LobbyError("already_queued", "you are in the queue already")
         await self._eligible(player)
         if partner is not None:
             await self._partner_free(player, partner)
@@ -147,7 +147,7 @@ class Queue:
                                    self.settings.queue_invite_seconds)
         except qs.AlreadyQueued:
             self.sockets.discard(socket)
-            raise LobbyError(409, "already_queued", "you are in the queue already") from None
+            raise LobbyError("already_queued", "you are in the queue already") from None
         except BaseException:
             self.sockets.discard(socket)
             raise
@@ -162,10 +162,10 @@ class Queue:
         return ticket
 
     async def _partner_free(self, player: str, partner: str) -> None:
-        unavailable = LobbyError(409, "partner_unavailable",
+        unavailable = LobbyError("partner_unavailable",
                                  "that player cannot queue with you now")
         if partner == player:
-            raise LobbyError(400, "partner_unavailable", "you cannot partner yourself")
+            raise LobbyError("partner_unavailable", "you cannot partner yourself")
         known = await store.people(self.pool, [partner])
         if partner not in known or not known[partner][1]:
             raise unavailable
@@ -186,7 +186,7 @@ class Queue:
         decline made, not the one before it."""
         ticket = await qs.leave(self.pool, player)
         if ticket is None:
-            raise LobbyError(404, "not_queued", "you are not in the queue")
+            raise LobbyError("not_queued", "you are not in the queue")
         if ticket.state == "matched" and ticket.match_id:
             _log.info("queue_left_match", player_id=player, match_id=ticket.match_id)
             try:

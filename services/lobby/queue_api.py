@@ -11,7 +11,7 @@ from typing import Any
 from litestar import Request, delete, get
 
 from schemas.queue import QueueState, QueueStats
-from services.lobby.apidocs import BEARER, answers
+from services.lobby.apidocs import BEARER, SIGNED_IN, STORE, answers
 from services.lobby.auth import Tokens
 from services.lobby.queue import Queue
 
@@ -28,13 +28,15 @@ def routes(tokens: Tokens, queue: Queue) -> list[Any]:
         return tokens.from_header(request.headers.get("authorization")).player_id
 
     @get("/v1/queue", summary="The caller's place in the ranked queue", tags=TAGS,
-         security=BEARER, responses=answers(200, QueueState, STATE, 401))
+         security=BEARER, responses=answers(200, QueueState, STATE,
+                                            *SIGNED_IN, *STORE))
     async def place(request: Request[Any, Any, Any]) -> QueueState:
         """`state` "none" when not queued; `cooldown_until` (ms) while a cooldown runs."""
         return await queue.state(me(request))
 
     @delete("/v1/queue", status_code=200, summary="Leave the ranked queue", tags=TAGS,
-            security=BEARER, responses=answers(200, QueueState, {"state": "none"}, 401, 404))
+            security=BEARER, responses=answers(200, QueueState, {"state": "none"},
+                                               *SIGNED_IN, "not_queued", *STORE))
     async def leave(request: Request[Any, Any, Any]) -> QueueState:
         """During a ready check this declines the match (and a cooldown follows).
         404 `not_queued`."""
@@ -43,7 +45,8 @@ def routes(tokens: Tokens, queue: Queue) -> list[Any]:
         return await queue.state(player)
 
     @get("/v1/queue/stats", summary="Who waits in the ranked queue, and for how long",
-         tags=TAGS, security=BEARER, responses=answers(200, QueueStats, STATS, 401))
+         tags=TAGS, security=BEARER, responses=answers(200, QueueStats, STATS,
+                                                       *SIGNED_IN, *STORE))
     async def stats(request: Request[Any, Any, Any]) -> QueueStats:
         """Waiting players by rating band (solo, in pairs), and the median and 90th
         percentile wait of the players matched in the last ten minutes."""

@@ -1,8 +1,8 @@
 """The lobby's side of the bus to the ratings service, in the lobby's own terms.
 
 Callers get ``schemas.ratings`` Structs back; a ratings service that does not
-answer in time, or answers with an error, becomes ``LobbyError(503,
-"ratings_unavailable")`` here and nowhere else.
+answer in time, or answers with an error, becomes ``ratings_unavailable`` (503)
+here and nowhere else.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ class RatingsBus:
         except (nats.errors.TimeoutError, nats.errors.NoRespondersError, TimeoutError,
                 bus.RemoteError) as exc:
             _log.warning("ratings_unavailable", endpoint=endpoint, error=repr(exc))
-            raise LobbyError(503, RATINGS_UNAVAILABLE,
+            raise LobbyError(RATINGS_UNAVAILABLE,
                              "the ratings service did not answer; try again") from None
 
     async def ratings(self, players: list[str]) -> list[api.PlayerRating]:

@@ -15,5 +15,5 @@ def rules_of(spec: str | dict[str, Any]) -> tuple[str, dict[str, Any]]:
     try:
         rules = resolve(spec)
     except RulesError as exc:
-        raise LobbyError(400, "bad_rules", str(exc)) from None
+        raise LobbyError("bad_rules", str(exc)) from None
     return rules.preset, msgspec.to_builtins(rules)

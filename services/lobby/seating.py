@@ -25,7 +25,7 @@ def check_acts(state: GameState, seat: int, player_id: str) -> None:
     """``player_id`` may act for ``seat`` now: it is the seat's player and no bot plays
     the seat in its place (after it left, or its grace period ran out)."""
     if state.players[seat] != player_id:
-        raise LobbyError(403, "not_your_seat", f"you do not hold seat {seat}")
+        raise LobbyError("not_your_seat", f"you do not hold seat {seat}")
     if state.bots >> seat & 1:
-        raise LobbyError(409, "seat_is_bot", f"a bot plays seat {seat} since you left; "
-                                             "subscribe again to take the seat back")
+        raise LobbyError("seat_is_bot", f"a bot plays seat {seat} since you left; "
+                                        "subscribe again to take the seat back")

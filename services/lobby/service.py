@@ -17,6 +17,7 @@ from nats.micro.request import ServiceError
 from schemas import subjects
 from schemas.api import ApiError, PlatformStatus, ServiceStatus
 from schemas.bus import StatusReply, StatusRequest
+from schemas.errors import RETRY_AFTER, lookup
 from schemas.matches import OPEN_MATCH, MatchOpened, OpenMatch
 from services.lobby import (
     admin_api,
@@ -43,7 +44,7 @@ from services.lobby.tables import Tables
 from services.lobby.throttle import CodeGuesses, Throttle
 from services.lobby.tournamentbus import TournamentBus
 from services.lobby.tournaments import Tournaments
-from services.platform import bus, logs
+from services.platform import bus, db, logs
 from services.platform.bus import Consumer
 from services.platform.runtime import VERSION, Runtime
 from services.platform.settings import StartupError
@@ -54,14 +55,20 @@ __all__ = ["LobbyError", "LobbySettings", "setup"]
 
 
 def error_response(_: Request[Any, Any, Any], exc: LobbyError) -> Response[ApiError]:
-    headers = {"retry-after": str(exc.retry_after)} if exc.retry_after else None
+    """A code whose registry entry carries ``retry_after`` (the 503s, 429 rate_limited)
+    always tells the client when to try again."""
+    retry = exc.retry_after
+    if retry is None and RETRY_AFTER in lookup(exc.code).fields:
+        retry = db.RETRY_AFTER_SECONDS
+    headers = {"retry-after": str(retry)} if retry else None
     return Response(ApiError(code=exc.code, message=exc.message), status_code=exc.status,
                     headers=headers)
 
 
 def bad_id_response(_: Request[Any, Any, Any], exc: subjects.BadId) -> Response[ApiError]:
     """An id that slipped past the edge's checks and would have made a bad subject."""
-    return Response(ApiError(code="bad_id", message=str(exc)), status_code=400)
+    return Response(ApiError(code="bad_id", message=str(exc)),
+                    status_code=lookup("bad_id").status)
 
 
 def legacy_routes(rt: Runtime) -> list[object]:

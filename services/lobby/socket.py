@@ -22,7 +22,7 @@ from schemas import ws
 from services.lobby.auth import Tokens
 from services.lobby.errors import LobbyError
 from services.lobby.gateway import Conn, Gateway
-from services.platform import logs
+from services.platform import db, logs
 
 _log = logs.get("gateway")
 _decoder = msgspec.json.Decoder(ws.ClientMessage)
@@ -47,12 +47,12 @@ def origin_allowed(origin: str | None, host: str | None, allowed: frozenset[str]
 def decode_error(exc: msgspec.DecodeError) -> LobbyError:
     text = str(exc)
     if not isinstance(exc, msgspec.ValidationError):
-        return LobbyError(400, "bad_json", "the frame is not a JSON object")
+        return LobbyError("bad_json", "the frame is not a JSON object")
     if "`$.type`" in text or "missing required field `type`" in text:
-        return LobbyError(400, "unknown_type", f"unknown or missing frame type: {text}")
+        return LobbyError("unknown_type", f"unknown or missing frame type: {text}")
     if text.startswith("Expected `object`"):
-        return LobbyError(400, "bad_frame", "a frame is a JSON object with a type")
-    return LobbyError(400, "bad_field", text)
+        return LobbyError("bad_frame", "a frame is a JSON object with a type")
+    return LobbyError("bad_field", text)
 
 
 def handler(gateway: Gateway, tokens: Tokens, allowed_origins: frozenset[str],
@@ -130,17 +130,27 @@ async def _read(socket: WebSocket[Any, Any, Any], conn: Conn, gateway: Gateway,
         if text is None:
             conn.send(ws.Error(code="bad_frame", message="send text frames of JSON"))
             continue
-        command_id = ""
+        command_id = frame_type = ""
         try:
             try:
                 frame = _decoder.decode(data)
             except msgspec.DecodeError as exc:
                 raise decode_error(exc) from None
             command_id = getattr(frame, "command_id", "")
+            frame_type = str(type(frame).__struct_config__.tag)
             await gateway.handle(conn, frame)
         except LobbyError as exc:
+            if frame_type and exc.code not in ws.frame_errors(frame_type):
+                # A code the frame does not declare (schemas/ws.py FRAME_ERRORS): the
+                # client still gets it; the declaration is what needs fixing.
+                _log.error("undeclared_error_code", frame_type=frame_type, code=exc.code)
             conn.send(ws.Error(code=exc.code, message=exc.message, command_id=command_id,
                                until=exc.until))
+        except db.AWAY as exc:
+            _log.warning("frame_database_away", player_id=conn.claims.player_id,
+                         error=repr(exc))
+            conn.send(ws.Error(code="unavailable", message="the store is not answering now; "
+                               "send the frame again shortly", command_id=command_id))
         except Exception as exc:
             _log.exception("frame_failed", player_id=conn.claims.player_id,
                            frame_type=type(exc).__name__)

@@ -23,13 +23,13 @@ class Standings:
     async def _account(self, player_id: str) -> str:
         found = await store.account(self.pool, player_id)
         if found is None:
-            raise LobbyError(404, "player_not_found", f"no player {player_id}")
+            raise LobbyError("player_not_found", f"no player {player_id}")
         return found[1]
 
     async def find(self, name: str) -> api.Named:
         found = await store.registered_account(self.pool, skeleton(name))
         if found is None:
-            raise LobbyError(404, "player_not_found", f"no registered player is named {name!r}")
+            raise LobbyError("player_not_found", f"no registered player is named {name!r}")
         return api.Named(found[0], found[1])
 
     async def player(self, player_id: str) -> api.PlayerPage:

@@ -14,9 +14,9 @@ from litestar.params import Parameter
 
 from schemas.api import Leaderboard, Named, PlayerPage, RatingHistory
 from schemas.subjects import ID_PATTERN
-from services.lobby.apidocs import BEARER, answers
+from services.lobby.apidocs import BEARER, SIGNED_IN, STORE, answers
 from services.lobby.auth import Tokens
-from services.lobby.params import ID_HELP, PlayerId
+from services.lobby.params import ID_HELP, PlayerId, count, line
 from services.lobby.standings import Standings
 
 TAGS = ["ratings"]
@@ -40,7 +40,8 @@ def routes(tokens: Tokens, standings: Standings) -> list[Any]:
 
     @get("/v1/leaderboard", summary="The ranked leaderboard, a page at a time or around a "
          "player", tags=TAGS, security=BEARER,
-         responses=answers(200, Leaderboard, BOARD, 400, 401, 503))
+         responses=answers(200, Leaderboard, BOARD,
+                           *SIGNED_IN, "bad_request", "ratings_unavailable", *STORE))
     async def leaderboard(
         request: Request[Any, Any, Any],
         limit: Annotated[int, Parameter(ge=1, le=200)] = 50,
@@ -59,10 +60,9 @@ def routes(tokens: Tokens, standings: Standings) -> list[Any]:
 
     @get("/v1/players", summary="Find a registered player by name", tags=["players"],
          security=BEARER, responses=answers(200, Named, {"player_id": "p-7f3a", "name": "Ada"},
-                                            400, 401, 404))
-    async def find(request: Request[Any, Any, Any], name: Annotated[str, Parameter(
-            min_length=1, max_length=32, description="a registered name, as written or in "
-                                                     "any case")]) -> Named:
+                                            *SIGNED_IN, "bad_request", "player_not_found", *STORE))
+    async def find(request: Request[Any, Any, Any], name: Annotated[str, line(
+            "a registered name, as written or in any case", 32)]) -> Named:
         """The id behind a registered name (to queue with a partner, say): names are
         unique, whatever the case or look-alike letters. 404 `player_not_found`."""
         signed_in(request)
@@ -71,7 +71,9 @@ def routes(tokens: Tokens, standings: Standings) -> list[Any]:
     @get("/v1/players/{player_id:str}", summary="A player's name and rated record",
          tags=["players"], security=BEARER,
          responses=answers(200, PlayerPage, {"player_id": "p-7f3a", "name": "Ada",
-                                             "ranked": RANKED}, 400, 401, 404))
+                                             "ranked": RANKED},
+                             *SIGNED_IN, "bad_request", "player_not_found",
+                             "ratings_unavailable", *STORE))
     async def player(request: Request[Any, Any, Any], player_id: PlayerId) -> PlayerPage:
         """404 `player_not_found` for an id no account has. `ranked` is null when the
         ratings service did not answer; a player never rated has the initial rating,
@@ -81,11 +83,12 @@ def routes(tokens: Tokens, standings: Standings) -> list[Any]:
 
     @get("/v1/players/{player_id:str}/ratings", summary="A player's rated games, newest "
          "first", tags=TAGS, security=BEARER,
-         responses=answers(200, RatingHistory, HISTORY, 400, 401, 404, 503))
+         responses=answers(200, RatingHistory, HISTORY,
+                           *SIGNED_IN, "bad_request", "player_not_found", "ratings_unavailable",
+                           *STORE))
     async def history(
         request: Request[Any, Any, Any], player_id: PlayerId,
-        before: Annotated[int | None, Parameter(
-            ge=1, description="the `next` of the previous page")] = None,
+        before: Annotated[int | None, count("the `next` of the previous page", ge=1)] = None,
         limit: Annotated[int, Parameter(ge=1, le=100)] = 20,
     ) -> RatingHistory:
         """404 `player_not_found`; 503 `ratings_unavailable` (retry)."""

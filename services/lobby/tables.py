@@ -60,7 +60,7 @@ class Tables:
         t = await store.table_by_code(self.pool, code.strip().upper())
         if t is None:
             self.guesses.missed(me.player_id)
-            raise LobbyError(404, "table_not_found", "no table has that room code")
+            raise LobbyError("table_not_found", "no table has that room code")
         return t
 
     def may_watch(self, t: store.TableRow | None, me: str, code: str | None) -> None:
@@ -77,14 +77,14 @@ class Tables:
     async def _get(self, table_id: str) -> store.TableRow:
         t = await store.get_table(self.pool, table_id)
         if t is None:
-            raise LobbyError(404, "table_not_found", f"no table {table_id}")
+            raise LobbyError("table_not_found", f"no table {table_id}")
         return t
 
     async def _change(self, table_id: str, change: Any) -> store.TableRow:
         try:
             before, after = await store.change_table(self.pool, table_id, change)
         except store.NotFound:
-            raise LobbyError(404, "table_not_found", f"no table {table_id}") from None
+            raise LobbyError("table_not_found", f"no table {table_id}") from None
         if after != before:
             await self.games.table_changed(after.table_id, after.game_id or "")
         return after
@@ -92,7 +92,7 @@ class Tables:
     async def create(self, me: Claims, spec: str | dict[str, Any], private: bool,
                      banter: bool, seat: int | None) -> Table:
         if not private and not (isinstance(spec, str) or set(spec) <= {"preset"}):
-            raise LobbyError(400, "public_rules_fixed",
+            raise LobbyError("public_rules_fixed",
                              "a public table plays a preset as it is; open a private table "
                              "to change rules")
         preset, rules = rules_of(spec)
@@ -111,7 +111,7 @@ class Tables:
             except store.CodeTaken:
                 continue
         else:  # pragma: no cover - 32**6 codes
-            raise LobbyError(503, "no_room_code", "no free room code; try again")
+            raise LobbyError("no_room_code", "no free room code; try again")
         await self.games.table_changed(row.table_id)
         return to_api(row, me.player_id)
 
@@ -128,21 +128,21 @@ class Tables:
         def sit(t: store.TableRow) -> store.TableRow:
             held = seat_of(t, me.player_id)
             if t.private and not by_code and held is None and t.host != me.player_id:
-                raise LobbyError(403, "room_code_required",
+                raise LobbyError("room_code_required",
                                  "a private table is joined with its room code")
             if t.state != "open":
                 if held is not None:
                     return t
-                raise LobbyError(409, "table_started",
+                raise LobbyError("table_started",
                                  "the game has started; watch it as a spectator")
             if held is not None and (seat is None or seat == held):
                 return t
             want = seat if seat is not None else next(
                 (i for i, s in enumerate(t.seats) if s.free), None)
             if want is None:
-                raise LobbyError(409, "table_full", "every seat is taken")
+                raise LobbyError("table_full", "every seat is taken")
             if not t.seats[want].free:
-                raise LobbyError(409, "seat_taken", f"seat {want} is taken")
+                raise LobbyError("seat_taken", f"seat {want} is taken")
             seats = list(t.seats)
             if held is not None:
                 seats[held] = store.Seat()
@@ -161,7 +161,7 @@ class Tables:
         (``subscribe`` with ``spectate`` and the same ``code``)."""
         t = await self._by_code(me, code)
         if t.game_id is None:
-            raise LobbyError(409, "table_not_started",
+            raise LobbyError("table_not_started",
                              "the table's game has not started; join the table instead")
         return to_api(t, me.player_id)
 
@@ -169,7 +169,7 @@ class Tables:
         def stand(t: store.TableRow) -> store.TableRow:
             held = seat_of(t, me.player_id)
             if held is None:
-                raise LobbyError(409, "not_seated", "you hold no seat at this table")
+                raise LobbyError("not_seated", "you hold no seat at this table")
             if t.state == "playing":
                 return t  # the game decides what happens to a seat in play
             if t.state == "over" or t.play_again is not None:
@@ -195,9 +195,9 @@ class Tables:
                 game_id=game_id, command_id=f"{player_id}:leave:{uuid.uuid4().hex}",
                 command=LeaveSeat(seat=seat), player_id=player_id))
         except GameUnavailable:
-            raise LobbyError(503, GAME_UNAVAILABLE, "no game worker answered") from None
+            raise LobbyError(GAME_UNAVAILABLE, "no game worker answered") from None
         if not reply.ok:
-            raise LobbyError(409, reply.code or "rejected", reply.message)
+            raise LobbyError(reply.code or "rejected", reply.message)
 
     async def set_bots(self, me: Claims, table_id: str, seat: int | None, level: str,
                        remove: bool) -> Table:
@@ -207,7 +207,7 @@ class Tables:
             targets = [seat] if seat is not None else [i for i, s in enumerate(seats) if s.free]
             for i in targets:
                 if seats[i].player_id is not None:
-                    raise LobbyError(409, "seat_taken", f"a player sits at seat {i}")
+                    raise LobbyError("seat_taken", f"a player sits at seat {i}")
                 seats[i] = store.Seat() if remove else store.Seat(bot=level, name=f"Bot {i + 1}")
             return t.with_(seats=tuple(seats))
 
@@ -216,17 +216,17 @@ class Tables:
     @staticmethod
     def _host_of_open(t: store.TableRow, me: Claims) -> None:
         if t.host != me.player_id:
-            raise LobbyError(403, "not_host", "only the table's host may do that")
+            raise LobbyError("not_host", "only the table's host may do that")
         if t.state != "open":
-            raise LobbyError(409, "table_started", "the game has already started")
+            raise LobbyError("table_started", "the game has already started")
 
     async def change_rules(self, me: Claims, table_id: str, overrides: dict[str, Any]) -> Table:
         def rules(t: store.TableRow) -> store.TableRow:
             self._host_of_open(t, me)
             if not t.private:
-                raise LobbyError(409, "public_rules_fixed", "a public table keeps its preset")
+                raise LobbyError("public_rules_fixed", "a public table keeps its preset")
             if "preset" in overrides:
-                raise LobbyError(400, "bad_rules", "change options, or reset to the preset")
+                raise LobbyError("bad_rules", "change options, or reset to the preset")
             merged = {**t.rules, **overrides, "preset": t.preset}
             return t.with_(rules=rules_of(merged)[1])
 
@@ -242,7 +242,7 @@ class Tables:
     async def set_banter(self, me: Claims, table_id: str, banter: bool) -> Table:
         def switch(t: store.TableRow) -> store.TableRow:
             if t.host != me.player_id:
-                raise LobbyError(403, "not_host", "only the table's host may do that")
+                raise LobbyError("not_host", "only the table's host may do that")
             return t.with_(banter=banter)
 
         return to_api(await self._change(table_id, switch), me.player_id)
@@ -301,7 +301,7 @@ class Tables:
     async def summary_base(self, game_id: str) -> store.TableRow:
         t = await store.table_by_game(self.pool, game_id)
         if t is None:
-            raise LobbyError(404, "game_not_found", f"no game {game_id}")
+            raise LobbyError("game_not_found", f"no game {game_id}")
         return t
 
 

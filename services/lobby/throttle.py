@@ -35,7 +35,7 @@ def refuse_past(limiter: MovingWindowRateLimiter, item: RateLimitItem, keys: tup
     if not limiter.test(item, *keys):
         reset = limiter.get_window_stats(item, *keys).reset_time
         wait = max(1, math.ceil(reset - time.time()))
-        raise LobbyError(429, "rate_limited", f"too many {what}; try again in {wait} s",
+        raise LobbyError("rate_limited", f"too many {what}; try again in {wait} s",
                          retry_after=wait)
 
 

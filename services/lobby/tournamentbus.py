@@ -1,11 +1,9 @@
 """The lobby's side of the bus to the tournament service, in the lobby's own terms.
 
 The service answers a refused command with its stable code (``not_organizer``,
-``registration_closed`` ...); here, and nowhere else, each code gets the HTTP
-status a client sees: 403 for a write that is not the caller's to make, 404 for
-something that does not exist, 409 for a state that does not allow it, 400 for a
-bad value. A service that does not answer in time is 503
-``tournaments_unavailable``.
+``registration_closed`` ...), which the lobby passes on: its HTTP status comes from
+the registry of codes (``schemas/errors.py``). A service that does not answer in time
+is 503 ``tournaments_unavailable``.
 """
 
 from __future__ import annotations
@@ -18,6 +16,7 @@ from nats.aio.client import Client
 
 from schemas import tournament_api as api
 from schemas import tournament_commands as cmd
+from schemas.errors import from_service
 from schemas.subjects import Names
 from services.lobby.errors import LobbyError
 from services.platform import bus, logs
@@ -25,23 +24,6 @@ from services.platform import bus, logs
 T = TypeVar("T", bound=msgspec.Struct)
 TOURNAMENTS_UNAVAILABLE = "tournaments_unavailable"
 _log = logs.get("lobby")
-
-FORBIDDEN = frozenset({"not_organizer", "not_partner", "not_in_team", "no_show_ban"})
-NOT_FOUND = frozenset({"no_tournament", "no_team", "no_match"})
-CONFLICT = frozenset({
-    "tournament_exists", "already_started", "tournament_over", "registration_closed",
-    "already_registered", "team_exists", "check_in_closed", "not_confirmed", "too_early",
-    "not_running", "round_in_progress", "no_more_rounds", "not_paired_by_rounds",
-    "result_exists", "override_too_late", "tournament_full"})
-
-
-def status_of(code: str) -> int:
-    if code in FORBIDDEN:
-        return 403
-    if code in NOT_FOUND:
-        return 404
-    return 409 if code in CONFLICT else 400
-
 
 class TournamentBus:
     def __init__(self, nc: Client, names: Names, timeout: float) -> None:
@@ -52,14 +34,14 @@ class TournamentBus:
             return await bus.request(self.nc, self.names.endpoint("tournaments", endpoint),
                                      body, reply, timeout=self.timeout)
         except bus.RemoteError as exc:
-            if exc.code.isdigit():  # the service could not decode what the lobby sent
+            code = from_service(exc.code)
+            if code != exc.code:  # the lobby sent what the service cannot read, or it failed
                 _log.error("tournament_request_refused", endpoint=endpoint, code=exc.code,
                            error=exc.description)
-                raise LobbyError(400, "bad_request", exc.description) from None
-            raise LobbyError(status_of(exc.code), exc.code, exc.description) from None
+            raise LobbyError(code, exc.description) from None
         except (nats.errors.TimeoutError, nats.errors.NoRespondersError, TimeoutError) as exc:
             _log.warning("tournaments_unavailable", endpoint=endpoint, error=repr(exc))
-            raise LobbyError(503, TOURNAMENTS_UNAVAILABLE,
+            raise LobbyError(TOURNAMENTS_UNAVAILABLE,
                              "the tournament service did not answer; try again") from None
 
     async def write(self, endpoint: str, tournament_id: str, command: cmd.Command,

@@ -97,7 +97,7 @@ class TournamentFeed:
             watched.pop(tid, None)
             return
         if tid not in watched and len(watched) >= MAX_WATCHED:
-            raise LobbyError(429, "too_many_tournaments",
+            raise LobbyError("too_many_tournaments",
                              f"a socket follows at most {MAX_WATCHED} tournaments")
         line = self.lines.get(tid)
         if line is None:

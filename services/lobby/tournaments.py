@@ -40,8 +40,8 @@ def settings_of(body: api.TournamentBody) -> TournamentSettings:
 
 def _registered_only(me: Claims) -> None:
     if me.guest:
-        raise LobbyError(403, "registered_only", "tournament teams are registered players; "
-                                                 "register a name first")
+        raise LobbyError("registered_only", "tournament teams are registered players; "
+                                            "register a name first")
 
 
 class Tournaments:
@@ -81,12 +81,12 @@ class Tournaments:
                        body: api.RegisterTeamBody) -> api.TournamentChanged:
         _registered_only(me)
         if body.partner == me.player_id:
-            raise LobbyError(400, "self_partner", "a team is two different players")
+            raise LobbyError("self_partner", "a team is two different players")
         known = await store.people(self.pool, [body.partner])
         if body.partner not in known:
-            raise LobbyError(404, "player_not_found", f"no player {body.partner}")
+            raise LobbyError("player_not_found", f"no player {body.partner}")
         if not known[body.partner][1]:
-            raise LobbyError(400, "partner_is_guest", "the partner must be a registered player")
+            raise LobbyError("partner_is_guest", "the partner must be a registered player")
         rated = await self.ratings.ratings([me.player_id, body.partner])
         team_id = uuid.uuid4().hex[:16]
         return _changed(await self.bus.write("register", tid, cmd.RegisterTeam(

@@ -18,9 +18,9 @@ from litestar.params import Parameter
 
 from schemas import tournament_api as api
 from services.lobby.api import static_file
-from services.lobby.apidocs import BEARER, answers
+from services.lobby.apidocs import BEARER, SIGNED_IN, STORE, answers
 from services.lobby.auth import Tokens
-from services.lobby.params import MatchId, TeamId, TournamentId
+from services.lobby.params import MatchId, TeamId, TournamentId, count
 from services.lobby.tournaments import Tournaments
 
 TAGS = ["tournaments"]
@@ -39,13 +39,23 @@ VIEW = {"summary": SUMMARY, "settings": {"name": "Friday Night Spades"}, "versio
         "teams": [{"team_id": "a41c09e7d2b84f61", "name": "Aces", "players": ["p-7f3a", "p-11b0"],
                    "confirmed": False, "waiting": False, "checked_in": [], "withdrawn": "",
                    "seed": None}], "matches": [], "standings": []}
-WRITE_ERRORS = (400, 401, 403, 404, 409, 503)
+# Every call reaches the tournament service, which may be away or not know the id.
+READ = (*SIGNED_IN, "bad_request", "bad_tournament_id", "no_tournament",
+        "tournaments_unavailable", *STORE)
+# A write also meets a tournament whose state refuses it.
+WRITE = (*READ, "tournament_over", "already_started", "not_running", "registration_closed")
+# The settings' own checks, on create and on change.
+SETTINGS = ("bad_rules", "max_below_min", "bad_window", "check_in_outside_window",
+            "draw_in_elimination", "duplicate_needs_rounds", "too_many_rounds",
+            "late_join_needs_swiss", "too_many_groups", "bad_tiebreaks",
+            "rated_needs_ranked_rules", "rated_needs_people")
 
 
-def written(event: str, status: int = 200) -> dict[int, Any]:
-    """The answers of a write that adds ``event``."""
+def written(event: str, *codes: str, status: int = 200) -> dict[int, Any]:
+    """The answers of a write that adds ``event``: the codes every write may meet, and
+    the write's own."""
     return answers(status, api.TournamentChanged, {**CHANGED, "events": [event],
-                                                   "team_id": None}, *WRITE_ERRORS)
+                                                   "team_id": None}, *WRITE, *codes)
 
 
 def routes(tokens: Tokens, tournaments: Tournaments) -> list[Any]:
@@ -54,7 +64,8 @@ def routes(tokens: Tokens, tournaments: Tournaments) -> list[Any]:
 
     @post("/v1/tournaments", status_code=201, summary="Organizer: create a tournament",
           tags=TAGS, security=BEARER,
-          responses=written("TournamentCreated", 201))
+          responses=written("TournamentCreated", "organizers_only", "tournament_exists", *SETTINGS,
+                            status=201))
     async def create(request: Request[Any, Any, Any],
                      data: api.TournamentBody) -> api.TournamentChanged:
         """Body: the settings (docs/tournaments.md); `rules` a preset name or
@@ -66,7 +77,8 @@ def routes(tokens: Tokens, tournaments: Tournaments) -> list[Any]:
 
     @get("/v1/tournaments", summary="Tournaments by start time, of one status or all",
          tags=TAGS, security=BEARER,
-         responses=answers(200, api.TournamentList, {"tournaments": [SUMMARY]}, 400, 401, 503))
+         responses=answers(200, api.TournamentList, {"tournaments": [SUMMARY]},
+                           *SIGNED_IN, "bad_request", "tournaments_unavailable"))
     async def list_(request: Request[Any, Any, Any],
                     status: Literal["registering", "running", "finished", "cancelled"]
                     | None = None,
@@ -77,7 +89,8 @@ def routes(tokens: Tokens, tournaments: Tournaments) -> list[Any]:
 
     @get("/v1/tournaments/{tournament_id:str}", summary="A tournament: settings, teams, "
          "matches, standings", tags=TAGS, security=BEARER,
-         responses=answers(200, api.TournamentView, VIEW, 400, 401, 404, 503))
+         responses=answers(200, api.TournamentView, VIEW,
+                           *READ))
     async def show(request: Request[Any, Any, Any],
                    tournament_id: TournamentId) -> api.TournamentView:
         """404 `no_tournament`. The same, kept current, over /v1/ws after
@@ -87,7 +100,7 @@ def routes(tokens: Tokens, tournaments: Tournaments) -> list[Any]:
 
     @patch("/v1/tournaments/{tournament_id:str}", summary="Organizer: new settings, until "
            "the start", tags=TAGS, security=BEARER,
-           responses=written("SettingsChanged"))
+           responses=written("SettingsChanged", "not_organizer", *SETTINGS))
     async def change(request: Request[Any, Any, Any], tournament_id: TournamentId,
                      data: api.TournamentBody) -> api.TournamentChanged:
         """Body: the whole new settings. 403 `not_organizer`; 409 `already_started`."""
@@ -95,7 +108,7 @@ def routes(tokens: Tokens, tournaments: Tournaments) -> list[Any]:
 
     @post("/v1/tournaments/{tournament_id:str}/cancel", status_code=200,
           summary="Organizer: cancel the tournament", tags=TAGS, security=BEARER,
-          responses=written("TournamentCancelled"))
+          responses=written("TournamentCancelled", "not_organizer"))
     async def cancel(request: Request[Any, Any, Any],
                      tournament_id: TournamentId) -> api.TournamentChanged:
         """403 `not_organizer`; 409 `tournament_over`."""
@@ -104,7 +117,9 @@ def routes(tokens: Tokens, tournaments: Tournaments) -> list[Any]:
     @post("/v1/tournaments/{tournament_id:str}/teams", status_code=201,
           summary="Register a team with a partner, who confirms it", tags=TAGS,
           security=BEARER, responses=answers(201, api.TournamentChanged, CHANGED,
-                                             *WRITE_ERRORS))
+                                             *WRITE, "registered_only", "self_partner",
+                             "player_not_found", "partner_is_guest", "ratings_unavailable",
+                             "team_exists", "already_registered", "no_show_ban"))
     async def register(request: Request[Any, Any, Any], tournament_id: TournamentId,
                        data: api.RegisterTeamBody) -> api.TournamentChanged:
         """Both players are registered accounts (403 `registered_only` for a guest, 400
@@ -114,7 +129,7 @@ def routes(tokens: Tokens, tournaments: Tournaments) -> list[Any]:
 
     @post("/v1/tournaments/{tournament_id:str}/teams/{team_id:str}/confirm", status_code=200,
           summary="Partner: confirm the team", tags=TAGS, security=BEARER,
-          responses=written("TeamConfirmed"))
+          responses=written("TeamConfirmed", "no_team", "not_partner", "tournament_full"))
     async def confirm(request: Request[Any, Any, Any], tournament_id: TournamentId,
                       team_id: TeamId) -> api.TournamentChanged:
         """403 `not_partner` for anyone but the invited partner. Past `max_teams` the team
@@ -123,7 +138,7 @@ def routes(tokens: Tokens, tournaments: Tournaments) -> list[Any]:
 
     @delete("/v1/tournaments/{tournament_id:str}/teams/{team_id:str}", status_code=200,
             summary="A team's player: withdraw the team", tags=TAGS, security=BEARER,
-            responses=written("TeamWithdrawn"))
+            responses=written("TeamWithdrawn", "no_team", "not_in_team"))
     async def withdraw(request: Request[Any, Any, Any], tournament_id: TournamentId,
                        team_id: TeamId) -> api.TournamentChanged:
         """403 `not_in_team`. Once running, the team's remaining matches are forfeited."""
@@ -131,7 +146,8 @@ def routes(tokens: Tokens, tournaments: Tournaments) -> list[Any]:
 
     @post("/v1/tournaments/{tournament_id:str}/check-in", status_code=200,
           summary="Check in for one's team (both partners do)", tags=TAGS, security=BEARER,
-          responses=written("TeamCheckedIn"))
+          responses=written("TeamCheckedIn", "check_in_closed", "not_in_team",
+                                             "not_confirmed"))
     async def check_in(request: Request[Any, Any, Any],
                        tournament_id: TournamentId) -> api.TournamentChanged:
         """409 `check_in_closed` outside the `check_in_minutes` before the start,
@@ -140,7 +156,8 @@ def routes(tokens: Tokens, tournaments: Tournaments) -> list[Any]:
 
     @post("/v1/tournaments/{tournament_id:str}/matches/{match_id:str}/override",
           status_code=200, summary="Organizer: override a match's result", tags=TAGS,
-          security=BEARER, responses=written("ResultOverridden"))
+          security=BEARER, responses=written("ResultOverridden", "not_organizer", "no_match",
+                                                    "draw_not_allowed", "override_too_late"))
     async def override(request: Request[Any, Any, Any], tournament_id: TournamentId,
                        match_id: MatchId, data: api.OverrideBody) -> api.TournamentChanged:
         """Who and why are kept in the record. 409 `override_too_late` once a team of the
@@ -149,7 +166,7 @@ def routes(tokens: Tokens, tournaments: Tournaments) -> list[Any]:
 
     @post("/v1/tournaments/{tournament_id:str}/teams/{team_id:str}/disqualify",
           status_code=200, summary="Organizer: disqualify a team", tags=TAGS,
-          security=BEARER, responses=written("TeamWithdrawn"))
+          security=BEARER, responses=written("TeamWithdrawn", "not_organizer", "no_team"))
     async def disqualify(request: Request[Any, Any, Any], tournament_id: TournamentId,
                          team_id: TeamId, data: api.DisqualifyBody) -> api.TournamentChanged:
         """Its remaining matches are forfeited."""
@@ -157,7 +174,8 @@ def routes(tokens: Tokens, tournaments: Tournaments) -> list[Any]:
 
     @post("/v1/tournaments/{tournament_id:str}/bots", status_code=201,
           summary="Organizer: enter a team of two bots", tags=TAGS, security=BEARER,
-          responses=written("TeamRegistered", 201))
+          responses=written("TeamRegistered", "not_organizer", "rated_needs_people",
+                            "team_exists", "tournament_full", status=201))
     async def add_bots(request: Request[Any, Any, Any], tournament_id: TournamentId,
                        data: api.BotTeamBody) -> api.TournamentChanged:
         """Registered, confirmed and checked in at once; unrated tournaments only (400
@@ -166,7 +184,7 @@ def routes(tokens: Tokens, tournaments: Tournaments) -> list[Any]:
 
     @post("/v1/tournaments/{tournament_id:str}/seeds", status_code=200,
           summary="Organizer: seed teams by hand, before the start", tags=TAGS,
-          security=BEARER, responses=written("SeedsSet"))
+          security=BEARER, responses=written("SeedsSet", "not_organizer", "bad_seeds"))
     async def seed(request: Request[Any, Any, Any], tournament_id: TournamentId,
                    data: api.SeedsBody) -> api.TournamentChanged:
         """The teams named come first, in this order; the others follow by the mean
@@ -175,7 +193,9 @@ def routes(tokens: Tokens, tournaments: Tournaments) -> list[Any]:
 
     @post("/v1/tournaments/{tournament_id:str}/rounds/{round_no:int}/pairings",
           status_code=200, summary="Organizer: the next Swiss round's pairings, by hand",
-          tags=TAGS, security=BEARER, responses=written("PairingsSet"))
+          tags=TAGS, security=BEARER,
+          responses=written("PairingsSet", "not_organizer", "not_swiss", "bad_round",
+                            "bad_pairings"))
     async def set_pairings(request: Request[Any, Any, Any], tournament_id: TournamentId,
                            round_no: Annotated[int, Parameter(ge=1, le=64)],
                            data: api.PairingsBody) -> api.TournamentChanged:
@@ -186,7 +206,7 @@ def routes(tokens: Tokens, tournaments: Tournaments) -> list[Any]:
 
     @post("/v1/tournaments/{tournament_id:str}/waive-ban", status_code=200,
           summary="Organizer: let a player with a no-show ban register here", tags=TAGS,
-          security=BEARER, responses=written("BanWaived"))
+          security=BEARER, responses=written("BanWaived", "not_organizer"))
     async def waive_ban(request: Request[Any, Any, Any], tournament_id: TournamentId,
                         data: api.WaiveBanBody) -> api.TournamentChanged:
         """A player who stayed away from a tournament match may not register for 24 h,
@@ -200,10 +220,9 @@ def routes(tokens: Tokens, tournaments: Tournaments) -> list[Any]:
              "tournament_id": TID, "version": 2, "events": [{"version": 2, "event": {
                  "type": "TeamRegistered", "at": 1798700000000, "team_id": "a41c09e7d2b84f61",
                  "name": "Aces", "players": ["p-7f3a", "p-11b0"], "rating": 1540.0}}]},
-             400, 401, 404, 503))
+                             *READ))
     async def events(request: Request[Any, Any, Any], tournament_id: TournamentId,
-                     after: Annotated[int, Parameter(ge=0, description="the last version "
-                                                     "held")] = 0,
+                     after: Annotated[int, count("the last version held")] = 0,
                      limit: Annotated[int, Parameter(ge=1, le=1000)] = 500,
                      ) -> api.TournamentEvents:
         """Every event of `schemas/tournament_events.py` after `after`, with its version:
@@ -215,7 +234,7 @@ def routes(tokens: Tokens, tournaments: Tournaments) -> list[Any]:
     @get("/v1/tournaments/{tournament_id:str}/standings", summary="Standings with their "
          "tie-breaks", tags=TAGS, security=BEARER,
          responses=answers(200, api.Standings, {"tournament_id": TID, "standings": [STANDING]},
-                           400, 401, 404, 503))
+                           *READ))
     async def standings(request: Request[Any, Any, Any],
                         tournament_id: TournamentId) -> api.Standings:
         """A total order: match points, then the format's tie-breaks (or the organizer's
@@ -227,7 +246,8 @@ def routes(tokens: Tokens, tournaments: Tournaments) -> list[Any]:
          "by round", tags=TAGS, security=BEARER,
          responses=answers(200, api.Bracket, {"tournament_id": TID,
                                               "format": "single_elimination",
-                                              "rounds": [[MATCH]]}, 400, 401, 404, 503))
+                                              "rounds": [[MATCH]]},
+                             *READ))
     async def bracket(request: Request[Any, Any, Any],
                       tournament_id: TournamentId) -> api.Bracket:
         """Elimination matches appear as their two teams become known; Swiss and round-robin

@@ -26,5 +26,5 @@ def may_watch(t: store.TableRow | None, player_id: str, code: str | None) -> Non
     if t.code is not None and code is not None \
             and secrets.compare_digest(code.strip().upper().encode(), t.code.encode()):
         return
-    raise LobbyError(403, "room_code_required",
+    raise LobbyError("room_code_required",
                      "a private table's game is watched with its room code")

@@ -31,7 +31,7 @@ from nats.micro.request import Request, ServiceError
 from prometheus_client import Counter, Histogram
 
 from schemas.bus import EventEnvelope
-from services.platform import faults, logs
+from services.platform import db, faults, logs
 
 T = TypeVar("T", bound=msgspec.Struct)
 
@@ -256,9 +256,15 @@ def responder(ep: Endpoint) -> Callable[[Request], Awaitable[None]]:
             except ServiceError as exc:
                 await req.respond_error(exc.code, exc.description)
                 return
-            except Exception as exc:
+            except db.AWAY as exc:  # "not now": the requester may try again
+                _log.warning("handler_database_away", endpoint=ep.name, error=repr(exc))
+                await req.respond_error("unavailable", "the store is not answering now")
+                return
+            except Exception:
+                # The log has the exception; the requester (and maybe a client) gets none
+                # of its names.
                 _log.exception("handler_failed", endpoint=ep.name)
-                await req.respond_error("500", f"internal error: {type(exc).__name__}")
+                await req.respond_error("500", "internal error (logged)")
                 return
             try:
                 await req.respond(_encoder.encode(reply))

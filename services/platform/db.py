@@ -9,6 +9,21 @@ class DatabaseUnavailable(RuntimeError):
     pass
 
 
+# What a query or a pool's acquire raises while Postgres is away (stopped, restarting,
+# unreachable): not a bug but "not now". The HTTP layer answers these with 503
+# ``unavailable`` and a Retry-After, the socket with an ``unavailable`` error frame.
+AWAY: tuple[type[Exception], ...] = (
+    DatabaseUnavailable,
+    ConnectionError,  # refused or reset: the server is down
+    TimeoutError,  # no connection within the pool's connect timeout
+    asyncpg.PostgresConnectionError,  # the server dropped or refused the session
+    asyncpg.exceptions.OperatorInterventionError,  # shutting down, starting up, crashed
+    asyncpg.exceptions.ConnectionDoesNotExistError,  # the connection died mid-query
+)
+# How long a client should wait before trying again (a restart takes a few seconds).
+RETRY_AFTER_SECONDS = 5
+
+
 async def keep_session(conn: asyncpg.Connection) -> None:
     """Nothing to reset when a connection goes back to the pool.
 

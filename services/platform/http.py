@@ -22,7 +22,8 @@ from litestar.openapi import OpenAPIConfig
 from litestar.types import ControllerRouterHandler
 
 from schemas.api import ApiError
-from services.platform import logs
+from schemas.errors import status_of
+from services.platform import db, logs
 
 Check = Callable[[], Awaitable[bool]]
 _log = logs.get("http")
@@ -49,7 +50,7 @@ def invalid(_: Request[Any, Any, Any], exc: ValidationException) -> Response[Api
     detail = "; ".join(str(e.get("message", "")) + (f" ({e['key']})" if e.get("key") else "")
                        for e in extra if isinstance(e, dict))
     return Response(ApiError(code="bad_request", message=detail or str(exc.detail)),
-                    status_code=400)
+                    status_code=status_of("bad_request"))
 
 
 def http_error(_: Request[Any, Any, Any], exc: HTTPException) -> Response[ApiError]:
@@ -58,6 +59,15 @@ def http_error(_: Request[Any, Any, Any], exc: HTTPException) -> Response[ApiErr
              413: "body_too_large"}
     return Response(ApiError(code=codes.get(exc.status_code, "http_error"),
                              message=str(exc.detail)), status_code=exc.status_code)
+
+
+def database_away(request: Request[Any, Any, Any], exc: Exception) -> Response[ApiError]:
+    """Postgres is away (stopped, restarting): "not now, try again", on any route."""
+    _log.warning("database_away", method=request.method, path=request.url.path,
+                 error=repr(exc))
+    return Response(ApiError(code="unavailable", message="the store is not answering now; "
+                             "try again shortly"), status_code=status_of("unavailable"),
+                    headers={"retry-after": str(db.RETRY_AFTER_SECONDS)})
 
 
 def internal_error(request: Request[Any, Any, Any], exc: Exception) -> Response[ApiError]:
@@ -99,7 +109,9 @@ def create_app(service: str, checks: dict[str, Check], live: Callable[[], bool],
         openapi_config=openapi,  # only a public API documents itself
         on_shutdown=list(on_shutdown),
         exception_handlers={Exception: internal_error, HTTPException: http_error,
-                            ValidationException: invalid, **(exception_handlers or {})},
+                            ValidationException: invalid,
+                            **dict.fromkeys(db.AWAY, database_away),
+                            **(exception_handlers or {})},
         request_class=BodyRequest,
         debug=False,
         logging_config=None,  # structlog writes the service's logs; no second format

@@ -95,7 +95,7 @@ async def test_a_public_table_is_listed_with_its_free_seats(host: Player) -> Non
 async def test_a_public_table_keeps_its_preset(host: Player) -> None:
     status, err = await host.call("POST", "/v1/tables",
                                   {"rules": {"preset": "house", "target": 250}})
-    assert (status, err["code"]) == (400, "public_rules_fixed")
+    assert (status, err["code"]) == (409, "public_rules_fixed")
     t = await host.ok("POST", "/v1/tables", {"rules": "house"})
     status, err = await host.call("PATCH", f"/v1/tables/{t['table_id']}/rules", {"target": 250})
     assert (status, err["code"]) == (409, "public_rules_fixed")
