@@ -16,6 +16,7 @@ from typing import Annotated
 
 import msgspec
 import nats.js.errors
+from tenacity import AsyncRetrying, retry_if_exception_type, wait_fixed
 
 from schemas import subjects
 from services.platform import bus
@@ -57,12 +58,12 @@ class WhenStreamExists:
         self._task = asyncio.create_task(self._start(), name="await-stream")
 
     async def _start(self) -> None:
-        while True:
-            try:
+        # Forever: the stream comes when its service does; stop() cancels the wait.
+        async for attempt in AsyncRetrying(
+                retry=retry_if_exception_type(nats.js.errors.NotFoundError),
+                wait=wait_fixed(self.retry), reraise=True):
+            with attempt:
                 await self.consumer.start()
-                return
-            except nats.js.errors.NotFoundError:
-                await asyncio.sleep(self.retry)
 
     async def stop(self) -> None:
         if self._task is not None and not self._task.done():
