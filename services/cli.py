@@ -19,6 +19,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -41,33 +42,72 @@ class CliError(Exception):
     """One line for the operator; exit 1."""
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="spades", description="Spades platform")
-    sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("dev", help="start Postgres, NATS and the four services on this machine")
-    serve = sub.add_parser("serve", help="run one service (for deployment)")
-    serve.add_argument("service", choices=catalog.SERVICES)
-    sub.add_parser("migrate", help="apply every service's migrations to DATABASE_URL "
-                                  "(or the running `spades dev`'s database)")
-    resync = sub.add_parser("resync", help="publish stored game events to JetStream again "
-                                           "(after JetStream lost or purged them)")
+Handler = Callable[[argparse.Namespace], int]
+
+
+def parser() -> argparse.ArgumentParser:
+    """Every command, each with its handler (``func``): the exit status it returns."""
+    top = argparse.ArgumentParser(prog="spades", description="Spades platform")
+    sub = top.add_subparsers(dest="command", required=True)
+
+    def command(name: str, handler: Handler, help: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help)
+        p.set_defaults(func=handler)
+        return p
+
+    command("dev", lambda _: dev(),
+            help="start Postgres, NATS and the four services on this machine")
+    command("serve", lambda a: serve_one(a.service),
+            help="run one service (for deployment)").add_argument(
+        "service", choices=catalog.SERVICES)
+    command("migrate", lambda _: migrate_cmd(),
+            help="apply every service's migrations to DATABASE_URL "
+                 "(or the running `spades dev`'s database)")
+    resync = command("resync", lambda a: resync_cmd(a.from_position, a.stream),
+                     help="publish stored game events to JetStream again "
+                          "(after JetStream lost or purged them)")
     resync.add_argument("--from-position", type=int, default=0,
                         help="first global position to republish (default: all)")
     resync.add_argument("--stream", help="only this game's stream")
     ratings_p = sub.add_parser("ratings", help="the ratings service's tables")
     ratings_sub = ratings_p.add_subparsers(dest="ratings_command", required=True)
     ratings_sub.add_parser("rebuild", help="forget every rating and rate every stored "
-                                           "GameEnded again, in order (after a formula change)")
-    show = sub.add_parser("settings", help="list a service's settings: default, value in "
-                                       "force (from the environment), meaning")
-    show.add_argument("service", choices=catalog.SERVICES)
-    record = sub.add_parser("record", help="game records: check them, or export a game's hands")
+                                           "GameEnded again, in order (after a formula change)"
+                           ).set_defaults(func=lambda _: ratings_rebuild_cmd())
+    command("settings", lambda a: settings_cmd(a.service),
+            help="list a service's settings: default, value in "
+                 "force (from the environment), meaning").add_argument(
+        "service", choices=catalog.SERVICES)
+    _operator_commands(command)
+    for role, what in (("operator", "give a registered account the operator role, or take "
+                                    "it away"),
+                       ("organizer", "let a registered account organize tournaments, "
+                                     "or stop it")):
+        role_p = command(role, lambda a: role_cmd(a.command, a.action == "grant", a.name),
+                         help=what)
+        role_p.add_argument("action", choices=("grant", "revoke"))
+        role_p.add_argument("name", help="a registered account's name")
+    tournament_cli.add_parser(sub).set_defaults(
+        func=lambda a: tournament_cli.run(a, devdata.database_url()))
+    return top
+
+
+def _operator_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
+    """`record`, `replay` and `events`: run by ``operator_cli``, imported when one runs."""
+
+    def run(args: argparse.Namespace) -> int:
+        from services import operator_cli
+
+        return operator_cli.run(args)
+
+    record = command("record", run,
+                     help="game records: check them, or export a game's hands")
     record_sub = record.add_subparsers(dest="record_command", required=True)
     verify_p = record_sub.add_parser("verify", help="judge JSON Lines game records")
     verify_p.add_argument("file", help="a JSON Lines file, or - for standard input")
     record_export = record_sub.add_parser("export", help="a stored game's hands as records")
     record_export.add_argument("game_id")
-    replay_p = sub.add_parser("replay", help="replay and verify a game's event log")
+    replay_p = command("replay", run, help="replay and verify a game's event log")
     replay_p.add_argument("game_id", nargs="?", help="a stored game, read from DATABASE_URL "
                           "or the database of the `spades dev` running beside it")
     replay_p.add_argument("--file", help="an exported log (JSON Lines); no database needed")
@@ -78,41 +118,16 @@ def main(argv: list[str] | None = None) -> None:
                           help="machine-readable: the timeline, the state and the verdict")
     replay_p.add_argument("--verify-all", action="store_true",
                           help="verify every stored game and summarize")
-    events_p = sub.add_parser("events", help="a stored game's event log")
+    events_p = command("events", run, help="a stored game's event log")
     events_sub = events_p.add_subparsers(dest="events_command", required=True)
     events_export = events_sub.add_parser("export", help="write the log as JSON Lines")
     events_export.add_argument("game_id")
-    operator_p = sub.add_parser("operator", help="give a registered account the operator "
-                                                 "role, or take it away")
-    operator_p.add_argument("action", choices=("grant", "revoke"))
-    operator_p.add_argument("name", help="a registered account's name")
-    organizer_p = sub.add_parser("organizer", help="let a registered account organize "
-                                                   "tournaments, or stop it")
-    organizer_p.add_argument("action", choices=("grant", "revoke"))
-    organizer_p.add_argument("name", help="a registered account's name")
-    tournament_cli.add_parser(sub)
-    args = parser.parse_args(argv)
-    try:
-        if args.command == "dev":
-            code = dev()
-        elif args.command == "serve":
-            code = serve_one(args.service)
-        elif args.command == "migrate":
-            code = migrate_cmd()
-        elif args.command == "resync":
-            code = resync_cmd(args.from_position, args.stream)
-        elif args.command == "ratings":
-            code = ratings_rebuild_cmd()
-        elif args.command in ("record", "replay", "events"):
-            from services import operator_cli
 
-            code = operator_cli.run(args)
-        elif args.command in ("operator", "organizer"):
-            code = role_cmd(args.command, args.action == "grant", args.name)
-        elif args.command == "tournament":
-            code = tournament_cli.run(args, devdata.database_url())
-        else:
-            code = settings_cmd(args.service)
+
+def main(argv: list[str] | None = None) -> None:
+    args = parser().parse_args(argv)
+    try:
+        code = args.func(args)
     except _one_line_errors() as exc:  # evaluated only once something was raised
         print(f"spades: {exc}", file=sys.stderr)
         code = 1
