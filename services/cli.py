@@ -200,17 +200,14 @@ async def _republish(settings: GameSettings, from_position: int, stream: str | N
                      event_type: str | None = None) -> Republished:
     """Republish from every database the games live in (each its own positions, so
     ``from_position`` counts in each, and their events interleaved by the time they
-    occurred); a single stream only from its own."""
+    occurred); a single stream from whichever holds it."""
     import nats.errors
 
     from schemas.subjects import Names
     from services.platform import bus, db
     from services.platform.outbox import republish
-    from services.platform.shards import shard_of
 
     urls = game_databases(settings.database_url, settings.shard_database_urls)
-    if stream is not None:
-        urls = [urls[shard_of(stream, len(urls))]]
     pools = [await db.create_pool(url, "game", min_size=1, max_size=1) for url in urls]
     try:
         nc = await bus.connect_once(settings.nats_url, "spades-resync")
