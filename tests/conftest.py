@@ -96,14 +96,8 @@ def nats_cluster() -> Iterator[servers.NatsCluster]:
     as the single server, started the first time a test asks for them. Always the
     embedded binary: a test may kill or pause a node, so the cluster must be ours.
     A test that stops a node starts it again before it ends."""
-    root = Path(tempfile.mkdtemp(prefix="spades-cluster-"))
-    cluster = servers.nats_cluster(root)
-    cluster.start()
-    try:
+    with servers.throwaway_cluster() as cluster:
         yield cluster
-    finally:
-        cluster.stop()
-        shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

@@ -114,6 +114,19 @@ async def connect(url: str, name: str, *, timeout: float = 3.0) -> Client:
     return nc
 
 
+def on_reconnected(nc: Client, callback: Callable[[], Awaitable[None]]) -> None:
+    """Run ``callback`` too each time ``nc`` is connected again: what a plain
+    subscription missed while the connection was away is to be asked for then."""
+    before = nc._reconnected_cb
+
+    async def both() -> None:
+        if before is not None:
+            await before()
+        await callback()
+
+    nc._reconnected_cb = both
+
+
 async def connect_once(url: str, name: str, timeout: float = 3.0) -> Client:
     """Like `connect`, but gives up after one round of servers: for CLI checks."""
     servers = [u.strip() for u in url.split(",") if u.strip()]

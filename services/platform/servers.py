@@ -20,8 +20,9 @@ import socket
 import subprocess
 import sys
 import sysconfig
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -327,6 +328,20 @@ class NatsCluster:
     def stop(self) -> None:
         for node in self.nodes:
             node.stop()
+
+
+@contextlib.contextmanager
+def throwaway_cluster(size: int = 3, prefix: str = "spades-cluster-") -> Iterator[NatsCluster]:
+    """A cluster on free ports in a temporary folder, stopped and removed after: for
+    tests and benchmarks, which kill and pause its nodes."""
+    root = Path(tempfile.mkdtemp(prefix=prefix))
+    cluster = nats_cluster(root, size)
+    cluster.start()
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def nats_cluster(root: Path, size: int = 3, port: int | None = None,

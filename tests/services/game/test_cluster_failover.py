@@ -20,9 +20,13 @@ from collections.abc import Callable
 
 import asyncpg
 
+from engine import bots
+from engine.presets import QUICK
 from engine.replay import verify
+from engine.state import seats_in
 from schemas.bus import EventEnvelope
 from schemas.subjects import Names
+from services.lobby.gamebus import GameBus
 from services.platform import bus, servers
 from services.platform.eventstore import EventStore
 from tests.services.game.cluster_play import (
@@ -33,7 +37,7 @@ from tests.services.game.cluster_play import (
     people_timed_out,
     stream_leader,
 )
-from tests.services.game.conftest import REGISTRY, WorkerProcess
+from tests.services.game.conftest import REGISTRY, Harness, WorkerProcess
 from tests.waiting import until
 
 DOWN_SECONDS = 3.0
@@ -125,3 +129,45 @@ async def test_games_ride_out_a_killed_stream_leader_a_killed_meta_leader_and_a_
                 node.process.send_signal(signal.SIGCONT)
             elif node.process is None or node.exited:
                 node.start()
+
+
+async def test_a_gateway_whose_node_died_gets_what_was_published_meanwhile(
+        nats_cluster: servers.NatsCluster, pool: asyncpg.Pool, prefix: str) -> None:
+    """Gateways follow live events on a plain subscription: an event published while
+    a gateway's connection was away comes from the worker's store after it is back,
+    with no later event to reveal the gap."""
+    names = Names(prefix)
+    gateway_nc = await bus.connect(nats_cluster.url, "gateway-test")
+    assert gateway_nc.connected_url is not None
+    doomed = next(n for n in nats_cluster.nodes if n.port == gateway_nc.connected_url.port)
+    others = ",".join(n.url for n in nats_cluster.nodes if n is not doomed)
+    worker_nc = await bus.connect(others, "worker-test")
+    harness = Harness(pool, worker_nc, names)
+    await harness.start()
+    try:
+        await harness.worker()  # a manual clock: nothing moves unless a person does
+        game_id = "cf-gap"
+        assert (await harness.create(game_id, QUICK, ("a", "b", "c", "d"))).ok
+        seen: list[int] = []
+        following = await GameBus(gateway_nc, names, 2.0).follow(
+            game_id, lambda env: seen.append(env.version))
+        await asyncio.wait_for(following.caught_up.wait(), 10)
+        stored = (await harness.state(game_id)).version
+        assert seen[-1] == stored
+
+        doomed.kill()
+        state = await harness.state(game_id)
+        seat = seats_in(state.waiting)[0]
+        reply = await harness.send(game_id, bots.choose(state, seat), "while-away")
+        assert reply.ok
+
+        async def got_it() -> bool:
+            return reply.version in seen
+        await until(got_it, timeout=15)
+        await following.stop()
+    finally:
+        if doomed.exited or doomed.process is None:
+            doomed.start()
+        await harness.stop()
+        await gateway_nc.close()
+        await worker_nc.close()
