@@ -69,13 +69,40 @@ class GameBus:
     def __init__(self, nc: Client, names: Names, timeout: float) -> None:
         self.nc, self.names, self.timeout = nc, names, timeout
         self._followed: set[Following] = set()
+        self._back: asyncio.Future[None] | None = None
         bus.on_reconnected(nc, self._resume)
 
     async def _ask(self, subject: str, body: msgspec.Struct, reply: type[T]) -> T:
+        """A request and its reply. One in flight when this gateway's connection drops
+        (its NATS node died) is lost with it: it is sent again the moment the
+        connection is back, under the same id (everything the lobby asks a worker is
+        idempotent), instead of waiting out the whole timeout."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.timeout
+        while True:
+            back = self._next_reconnection()
+            asking = asyncio.ensure_future(bus.request(
+                self.nc, subject, body, reply, timeout=max(0.01, deadline - loop.time())))
+            try:
+                await asyncio.wait((asking, back), return_when=asyncio.FIRST_COMPLETED)
+            except asyncio.CancelledError:
+                asking.cancel()
+                raise
+            if asking.done() or loop.time() >= deadline:
+                break
+            asking.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await asking
         try:
-            return await bus.request(self.nc, subject, body, reply, timeout=self.timeout)
+            return await asking
         except (nats.errors.NoRespondersError, nats.errors.TimeoutError, TimeoutError):
             raise GameUnavailable(subject) from None
+
+    def _next_reconnection(self) -> asyncio.Future[None]:
+        """Resolved when the connection is next back after a loss."""
+        if self._back is None or self._back.done():
+            self._back = asyncio.get_running_loop().create_future()
+        return self._back
 
     async def create(self, c: CreateGame) -> GameReply:
         try:
@@ -153,7 +180,10 @@ class GameBus:
         following.caught_up.set()
 
     async def _resume(self) -> None:
-        """After a reconnection: what each followed game published meanwhile."""
+        """After a reconnection: requests in flight are sent again, and each followed
+        game asks for what it published meanwhile."""
+        if self._back is not None and not self._back.done():
+            self._back.set_result(None)
         for following in list(self._followed):
             following._history = asyncio.create_task(self._catch_up(following))
 

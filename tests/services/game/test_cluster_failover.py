@@ -25,6 +25,7 @@ from engine.presets import QUICK
 from engine.replay import verify
 from engine.state import seats_in
 from schemas.bus import EventEnvelope
+from schemas.play import GameRequest
 from schemas.subjects import Names
 from services.lobby.gamebus import GameBus
 from services.platform import bus, servers
@@ -165,6 +166,45 @@ async def test_a_gateway_whose_node_died_gets_what_was_published_meanwhile(
             return reply.version in seen
         await until(got_it, timeout=15)
         await following.stop()
+    finally:
+        if doomed.exited or doomed.process is None:
+            doomed.start()
+        await harness.stop()
+        await gateway_nc.close()
+        await worker_nc.close()
+
+
+async def test_a_command_in_flight_when_the_gateways_node_dies_is_sent_again_at_once(
+        nats_cluster: servers.NatsCluster, pool: asyncpg.Pool, prefix: str) -> None:
+    """A command the gateway's node took and died with is sent again (same id) once the
+    gateway is reconnected, instead of waiting out its timeout."""
+    names = Names(prefix)
+    gateway_nc = await bus.connect(nats_cluster.url, "gateway-test")
+    assert gateway_nc.connected_url is not None
+    doomed = next(n for n in nats_cluster.nodes if n.port == gateway_nc.connected_url.port)
+    assert doomed.process is not None
+    worker_nc = await bus.connect(",".join(n.url for n in nats_cluster.nodes
+                                           if n is not doomed), "worker-test")
+    harness = Harness(pool, worker_nc, names)
+    await harness.start()
+    try:
+        await harness.worker()
+        game_id = "cf-inflight"
+        assert (await harness.create(game_id, QUICK, ("a", "b", "c", "d"))).ok
+        state = await harness.state(game_id)
+        seat = seats_in(state.waiting)[0]
+        games = GameBus(gateway_nc, names, timeout=10.0)
+        doomed.process.send_signal(signal.SIGSTOP)  # it takes the command and never passes it on
+        started = time.monotonic()
+        asking = asyncio.create_task(games.command(GameRequest(
+            game_id=game_id, command_id="in-flight", player_id="abcd"[seat],
+            command=bots.choose(state, seat))))  # type: ignore[arg-type]
+        await asyncio.sleep(0.2)
+        doomed.kill()
+        reply = await asyncio.wait_for(asking, 12)
+        took = time.monotonic() - started
+        assert reply.ok and reply.version == state.version + 1
+        assert took < 4.0, f"answered {took:.1f} s after it was sent"
     finally:
         if doomed.exited or doomed.process is None:
             doomed.start()
