@@ -13,12 +13,15 @@ acknowledgement around each fault is printed (``-s`` shows it).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 
 import asyncpg
+from nats.aio.client import Client
 
 from engine import bots
 from engine.presets import QUICK
@@ -132,82 +135,81 @@ async def test_games_ride_out_a_killed_stream_leader_a_killed_meta_leader_and_a_
                 node.start()
 
 
+@dataclass
+class Split:
+    """A gateway's connection on one node (``doomed``), a game worker on the others."""
+
+    gateway_nc: Client
+    doomed: servers.NatsServer
+    harness: Harness
+    game_id: str
+
+
+@contextlib.asynccontextmanager
+async def split(cluster: servers.NatsCluster, pool: asyncpg.Pool, prefix: str,
+                game_id: str) -> AsyncIterator[Split]:
+    """One game created by a worker (a manual clock: nothing moves unless a person
+    does) away from the gateway's node; the node is started again at the end."""
+    gateway_nc = await bus.connect(cluster.url, "gateway-test")
+    assert gateway_nc.connected_url is not None
+    doomed = next(n for n in cluster.nodes if n.port == gateway_nc.connected_url.port)
+    worker_nc = await bus.connect(",".join(n.url for n in cluster.nodes if n is not doomed),
+                                  "worker-test")
+    harness = Harness(pool, worker_nc, Names(prefix))
+    await harness.start()
+    try:
+        await harness.worker()
+        assert (await harness.create(game_id, QUICK, ("a", "b", "c", "d"))).ok
+        yield Split(gateway_nc, doomed, harness, game_id)
+    finally:
+        if doomed.exited or doomed.process is None:
+            doomed.start()
+        await harness.stop()
+        await gateway_nc.close()
+        await worker_nc.close()
+
+
 async def test_a_gateway_whose_node_died_gets_what_was_published_meanwhile(
         nats_cluster: servers.NatsCluster, pool: asyncpg.Pool, prefix: str) -> None:
     """Gateways follow live events on a plain subscription: an event published while
     a gateway's connection was away comes from the worker's store after it is back,
     with no later event to reveal the gap."""
-    names = Names(prefix)
-    gateway_nc = await bus.connect(nats_cluster.url, "gateway-test")
-    assert gateway_nc.connected_url is not None
-    doomed = next(n for n in nats_cluster.nodes if n.port == gateway_nc.connected_url.port)
-    others = ",".join(n.url for n in nats_cluster.nodes if n is not doomed)
-    worker_nc = await bus.connect(others, "worker-test")
-    harness = Harness(pool, worker_nc, names)
-    await harness.start()
-    try:
-        await harness.worker()  # a manual clock: nothing moves unless a person does
-        game_id = "cf-gap"
-        assert (await harness.create(game_id, QUICK, ("a", "b", "c", "d"))).ok
+    async with split(nats_cluster, pool, prefix, "cf-gap") as at:
         seen: list[int] = []
-        following = await GameBus(gateway_nc, names, 2.0).follow(
-            game_id, lambda env: seen.append(env.version))
+        following = await GameBus(at.gateway_nc, Names(prefix), 2.0).follow(
+            at.game_id, lambda env: seen.append(env.version))
         await asyncio.wait_for(following.caught_up.wait(), 10)
-        stored = (await harness.state(game_id)).version
-        assert seen[-1] == stored
+        assert seen[-1] == (await at.harness.state(at.game_id)).version
 
-        doomed.kill()
-        state = await harness.state(game_id)
+        at.doomed.kill()
+        state = await at.harness.state(at.game_id)
         seat = seats_in(state.waiting)[0]
-        reply = await harness.send(game_id, bots.choose(state, seat), "while-away")
+        reply = await at.harness.send(at.game_id, bots.choose(state, seat), "while-away")
         assert reply.ok
 
         async def got_it() -> bool:
             return reply.version in seen
         await until(got_it, timeout=15)
         await following.stop()
-    finally:
-        if doomed.exited or doomed.process is None:
-            doomed.start()
-        await harness.stop()
-        await gateway_nc.close()
-        await worker_nc.close()
 
 
 async def test_a_command_in_flight_when_the_gateways_node_dies_is_sent_again_at_once(
         nats_cluster: servers.NatsCluster, pool: asyncpg.Pool, prefix: str) -> None:
     """A command the gateway's node took and died with is sent again (same id) once the
     gateway is reconnected, instead of waiting out its timeout."""
-    names = Names(prefix)
-    gateway_nc = await bus.connect(nats_cluster.url, "gateway-test")
-    assert gateway_nc.connected_url is not None
-    doomed = next(n for n in nats_cluster.nodes if n.port == gateway_nc.connected_url.port)
-    assert doomed.process is not None
-    worker_nc = await bus.connect(",".join(n.url for n in nats_cluster.nodes
-                                           if n is not doomed), "worker-test")
-    harness = Harness(pool, worker_nc, names)
-    await harness.start()
-    try:
-        await harness.worker()
-        game_id = "cf-inflight"
-        assert (await harness.create(game_id, QUICK, ("a", "b", "c", "d"))).ok
-        state = await harness.state(game_id)
+    async with split(nats_cluster, pool, prefix, "cf-inflight") as at:
+        assert at.doomed.process is not None
+        state = await at.harness.state(at.game_id)
         seat = seats_in(state.waiting)[0]
-        games = GameBus(gateway_nc, names, timeout=10.0)
-        doomed.process.send_signal(signal.SIGSTOP)  # it takes the command and never passes it on
+        games = GameBus(at.gateway_nc, Names(prefix), timeout=10.0)
+        at.doomed.process.send_signal(signal.SIGSTOP)  # takes the command, never passes it on
         started = time.monotonic()
         asking = asyncio.create_task(games.command(GameRequest(
-            game_id=game_id, command_id="in-flight", player_id="abcd"[seat],
+            game_id=at.game_id, command_id="in-flight", player_id="abcd"[seat],
             command=bots.choose(state, seat))))  # type: ignore[arg-type]
         await asyncio.sleep(0.2)
-        doomed.kill()
+        at.doomed.kill()
         reply = await asyncio.wait_for(asking, 12)
         took = time.monotonic() - started
         assert reply.ok and reply.version == state.version + 1
         assert took < 4.0, f"answered {took:.1f} s after it was sent"
-    finally:
-        if doomed.exited or doomed.process is None:
-            doomed.start()
-        await harness.stop()
-        await gateway_nc.close()
-        await worker_nc.close()
