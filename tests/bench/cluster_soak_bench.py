@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Any
 
 import asyncpg
-import nats
 
 from engine.replay import verify
 from schemas.subjects import Names
@@ -37,30 +36,13 @@ from services.platform.events import game_registry
 from services.platform.eventstore import EventStore
 from tests.bench.servers import bench_cluster, bench_servers
 from tests.e2e.test_tournament_run import FAST, attend, dismiss, four_team_cup
-from tests.services.game.cluster_play import caught_up, meta_leader, stream_leader
+from tests.services.game.cluster_play import connect_quietly, kill_leader
 from tests.services.lobby.harness import Service, lobby_env, start
 from tests.services.lobby.test_tournaments import organizer, registered
 from tests.waiting import until
 
 DOWN_SECONDS = 5.0
 CAP_SECONDS = 300.0
-
-
-async def kill_and_return(cluster: servers.NatsCluster, js: Any, stream: str,
-                          which: str) -> str:
-    """Kill -9 the leader named by ``which``, start it again after a pause, wait until
-    it has caught up; what happened, in a line."""
-    leader = await (stream_leader(js, stream) if which == "stream" else meta_leader(cluster))
-    node = cluster.node(leader)
-    struck = time.monotonic()
-    node.kill()
-    await asyncio.sleep(DOWN_SECONDS)
-    await asyncio.to_thread(node.start)
-    await caught_up(js, stream, timeout=60)
-    await meta_leader(cluster)
-    what = "the game events stream's" if which == "stream" else "the meta group's"
-    return (f"{what} leader {leader} killed, back {DOWN_SECONDS:.0f} s later, every replica"
-            f" current {time.monotonic() - struck:.1f} s after the kill")
 
 
 async def soak(db_url: str, cluster: servers.NatsCluster) -> None:
@@ -74,8 +56,7 @@ async def soak(db_url: str, cluster: servers.NatsCluster) -> None:
     env = lobby_env(url, cluster.url, prefix, SPADES_LOG_LEVEL="warning", SPADES_JS_REPLICAS="3")
     procs: list[Service] = []
     attending: list[asyncio.Task[None]] = []
-    nc = await nats.connect(cluster.url.split(","), max_reconnect_attempts=-1,
-                            reconnect_time_wait=0.2)
+    nc = await connect_quietly(cluster)
     started = time.monotonic()
     try:
         loop = asyncio.get_running_loop()
@@ -104,8 +85,11 @@ async def soak(db_url: str, cluster: servers.NatsCluster) -> None:
         await until(round_playing, timeout=120, every=0.2)
         js = nc.jetstream()
         for which in ("stream", "meta"):
-            print("  " + await kill_and_return(cluster, js, names.game_events_stream, which),
-                  flush=True)
+            out = await kill_leader(cluster, js, names.game_events_stream, which,
+                                    DOWN_SECONDS)
+            what = "the game events stream's" if which == "stream" else "the meta group's"
+            print(f"  {what} leader {out.leader} killed, back {DOWN_SECONDS:.0f} s later,"
+                  f" every replica current {out.caught_up:.1f} s after the kill", flush=True)
 
         async def finished() -> dict[str, Any] | None:
             v: dict[str, Any] = await org.ok("GET", f"/v1/tournaments/{tid}")

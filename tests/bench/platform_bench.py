@@ -577,28 +577,18 @@ async def kill_stream_leader(cluster: servers.NatsCluster, prefix: str,
                              after: float) -> dict[str, float]:
     """Kill -9 the node leading the game events stream ``after`` seconds in, start it
     again ``DOWN_SECONDS`` later and wait until it has caught up; when it struck."""
-    import nats as nats_client
-
     from schemas.subjects import Names
-    from tests.services.game.cluster_play import caught_up, stream_leader
+    from tests.services.game.cluster_play import connect_quietly, kill_leader
 
     await asyncio.sleep(after)
-    stream = Names(prefix).game_events_stream
-    nc = await nats_client.connect(cluster.url.split(","), max_reconnect_attempts=-1,
-                                   reconnect_time_wait=0.2)
+    nc = await connect_quietly(cluster)
     try:
-        js = nc.jetstream()
-        leader = await stream_leader(js, stream)
-        node = cluster.node(leader)
-        struck = time.perf_counter()
-        node.kill()
-        await asyncio.sleep(DOWN_SECONDS)
-        await asyncio.to_thread(node.start)
-        await caught_up(js, stream, timeout=60)
-        print(f"          the game events stream's leader {leader} was killed"
+        out = await kill_leader(cluster, nc.jetstream(), Names(prefix).game_events_stream,
+                                "stream", DOWN_SECONDS)
+        print(f"          the game events stream's leader {out.leader} was killed"
               f" {after:.0f} s in, back {DOWN_SECONDS:.0f} s later and caught up"
-              f" {time.perf_counter() - struck:.1f} s after the kill", flush=True)
-        return {f"stream leader {leader} killed": struck}
+              f" {out.caught_up:.1f} s after the kill", flush=True)
+        return {f"stream leader {out.leader} killed": out.struck}
     finally:
         await nc.close()
 

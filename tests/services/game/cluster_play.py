@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import asyncpg
 import msgspec
+import nats
 import nats.errors
 from nats.aio.client import Client
 from nats.js import JetStreamContext
@@ -43,7 +44,7 @@ SHORTEST_TURN_S = min(CLOCKS.bid_ms, CLOCKS.play_ms, CLOCKS.single_card_ms) / 10
 class Sent:
     game_id: str
     command_id: str
-    sent: float
+    sent: float  # time.perf_counter()
     acked: float = 0.0
     version: int = 0
 
@@ -81,7 +82,7 @@ class People:
         raise AssertionError(f"game {game_id} did not end in time")
 
     async def send(self, game_id: str, version: int, seat: int, command: object) -> None:
-        sent = Sent(game_id, f"{game_id}:{version}:{seat}", time.monotonic())
+        sent = Sent(game_id, f"{game_id}:{version}:{seat}", time.perf_counter())
         request = GameRequest(game_id=game_id, command_id=sent.command_id,
                               player_id=PEOPLE[seat], command=command)  # type: ignore[arg-type]
         while True:
@@ -93,7 +94,7 @@ class People:
                 await asyncio.sleep(0.05)
                 continue
             if reply.ok:
-                sent.acked, sent.version = time.monotonic(), reply.version
+                sent.acked, sent.version = time.perf_counter(), reply.version
                 self.commands.append(sent)
                 return
             if reply.code in ("busy", "not_owner", "conflict", "unavailable"):
@@ -140,3 +141,35 @@ async def caught_up(js: JetStreamContext, stream: str, timeout: float = 30.0) ->
         if time.monotonic() > deadline:
             raise AssertionError(f"stream {stream} never had every replica current")
         await asyncio.sleep(0.2)
+
+
+@dataclass(frozen=True)
+class Outage:
+    leader: str  # the node that was killed
+    struck: float  # time.perf_counter() at the kill
+    caught_up: float  # seconds from the kill until every replica was current again
+
+
+async def kill_leader(cluster: servers.NatsCluster, js: JetStreamContext, stream: str,
+                      which: str, down: float) -> Outage:
+    """Kill -9 the leader of ``stream`` (``which`` "stream") or of the meta group
+    ("meta"), start it again ``down`` seconds later, and wait until it has caught up."""
+    leader = await (stream_leader(js, stream) if which == "stream" else meta_leader(cluster))
+    node = cluster.node(leader)
+    struck = time.perf_counter()
+    node.kill()
+    await asyncio.sleep(down)
+    await asyncio.to_thread(node.start)
+    await caught_up(js, stream, timeout=60)
+    await meta_leader(cluster)
+    return Outage(leader, struck, time.perf_counter() - struck)
+
+
+async def connect_quietly(cluster: servers.NatsCluster) -> Client:
+    """A connection of the bench's own to every node, riding out the nodes it kills
+    without printing each failed reconnection."""
+    async def quiet(_: Exception) -> None:
+        return None
+
+    return await nats.connect(cluster.url.split(","), max_reconnect_attempts=-1,
+                              reconnect_time_wait=0.2, error_cb=quiet)
