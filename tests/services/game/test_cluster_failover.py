@@ -38,6 +38,7 @@ from tests.services.game.cluster_play import (
     People,
     caught_up,
     kill_leader,
+    meta_leader,
     people_timed_out,
     stream_leader,
 )
@@ -66,7 +67,9 @@ async def test_games_ride_out_a_killed_stream_leader_a_killed_meta_leader_and_a_
         stream, f"{prefix}-follower", names.game_events_all, ack_wait=5, max_deliver=50),
         follow)
     await follower.start()
-    people = People(nc, names, pool, think=0.12)
+    # People take their time while the faults happen, so every game is still in play
+    # at the last one, then play out at once.
+    people = People(nc, names, pool, think=0.3)
     games = [f"cf{i}" for i in range(4)]
     try:
         for g in games:
@@ -90,6 +93,7 @@ async def test_games_ride_out_a_killed_stream_leader_a_killed_meta_leader_and_a_
             paused.process.send_signal(signal.SIGCONT)
         await caught_up(js, stream)
         assert not playing.done(), "the games ended before every fault: make them longer"
+        people.think = 0.0
         logs = await playing
 
         times = [*faults.values(), float("inf")]  # each fault's window ends at the next one
@@ -145,6 +149,7 @@ async def split(cluster: servers.NatsCluster, pool: asyncpg.Pool, prefix: str,
                 game_id: str) -> AsyncIterator[Split]:
     """One game created by a worker (a manual clock: nothing moves unless a person
     does) away from the gateway's node; the node is started again at the end."""
+    await meta_leader(cluster)  # a node an earlier test brought back has rejoined
     gateway_nc = await bus.connect(cluster.url, "gateway-test")
     assert gateway_nc.connected_url is not None
     doomed = next(n for n in cluster.nodes if n.port == gateway_nc.connected_url.port)
