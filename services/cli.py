@@ -36,6 +36,7 @@ DEV_DATABASE = "spades"
 DEV_PG_PORT = 15432
 DEV_NATS_PORT = 14222
 DEV_NATS_MONITOR_PORT = 18222
+DEV_NATS_CLUSTER_PORT = 16222
 
 
 class CliError(Exception):
@@ -224,17 +225,14 @@ async def _republish(settings: GameSettings, from_position: int, stream: str | N
                      event_type: str | None = None) -> Republished:
     """Republish from every database the games live in (each its own positions, so
     ``from_position`` counts in each, and their events interleaved by the time they
-    occurred); a single stream only from its own."""
+    occurred); a single stream from whichever holds it."""
     import nats.errors
 
     from schemas.subjects import Names
     from services.platform import bus, db
     from services.platform.outbox import republish
-    from services.platform.shards import shard_of
 
     urls = game_databases(settings.database_url, settings.shard_database_urls)
-    if stream is not None:
-        urls = [urls[shard_of(stream, len(urls))]]
     pools = [await db.create_pool(url, "game", min_size=1, max_size=1) for url in urls]
     try:
         nc = await bus.connect_once(settings.nats_url, "spades-resync")
@@ -336,13 +334,14 @@ def dev() -> int:
             pg.start()
             started.append(pg)
             database_url = asyncio.run(_ensure_database(pg.url))
+        replicas: dict[str, str] = {}
         if not nats_url:
-            nats = servers.NatsServer(root / "nats", _port("SPADES_DEV_NATS_PORT", DEV_NATS_PORT),
-                                      _port("SPADES_DEV_NATS_MONITOR_PORT",
-                                            DEV_NATS_MONITOR_PORT))
-            nats.start()
-            started.append(nats)
-            nats_url = nats.url
+            nodes = _nats_nodes(root)
+            started.extend(nodes)
+            nats_url = ",".join(node.url for node in nodes)
+            if len(nodes) > 1:
+                replicas = {"SPADES_JS_REPLICAS":
+                            os.environ.get("SPADES_JS_REPLICAS", str(len(nodes)))}
         else:
             asyncio.run(_probe_nats(nats_url))
         applied = asyncio.run(_migrate(database_url))
@@ -354,7 +353,7 @@ def dev() -> int:
             env = {**os.environ, "DATABASE_URL": database_url, "NATS_URL": nats_url,
                    "SPADES_TOKEN_SECRET": secret,
                    "SPADES_HTTP_PORT": str(http_ports[name]), "SPADES_MIGRATE_ON_START": "false",
-                   "SPADES_INSTANCE_ID": f"dev-{name}"}
+                   "SPADES_INSTANCE_ID": f"dev-{name}", **replicas}
             children[name] = subprocess.Popen(
                 [sys.executable, "-m", "services.cli", "serve", name], env=env,
                 start_new_session=True, preexec_fn=servers.die_with_parent(signal.SIGTERM))
@@ -367,7 +366,17 @@ def dev() -> int:
         for name, port in http_ports.items():
             print(f"  {name:<12} http://127.0.0.1:{port}/metrics  /healthz  /readyz")
         print(f"  PostgreSQL   {database_url}")
-        print(f"  NATS         {nats_url}", flush=True)
+        for server in started:
+            if isinstance(server, servers.NatsServer):
+                print(f"  NATS {server.server_name:<7} {server.url}  "
+                      f"(monitor http://127.0.0.1:{server.monitor_port}/jsz"
+                      + (f", cluster port {server.cluster_port})" if server.cluster_port
+                         else ")"))
+        if not any(isinstance(server, servers.NatsServer) for server in started):
+            print(f"  NATS         {nats_url}")
+        if replicas:
+            print(f"  JetStream    every stream with {replicas['SPADES_JS_REPLICAS']} replicas")
+        sys.stdout.flush()
         while not stop["signal"]:
             for name, child in children.items():
                 if child.poll() is not None:
@@ -384,12 +393,33 @@ def dev() -> int:
         os.close(lock)
 
 
+def _nats_nodes(root: Path) -> list[servers.NatsServer]:
+    """One NATS server, or with SPADES_DEV_NATS_NODES=N a cluster of N nodes on
+    consecutive ports from the single server's ports (client, monitor, cluster)."""
+    raw = os.environ.get("SPADES_DEV_NATS_NODES", "1")
+    if not raw.isdigit() or not 1 <= int(raw) <= 5:
+        raise CliError(f"setting SPADES_DEV_NATS_NODES is invalid: {raw!r} is not 1 to 5")
+    port = _port("SPADES_DEV_NATS_PORT", DEV_NATS_PORT)
+    monitor = _port("SPADES_DEV_NATS_MONITOR_PORT", DEV_NATS_MONITOR_PORT)
+    if int(raw) == 1:
+        single = servers.NatsServer(root / "nats", port, monitor)
+        single.start()
+        return [single]
+    cluster = servers.nats_cluster(root / "nats-cluster", int(raw), port, monitor,
+                                   _port("SPADES_DEV_NATS_CLUSTER_PORT", DEV_NATS_CLUSTER_PORT))
+    cluster.start()
+    return cluster.nodes
+
+
 def _restart_exited(started: list[servers.PostgresServer | servers.NatsServer]) -> None:
     """A server of ours that died (killed, out of memory) is started again on its data;
-    the services ride out the gap and are ready again without a restart."""
+    the services ride out the gap and are ready again without a restart. A cluster
+    node rejoins its cluster and catches up from the others."""
     for server in started:
         if server.exited:
-            what = "PostgreSQL" if isinstance(server, servers.PostgresServer) else "NATS"
+            what = ("PostgreSQL" if isinstance(server, servers.PostgresServer)
+                    else "NATS" if server.cluster_port is None
+                    else f"NATS node {server.server_name}")
             print(f"spades dev: {what} exited; starting it again", flush=True)
             server.start()
             print(f"spades dev: {what} is back", flush=True)

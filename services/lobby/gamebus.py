@@ -15,7 +15,6 @@ from typing import Any, TypeVar
 import msgspec
 import nats.errors
 from nats.aio.client import Client
-from nats.js.api import DeliverPolicy
 
 from schemas.bus import EventEnvelope
 from schemas.errors import from_service
@@ -43,14 +42,26 @@ class GameUnavailable(Exception):
 
 
 class Following:
-    """A game's events from its first, in order, then live: ``caught_up`` once the
-    history is in. Ends with ``stop``."""
+    """A game's events: the stored ones, then live ones, each handed over once or more
+    (the receiver drops what it has); ``caught_up`` once the stored ones are in.
+    Ends with ``stop``."""
 
-    def __init__(self) -> None:
+    def __init__(self, game_id: str, handler: Callable[[EventEnvelope], None]) -> None:
+        self.game_id, self._handler = game_id, handler
         self._sub: Any = None
+        self._history: asyncio.Task[None] | None = None
+        self.version = 0  # the highest version handed over
         self.caught_up = asyncio.Event()
+        self.forget: Callable[[Following], None] = lambda _: None
+
+    def hand(self, env: EventEnvelope) -> None:
+        self.version = max(self.version, env.version)
+        self._handler(env)
 
     async def stop(self) -> None:
+        self.forget(self)
+        if self._history is not None:
+            self._history.cancel()
         with contextlib.suppress(Exception):
             await self._sub.unsubscribe()
 
@@ -58,12 +69,41 @@ class Following:
 class GameBus:
     def __init__(self, nc: Client, names: Names, timeout: float) -> None:
         self.nc, self.names, self.timeout = nc, names, timeout
+        self._followed: set[Following] = set()
+        self._back: asyncio.Future[None] | None = None
+        bus.on_reconnected(nc, self._resume)
 
     async def _ask(self, subject: str, body: msgspec.Struct, reply: type[T]) -> T:
+        """A request and its reply. One in flight when this gateway's connection drops
+        (its NATS node died) is lost with it: it is sent again the moment the
+        connection is back, under the same id (everything the lobby asks a worker is
+        idempotent), instead of waiting out the whole timeout."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.timeout
+        while True:
+            back = self._next_reconnection()
+            asking = asyncio.ensure_future(bus.request(
+                self.nc, subject, body, reply, timeout=max(0.01, deadline - loop.time())))
+            try:
+                await asyncio.wait((asking, back), return_when=asyncio.FIRST_COMPLETED)
+            except asyncio.CancelledError:
+                asking.cancel()
+                raise
+            if asking.done() or loop.time() >= deadline:
+                break
+            asking.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await asking
         try:
-            return await bus.request(self.nc, subject, body, reply, timeout=self.timeout)
+            return await asking
         except (nats.errors.NoRespondersError, nats.errors.TimeoutError, TimeoutError):
             raise GameUnavailable(subject) from None
+
+    def _next_reconnection(self) -> asyncio.Future[None]:
+        """Resolved when the connection is next back after a loss."""
+        if self._back is None or self._back.done():
+            self._back = asyncio.get_running_loop().create_future()
+        return self._back
 
     async def create(self, c: CreateGame) -> GameReply:
         try:
@@ -107,11 +147,16 @@ class GameBus:
 
     async def follow(self, game_id: str,
                      handler: Callable[[EventEnvelope], None]) -> Following:
-        """Every event of one game, from JetStream (an ordered consumer from the first
-        event: history and live events come the same way, in order, without gaps the
-        client library does not repair). Undecodable envelopes are logged and skipped."""
+        """Every event of one game: live ones on a plain subscription to its subjects,
+        the stored ones and whatever the connection missed from the game worker's
+        store (``svc.game.since``). The worker's publish reaches this gateway as
+        JetStream stores it, with no JetStream consumer per game and gateway to feed
+        and acknowledge; a gap (an event missed while the connection was away) shows
+        as a later version and is filled by the caller, or, when no later event
+        comes, by asking again after every reconnection. Undecodable envelopes are
+        logged and skipped."""
         decoder = msgspec.msgpack.Decoder(EventEnvelope)
-        following = Following()
+        following = Following(game_id, handler)
 
         async def on_msg(msg: Any) -> None:
             try:
@@ -119,21 +164,38 @@ class GameBus:
             except (msgspec.DecodeError, msgspec.ValidationError):
                 _log.error("undecodable_envelope", game_id=game_id)
             else:
-                handler(env)
-            if following.caught_up.is_set():
-                return  # live: no need to parse each message's metadata again
-            with contextlib.suppress(Exception):
-                if msg.metadata.num_pending == 0:
-                    following.caught_up.set()
+                following.hand(env)
 
-        js = self.nc.jetstream()
-        following._sub = await js.subscribe(
-            self.names.game_event(game_id, "*"), cb=on_msg, ordered_consumer=True,
-            deliver_policy=DeliverPolicy.ALL)
-        info = await following._sub.consumer_info()
-        if info.num_pending == 0 and (info.delivered is None or not info.delivered.consumer_seq):
-            following.caught_up.set()  # nothing stored yet: a game about to begin
+        following._sub = await self.nc.subscribe(self.names.game_event(game_id, "*"),
+                                                 cb=on_msg)
+        following._history = asyncio.create_task(self._catch_up(following))
+        self._followed.add(following)
+        following.forget = self._followed.discard
         return following
+
+    async def _catch_up(self, following: Following, tries: int = 3) -> None:
+        """Hand over every stored event after the last one handed over. A game no
+        worker knows yet (about to begin) has none; with no worker answering, the
+        caller reads the store again itself."""
+        for attempt in range(tries):
+            try:
+                reply = await self.events_after(following.game_id, following.version)
+            except GameUnavailable:
+                if attempt + 1 < tries:
+                    await asyncio.sleep(0.2)
+                continue
+            for env in reply.events:
+                following.hand(env)
+            break
+        following.caught_up.set()
+
+    async def _resume(self) -> None:
+        """After a reconnection: requests in flight are sent again, and each followed
+        game asks for what it published meanwhile."""
+        if self._back is not None and not self._back.done():
+            self._back.set_result(None)
+        for following in list(self._followed):
+            following._history = asyncio.create_task(self._catch_up(following))
 
     async def chat(self, line: ChatLine) -> None:
         await self.nc.publish(self.names.game_chat(line.game_id), _encoder.encode(line))
