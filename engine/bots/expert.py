@@ -32,6 +32,7 @@ from engine.bots.basic import (
 )
 from engine.bots.playout import Fast, Scorer, breaks, fast_of, split
 from engine.bots.playout import legal as legal_bits
+from engine.bots.playout import scorer as scorer_of
 from engine.state import GameState
 
 DEFAULT_BUDGET = 32
@@ -219,7 +220,7 @@ def choose_card(state: GameState, seat: int, seed: int = 0,
             break
     rng = Random(seed * 1_000_003 + state.version * 4 + seat)
     sampler = _Sampler(k, rng)
-    scorer = Scorer(r)
+    scorer = scorer_of(r)
     team = seat & 1
     bids = k.bids
     blind = [bool(state.blind >> s & 1) for s in range(4)]
@@ -290,7 +291,7 @@ def choose_bid(state: GameState, seat: int, seed: int = 0, budget: int | None = 
     others = [s for s in range(4) if s != seat]
     rest = split(f.all & ~hand)
     rng = Random(seed * 1_000_003 + state.version * 4 + seat + 99_991)
-    scorer = Scorer(r)
+    scorer = scorer_of(r)
     team = seat & 1
     blind = [bool(state.blind >> s & 1) and seen[s] == 0 for s in range(4)]
     bag_weight = 0.5 * r.bag_penalty / r.bag_limit if r.bag_penalty else 0.0
