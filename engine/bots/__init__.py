@@ -12,7 +12,7 @@ become.
 
 from __future__ import annotations
 
-from engine.bots import basic, expert
+from engine.bots import basic, blind, expert
 from engine.cards import code, codes
 from engine.evolve import passers
 from engine.state import BIDDING, PASSING, PLAY, GameState
@@ -52,7 +52,7 @@ def choose(state: GameState, seat: int, level: str = "basic", seed: int = 0, at:
         raise NothingToDo(f"seat {seat} has nothing to do now")
     if state.phase == BIDDING:
         if not state.looked >> seat & 1:
-            if basic.wants_blind_nil(state, seat):
+            if blind.wants_blind_nil(state, seat):
                 return cmd.BidBlindNil(seat=seat, at=at)
             return cmd.LookAtCards(seat=seat, at=at)
         if level == "expert":

@@ -206,18 +206,22 @@ def choose_card(state: GameState, seat: int, seed: int = 0,
     f = k.f
     hand = k.hand
     legal = legal_bits(f, hand, k.trick, k.broken)
-    out = f.all & ~k.played & ~hand
-    cands = _candidates(f, legal, out)
-    if len(cands) == 1:
-        return f.card[cands[0]]
+    # Cards still out, and the cards of this trick: a card on the table separates two of
+    # ours as surely as one in an opponent's hand (a jack and a king over a queen led).
+    out = f.all & ~k.played & ~hand | sum(k.trick)
     contracts = contracts_of(r.board, k.bids)
     plain = policy(f, seat, hand, k.trick, k.leader, k.played, k.bids, k.tricks, k.broken,
                    k.voids, contracts)
+    cands = _candidates(f, partner_safe(k, legal), out)
+    if len(cands) == 1:
+        return f.card[cands[0]]
     for i, c in enumerate(cands):
         if c == plain or (c < plain and c & _suit(f, plain)
                           and not out & _above(c) & (plain - 1)):
             cands.insert(0, cands.pop(i))
             break
+    else:  # cannot happen (``basic`` keeps to ``partner_safe``), but never search blind
+        cands.insert(0, plain)
     rng = Random(seed * 1_000_003 + state.version * 4 + seat)
     sampler = _Sampler(k, rng)
     scorer = scorer_of(r)
@@ -262,6 +266,50 @@ def choose_card(state: GameState, seat: int, seed: int = 0,
         if lower > best_lower:
             best, best_lower = i, lower
     return f.card[cands[best]]
+
+
+def partner_safe(k: Seen, legal: int) -> int:
+    """The legal cards that commit none of the partner blunders; the search picks among
+    these only (the ``basic`` policy keeps to them by its rules of thumb).
+
+    With the partner's nil alive (and this seat's own nil not): a lead is the top card
+    of a suit, so the nil can duck under it; and a nil card winning the trick is
+    covered when a card can. With the partner winning a trick nobody still to play can
+    take from it (as far as this seat can see): no overtaking while a card that loses
+    to it is legal.
+    """
+    f = k.f
+    me, partner = k.me, k.me ^ 2
+    trick = k.trick
+    # A partner's nil to protect (unless this seat's own nil is alive too: it ducks).
+    guard = k.bids[partner] == 0 and k.tricks[partner] == 0 and (
+        k.bids[me] != 0 or k.tricks[me] > 0)
+    if guard and not trick:
+        tops = 0
+        for s in f.suit:
+            x = legal & s
+            if x:
+                tops |= 1 << (x.bit_length() - 1)
+        return tops
+    if not trick:
+        return legal
+    lead_suit = f.suit_at[trick[0].bit_length()]
+    win_mask = lead_suit | f.trump
+    best, best_i = 0, -1
+    for i, c in enumerate(trick):
+        if c & win_mask and c > best:
+            best, best_i = c, i
+    if (k.leader + best_i) & 3 != partner:
+        return legal
+    beat = _above(best) & (f.trump if best & f.trump else lead_suit | f.trump)
+    over, under = legal & beat, legal & ~beat
+    if guard:
+        return over or legal
+    out = f.all & ~k.played & ~k.hand
+    later = [(me + j) & 3 for j in range(1, 4 - len(trick))]
+    if under and not any(out & ~k.voids[o] & beat for o in later if o & 1 != me & 1):
+        return under
+    return legal
 
 
 def _bound(d: float, d2: float, w: float, w2: float, z: float) -> float:

@@ -69,7 +69,7 @@ def ismcts_bot(game: Any, simulations: int, seed: int, uct_c: float) -> Any:
 
     OpenSpiel's spades has no information-state string and no resampling of the
     hidden cards, so the bot keys information sets by observation strings and is
-    given ``resample``: the unseen cards dealt again at random, keeping every
+    given ``Resampler``: the unseen cards dealt again at random, keeping every
     seat's shown voids.
     """
     import numpy as np
@@ -79,68 +79,96 @@ def ismcts_bot(game: Any, simulations: int, seed: int, uct_c: float) -> Any:
     evaluator = mcts.RandomRolloutEvaluator(1, rng)
     bot = ismcts.ISMCTSBot(game, evaluator, uct_c, simulations, random_state=rng,
                            use_observation_string=True)
-    bot.set_resampler(lambda state, player: resample(game, state, player, rng))
+    bot.set_resampler(Resampler(game, seed))
     return bot
 
 
-def resample(game: Any, state: Any, player: int, rng: Any) -> Any:
-    """A state ``player`` cannot tell from ``state``: the same own hand, bids and plays,
-    the cards it has not seen dealt to the other seats (each seat keeps its count, and
-    never receives a suit it showed void in)."""
-    import numpy as np
+class Resampler:
+    """States a player cannot tell from the one searched: the same own hand, bids and
+    plays, the cards it has not seen dealt to the other seats (each keeps its count
+    and never receives a suit it showed void in).
 
-    history = state.history()
-    deal, rest = history[:52], history[52:]
-    hands = [[a for k, a in enumerate(deal) if k % 4 == p] for p in range(4)]
-    replay = game.new_initial_state()
-    for a in deal:
-        replay.apply_action(a)
-    played: list[list[int]] = [[], [], [], []]
-    void: list[set[int]] = [set(), set(), set(), set()]
-    led = -1
-    for k, a in enumerate(rest):
-        p = replay.current_player()
-        if k >= 4:
-            n = (k - 4) % 4
-            if n == 0:
-                led = a // 13
-            elif a // 13 != led:
-                void[p].add(led)
-            played[p].append(a)
-        replay.apply_action(a)
-    gone = {a for p in range(4) for a in played[p]}
-    others = [p for p in range(4) if p != player]
-    pool = [a for p in others for a in hands[p] if a not in gone]
-    need = {p: 13 - len(played[p]) for p in others}
-    for _ in range(50):
-        rng.shuffle(pool)
+    The search asks for one per simulation from the same root, so what the history
+    says (who played what, the voids, the unseen cards) is read once per root.
+    """
+
+    def __init__(self, game: Any, seed: int) -> None:
+        import random
+
+        self.game = game
+        self.rnd = random.Random(seed).random
+        self.key: tuple[int, ...] = ()
+        self.known: tuple[Any, ...] = ()
+
+    def _read(self, state: Any, player: int) -> tuple[Any, ...]:
+        history = state.history()
+        key = (player, *history)
+        if key == self.key:
+            return self.known
+        deal, rest = history[:52], history[52:]
+        hands = [[a for k, a in enumerate(deal) if k % 4 == p] for p in range(4)]
+        replay = self.game.new_initial_state()
+        for a in deal:
+            replay.apply_action(a)
+        played: list[list[int]] = [[], [], [], []]
+        void: list[set[int]] = [set(), set(), set(), set()]
+        led = -1
+        for k, a in enumerate(rest):
+            p = replay.current_player()
+            if k >= 4:
+                if (k - 4) % 4 == 0:
+                    led = a // 13
+                elif a // 13 != led:
+                    void[p].add(led)
+                played[p].append(a)
+            replay.apply_action(a)
+        gone = {a for p in range(4) for a in played[p]}
+        others = [p for p in range(4) if p != player]
+        pool = [a for p in others for a in hands[p] if a not in gone]
+        # The most constrained cards first: those fewer seats may hold.
         pool.sort(key=lambda a: -sum(a // 13 in void[p] for p in others))
-        cap = dict(need)
+        fits = [[p for p in others if a // 13 not in void[p]] for a in pool]
+        need = {p: 13 - len(played[p]) for p in others}
+        self.key = key
+        self.known = (hands[player], rest, played, others, pool, fits, need)
+        return self.known
+
+    def __call__(self, state: Any, player: int) -> Any:
+        mine, rest, played, others, pool, fits, need = self._read(state, player)
+        rnd = self.rnd
         got: dict[int, list[int]] = {p: [] for p in others}
-        for a in pool:
-            fits = [p for p in others if cap[p] and a // 13 not in void[p]]
-            if not fits:
+        for _ in range(50):
+            cap = dict(need)
+            got = {p: [] for p in others}
+            for a, can in zip(pool, fits, strict=True):
+                total = sum(cap[p] for p in can)
+                if not total:
+                    break
+                x = rnd() * total
+                seat = -1
+                for p in can:
+                    if cap[p]:
+                        seat = p
+                        x -= cap[p]
+                        if x < 0:
+                            break
+                got[seat].append(a)
+                cap[seat] -= 1
+            else:
                 break
-            weights = np.array([cap[p] for p in fits], dtype=float)
-            p = fits[rng.choice(len(fits), p=weights / weights.sum())]
-            got[p].append(a)
-            cap[p] -= 1
-        else:
-            break
-    else:  # the voids could not be kept by chance: deal ignoring them
-        got, i = {}, 0
-        for p in others:
-            got[p] = pool[i:i + need[p]]
-            i += need[p]
-    new_hands = {p: played[p] + got[p] for p in others}
-    new_hands[player] = hands[player]
-    out = game.new_initial_state()
-    for k in range(13):
-        for p in range(4):
-            out.apply_action(new_hands[p][k])
-    for a in rest:
-        out.apply_action(a)
-    return out
+        else:  # the voids could not be kept by chance: deal ignoring them
+            i = 0
+            for p in others:
+                got[p] = pool[i:i + need[p]]
+                i += need[p]
+        hands = [mine if p == player else played[p] + got[p] for p in range(4)]
+        out = self.game.new_initial_state()
+        for k in range(13):
+            for p in range(4):
+                out.apply_action(hands[p][k])
+        for a in rest:
+            out.apply_action(a)
+        return out
 
 
 def play_deal(hands: Sequence[Sequence[str]], ours: Any, theirs: Any,
