@@ -32,7 +32,7 @@ HANDS = 400  # seeded hands of basic bots, whose positions every level is asked 
 EXPERT_HANDS = 24  # hands of expert bots, for their nils beside the blind nils
 EXPERT_POSITIONS = 150  # positions per test at which the expert is asked (it searches)
 BUDGET = 16  # the expert's sampled deals per decision here (the default is larger)
-LEVELS = ("basic", "expert")
+LEVELS = ("beginner", "basic", "expert")
 
 Decision = tuple[GameState, int, cmd.Command]
 
@@ -91,7 +91,7 @@ def _plays(level: str, preset: str, nil: bool = False, where=None
         if level == "basic":
             yield s, seat, card_id(c.card)
             continue
-        if asked == EXPERT_POSITIONS:
+        if level == "expert" and asked == EXPERT_POSITIONS:
             return
         asked += 1
         mine = choose(s, seat, level, seed=asked, budget=BUDGET)
