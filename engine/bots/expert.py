@@ -40,6 +40,7 @@ _NIL_HIGH_WEIGHT = 0.2  # how much less likely a live nil is to hold a high card
 _CONFIDENCE = 1.0  # standard errors a card must beat the basic card by
 _PRUNE = 2.0  # standard errors below the basic card that stop a card being searched
 _PRUNE_AFTER = 8  # deals before any pruning
+_WIDEST = 8  # candidate cards a decision's rollouts are counted for, at most
 _BID_FIT = 0.2  # 1 / (2 sigma^2): a count 1.6 tricks off its bid halves a deal's weight
 
 
@@ -156,7 +157,8 @@ def rollout(f: Fast, me: int, first: int, hands: list[int], trick: list[int], le
         else:
             leader = p
         hands[p] ^= c
-        broken = broken or breaks(f, trick, c)
+        if c & trump and not broken:
+            broken = breaks(f, trick, c)
         trick.append(c)
         played |= c
         if len(trick) == 4:
@@ -237,7 +239,9 @@ def choose_card(state: GameState, seat: int, seed: int = 0,
     sw = [0.0] * m
     sw2 = [0.0] * m
     active = list(range(1, m))
-    spend = (budget or DEFAULT_BUDGET) * m  # rollouts; a pruned card's go to more deals
+    # Rollouts; a pruned card's go to more deals. At most ``_WIDEST`` cards' worth, so the
+    # widest choices (the first tricks, rollouts longest) stay within the time a turn has.
+    spend = (budget or DEFAULT_BUDGET) * min(m, _WIDEST)
     samples = 0
     while spend > 0 and active and samples < 4 * (budget or DEFAULT_BUDGET):
         hands = sampler.sample()

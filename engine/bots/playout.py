@@ -87,9 +87,9 @@ def fast_of(rules: Rules) -> Fast:
     return fast(rules.deck, rules.deuce_order, rules.spades_broken_by)
 
 
-def legal(f: Fast, hand: int, trick: list[int], broken: bool) -> int:
-    """The legal cards of ``hand`` in playout bits: ``engine.play.legal_mask`` itself."""
-    return legal_mask(f, hand, trick, broken)
+# The legal cards of a hand in playout bits: ``engine.play.legal_mask`` itself (a ``Fast``
+# is a deck to it), bound to the name the policies call.
+legal = legal_mask
 
 
 def breaks(f: Fast, trick: list[int], card: int) -> bool:
