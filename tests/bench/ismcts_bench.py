@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="ismcts_bench", description=__doc__.splitlines()[0])
     ap.add_argument("--deals", type=int, default=400)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--sims", default="40,640")
+    ap.add_argument("--sims", default="640")
     ap.add_argument("--levels", default="expert")
     ap.add_argument("--uct-c", type=float, default=UCT_C)
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
