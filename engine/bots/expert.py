@@ -6,12 +6,17 @@ reluctance to hold high cards), every distinct candidate card is played out to
 the end of the hand by the ``basic`` policy for all four seats, and scored with
 the hand's real scoring. The card with the best total wins. All candidates see
 the same sampled deals, so the comparison is between cards, not between luck.
-Strength grows with ``budget``, the number of sampled deals.
+Strength grows with ``budget``, the number of sampled deals (16 instead of 32
+loses some 23 points a deal; 48 gains a few, inside the noise of 100 deals).
+The candidates are only ``partner_safe`` cards: a search with so few deals
+must not talk itself into a partner blunder on noise. Two cards of a suit are
+one candidate only when no card still out, or on the table, lies between them.
 
 Bids are searched the same way: deals of the other hands, the other seats
 bidding as ``basic`` would on them (or their bids where already public), each
 candidate bid near the ``basic`` count (and nil where the hand might carry
-one) played out and scored. Blind nil and the exchange are ``basic``'s.
+one) played out and scored. Blind nil is ``engine.bots.blind``'s, the exchange
+``basic``'s.
 """
 
 from __future__ import annotations
