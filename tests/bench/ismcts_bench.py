@@ -11,7 +11,7 @@ arguments print the same match. OpenSpiel is an optional extra (``.venv/bin/pip
 install open_spiel``); without it this bench says so and stops.
 
     python -m tests.bench ismcts_bench [--deals N] [--seed S] [--sims 40,640,...]
-        [--levels expert,basic] [--uct-c C] [--workers W] [--every N]
+        [--levels expert,basic] [--uct-c C] [--workers W] [--every N] [--first I]
 
 Only decisions with more than one legal move are timed (and asked of ISMCTS);
 choose ``--sims`` so the printed ratio is the time multiple wanted.
@@ -58,16 +58,18 @@ def one_deal(args: tuple[str, int, int, int, float]) -> tuple[float, list[float]
 
 
 def match(level: str, sims: int, deals: int, seed: int, uct_c: float, workers: int,
-          every: int) -> None:
-    """Play the deals; print the running figure every ``every`` deals, then the final one."""
-    jobs = [(level, sims, seed, i, uct_c) for i in range(deals)]
+          every: int, first: int = 0) -> None:
+    """Play deals ``first`` to ``first + deals - 1``; print the running figure every
+    ``every`` deals, then the final one. Deals are seeded by their number, so a match
+    split into ranges (on several machines) is the same match."""
+    jobs = [(level, sims, seed, i, uct_c) for i in range(first, first + deals)]
     res: list[tuple[float, list[float], list[float]]] = []
     with ProcessPoolExecutor(workers) as pool:
         for r in pool.map(one_deal, jobs, chunksize=1):
             res.append(r)
             if len(res) % every == 0 and len(res) < deals:
-                _report(level, sims, uct_c, seed, res, "so far")
-    _report(level, sims, uct_c, seed, res, "")
+                _report(level, sims, uct_c, seed, res, f"so far from deal {first}")
+    _report(level, sims, uct_c, seed, res, f"from deal {first}" if first else "")
 
 
 def _report(level: str, sims: int, uct_c: float, seed: int,
@@ -94,13 +96,15 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--uct-c", type=float, default=UCT_C)
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--every", type=int, default=50, help="print the running figure")
+    ap.add_argument("--first", type=int, default=0, help="number of the first deal")
     args, _ = ap.parse_known_args(sys.argv[1:] if argv is None else argv)
     if not openspiel_side.available():
         print("ismcts: OpenSpiel is not installed (.venv/bin/pip install open_spiel): skipped")
         return
     for level in args.levels.split(","):
         for sims in map(int, args.sims.split(",")):
-            match(level, sims, args.deals, args.seed, args.uct_c, args.workers, args.every)
+            match(level, sims, args.deals, args.seed, args.uct_c, args.workers, args.every,
+                  args.first)
 
 
 if __name__ == "__main__":
