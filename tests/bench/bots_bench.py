@@ -34,7 +34,9 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from random import Random
 
-from engine.bots import LEVELS, choose
+from msgspec.structs import replace
+
+from engine.bots import LEVELS, blind, choose
 from engine.bots.arena import bot, deal, duplicate, play_hand, random_player
 from engine.bots.basic import contracts_of, policy
 from engine.bots.expert import rollout
@@ -139,6 +141,36 @@ def _timed_hand(level: str, i: int, hands: tuple[tuple[str, ...], ...]) -> list[
     return out
 
 
+def bench_nils(deals: int, expert_deals: int, seed: int) -> None:
+    """Blind nil's made rate, beside the expert's ordinary nils: a team 300 behind is
+    offered blind nil every hand (house rules, with and without a two-card exchange)."""
+    nils = made = 0
+    for i in range(expert_deals):
+        final, _ = play_hand(RULES, i % 4, _deal(seed, i), [bot("expert", seed=i)] * 4)
+        for s in range(4):
+            if final.bids[s] == 0:
+                nils += 1
+                made += final.tricks[s] == 0
+    print(f"nils: expert x4, {expert_deals} hands: nil bid on {nils / (4 * expert_deals):.1%} "
+          f"of seats, made {made} of {nils} ({made / max(nils, 1):.0%})")
+    for name, rules in (("house", RULES), ("house, 2-card exchange",
+                                           replace(RULES, blind_nil_pass=2))):
+        bids = won = 0
+        for i in range(deals):
+            state = step(GameState(), cmd.StartGame(rules=rules, scores=(0, 300)))[0]
+            state = step(state, cmd.DealHand(dealer=i % 4, hands=_deal(seed, i)))[0]
+            while state.hands_played == 0:
+                seat = next(x for x in range(4) if state.waiting >> x & 1)
+                state = step(state, choose(state, seat, "basic"))[0]
+            for s in range(4):
+                if state.blind >> s & 1:
+                    bids += 1
+                    won += state.tricks[s] == 0
+        print(f"nils: blind nil, {name}, 300 behind, {deals} hands: bid {bids} times "
+              f"(odds {blind.odds(rules):.0%} by the bots' own estimate), made {won} "
+              f"({won / max(bids, 1):.0%})")
+
+
 def bench_basic_habits(deals: int, seed: int) -> None:
     """How ``basic`` bids and plays against itself: the habits the complaints are about."""
     made = teams = bags = nils = nils_made = 0
@@ -215,6 +247,7 @@ def main(argv: list[str] | None = None) -> None:
     bench_decisions("basic", 100, 1.0)
     bench_decisions("expert", 12, 50.0)
     bench_basic_habits(min(args.deals, 1000), args.seed)
+    bench_nils(200, 40, args.seed)
     sys.stdout.flush()
     bench_strength(args.deals, args.seed, args.budget, args.workers)
     sys.stdout.flush()
