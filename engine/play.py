@@ -7,16 +7,35 @@ the plain deck share one code path: a trump is a card whose effective suit is
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Protocol
+
 from engine.cards import TRUMP, Deck, deck
 from engine.state import GameState
 from schemas.rules import Rules
+
+
+class _ByCard(Protocol):
+    def __getitem__(self, card: int, /) -> int: ...
+
+
+class Suits(Protocol):
+    """What legality and breaking read of a deck: a ``Deck`` (card ids), or the bots'
+    playout table (one-bit cards), so both ask these very functions."""
+
+    @property
+    def suit_of(self) -> _ByCard: ...
+    @property
+    def suit_mask(self) -> Sequence[int]: ...
+    @property
+    def trump_mask(self) -> int: ...
 
 
 def deck_of(rules: Rules) -> Deck:
     return deck(rules.deck, rules.deuce_order)
 
 
-def legal_mask(d: Deck, hand: int, trick: tuple[int, ...], broken: bool) -> int:
+def legal_mask(d: Suits, hand: int, trick: Sequence[int], broken: bool) -> int:
     """The cards of ``hand`` that may be played to ``trick``: the one statement of
     following suit and of leading trumps, which ``decide``, the views and the bots ask."""
     if trick:
@@ -43,7 +62,7 @@ def why_illegal(d: Deck, hand: int, trick: tuple[int, ...], broken: bool, card: 
     return "must_follow_suit" if trick else "spades_not_broken"
 
 
-def breaks_spades(d: Deck, trick: tuple[int, ...], card: int, any_spade: bool) -> bool:
+def breaks_spades(d: Suits, trick: Sequence[int], card: int, any_spade: bool) -> bool:
     """Whether ``card`` played to ``trick`` (the cards before it) breaks spades.
 
     A trump played on another suit's lead always does. Under ``spades_broken_by:

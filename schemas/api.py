@@ -68,7 +68,7 @@ class Session(msgspec.Struct, frozen=True):
 
 # --- Tables --------------------------------------------------------------------------------
 
-BotLevel = Literal["basic", "expert"]
+BotLevel = Literal["beginner", "basic", "expert"]  # engine.bots.LEVELS, weakest first
 RulesSpec = str | dict[str, Any]  # a preset name, or {"preset": NAME, **overrides}
 
 

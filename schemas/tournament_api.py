@@ -166,7 +166,7 @@ class OverrideBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
 
 class BotTeamBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     name: TeamName
-    level: Literal["basic", "expert"] = "basic"
+    level: Literal["beginner", "basic", "expert"] = "basic"
 
 
 class SeedsBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

@@ -52,7 +52,7 @@ class AddBotTeam(Command, frozen=True):
     team_id: str
     name: str
     by: str
-    level: Literal["basic", "expert"] = "basic"
+    level: Literal["beginner", "basic", "expert"] = "basic"
 
 
 class ConfirmTeam(Command, frozen=True):

@@ -12,13 +12,15 @@ become.
 
 from __future__ import annotations
 
-from engine.bots import basic, expert
+from engine.bots import basic, beginner, blind, expert
 from engine.cards import code, codes
 from engine.evolve import passers
 from engine.state import BIDDING, PASSING, PLAY, GameState
 from schemas import commands as cmd
 
-LEVELS = ("basic", "expert")
+# The levels as players see them, weakest first; each is measured against the next
+# (``tests/bench/bots_bench.py``), so a harder level beats the one before it.
+LEVELS = ("beginner", "basic", "expert")
 
 
 def timeout_command(state: GameState, seat: int, at: int) -> cmd.ClockExpired:
@@ -52,11 +54,13 @@ def choose(state: GameState, seat: int, level: str = "basic", seed: int = 0, at:
         raise NothingToDo(f"seat {seat} has nothing to do now")
     if state.phase == BIDDING:
         if not state.looked >> seat & 1:
-            if basic.wants_blind_nil(state, seat):
+            if blind.wants_blind_nil(state, seat):
                 return cmd.BidBlindNil(seat=seat, at=at)
             return cmd.LookAtCards(seat=seat, at=at)
         if level == "expert":
             bid = expert.choose_bid(state, seat, seed, budget)
+        elif level == "beginner":
+            bid = beginner.choose_bid(state, seat)
         else:
             bid = basic.choose_bid(state, seat)
         return cmd.PlaceBid(seat=seat, bid=bid, at=at)
@@ -66,6 +70,8 @@ def choose(state: GameState, seat: int, level: str = "basic", seed: int = 0, at:
     if state.phase == PLAY:
         if level == "expert":
             card = expert.choose_card(state, seat, seed, budget)
+        elif level == "beginner":
+            card = beginner.choose_card(state, seat)
         else:
             card = basic.choose_card(state, seat)
         return cmd.PlayCard(seat=seat, card=code(card), at=at)

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 
 from engine.bots.playout import WIDTH, Fast, fast_of, split
 from engine.bots.playout import legal as legal_bits
-from engine.evolve import blind_nil_offered
 from engine.state import GameState
 
 # --- what a seat can see ---------------------------------------------------------------
@@ -194,10 +193,10 @@ def policy(f: Fast, me: int, hand: int, trick: list[int], leader: int, played: i
         winners = legal & win_mask & ~((best << 1) - 1)
     later_opps = _LATER_OPPS[me][n]
 
-    if my_bid == 0:
+    if my_bid == 0 and (tricks[me] == 0 or p_bid != 0 or tricks[partner]):
         return _duck(f, legal, winners, n, lead_suit)
 
-    if p_bid == 0 and tricks[partner] == 0:
+    if p_bid == 0 and tricks[partner] == 0:  # (this seat's own nil, if any, already failed)
         partner_after = n <= 1
         if n == 0:
             side = legal & f.side
@@ -437,35 +436,26 @@ def bid_for(f: Fast, hand: int, partner_bid: int, nil: bool) -> int:
     return max(1, min(13, bid))
 
 
-def wants_blind_nil(state: GameState, seat: int) -> bool:
-    """A comeback gamble: only when blind nil is offered and the team is far behind."""
-    r = state.rules
-    if r is None or not blind_nil_offered(state, seat):
-        return False
-    team = seat & 1
-    behind = state.scores[1 - team] - state.scores[team]
-    bids = visible_bids(state, seat)
-    return behind >= max(r.blind_nil_margin or 0, 200) and bids[seat ^ 2] != 0
-
-
 def choose_pass(state: GameState, seat: int) -> int:
-    """Cards for the blind-nil exchange: the nil sheds its highest, the partner its lowest."""
+    """Cards for the blind-nil exchange (card ids)."""
     r = state.rules
     assert r is not None
     f = fast_of(r)
     hand = f.to_bits(state.hands[seat])
-    n = r.blind_nil_pass
+    return f.to_ids(pass_bits(f, hand, r.blind_nil_pass, bool(state.blind >> seat & 1)))
+
+
+def pass_bits(f: Fast, hand: int, n: int, nil: bool) -> int:
+    """The ``n`` cards of ``hand`` to exchange: the blind nil sheds its highest (trumps
+    first), its partner its lowest side cards."""
     chosen = 0
-    if state.blind >> seat & 1:
-        for _ in range(n):
+    for _ in range(n):
+        if nil:
             trumps = hand & f.trump
             c = _high(trumps) if trumps else _side_by_power(f, hand, True)
-            chosen |= c
-            hand ^= c
-    else:
-        for _ in range(n):
+        else:
             side = hand & f.side
             c = _side_by_power(f, side, False) if side else hand & -hand
-            chosen |= c
-            hand ^= c
-    return f.to_ids(chosen)
+        chosen |= c
+        hand ^= c
+    return chosen

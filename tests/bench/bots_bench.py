@@ -5,13 +5,20 @@ rollouts, and whole bot hands through ``decide`` for each level. Rates are per
 second of this process's CPU time, so a busy machine does not distort them;
 wall time is printed beside.
 
+Decisions: the CPU time of each bot decision (where there was more than one
+legal move) of whole hands, as mean, median and p99 beside the targets (an
+``expert`` decision at most 50 ms at p99, a ``basic`` one under 1 ms).
+
 Strength: every deal is played twice with the pairs swapping seats, so the
 cards cancel and what is left is bidding and play. ``basic`` pairs against
 uniformly random players: a match is one deal played both ways, won by the
-higher total (a tie counts half). ``expert`` pairs against ``basic`` pairs: the
-mean difference of the pairs' totals per deal, with its 95% interval. Each
-deal is a fresh hand from 0-0 under the house rules. Deals, random players and
-the search are all seeded: the same seed prints the same strength figures.
+higher total (a tie counts half). Then the levels players choose, each against
+the next (``beginner`` vs ``basic``, ``basic`` vs ``expert``): the mean
+difference of the pairs' totals per deal, with its 95% interval, so "harder"
+is a measured claim. Each deal is a fresh hand from 0-0 under the house rules.
+Deals, random players and the search are all seeded: the same seed prints the
+same strength figures. OpenSpiel's ISMCTS bot is the outside yardstick, in
+``ismcts_bench``.
 
     python -m tests.bench.bots_bench [--deals N] [--seed S] [--budget B] [--workers W]
 """
@@ -27,11 +34,18 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from random import Random
 
+from msgspec.structs import replace
+
+from engine.bots import LEVELS, blind, choose
 from engine.bots.arena import bot, deal, duplicate, play_hand, random_player
 from engine.bots.basic import contracts_of, policy
 from engine.bots.expert import rollout
 from engine.bots.playout import Scorer, deal_random, fast_of, random_playout
+from engine.decide import step
+from engine.play import legal_cards
 from engine.presets import PRESETS
+from engine.state import PLAY, GameState
+from schemas import commands as cmd
 
 RULES = PRESETS["house"]
 BENCH_BUDGET = 24  # sampled deals per expert decision: 2,000 deals in about five minutes
@@ -98,6 +112,65 @@ def bench_bot_hands(level: str, hands: int, budget: int) -> None:
           f"(wall {hands / c.wall:.2f})")
 
 
+def bench_decisions(level: str, hands: int, target_ms: float) -> None:
+    """Per-decision CPU time of ``level`` at all four seats, where a choice was to make."""
+    rng = Random(6)
+    times: list[float] = []
+    for i in range(hands):
+        times += _timed_hand(level, i, deal(rng, RULES))
+    times.sort()
+    p99 = times[int(0.99 * (len(times) - 1))] * 1e3
+    print(f"decisions: {level:8} {len(times):5} decisions: mean "
+          f"{statistics.fmean(times) * 1e3:6.2f} ms, median {times[len(times) // 2] * 1e3:6.2f}"
+          f" ms, p99 {p99:6.2f} ms (target p99 <= {target_ms:g} ms: "
+          f"{'met' if p99 <= target_ms else 'MISSED'}), max {times[-1] * 1e3:.1f} ms")
+
+
+def _timed_hand(level: str, i: int, hands: tuple[tuple[str, ...], ...]) -> list[float]:
+    state = step(GameState(), cmd.StartGame(rules=RULES))[0]
+    state = step(state, cmd.DealHand(dealer=i % 4, hands=hands))[0]
+    out = []
+    while state.hands_played == 0:
+        seat = next(s for s in range(4) if state.waiting >> s & 1)
+        many = state.phase != PLAY or legal_cards(state, seat).bit_count() > 1
+        t0 = time.process_time()
+        c = choose(state, seat, level, seed=i)
+        if many:
+            out.append(time.process_time() - t0)
+        state = step(state, c)[0]
+    return out
+
+
+def bench_nils(deals: int, expert_deals: int, seed: int) -> None:
+    """Blind nil's made rate, beside the expert's ordinary nils: a team 300 behind is
+    offered blind nil every hand (house rules, with and without a two-card exchange)."""
+    nils = made = 0
+    for i in range(expert_deals):
+        final, _ = play_hand(RULES, i % 4, _deal(seed, i), [bot("expert", seed=i)] * 4)
+        for s in range(4):
+            if final.bids[s] == 0:
+                nils += 1
+                made += final.tricks[s] == 0
+    print(f"nils: expert x4, {expert_deals} hands: nil bid on {nils / (4 * expert_deals):.1%} "
+          f"of seats, made {made} of {nils} ({made / max(nils, 1):.0%})")
+    for name, rules in (("house", RULES), ("house, 2-card exchange",
+                                           replace(RULES, blind_nil_pass=2))):
+        bids = won = 0
+        for i in range(deals):
+            state = step(GameState(), cmd.StartGame(rules=rules, scores=(0, 300)))[0]
+            state = step(state, cmd.DealHand(dealer=i % 4, hands=_deal(seed, i)))[0]
+            while state.hands_played == 0:
+                seat = next(x for x in range(4) if state.waiting >> x & 1)
+                state = step(state, choose(state, seat, "basic"))[0]
+            for s in range(4):
+                if state.blind >> s & 1:
+                    bids += 1
+                    won += state.tricks[s] == 0
+        print(f"nils: blind nil, {name}, 300 behind, {deals} hands: bid {bids} times "
+              f"(odds {blind.odds(rules):.0%} by the bots' own estimate), made {won} "
+              f"({won / max(bids, 1):.0%})")
+
+
 def bench_basic_habits(deals: int, seed: int) -> None:
     """How ``basic`` bids and plays against itself: the habits the complaints are about."""
     made = teams = bags = nils = nils_made = 0
@@ -128,10 +201,12 @@ def _basic_vs_random(args: tuple[int, int]) -> tuple[int, int]:
     return duplicate(RULES, i % 4, _deal(seed, i), (bot("basic"),) * 2, (rnd, rnd))
 
 
-def _expert_vs_basic(args: tuple[int, int, int]) -> tuple[int, int]:
-    seed, i, budget = args
-    ex = bot("expert", seed=seed * 100_003 + i, budget=budget)
-    return duplicate(RULES, i % 4, _deal(seed, i), (ex, ex), (bot("basic"),) * 2)
+def _ladder(args: tuple[str, str, int, int, int]) -> tuple[int, int]:
+    """One deal both ways: the harder level's pair against the easier one's."""
+    hard, easy, seed, i, budget = args
+    h = bot(hard, seed=seed * 100_003 + i, budget=budget)
+    e = bot(easy, seed=seed * 100_003 + i, budget=budget)
+    return duplicate(RULES, i % 4, _deal(seed, i), (h, h), (e, e))
 
 
 def bench_strength(deals: int, seed: int, budget: int, workers: int) -> None:
@@ -143,17 +218,19 @@ def bench_strength(deals: int, seed: int, budget: int, workers: int) -> None:
           f"{statistics.fmean(b for _, b in res):+.1f}; wall {c.wall:.0f} s, "
           f"CPU {c.children:.0f} s)")
     sys.stdout.flush()
-    with _Clock() as c, ProcessPoolExecutor(workers) as pool:
-        res = list(pool.map(_expert_vs_basic, [(seed, i, budget) for i in range(deals)],
-                            chunksize=4))
-    diffs = [a - b for a, b in res]
-    mean = statistics.fmean(diffs)
-    half = 1.96 * statistics.stdev(diffs) / len(diffs) ** 0.5
-    won = sum(1.0 if d > 0 else 0.5 if d == 0 else 0.0 for d in diffs)
-    print(f"strength: expert (budget {budget}) vs basic, {deals} deals x2: mean difference "
-          f"{mean:+.1f} points per deal, 95% CI [{mean - half:+.1f}, {mean + half:+.1f}]; "
-          f"expert wins {won / deals:.1%} of deal pairs  "
-          f"(wall {c.wall:.0f} s, CPU {c.children:.0f} s, {workers} workers)")
+    for hard, easy in zip(LEVELS[1:], LEVELS, strict=False):
+        with _Clock() as c, ProcessPoolExecutor(workers) as pool:
+            res = list(pool.map(_ladder, [(hard, easy, seed, i, budget) for i in range(deals)],
+                                chunksize=4))
+        diffs = [a - b for a, b in res]
+        mean = statistics.fmean(diffs)
+        half = 1.96 * statistics.stdev(diffs) / len(diffs) ** 0.5
+        won = sum(1.0 if d > 0 else 0.5 if d == 0 else 0.0 for d in diffs)
+        extra = f" (budget {budget})" if hard == "expert" else ""
+        print(f"strength: {hard}{extra} vs {easy}, {deals} deals x2, seed {seed}: mean "
+              f"difference {mean:+.1f} points per deal, 95% CI [{mean - half:+.1f}, "
+              f"{mean + half:+.1f}]; {hard} wins {won / deals:.1%} of deal pairs  "
+              f"(wall {c.wall:.0f} s, CPU {c.children:.0f} s, {workers} workers)", flush=True)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -167,7 +244,10 @@ def main(argv: list[str] | None = None) -> None:
     bench_playouts()
     bench_bot_hands("basic", 200, args.budget)
     bench_bot_hands("expert", 4, args.budget)
+    bench_decisions("basic", 100, 1.0)
+    bench_decisions("expert", 12, 50.0)
     bench_basic_habits(min(args.deals, 1000), args.seed)
+    bench_nils(200, 40, args.seed)
     sys.stdout.flush()
     bench_strength(args.deals, args.seed, args.budget, args.workers)
     sys.stdout.flush()

@@ -141,3 +141,16 @@ def test_no_nil_where_the_rules_have_none() -> None:
 def test_every_card_of_the_nil_hand_is_in_the_deck() -> None:
     d = deck_of(PRESETS["classic"])
     assert all(d.mask >> card_id(c) & 1 for c in NIL_HAND)
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_a_card_on_the_table_separates_two_of_ours(level: str) -> None:
+    """With the ace gone and the queen led, the king wins and the jack loses: they are
+    not the same card to the search because no card still out lies between them."""
+    me = ("3C", "3H", "JH", "KH", "2D", "3D", "4D", "5D", "6D", "7D", "8D", "9D", "TD")
+    hands = deal_with(PRESETS["classic"], {2: me, 1: ["AC", "AH", "QH"], 3: ["4C", "4H"],
+                                           0: ["2C", "5H"]})
+    s = position(hands, bids=(3, 3, 4, 3), plays=["2C", "AC", "3C", "4C",
+                                                  "AH", "3H", "4H", "5H", "QH"])
+    assert to_play(s) == 2
+    assert _card(s, level) == "KH"

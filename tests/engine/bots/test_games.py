@@ -45,7 +45,8 @@ def test_basic_bots_play_whole_matches_with_legal_commands(preset: str) -> None:
 
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 2**64 - 1), preset=st.sampled_from(sorted(PRESETS)),
-       levels=st.sampled_from([("basic", "basic"), ("basic", "expert"), ("expert", "basic")]),
+       levels=st.sampled_from([("basic", "basic"), ("basic", "expert"), ("expert", "basic"),
+                               ("beginner", "expert"), ("basic", "beginner")]),
        behind=st.sampled_from([0, 150, 300]), passing=st.sampled_from([0, 1, 2]))
 def test_any_seeded_hand_gets_only_legal_commands(seed: int, preset: str,
                                                   levels: tuple[str, str], behind: int,

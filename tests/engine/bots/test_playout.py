@@ -5,17 +5,19 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from engine.bots.arena import bot, deal, play_hand
 from engine.bots.basic import Seen, contracts_of, policy
 from engine.bots.expert import rollout
-from engine.bots.playout import Scorer, breaks, fast, random_playout, split
+from engine.bots.playout import breaks, fast, random_playout, scorer, split
 from engine.bots.playout import legal as fast_legal
 from engine.cards import deck, ids
 from engine.play import breaks_spades, legal_mask, trick_winner
-from engine.presets import PRESETS, resolve
 from engine.scoring import score_team
 from tests.engine.bots.situations import position
+from tests.engine.test_properties import PROFILES, SETTINGS, any_rules
 
 DECKS = [("standard", "diamond_high"), ("jokers_deuces", "diamond_high"),
          ("jokers_deuces", "spade_high"), ("jokers", "diamond_high"),
@@ -75,8 +77,8 @@ def test_a_random_playout_plays_thirteen_tricks(name: str, order: str) -> None:
 @pytest.mark.parametrize(("name", "order"), DECKS)
 def test_a_random_playout_follows_the_engines_rules(name: str, order: str,
                                                     broken_by: str) -> None:
-    """``random_playout`` keeps its own inlined copy of legality and breaking: played
-    with the same random stream through the engine's ``legal_mask``, ``breaks_spades``
+    """``random_playout`` (the bench's floor) asks the engine's legality and breaking:
+    played with the same random stream through the engine's ``legal_mask``, ``breaks_spades``
     and ``trick_winner``, every hand takes the same tricks."""
     d = deck(name, order)
     f = fast(name, order, broken_by)
@@ -111,41 +113,45 @@ def test_a_random_playout_follows_the_engines_rules(name: str, order: str,
         assert fast_tricks == tricks
 
 
-@pytest.mark.parametrize("spec", [
-    "house", "classic", "beginner", "club",
-    {"preset": "classic", "failed_nil": "help_partner"},
-    {"preset": "classic", "failed_nil": "nothing", "ten_for_200": True, "board": 4},
-    {"preset": "house", "boston_needs_bid": True, "bag_penalty": 0},
-])
-def test_the_fast_scorer_matches_the_engine(spec) -> None:
-    rules = resolve(spec)
-    scorer = Scorer(rules)
-    rng = random.Random(str(spec))
-    for _ in range(2000):
+@PROFILES
+@SETTINGS
+@given(data=st.data())
+def test_the_fast_scorer_is_the_engines_scoring(profile: str, data: st.DataObject) -> None:
+    """Every preset and any variant: the search's scorer gives ``score_team``'s delta and
+    bags on random bids, blind flags, tricks and carried bags."""
+    rules = data.draw(any_rules(profile))
+    s = scorer(rules)
+    rng = random.Random(data.draw(st.integers(0, 2**32 - 1)))
+    for _ in range(300):
         bids = (rng.choice((0, 0, 1, 3, 5, 13)), rng.choice((0, 1, 2, 4, 6, 13)))
         blind = (rng.random() < 0.2, rng.random() < 0.2)
         a = rng.randint(0, 13)
         took = (a, rng.randint(0, 13 - a))
-        bags = rng.randint(0, 9)
+        bags = rng.randint(0, 11)
         want = score_team(rules, bids, blind, took, 0, bags)
-        assert scorer.team(*bids, *blind, *took, bags) == (want.delta, want.bags_gained)
+        assert s.team(*bids, *blind, *took, bags) == (want.delta, want.bags_gained)
 
 
-@pytest.mark.parametrize("preset", ["house", "classic"])
-def test_a_basic_rollout_with_the_true_hands_replays_the_game(preset: str) -> None:
-    """The search's rollouts are the ``basic`` bot, card for card."""
-    rules = PRESETS[preset]
-    rng = random.Random(9)
-    for i in range(15):
-        hands = deal(rng, rules)
-        final, _ = play_hand(rules, i % 4, hands, [bot("basic")] * 4)
-        s = position(hands, bids=final.bids, rules=rules, dealer=i % 4)
-        seat = s.waiting.bit_length() - 1
-        k = Seen(s, seat)
-        contracts = contracts_of(rules.board, k.bids)
-        first = policy(k.f, seat, k.hand, [], k.leader, k.played, k.bids, k.tricks, False,
-                       k.voids, contracts)
-        bits = [k.f.to_bits(h) for h in s.hands]
-        tricks = rollout(k.f, seat, first, bits, [], k.leader, k.played, k.bids, [0] * 4,
-                         False, [0] * 4, contracts)
-        assert tuple(tricks) == final.tricks
+@PROFILES
+@SETTINGS
+@given(data=st.data())
+def test_a_basic_rollout_with_the_true_hands_replays_the_game(profile: str,
+                                                              data: st.DataObject) -> None:
+    """Every preset and any variant: the search's rollouts are the ``basic`` bot, card for
+    card, so the fast path's legality, breaking and trick winners are the engine's."""
+    rules = data.draw(any_rules(profile))
+    rng = random.Random(data.draw(st.integers(0, 2**32 - 1)))
+    dealer = rng.randrange(4)
+    hands = deal(rng, rules)
+    final, _ = play_hand(rules, dealer, hands, [bot("basic")] * 4)
+    s = position(hands, bids=final.bids, rules=rules, dealer=dealer)
+    assert s.phase == "play"
+    seat = s.waiting.bit_length() - 1
+    k = Seen(s, seat)
+    contracts = contracts_of(rules.board, k.bids)
+    first = policy(k.f, seat, k.hand, [], k.leader, k.played, k.bids, k.tricks, False,
+                   k.voids, contracts)
+    bits = [k.f.to_bits(h) for h in s.hands]
+    tricks = rollout(k.f, seat, first, bits, [], k.leader, k.played, k.bids, [0] * 4,
+                     False, [0] * 4, contracts)
+    assert tuple(tricks) == final.tricks

@@ -169,6 +169,20 @@ async def test_seats_join_leave_and_bots(host: Player, lobby: Service) -> None:
     await c.aclose()
 
 
+async def test_every_bot_level_players_can_choose_is_seated_and_shown(host: Player) -> None:
+    """The levels as players see them, weakest first: each one sits and the table says
+    which; a level that is none of them is a typed error that changes nothing."""
+    t = await host.ok("POST", "/v1/tables", {"rules": "house"})
+    tid = t["table_id"]
+    for seat, level in enumerate(("beginner", "basic", "expert"), start=1):
+        t = await host.ok("POST", f"/v1/tables/{tid}/bots", {"seat": seat, "level": level})
+        assert t["seats"][seat]["bot"] == level
+    status, err = await host.call("POST", f"/v1/tables/{tid}/bots", {"seat": 1, "level": "god"})
+    assert status == 400 and "code" in err
+    t = await host.ok("GET", f"/v1/tables/{tid}")
+    assert [s["bot"] for s in t["seats"]] == [None, "beginner", "basic", "expert"]
+
+
 async def test_bad_bodies_and_unknown_tables_are_typed_errors(host: Player) -> None:
     status, err = await host.call("POST", "/v1/tables", {"rules": "poker"})
     assert (status, err["code"]) == (400, "bad_rules")
