@@ -15,7 +15,7 @@ from typing import Any
 
 from schemas import commands as cmd
 from schemas import ws
-from schemas.codes import GAME_UNAVAILABLE
+from schemas.codes import GAME_UNAVAILABLE, REJECTED
 from schemas.play import GameRequest
 from services.lobby.connections import Conn
 from services.lobby.errors import LobbyError
@@ -43,7 +43,7 @@ class Commands:
             raise LobbyError(GAME_UNAVAILABLE, "no game worker answered; retry the "
                              "same command_id") from None
         if not reply.ok:
-            raise LobbyError(reply.code or "rejected", reply.message)
+            raise LobbyError(reply.code or REJECTED, reply.message)
         return reply.version, reply.duplicate
 
     async def on_frame(self, conn: Conn, frame: ws.GameCommandFrame) -> None:

@@ -18,6 +18,7 @@ from typing import Any
 import msgspec
 
 from schemas import ws
+from schemas.codes import MATCH_CLOSED, MATCH_NOT_FOUND
 from schemas.events import GameEnded
 from schemas.matches import MatchOpened, OpenMatch
 from schemas.notes import QueueInvite, QueueStatus
@@ -195,7 +196,7 @@ class Queue:
                 # Closed: it ended meanwhile. Not found: the offer's match is not open yet
                 # (no game worker answered); leaving the ticket is enough, the leader then
                 # finds a player missing.
-                if exc.code not in ("match_closed", "match_not_found"):
+                if exc.code not in (MATCH_CLOSED, MATCH_NOT_FOUND):
                     raise
             await self.settle_unstarted(ticket.match_id)
             return

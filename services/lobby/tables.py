@@ -15,7 +15,7 @@ import msgspec
 
 from engine.presets import PRESETS
 from schemas.api import CurrentGame, GameSummary, Me, SeatInfo, Table
-from schemas.codes import GAME_UNAVAILABLE
+from schemas.codes import GAME_UNAVAILABLE, REJECTED, TABLE_STARTED
 from schemas.commands import LeaveSeat
 from schemas.matches import MatchSeat, OpenMatch
 from schemas.notes import PlayAgainAsked
@@ -133,7 +133,7 @@ class Tables:
             if t.state != "open":
                 if held is not None:
                     return t
-                raise LobbyError("table_started",
+                raise LobbyError(TABLE_STARTED,
                                  "the game has started; watch it as a spectator")
             if held is not None and (seat is None or seat == held):
                 return t
@@ -197,7 +197,7 @@ class Tables:
         except GameUnavailable:
             raise LobbyError(GAME_UNAVAILABLE, "no game worker answered") from None
         if not reply.ok:
-            raise LobbyError(reply.code or "rejected", reply.message)
+            raise LobbyError(reply.code or REJECTED, reply.message)
 
     async def set_bots(self, me: Claims, table_id: str, seat: int | None, level: str,
                        remove: bool) -> Table:
@@ -218,7 +218,7 @@ class Tables:
         if t.host != me.player_id:
             raise LobbyError("not_host", "only the table's host may do that")
         if t.state != "open":
-            raise LobbyError("table_started", "the game has already started")
+            raise LobbyError(TABLE_STARTED, "the game has already started")
 
     async def change_rules(self, me: Claims, table_id: str, overrides: dict[str, Any]) -> Table:
         def rules(t: store.TableRow) -> store.TableRow:
@@ -285,7 +285,7 @@ class Tables:
         try:
             return await self._start(t)
         except LobbyError as exc:
-            if exc.code != "table_started":
+            if exc.code != TABLE_STARTED:
                 raise
             return await self._get(t.table_id)
 
