@@ -7,15 +7,10 @@ worker's error reply becomes a not-ok ``GameReply``, here and nowhere else.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import msgspec
-import nats.errors
-from nats.aio.client import Client
-from nats.js.api import DeliverPolicy
 
 from schemas.bus import EventEnvelope
 from schemas.errors import from_service
@@ -31,40 +26,27 @@ from schemas.play import (
     TableChanged,
 )
 from schemas.subjects import Names
-from services.platform import bus, logs
+from services.platform import bus
+from services.platform.busclient import BusClient, Following, Listening, Unavailable
 
 T = TypeVar("T", bound=msgspec.Struct)
-_encoder = msgspec.msgpack.Encoder()
-_log = logs.get("gateway")
+
+__all__ = ["Following", "GameBus", "GameUnavailable"]
 
 
 class GameUnavailable(Exception):
     """No game worker answered in time."""
 
 
-class Following:
-    """A game's events from its first, in order, then live: ``caught_up`` once the
-    history is in. Ends with ``stop``."""
-
-    def __init__(self) -> None:
-        self._sub: Any = None
-        self.caught_up = asyncio.Event()
-
-    async def stop(self) -> None:
-        with contextlib.suppress(Exception):
-            await self._sub.unsubscribe()
-
-
 class GameBus:
-    def __init__(self, nc: Client, names: Names, timeout: float) -> None:
-        self.nc, self.names, self.timeout = nc, names, timeout
+    def __init__(self, client: BusClient, names: Names, timeout: float) -> None:
+        self.client, self.names, self.timeout = client, names, timeout
 
     async def _ask(self, subject: str, body: msgspec.Struct, reply: type[T]) -> T:
         try:
-            return await bus.request(self.nc, subject, body, reply, timeout=self.timeout)
-        except (nats.errors.NoRespondersError, nats.errors.TimeoutError, TimeoutError):
+            return await self.client.request(subject, body, reply, timeout=self.timeout)
+        except Unavailable:
             raise GameUnavailable(subject) from None
-
     async def create(self, c: CreateGame) -> GameReply:
         try:
             return await self._ask(self.names.game_create, c, GameReply)
@@ -107,71 +89,37 @@ class GameBus:
 
     async def follow(self, game_id: str,
                      handler: Callable[[EventEnvelope], None]) -> Following:
-        """Every event of one game, from JetStream (an ordered consumer from the first
-        event: history and live events come the same way, in order, without gaps the
-        client library does not repair). Undecodable envelopes are logged and skipped."""
-        decoder = msgspec.msgpack.Decoder(EventEnvelope)
-        following = Following()
-
-        async def on_msg(msg: Any) -> None:
-            try:
-                env = decoder.decode(msg.data)
-            except (msgspec.DecodeError, msgspec.ValidationError):
-                _log.error("undecodable_envelope", game_id=game_id)
-            else:
-                handler(env)
-            if following.caught_up.is_set():
-                return  # live: no need to parse each message's metadata again
-            with contextlib.suppress(Exception):
-                if msg.metadata.num_pending == 0:
-                    following.caught_up.set()
-
-        js = self.nc.jetstream()
-        following._sub = await js.subscribe(
-            self.names.game_event(game_id, "*"), cb=on_msg, ordered_consumer=True,
-            deliver_policy=DeliverPolicy.ALL)
-        info = await following._sub.consumer_info()
-        if info.num_pending == 0 and (info.delivered is None or not info.delivered.consumer_seq):
-            following.caught_up.set()  # nothing stored yet: a game about to begin
-        return following
+        """Every event of one game, from JetStream, from its first: history and live
+        events come the same way, in order."""
+        try:
+            return await self.client.follow(self.names.game_event(game_id, "*"), handler)
+        except Unavailable:
+            raise GameUnavailable(game_id) from None
 
     async def chat(self, line: ChatLine) -> None:
-        await self.nc.publish(self.names.game_chat(line.game_id), _encoder.encode(line))
+        await self.client.publish(self.names.game_chat(line.game_id), line)
 
     async def table_changed(self, table_id: str, game_id: str = "") -> None:
-        await self.nc.publish(self.names.lobby_tables,
-                              _encoder.encode(TableChanged(table_id=table_id, game_id=game_id)))
+        await self.client.publish(self.names.lobby_tables,
+                                  TableChanged(table_id=table_id, game_id=game_id))
 
     async def seat_present(self, p: SeatPresent) -> None:
-        await self.nc.publish(self.names.lobby_presence(p.game_id), _encoder.encode(p))
+        await self.client.publish(self.names.lobby_presence(p.game_id), p)
 
     async def note(self, player_id: str, note: Note) -> None:
-        await self.nc.publish(self.names.player_note(player_id), _encoder.encode(note))
+        await self.client.publish(self.names.player_note(player_id), note)
 
-    async def listen_notes(self, handler: Callable[[str, Note], Awaitable[None]]) -> Any:
+    async def listen_notes(self, handler: Callable[[str, Note], Awaitable[None]]) -> Listening:
         """Every player's notes, with the player id from the subject."""
-        async def note(subject: str, body: Any) -> None:
+        async def note(subject: str, body: Note) -> None:
             await handler(subject.rsplit(".", 1)[-1], body)
 
-        return await self._listen(self.names.player_notes_all, msgspec.msgpack.Decoder(Note),
-                                  note)
+        return await self.client.listen(self.names.player_notes_all, Note, note)  # type: ignore[arg-type]
 
     async def listen(self, subject: str, kind: type[T],
-                     handler: Callable[[T], Awaitable[None]]) -> Any:
+                     handler: Callable[[T], Awaitable[None]]) -> Listening:
         """Subscribe to plain publications of one type."""
-        async def body_only(_: str, body: Any) -> None:
+        async def body_only(_: str, body: T) -> None:
             await handler(body)
 
-        return await self._listen(subject, msgspec.msgpack.Decoder(kind), body_only)
-
-    async def _listen(self, subject: str, decoder: msgspec.msgpack.Decoder[Any],
-                      handler: Callable[[str, Any], Awaitable[None]]) -> Any:
-        """Undecodable publications are dropped: a sender's bug never stops the others."""
-        async def on_msg(msg: Any) -> None:
-            try:
-                body = decoder.decode(msg.data)
-            except (msgspec.DecodeError, msgspec.ValidationError):
-                return
-            await handler(msg.subject, body)
-
-        return await self.nc.subscribe(subject, cb=on_msg)
+        return await self.client.listen(subject, kind, body_only)

@@ -66,7 +66,7 @@ class Gateway:
         self.feed = TableFeed(tables, games, names, self.conns, self.hubs)
         self.notes = Notes(games, self.conns)
         self.queue = Queue(tables.pool, games, tables.matches,
-                           RatingsBus(games.nc, names, settings.request_timeout_seconds),
+                           RatingsBus(games.client, names, settings.request_timeout_seconds),
                            settings, self.instance)
         self.tournaments = TournamentFeed(tournaments, games, names, self.conns)
         self.frames = FrameTable(

@@ -12,7 +12,6 @@ import secrets
 from typing import Any
 
 from litestar import Request, Response, get
-from nats.micro.request import ServiceError
 
 from schemas import subjects
 from schemas.api import ApiError, PlatformStatus, ServiceStatus
@@ -46,6 +45,7 @@ from services.lobby.tournamentbus import TournamentBus
 from services.lobby.tournaments import Tournaments
 from services.platform import bus, db, logs
 from services.platform.bus import Consumer
+from services.platform.busclient import Refused
 from services.platform.runtime import VERSION, Runtime
 from services.platform.settings import StartupError
 
@@ -80,8 +80,8 @@ def legacy_routes(rt: Runtime) -> list[object]:
     async def platform() -> PlatformStatus:
         async def ask(service: str) -> ServiceStatus:
             try:
-                reply = await bus.request(rt.nc, rt.names.endpoint(service, "status"),
-                                          StatusRequest(), StatusReply, timeout=timeout)
+                reply = await rt.client.request(rt.names.endpoint(service, "status"),
+                                                StatusRequest(), StatusReply, timeout=timeout)
             except Exception:
                 return ServiceStatus(service=service, reachable=False)
             return ServiceStatus(service=service, reachable=True, instance=reply.instance,
@@ -108,11 +108,11 @@ async def setup(rt: Runtime) -> None:
         guesses = CodeGuesses(s.room_code_misses_per_player)
     except ValueError as exc:
         raise StartupError(f"a rate limit setting is invalid: {exc}") from None
-    games = GameBus(rt.nc, rt.names, s.request_timeout_seconds)
+    games = GameBus(rt.client, rt.names, s.request_timeout_seconds)
     await bus.ensure_stream(rt.js, bus.StreamSpec(
         rt.names.lobby_matches_stream, (rt.names.lobby_matches_all,),
         duplicate_window=s.js_duplicate_window_seconds, replicas=s.js_replicas))
-    matches = Matches(rt.pool, games, Outcomes(rt.pool, rt.js, rt.names))
+    matches = Matches(rt.pool, games, Outcomes(rt.pool, rt.client, rt.names))
     tables = Tables(rt.pool, games, matches, guesses)
     for chore in (Sweeper(matches, s.match_sweep_seconds),
                   Expiry(matches, s.ready_check_poll_seconds)):
@@ -123,11 +123,11 @@ async def setup(rt: Runtime) -> None:
         try:
             return await matches.open(req)
         except LobbyError as exc:
-            raise ServiceError(exc.code, exc.message) from None
+            raise Refused(exc.code, exc.message) from None
 
     rt.endpoints.append(bus.Endpoint(OPEN_MATCH, OpenMatch, open_match))
-    ratings = RatingsBus(rt.nc, rt.names, s.request_timeout_seconds)
-    tournaments = Tournaments(rt.pool, TournamentBus(rt.nc, rt.names,
+    ratings = RatingsBus(rt.client, rt.names, s.request_timeout_seconds)
+    tournaments = Tournaments(rt.pool, TournamentBus(rt.client, rt.names,
                                                      s.request_timeout_seconds), ratings)
     gateway = Gateway(tables, games, rt.names, s, tournaments)
     await gateway.start()

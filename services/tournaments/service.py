@@ -15,11 +15,10 @@ import contextlib
 from typing import Annotated
 
 import msgspec
-import nats.js.errors
 
 from schemas import subjects
 from services.platform import bus
-from services.platform.bus import Consumer
+from services.platform.bus import Consumer, StreamMissing
 from services.platform.eventstore import EventStore
 from services.platform.outbox import OutboxRelay, Publisher
 from services.platform.runtime import Runtime
@@ -61,7 +60,7 @@ class WhenStreamExists:
             try:
                 await self.consumer.start()
                 return
-            except nats.js.errors.NotFoundError:
+            except StreamMissing:
                 await asyncio.sleep(self.retry)
 
     async def stop(self) -> None:
@@ -92,7 +91,7 @@ async def setup(rt: Runtime) -> None:
     scheduler = Scheduler(store, rt.settings.timer_poll_seconds)
     await scheduler.start()
     rt.workers.append(scheduler)
-    caller = Caller(store, LobbyClient(rt.nc, rt.names, rt.settings.lobby_timeout_seconds),
+    caller = Caller(store, LobbyClient(rt.client, rt.names, rt.settings.lobby_timeout_seconds),
                     rt.settings.timer_poll_seconds)
     await caller.start()
     rt.workers.append(caller)

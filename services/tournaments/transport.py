@@ -14,9 +14,6 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import msgspec
-import nats.errors
-from nats.aio.client import Client
-from nats.micro.request import ServiceError
 
 from schemas import tournament_api as api
 from schemas import tournament_commands as cmd
@@ -27,6 +24,7 @@ from schemas.play import EventsReply, EventsSince
 from schemas.subjects import Names
 from schemas.tournament_events import public
 from services.platform import bus
+from services.platform.busclient import BusClient, Refused, Unavailable
 from services.tournaments.calls import LobbyRefused
 from services.tournaments.errors import TournamentError
 from services.tournaments.reads import summaries, view
@@ -54,7 +52,7 @@ def _tournament_id(raw: str) -> uuid.UUID:
     try:
         return uuid.UUID(raw)
     except ValueError:
-        raise ServiceError("bad_tournament_id", "a tournament id is a UUID") from None
+        raise Refused("bad_tournament_id", "a tournament id is a UUID") from None
 
 
 def endpoints(store: TournamentStore, now_ms: Callable[[], int]) -> list[bus.Endpoint]:
@@ -63,11 +61,11 @@ def endpoints(store: TournamentStore, now_ms: Callable[[], int]) -> list[bus.End
             tid = str(_tournament_id(req.tournament_id))
             command = msgspec.structs.replace(req.command, at=now_ms())
             if isinstance(command, cmd.CreateTournament) and command.tournament_id != tid:
-                raise ServiceError("bad_tournament_id", "the command names another tournament")
+                raise Refused("bad_tournament_id", "the command names another tournament")
             try:
                 state, events = await store.execute(tid, command, req.command_id)
             except TournamentError as exc:
-                raise ServiceError(exc.code, exc.message) from None
+                raise Refused(exc.code, exc.message) from None
             return api.CommandReply(tournament_id=tid, version=state.version,
                                     events=[type(e).__name__ for e in events])
         return handle
@@ -75,14 +73,14 @@ def endpoints(store: TournamentStore, now_ms: Callable[[], int]) -> list[bus.End
     async def get(req: api.GetTournament) -> api.TournamentView:
         found = await view(store.pool, _tournament_id(req.tournament_id))
         if found is None:
-            raise ServiceError("no_tournament", "no such tournament")
+            raise Refused("no_tournament", "no such tournament")
         return found
 
     async def events(req: api.GetEvents) -> api.TournamentEvents:
         tid = str(_tournament_id(req.tournament_id))
         version = await store.events.version(stream_of(tid))
         if not version:
-            raise ServiceError("no_tournament", "no such tournament")
+            raise Refused("no_tournament", "no such tournament")
         recorded = await store.events.read(stream_of(tid), req.after + 1, req.after + req.limit)
         return api.TournamentEvents(tournament_id=tid, version=version, events=[
             api.RecordedEvent(version=r.version, event=public(r.event))  # type: ignore[arg-type]
@@ -103,29 +101,29 @@ def endpoints(store: TournamentStore, now_ms: Callable[[], int]) -> list[bus.End
 class LobbyClient:
     """The tournament service's asks of the lobby and its notes to players, on NATS."""
 
-    def __init__(self, nc: Client, names: Names, timeout: float) -> None:
-        self.nc, self.names, self.timeout = nc, names, timeout
-        self._encoder = msgspec.msgpack.Encoder()
+    def __init__(self, client: BusClient, names: Names, timeout: float) -> None:
+        self.client, self.names, self.timeout = client, names, timeout
 
     async def open_match(self, req: OpenMatch) -> MatchOpened:
         try:
-            return await bus.request(self.nc, self.names.endpoint("lobby", OPEN_MATCH), req,
-                                     MatchOpened, timeout=self.timeout)
+            return await self.client.request(self.names.endpoint("lobby", OPEN_MATCH), req,
+                                             MatchOpened, timeout=self.timeout)
         except bus.RemoteError as exc:
             raise LobbyRefused(exc.code, exc.description) from None
-        except (nats.errors.TimeoutError, nats.errors.NoRespondersError, TimeoutError):
+        except Unavailable:
             raise LobbyRefused("lobby_unavailable", "no lobby answered in time") from None
 
     async def last_event(self, game_id: str) -> EventEnvelope | None:
         """The game's last stored event (None: no such game), from any game worker."""
         async def since(version: int) -> EventsReply:
             try:
-                return await bus.request(self.nc, self.names.game_events_since,
-                                         EventsSince(game_id=game_id, version=version, limit=1),
-                                         EventsReply, timeout=self.timeout)
+                return await self.client.request(
+                    self.names.game_events_since,
+                    EventsSince(game_id=game_id, version=version, limit=1), EventsReply,
+                    timeout=self.timeout)
             except bus.RemoteError as exc:
                 raise LobbyRefused(exc.code, exc.description) from None
-            except (nats.errors.TimeoutError, nats.errors.NoRespondersError, TimeoutError):
+            except Unavailable:
                 raise LobbyRefused("game_unavailable", "no game worker answered") from None
 
         now = (await since(1 << 62)).version
@@ -135,4 +133,4 @@ class LobbyClient:
         return events[-1] if events else None
 
     async def note(self, player_id: str, note: Note) -> None:
-        await self.nc.publish(self.names.player_note(player_id), self._encoder.encode(note))
+        await self.client.publish(self.names.player_note(player_id), note)

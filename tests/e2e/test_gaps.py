@@ -19,6 +19,7 @@ from services.lobby.settings import LobbySettings
 from services.lobby.tables import Tables
 from services.lobby.tournamentbus import TournamentBus
 from services.lobby.tournaments import Tournaments
+from services.platform.busclient import BusClient
 from tests.e2e.conftest import Platform
 from tests.e2e.truth import stored_events
 from tests.services.lobby.harness import Player
@@ -43,11 +44,11 @@ async def test_events_after_a_gap_wait_until_the_worker_supplies_the_missing_one
     assert pool is not None
     try:
         names = Names(f"{nats_prefix}e2e")
-        games = GameBus(nc, names, 2.0)
+        games = GameBus(BusClient(nc), names, 2.0)
         settings = LobbySettings(database_url="", nats_url="", resume_max_events=16)
-        matches = Matches(pool, games, Outcomes(pool, nc.jetstream(), names))
-        tournaments = Tournaments(pool, TournamentBus(nc, names, 2.0),
-                                  RatingsBus(nc, names, 2.0))
+        matches = Matches(pool, games, Outcomes(pool, BusClient(nc), names))
+        tournaments = Tournaments(pool, TournamentBus(BusClient(nc), names, 2.0),
+                                  RatingsBus(BusClient(nc), names, 2.0))
         gateway = Gateway(Tables(pool, games, matches), games, names, settings, tournaments)
         table = await store.table_by_game(pool, game_id)
         assert table is not None

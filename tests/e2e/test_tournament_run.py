@@ -25,6 +25,7 @@ from schemas import subjects
 from schemas import tournament_events as ev
 from schemas.subjects import Names
 from services.platform import faults
+from services.platform.busclient import BusClient
 from services.platform.db import create_pool
 from services.platform.eventstore import EventStore
 from services.tournaments.calls import lobby_match_id
@@ -201,7 +202,7 @@ async def test_four_teams_play_to_a_champion_across_a_crash_and_a_kill(
     # What the reconciler reads when a game's end never arrived: the game's own store.
     nc = await nats.connect(nats_url)
     try:
-        client = LobbyClient(nc, Names(f"{nats_prefix}e2e"), 5.0)
+        client = LobbyClient(BusClient(nc), Names(f"{nats_prefix}e2e"), 5.0)
         last = await client.last_event(results[0].game_stream)
         assert last is not None and last.type == "GameEnded"
         assert last.stream == results[0].game_stream

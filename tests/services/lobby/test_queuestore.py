@@ -21,6 +21,7 @@ from services.lobby import queuestore as qs
 from services.lobby.commands import now_ms
 from services.lobby.gamebus import GameBus
 from services.lobby.operators import projection_handlers
+from services.platform.busclient import BusClient
 from services.platform.events import game_registry
 from services.platform.lease import FencedError, Leases
 
@@ -266,7 +267,7 @@ async def test_every_ended_game_a_player_sat_in_counts_toward_ranked_play(
     opened it, rated or not, with bots, and one the player left; a running one does not."""
     nc = await nats.connect(nats_url)
     try:
-        await _games_played(pool, GameBus(nc, Names(nats_prefix), 2.0))
+        await _games_played(pool, GameBus(BusClient(nc), Names(nats_prefix), 2.0))
     finally:
         await nc.close()
 
