@@ -20,7 +20,7 @@ from schemas.play import GameRequest
 from services.lobby.connections import Conn
 from services.lobby.errors import LobbyError
 from services.lobby.following import followed
-from services.lobby.gamebus import GameBus, GameUnavailable
+from services.lobby.gameclient import GameClient, GameUnavailable
 from services.lobby.seating import check_acts
 
 
@@ -29,7 +29,7 @@ def now_ms() -> int:
 
 
 class Commands:
-    def __init__(self, games: GameBus) -> None:
+    def __init__(self, games: GameClient) -> None:
         self.games = games
 
     async def send(self, player_id: str, game_id: str, command_id: str,

@@ -47,8 +47,9 @@ from schemas.notes import MatchCancelled, MatchOffered, MatchStarted
 from schemas.play import CreateGame
 from schemas.subjects import Names
 from services.lobby import store
+from services.lobby.broadcasts import Broadcasts
 from services.lobby.errors import LobbyError
-from services.lobby.gamebus import GameBus, GameUnavailable
+from services.lobby.gameclient import GameClient, GameUnavailable
 from services.lobby.rulesets import rules_of
 from services.platform import faults, logs
 from services.platform.busclient import BusClient
@@ -100,8 +101,10 @@ class Outcomes:
 
 
 class Matches:
-    def __init__(self, pool: store.Pool, games: GameBus, outcomes: Outcomes) -> None:
+    def __init__(self, pool: store.Pool, games: GameClient, broadcasts: Broadcasts,
+                 outcomes: Outcomes) -> None:
         self.pool, self.games, self.outcomes = pool, games, outcomes
+        self.broadcasts = broadcasts
 
     async def open(self, req: OpenMatch, table: store.TableRow | None = None) -> MatchOpened:
         """Open ``req`` (a person's open ``table`` when the origin is a table)."""
@@ -136,7 +139,7 @@ class Matches:
             raise LobbyError("match_id_reused",
                              f"match {req.match_id} was opened with another request")
         if fresh and not check:
-            await self.games.table_changed(table_id, game_id)
+            await self.broadcasts.table_changed(table_id, game_id)
         if match.state == "ready_check":
             await self._offer(match, req)
             if not match.people:  # bots only: everyone is ready
@@ -225,7 +228,7 @@ class Matches:
         if outcome == "lapsed":
             await self._not_ready(match, req)
         elif outcome == "complete":
-            await self.games.table_changed(match.table_id, match.game_id)
+            await self.broadcasts.table_changed(match.table_id, match.game_id)
             await self._start(match, req)
             match = await store.match(self.pool, match.match_id)
         return match
@@ -235,7 +238,7 @@ class Matches:
         first ask's notes may have been lost with its sender)."""
         for seat, s in enumerate(req.seats):
             if s.player_id and seat not in match.ready:
-                await self.games.note(s.player_id, MatchOffered(
+                await self.broadcasts.note(s.player_id, MatchOffered(
                     match_id=match.match_id, origin=req.origin, origin_id=req.origin_id,
                     seat=seat, rated=req.rated, expires_at=match.ready_by_ms))
 
@@ -244,7 +247,7 @@ class Matches:
                   declined=match.declined)
         for s in req.seats:
             if s.player_id:
-                await self.games.note(s.player_id, MatchCancelled(
+                await self.broadcasts.note(s.player_id, MatchCancelled(
                     match_id=match.match_id, origin=req.origin, origin_id=req.origin_id,
                     absent=match.absent, declined=match.declined))
         await self.outcomes.publish(match)
@@ -297,7 +300,7 @@ class Matches:
         # they left the queue) must not reach them before they know where they sit.
         for seat, s in enumerate(req.seats):
             if s.player_id:
-                await self.games.note(s.player_id, MatchStarted(
+                await self.broadcasts.note(s.player_id, MatchStarted(
                     match_id=match.match_id, origin=req.origin, origin_id=req.origin_id,
                     table_id=match.table_id, game_id=match.game_id, seat=seat,
                     rated=req.rated))
@@ -320,7 +323,7 @@ class Matches:
         with contextlib.suppress(store.NotFound):
             before, after = await store.change_table(self.pool, match.table_id, undo)
             if after != before:
-                await self.games.table_changed(after.table_id, after.game_id or "")
+                await self.broadcasts.table_changed(after.table_id, after.game_id or "")
 
     async def finish_unstarted(self, older_than_seconds: float) -> int:
         """Start the matches whose starter died between the row and the game."""

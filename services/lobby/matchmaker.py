@@ -96,9 +96,9 @@ class Matchmaker(Periodic):
         self._outcomes: Any = None
 
     async def start(self) -> None:
-        games = self.queue.games
-        self._outcomes = await games.listen(games.names.lobby_matches_of("queue"),
-                                            EventEnvelope, self.on_outcome)
+        broadcasts = self.queue.broadcasts
+        self._outcomes = await broadcasts.listen(broadcasts.names.lobby_matches_of("queue"),
+                                                 EventEnvelope, self.on_outcome)
         await super().start()
 
     async def stop(self) -> None:
@@ -245,7 +245,7 @@ class Matchmaker(Periodic):
                   for p, r in zip(offer.players, offer.ratings, strict=True)]
         teams = teams_of(people)
         for seat, p in enumerate(offer.players):
-            await self.queue.games.note(p, MatchFound(match_id=offer.match_id,
+            await self.queue.broadcasts.note(p, MatchFound(match_id=offer.match_id,
                                                       accept_by=opened.ready_by, seat=seat,
                                                       teams=teams))
 

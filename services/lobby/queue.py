@@ -25,10 +25,11 @@ from schemas.notes import QueueInvite, QueueStatus
 from schemas.queue import Band, QueueState, QueueStats
 from services.lobby import queuestore as qs
 from services.lobby import store
+from services.lobby.broadcasts import Broadcasts
 from services.lobby.commands import now_ms
 from services.lobby.connections import Conn
 from services.lobby.errors import LobbyError
-from services.lobby.gamebus import GameBus, GameUnavailable
+from services.lobby.gameclient import GameClient, GameUnavailable
 from services.lobby.matches import Matches
 from services.lobby.matchmaking import MatchRules
 from services.lobby.ratingsbus import RatingsBus
@@ -54,9 +55,11 @@ def percentile(sorted_values: list[int], share: float) -> int:
 
 
 class Queue:
-    def __init__(self, pool: store.Pool, games: GameBus, matches: Matches,
-                 ratings: RatingsBus, settings: LobbySettings, gateway: str) -> None:
+    def __init__(self, pool: store.Pool, games: GameClient, broadcasts: Broadcasts,
+                 matches: Matches, ratings: RatingsBus, settings: LobbySettings,
+                 gateway: str) -> None:
         self.pool, self.games, self.matches, self.ratings = pool, games, matches, ratings
+        self.broadcasts = broadcasts
         self.settings, self.gateway = settings, gateway
         self.rules = MatchRules(cycle=settings.queue_cycle_seconds)
         self.registry = game_registry()
@@ -68,7 +71,7 @@ class Queue:
 
     async def tell(self, players: tuple[str, ...] | list[str], note: Any) -> None:
         for p in players:
-            await self.games.note(p, note)
+            await self.broadcasts.note(p, note)
 
     async def tell_status(self, ticket: qs.TicketRow, state: str = "", reason: str = "",
                           cooldowns: dict[str, int] | None = None) -> None:
@@ -87,7 +90,7 @@ class Queue:
                                                             now_ms()),
                     invite_until=ticket.since_ms + int(self.settings.queue_invite_seconds * 1000)
                     if state == "inviting" else 0)
-            await self.games.note(p, note)
+            await self.broadcasts.note(p, note)
 
     # --- joining -----------------------------------------------------------------------------
 
@@ -157,7 +160,7 @@ class Queue:
         await self.tell_status(ticket)
         if ticket.state == "inviting" and partner is not None:
             names = await store.names(self.pool, [player])
-            await self.games.note(partner, QueueInvite(
+            await self.broadcasts.note(partner, QueueInvite(
                 player_id=player, name=names.get(player, ""),
                 expires_at=ticket.since_ms + int(self.settings.queue_invite_seconds * 1000)))
         return ticket
@@ -221,7 +224,7 @@ class Queue:
         cooldowns = dict(done.penalised)
         reason = "started" if state == "started" else "declined"
         for p in sorted(set(done.dropped)):
-            await self.games.note(p, _gone(p, reason, cooldowns, absent))
+            await self.broadcasts.note(p, _gone(p, reason, cooldowns, absent))
 
     async def settle_unstarted(self, match_id: str) -> None:
         """Settle an offer whose match ended unstarted (``not_ready``, ``failed``: final).

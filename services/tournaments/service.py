@@ -26,7 +26,7 @@ from services.platform.settings import Settings
 from services.tournaments.results import on_game_ended, on_games_ended, on_match_outcome
 from services.tournaments.scheduler import Caller, Scheduler, wall_ms
 from services.tournaments.store import TournamentStore, registry
-from services.tournaments.transport import LobbyClient, endpoints
+from services.tournaments.transport import MatchCalls, endpoints
 
 NAME = "tournaments"
 
@@ -91,7 +91,7 @@ async def setup(rt: Runtime) -> None:
     scheduler = Scheduler(store, rt.settings.timer_poll_seconds)
     await scheduler.start()
     rt.workers.append(scheduler)
-    caller = Caller(store, LobbyClient(rt.client, rt.names, rt.settings.lobby_timeout_seconds),
+    caller = Caller(store, MatchCalls(rt.client, rt.names, rt.settings.lobby_timeout_seconds),
                     rt.settings.timer_poll_seconds)
     await caller.start()
     rt.workers.append(caller)

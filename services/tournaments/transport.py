@@ -1,5 +1,6 @@
 """The tournament service on NATS: ``svc.tournaments.<endpoint>``, msgpack bodies, and
-its asks of the lobby (``svc.lobby.open_match``) and notes to players.
+what calling a match asks of others (``MatchCalls``: the lobby's ``svc.lobby.open_match``,
+the game workers' ``svc.game.since``, notes to players).
 
 Handlers only decode (the bus does), call the store and encode. Errors are
 mapped here, once: a ``TournamentError`` becomes an error reply whose code is
@@ -98,8 +99,10 @@ def endpoints(store: TournamentStore, now_ms: Callable[[], int]) -> list[bus.End
     ]
 
 
-class LobbyClient:
-    """The tournament service's asks of the lobby and its notes to players, on NATS."""
+class MatchCalls:
+    """What calling a match asks of other services, on the bus: the lobby opens the
+    match (``svc.lobby.open_match``), any game worker tells its game's last stored
+    event (``svc.game.since``), and each player gets the call as a note."""
 
     def __init__(self, client: BusClient, names: Names, timeout: float) -> None:
         self.client, self.names, self.timeout = client, names, timeout

@@ -10,8 +10,9 @@ import nats
 from engine.evolve import fold
 from schemas.subjects import Names
 from services.lobby import store
+from services.lobby.broadcasts import Broadcasts
 from services.lobby.following import Hub
-from services.lobby.gamebus import GameBus
+from services.lobby.gameclient import GameClient
 from services.lobby.gateway import Gateway
 from services.lobby.matches import Matches, Outcomes
 from services.lobby.ratingsbus import RatingsBus
@@ -44,12 +45,14 @@ async def test_events_after_a_gap_wait_until_the_worker_supplies_the_missing_one
     assert pool is not None
     try:
         names = Names(f"{nats_prefix}e2e")
-        games = GameBus(BusClient(nc), names, 2.0)
+        games = GameClient(BusClient(nc), names, 2.0)
+        broadcasts = Broadcasts(BusClient(nc), names)
         settings = LobbySettings(database_url="", nats_url="", resume_max_events=16)
-        matches = Matches(pool, games, Outcomes(pool, BusClient(nc), names))
+        matches = Matches(pool, games, broadcasts, Outcomes(pool, BusClient(nc), names))
         tournaments = Tournaments(pool, TournamentBus(BusClient(nc), names, 2.0),
                                   RatingsBus(BusClient(nc), names, 2.0))
-        gateway = Gateway(Tables(pool, games, matches), games, names, settings, tournaments)
+        gateway = Gateway(Tables(pool, games, broadcasts, matches), games, broadcasts, names,
+                          settings, tournaments)
         table = await store.table_by_game(pool, game_id)
         assert table is not None
         hub = Hub(gateway, game_id, table, gateway.hubs.stop_following)  # fed by hand here

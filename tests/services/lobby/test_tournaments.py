@@ -18,8 +18,8 @@ from schemas import ws
 from schemas.bus import EventEnvelope
 from schemas.subjects import Names
 from services.lobby.auth import Claims
+from services.lobby.broadcasts import Broadcasts
 from services.lobby.connections import Connections
-from services.lobby.gamebus import GameBus
 from services.lobby.ratingsbus import RatingsBus
 from services.lobby.settings import LobbySettings
 from services.lobby.tournamentbus import TournamentBus
@@ -305,12 +305,12 @@ async def test_a_watcher_gets_the_view_then_each_event_as_it_is_recorded(
     await sock.close()
 
 
-class Losing(GameBus):
+class Losing(Broadcasts):
     """The gateway's bus with an injected fault: the live subscription loses the events of
     the versions in ``lose`` (as a publish that never reached it would)."""
 
     def __init__(self, nc: Client, names: Names, lose: set[int]) -> None:
-        super().__init__(BusClient(nc), names, timeout=5.0)
+        super().__init__(BusClient(nc), names)
         self.lose, self.lost = lose, list[int]()
 
     async def listen(self, subject: str, kind: type[Any],

@@ -1,44 +1,35 @@
-"""The lobby's side of the bus to the game workers, in the lobby's own terms.
+"""The lobby's client of the game workers: creating a game, a command, a game's events.
 
-Services call these methods with and get back ``schemas`` Structs only; NATS
-errors (no worker answers, a timeout) become ``GameUnavailable`` and a
-worker's error reply becomes a not-ok ``GameReply``, here and nowhere else.
+Services call these methods with and get back ``schemas`` Structs only; the bus
+being away (no worker answers, a timeout: the platform's ``Unavailable``) becomes
+``GameUnavailable`` and a worker's error reply a not-ok ``GameReply``, here and
+nowhere else. Notes, tables' changes, presence and chat are ``Broadcasts``'.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import TypeVar
 
 import msgspec
 
 from schemas.bus import EventEnvelope
 from schemas.errors import from_service
-from schemas.notes import Note
-from schemas.play import (
-    ChatLine,
-    CreateGame,
-    EventsReply,
-    EventsSince,
-    GameReply,
-    GameRequest,
-    SeatPresent,
-    TableChanged,
-)
+from schemas.play import CreateGame, EventsReply, EventsSince, GameReply, GameRequest
 from schemas.subjects import Names
 from services.platform import bus
-from services.platform.busclient import BusClient, Following, Listening, Unavailable
+from services.platform.busclient import BusClient, Following, Unavailable
 
 T = TypeVar("T", bound=msgspec.Struct)
 
-__all__ = ["Following", "GameBus", "GameUnavailable"]
+__all__ = ["Following", "GameClient", "GameUnavailable"]
 
 
 class GameUnavailable(Exception):
     """No game worker answered in time."""
 
 
-class GameBus:
+class GameClient:
     def __init__(self, client: BusClient, names: Names, timeout: float) -> None:
         self.client, self.names, self.timeout = client, names, timeout
 
@@ -47,6 +38,7 @@ class GameBus:
             return await self.client.request(subject, body, reply, timeout=self.timeout)
         except Unavailable:
             raise GameUnavailable(subject) from None
+
     async def create(self, c: CreateGame) -> GameReply:
         try:
             return await self._ask(self.names.game_create, c, GameReply)
@@ -95,31 +87,3 @@ class GameBus:
             return await self.client.follow(self.names.game_event(game_id, "*"), handler)
         except Unavailable:
             raise GameUnavailable(game_id) from None
-
-    async def chat(self, line: ChatLine) -> None:
-        await self.client.publish(self.names.game_chat(line.game_id), line)
-
-    async def table_changed(self, table_id: str, game_id: str = "") -> None:
-        await self.client.publish(self.names.lobby_tables,
-                                  TableChanged(table_id=table_id, game_id=game_id))
-
-    async def seat_present(self, p: SeatPresent) -> None:
-        await self.client.publish(self.names.lobby_presence(p.game_id), p)
-
-    async def note(self, player_id: str, note: Note) -> None:
-        await self.client.publish(self.names.player_note(player_id), note)
-
-    async def listen_notes(self, handler: Callable[[str, Note], Awaitable[None]]) -> Listening:
-        """Every player's notes, with the player id from the subject."""
-        async def note(subject: str, body: Note) -> None:
-            await handler(subject.rsplit(".", 1)[-1], body)
-
-        return await self.client.listen(self.names.player_notes_all, Note, note)  # type: ignore[arg-type]
-
-    async def listen(self, subject: str, kind: type[T],
-                     handler: Callable[[T], Awaitable[None]]) -> Listening:
-        """Subscribe to plain publications of one type."""
-        async def body_only(_: str, body: T) -> None:
-            await handler(body)
-
-        return await self.client.listen(subject, kind, body_only)
