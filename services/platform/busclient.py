@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 import msgspec
 import nats.errors
+import nats.js.errors
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.js.api import DeliverPolicy
@@ -32,9 +33,17 @@ T = TypeVar("T", bound=msgspec.Struct)
 _encoder = msgspec.msgpack.Encoder()
 _log = logs.get("bus")
 
-# What the client library raises when a request or publication cannot be carried: no
-# responder, no answer in time, the connection closed or still reconnecting.
-_AWAY: tuple[type[BaseException], ...] = (nats.errors.Error, TimeoutError, ConnectionError)
+# What the client library raises when a request or publication cannot be carried now: no
+# responder (no stream, for JetStream), no answer in time, the connection closed, draining
+# or still reconnecting. Anything else (a bad subject, a body past the payload limit) is a
+# bug, and stays one.
+_AWAY: tuple[type[BaseException], ...] = (
+    nats.errors.NoRespondersError, nats.errors.TimeoutError, TimeoutError,
+    nats.errors.ConnectionClosedError, nats.errors.ConnectionDrainingError,
+    nats.errors.ConnectionReconnectingError, nats.errors.StaleConnectionError,
+    nats.errors.OutboundBufferLimitError, nats.errors.NoServersError,
+    nats.errors.FlushTimeoutError, nats.errors.UnexpectedEOF, nats.js.errors.NoStreamResponseError,
+    nats.js.errors.ServiceUnavailableError, ConnectionError)
 
 
 class Unavailable(Exception):
