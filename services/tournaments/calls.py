@@ -46,9 +46,9 @@ LastEventFn = Callable[[str], Awaitable[EventEnvelope | None]]
 OUTCOMES: dict[int | None, ev.Outcome] = {0: "home", 1: "away", None: "draw"}
 
 
-class Lobby(Protocol):
-    """What calling needs of the platform: opening a match, a note to a player, and a
-    game's last stored event."""
+class Calls(Protocol):
+    """What calling needs of other services: opening a match (the lobby), a note to a
+    player, and a game's last stored event (the game workers). ``MatchCalls`` on the bus."""
 
     async def open_match(self, req: OpenMatch) -> MatchOpened: ...
 
@@ -69,8 +69,8 @@ def result_of(match_id: str, env: EventEnvelope, ended: GameEnded) -> cmd.Record
                     for i, (home, away) in enumerate(ended.deals, 1)))
 
 
-class LobbyRefused(Exception):
-    """The lobby answered with an error (its code), or did not answer."""
+class CallRefused(Exception):
+    """The lobby or a game worker answered with an error (its code), or none answered."""
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(f"{code}: {message}")
@@ -156,7 +156,7 @@ def asker(open_match: OpenMatchFn, last_event: LastEventFn) -> Callable[
     async def ended(m: MatchState) -> cmd.TournamentCommand | None:
         try:
             env = await last_event(m.game_id)
-        except LobbyRefused as exc:
+        except CallRefused as exc:
             _log.warning("game_not_read", game=m.game_id, code=exc.code)
             return None
         if env is None or env.type != "GameEnded":
@@ -173,7 +173,7 @@ def asker(open_match: OpenMatchFn, last_event: LastEventFn) -> Callable[
             return await ended(m)
         try:
             opened = await open_match(request_of(state, m))
-        except LobbyRefused as exc:
+        except CallRefused as exc:
             _log.warning("match_not_opened", tournament=state.tournament_id,
                          match=m.pairing.match_id, code=exc.code)
             return None

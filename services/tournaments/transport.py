@@ -26,7 +26,7 @@ from schemas.subjects import Names
 from schemas.tournament_events import public
 from services.platform import bus
 from services.platform.busclient import BusClient, Refused, Unavailable
-from services.tournaments.calls import LobbyRefused
+from services.tournaments.calls import CallRefused
 from services.tournaments.errors import TournamentError
 from services.tournaments.reads import summaries, view
 from services.tournaments.store import TournamentStore, stream_of
@@ -112,9 +112,9 @@ class MatchCalls:
             return await self.client.request(self.names.endpoint("lobby", OPEN_MATCH), req,
                                              MatchOpened, timeout=self.timeout)
         except bus.RemoteError as exc:
-            raise LobbyRefused(exc.code, exc.description) from None
+            raise CallRefused(exc.code, exc.description) from None
         except Unavailable:
-            raise LobbyRefused("lobby_unavailable", "no lobby answered in time") from None
+            raise CallRefused("lobby_unavailable", "no lobby answered in time") from None
 
     async def last_event(self, game_id: str) -> EventEnvelope | None:
         """The game's last stored event (None: no such game), from any game worker."""
@@ -125,9 +125,9 @@ class MatchCalls:
                     EventsSince(game_id=game_id, version=version, limit=1), EventsReply,
                     timeout=self.timeout)
             except bus.RemoteError as exc:
-                raise LobbyRefused(exc.code, exc.description) from None
+                raise CallRefused(exc.code, exc.description) from None
             except Unavailable:
-                raise LobbyRefused("game_unavailable", "no game worker answered") from None
+                raise CallRefused("game_unavailable", "no game worker answered") from None
 
         now = (await since(1 << 62)).version
         if now == 0:
