@@ -19,6 +19,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,39 +36,79 @@ DEV_DATABASE = "spades"
 DEV_PG_PORT = 15432
 DEV_NATS_PORT = 14222
 DEV_NATS_MONITOR_PORT = 18222
+DEV_NATS_CLUSTER_PORT = 16222
 
 
 class CliError(Exception):
     """One line for the operator; exit 1."""
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="spades", description="Spades platform")
-    sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("dev", help="start Postgres, NATS and the four services on this machine")
-    serve = sub.add_parser("serve", help="run one service (for deployment)")
-    serve.add_argument("service", choices=catalog.SERVICES)
-    sub.add_parser("migrate", help="apply every service's migrations to DATABASE_URL "
-                                  "(or the running `spades dev`'s database)")
-    resync = sub.add_parser("resync", help="publish stored game events to JetStream again "
-                                           "(after JetStream lost or purged them)")
+Handler = Callable[[argparse.Namespace], int]
+
+
+def parser() -> argparse.ArgumentParser:
+    """Every command, each with its handler (``func``): the exit status it returns."""
+    top = argparse.ArgumentParser(prog="spades", description="Spades platform")
+    sub = top.add_subparsers(dest="command", required=True)
+
+    def command(name: str, handler: Handler, help: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help)
+        p.set_defaults(func=handler)
+        return p
+
+    command("dev", lambda _: dev(),
+            help="start Postgres, NATS and the four services on this machine")
+    command("serve", lambda a: serve_one(a.service),
+            help="run one service (for deployment)").add_argument(
+        "service", choices=catalog.SERVICES)
+    command("migrate", lambda _: migrate_cmd(),
+            help="apply every service's migrations to DATABASE_URL "
+                 "(or the running `spades dev`'s database)")
+    resync = command("resync", lambda a: resync_cmd(a.from_position, a.stream),
+                     help="publish stored game events to JetStream again "
+                          "(after JetStream lost or purged them)")
     resync.add_argument("--from-position", type=int, default=0,
                         help="first global position to republish (default: all)")
     resync.add_argument("--stream", help="only this game's stream")
     ratings_p = sub.add_parser("ratings", help="the ratings service's tables")
     ratings_sub = ratings_p.add_subparsers(dest="ratings_command", required=True)
     ratings_sub.add_parser("rebuild", help="forget every rating and rate every stored "
-                                           "GameEnded again, in order (after a formula change)")
-    show = sub.add_parser("settings", help="list a service's settings: default, value in "
-                                       "force (from the environment), meaning")
-    show.add_argument("service", choices=catalog.SERVICES)
-    record = sub.add_parser("record", help="game records: check them, or export a game's hands")
+                                           "GameEnded again, in order (after a formula change)"
+                           ).set_defaults(func=lambda _: ratings_rebuild_cmd())
+    command("settings", lambda a: settings_cmd(a.service),
+            help="list a service's settings: default, value in "
+                 "force (from the environment), meaning").add_argument(
+        "service", choices=catalog.SERVICES)
+    _operator_commands(command)
+    for role, what in (("operator", "give a registered account the operator role, or take "
+                                    "it away"),
+                       ("organizer", "let a registered account organize tournaments, "
+                                     "or stop it")):
+        role_p = command(role, lambda a: role_cmd(a.command, a.action == "grant", a.name),
+                         help=what)
+        role_p.add_argument("action", choices=("grant", "revoke"))
+        role_p.add_argument("name", help="a registered account's name")
+    tournament_cli.add_parser(sub).set_defaults(
+        func=lambda a: tournament_cli.run(a, devdata.database_url()))
+    return top
+
+
+def _operator_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
+    """`record`, `replay` and `events`: run by ``operator_cli``, imported when one runs."""
+
+    def run(args: argparse.Namespace) -> int:
+        from services import operator_cli
+
+        return operator_cli.run(args)
+
+    record = command("record", run,
+                     help="game records: check them, or export a game's hands")
     record_sub = record.add_subparsers(dest="record_command", required=True)
     verify_p = record_sub.add_parser("verify", help="judge JSON Lines game records")
     verify_p.add_argument("file", help="a JSON Lines file, or - for standard input")
     record_export = record_sub.add_parser("export", help="a stored game's hands as records")
     record_export.add_argument("game_id")
-    replay_p = sub.add_parser("replay", help="replay and verify a game's event log")
+    replay_p = command("replay", run, help="replay and verify a game's event log")
     replay_p.add_argument("game_id", nargs="?", help="a stored game, read from DATABASE_URL "
                           "or the database of the `spades dev` running beside it")
     replay_p.add_argument("--file", help="an exported log (JSON Lines); no database needed")
@@ -78,41 +119,16 @@ def main(argv: list[str] | None = None) -> None:
                           help="machine-readable: the timeline, the state and the verdict")
     replay_p.add_argument("--verify-all", action="store_true",
                           help="verify every stored game and summarize")
-    events_p = sub.add_parser("events", help="a stored game's event log")
+    events_p = command("events", run, help="a stored game's event log")
     events_sub = events_p.add_subparsers(dest="events_command", required=True)
     events_export = events_sub.add_parser("export", help="write the log as JSON Lines")
     events_export.add_argument("game_id")
-    operator_p = sub.add_parser("operator", help="give a registered account the operator "
-                                                 "role, or take it away")
-    operator_p.add_argument("action", choices=("grant", "revoke"))
-    operator_p.add_argument("name", help="a registered account's name")
-    organizer_p = sub.add_parser("organizer", help="let a registered account organize "
-                                                   "tournaments, or stop it")
-    organizer_p.add_argument("action", choices=("grant", "revoke"))
-    organizer_p.add_argument("name", help="a registered account's name")
-    tournament_cli.add_parser(sub)
-    args = parser.parse_args(argv)
-    try:
-        if args.command == "dev":
-            code = dev()
-        elif args.command == "serve":
-            code = serve_one(args.service)
-        elif args.command == "migrate":
-            code = migrate_cmd()
-        elif args.command == "resync":
-            code = resync_cmd(args.from_position, args.stream)
-        elif args.command == "ratings":
-            code = ratings_rebuild_cmd()
-        elif args.command in ("record", "replay", "events"):
-            from services import operator_cli
 
-            code = operator_cli.run(args)
-        elif args.command in ("operator", "organizer"):
-            code = role_cmd(args.command, args.action == "grant", args.name)
-        elif args.command == "tournament":
-            code = tournament_cli.run(args, devdata.database_url())
-        else:
-            code = settings_cmd(args.service)
+
+def main(argv: list[str] | None = None) -> None:
+    args = parser().parse_args(argv)
+    try:
+        code = args.func(args)
     except _one_line_errors() as exc:  # evaluated only once something was raised
         print(f"spades: {exc}", file=sys.stderr)
         code = 1
@@ -209,17 +225,14 @@ async def _republish(settings: GameSettings, from_position: int, stream: str | N
                      event_type: str | None = None) -> Republished:
     """Republish from every database the games live in (each its own positions, so
     ``from_position`` counts in each, and their events interleaved by the time they
-    occurred); a single stream only from its own."""
+    occurred); a single stream from whichever holds it."""
     import nats.errors
 
     from schemas.subjects import Names
     from services.platform import bus, db
     from services.platform.outbox import republish
-    from services.platform.shards import shard_of
 
     urls = game_databases(settings.database_url, settings.shard_database_urls)
-    if stream is not None:
-        urls = [urls[shard_of(stream, len(urls))]]
     pools = [await db.create_pool(url, "game", min_size=1, max_size=1) for url in urls]
     try:
         nc = await bus.connect_once(settings.nats_url, "spades-resync")
@@ -321,13 +334,14 @@ def dev() -> int:
             pg.start()
             started.append(pg)
             database_url = asyncio.run(_ensure_database(pg.url))
+        replicas: dict[str, str] = {}
         if not nats_url:
-            nats = servers.NatsServer(root / "nats", _port("SPADES_DEV_NATS_PORT", DEV_NATS_PORT),
-                                      _port("SPADES_DEV_NATS_MONITOR_PORT",
-                                            DEV_NATS_MONITOR_PORT))
-            nats.start()
-            started.append(nats)
-            nats_url = nats.url
+            nodes = _nats_nodes(root)
+            started.extend(nodes)
+            nats_url = ",".join(node.url for node in nodes)
+            if len(nodes) > 1:
+                replicas = {"SPADES_JS_REPLICAS":
+                            os.environ.get("SPADES_JS_REPLICAS", str(len(nodes)))}
         else:
             asyncio.run(_probe_nats(nats_url))
         applied = asyncio.run(_migrate(database_url))
@@ -339,7 +353,7 @@ def dev() -> int:
             env = {**os.environ, "DATABASE_URL": database_url, "NATS_URL": nats_url,
                    "SPADES_TOKEN_SECRET": secret,
                    "SPADES_HTTP_PORT": str(http_ports[name]), "SPADES_MIGRATE_ON_START": "false",
-                   "SPADES_INSTANCE_ID": f"dev-{name}"}
+                   "SPADES_INSTANCE_ID": f"dev-{name}", **replicas}
             children[name] = subprocess.Popen(
                 [sys.executable, "-m", "services.cli", "serve", name], env=env,
                 start_new_session=True, preexec_fn=servers.die_with_parent(signal.SIGTERM))
@@ -352,7 +366,17 @@ def dev() -> int:
         for name, port in http_ports.items():
             print(f"  {name:<12} http://127.0.0.1:{port}/metrics  /healthz  /readyz")
         print(f"  PostgreSQL   {database_url}")
-        print(f"  NATS         {nats_url}", flush=True)
+        for server in started:
+            if isinstance(server, servers.NatsServer):
+                print(f"  NATS {server.server_name:<7} {server.url}  "
+                      f"(monitor http://127.0.0.1:{server.monitor_port}/jsz"
+                      + (f", cluster port {server.cluster_port})" if server.cluster_port
+                         else ")"))
+        if not any(isinstance(server, servers.NatsServer) for server in started):
+            print(f"  NATS         {nats_url}")
+        if replicas:
+            print(f"  JetStream    every stream with {replicas['SPADES_JS_REPLICAS']} replicas")
+        sys.stdout.flush()
         while not stop["signal"]:
             for name, child in children.items():
                 if child.poll() is not None:
@@ -369,12 +393,33 @@ def dev() -> int:
         os.close(lock)
 
 
+def _nats_nodes(root: Path) -> list[servers.NatsServer]:
+    """One NATS server, or with SPADES_DEV_NATS_NODES=N a cluster of N nodes on
+    consecutive ports from the single server's ports (client, monitor, cluster)."""
+    raw = os.environ.get("SPADES_DEV_NATS_NODES", "1")
+    if not raw.isdigit() or not 1 <= int(raw) <= 5:
+        raise CliError(f"setting SPADES_DEV_NATS_NODES is invalid: {raw!r} is not 1 to 5")
+    port = _port("SPADES_DEV_NATS_PORT", DEV_NATS_PORT)
+    monitor = _port("SPADES_DEV_NATS_MONITOR_PORT", DEV_NATS_MONITOR_PORT)
+    if int(raw) == 1:
+        single = servers.NatsServer(root / "nats", port, monitor)
+        single.start()
+        return [single]
+    cluster = servers.nats_cluster(root / "nats-cluster", int(raw), port, monitor,
+                                   _port("SPADES_DEV_NATS_CLUSTER_PORT", DEV_NATS_CLUSTER_PORT))
+    cluster.start()
+    return cluster.nodes
+
+
 def _restart_exited(started: list[servers.PostgresServer | servers.NatsServer]) -> None:
     """A server of ours that died (killed, out of memory) is started again on its data;
-    the services ride out the gap and are ready again without a restart."""
+    the services ride out the gap and are ready again without a restart. A cluster
+    node rejoins its cluster and catches up from the others."""
     for server in started:
         if server.exited:
-            what = "PostgreSQL" if isinstance(server, servers.PostgresServer) else "NATS"
+            what = ("PostgreSQL" if isinstance(server, servers.PostgresServer)
+                    else "NATS" if server.cluster_port is None
+                    else f"NATS node {server.server_name}")
             print(f"spades dev: {what} exited; starting it again", flush=True)
             server.start()
             print(f"spades dev: {what} is back", flush=True)

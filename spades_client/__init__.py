@@ -27,6 +27,13 @@ from typing import Any
 
 import httpx
 import msgspec
+from tenacity import (
+    AsyncRetrying,
+    RetryError,
+    retry_if_exception_type,
+    stop_after_attempt,
+    wait_exponential,
+)
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
@@ -305,17 +312,23 @@ class GameConnection:
             return frame
 
     async def _resume(self) -> None:
-        for attempt in range(self.reconnects):
-            await asyncio.sleep(min(2.0, 0.1 * 2 ** attempt))
-            try:
-                await self.open()
-            except (OSError, ConnectionClosed, TimeoutError):
-                continue
-            self.resumes += 1
-            if self.pending is not None:  # its answer may have been lost: ask again
-                await self._resend()
-            return
-        raise ConnectionError(f"could not resume game {self.game_id}")
+        """Open the socket again: ``reconnects`` tries, 0.1 s before the first and twice
+        as long before each next one, at most 2 s; ``ConnectionError`` after the last."""
+        if self.reconnects <= 0:
+            raise ConnectionError(f"could not resume game {self.game_id}")
+        await asyncio.sleep(0.1)
+        try:
+            async for attempt in AsyncRetrying(
+                    retry=retry_if_exception_type((OSError, ConnectionClosed, TimeoutError)),
+                    stop=stop_after_attempt(self.reconnects),
+                    wait=wait_exponential(multiplier=0.2, max=2.0)):
+                with attempt:
+                    await self.open()
+        except RetryError:
+            raise ConnectionError(f"could not resume game {self.game_id}") from None
+        self.resumes += 1
+        if self.pending is not None:  # its answer may have been lost: ask again
+            await self._resend()
 
     # --- the view ---------------------------------------------------------------------
 

@@ -91,6 +91,16 @@ def test_servers() -> Iterator[Servers]:
 
 
 @pytest.fixture(scope="session")
+def nats_cluster() -> Iterator[servers.NatsCluster]:
+    """Three nats-server nodes in one JetStream cluster, from the same pinned package
+    as the single server, started the first time a test asks for them. Always the
+    embedded binary: a test may kill or pause a node, so the cluster must be ours.
+    A test that stops a node starts it again before it ends."""
+    with servers.throwaway_cluster() as cluster:
+        yield cluster
+
+
+@pytest.fixture(scope="session")
 def run_id() -> str:
     return uuid.uuid4().hex[:10]
 

@@ -3,8 +3,8 @@
 The game service owns the event store; operators' commands read it through
 this module, with the same registry (and upcasters) the workers decode with.
 When the games are spread over several databases (``SPADES_SHARD_DATABASE_URLS``)
-the tools are given every one, in the workers' order: a game is read from the
-database its id hashes to, and verify-all walks them all.
+the tools are given every one: a game is read from the database that holds its
+rows (whatever the order or the count named now), and verify-all walks them all.
 """
 
 from __future__ import annotations
@@ -16,17 +16,18 @@ from services.game.store import GameStore
 from services.platform.db import create_pool
 from services.platform.events import game_registry
 from services.platform.eventstore import EventStore
-from services.platform.shards import shard_of
+from services.platform.shards import ShardedEventStore
 
 
 async def read_game(database_urls: Sequence[str], game_id: str) -> list[ev.Event]:
-    url = database_urls[shard_of(game_id, len(database_urls))]
-    pool = await create_pool(url, "game", max_size=2)
+    pools = [await create_pool(url, "game", max_size=2) for url in database_urls]
     try:
-        store = GameStore(pool, EventStore(pool, game_registry()))
-        return [r.event for r in await store.read(game_id)]  # type: ignore[misc]
+        stores = [GameStore(p, EventStore(p, game_registry())) for p in pools]
+        home = await ShardedEventStore([s.events for s in stores]).homes.of(game_id)
+        return [r.event for r in await stores[home].read(game_id)]  # type: ignore[misc]
     finally:
-        await pool.close()
+        for pool in pools:
+            await pool.close()
 
 
 async def every_game(database_urls: Sequence[str]

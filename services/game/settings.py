@@ -26,10 +26,12 @@ class GameSettings(Settings, frozen=True, kw_only=True):
                           "its writer died between the commit and its own publish, or "
                           "that publish failed.")] = 1.0
     shard_database_urls: Annotated[str, msgspec.Meta(
-        description="Further Postgres databases the games are spread over by game id, "
+        description="Further Postgres databases new games are spread over by game id, "
                     "comma-separated (each migrated like the service's own); empty: the "
-                    "service's own database holds every game. Every copy names the same "
-                    "ones in the same order.")] = ""
+                    "service's own database holds every game. A game stays in the "
+                    "database it was created in, so one may be added to a running "
+                    "deployment (restart the workers naming it). Every copy names the "
+                    "same ones in the same order.")] = ""
     lease_seconds: Annotated[float, msgspec.Meta(
         gt=0, description="How long a worker's hold on a game lasts without renewal; a "
                           "dead worker's games are adopted this long after its last "
@@ -75,6 +77,6 @@ class GameSettings(Settings, frozen=True, kw_only=True):
 
 def game_databases(own: str, shards: str) -> list[str]:
     """Every database games live in: the service's own first, then the further ones in
-    the order named, the order ``shards.shard_of`` counts in (so every reader of the
-    games, worker or operator's tool, finds a game where its workers wrote it)."""
+    the order named, the order ``shards.shard_of`` counts in when it places a new game
+    (an existing one is found where its rows are, by every reader of the games)."""
     return [own, *(u.strip() for u in shards.split(",") if u.strip())]

@@ -18,6 +18,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from tenacity import AsyncRetrying, RetryCallState
+
 from engine.evolve import evolve
 from engine.state import GameState
 from engine.views import redact, turn, view
@@ -36,6 +38,11 @@ from services.platform import logs
 from services.platform.events import EventRegistry
 
 _log = logs.get("gateway")
+
+
+def _fill_wait(rs: RetryCallState) -> float:
+    """Between asks for a gap's events: a second if the worker was away, else 0.2 s."""
+    return 1.0 if rs.outcome is not None and rs.outcome.failed else 0.2
 
 
 class Host(Protocol):
@@ -89,6 +96,7 @@ class Hub:
         self._subscriptions: list[Any] = []
         self._following: Following | None = None
         self._linger: asyncio.Task[None] | None = None
+        self._moved: asyncio.Event | None = None  # set when the state advances; reach waits
 
     @property
     def table_id(self) -> str:
@@ -120,11 +128,14 @@ class Hub:
 
     async def reach(self, version: int, timeout: float = 1.0) -> None:
         """Wait a moment for ``version`` to arrive: another gateway, or the worker's
-        reply, may be ahead of this gateway's copy of the events."""
-        for _ in range(int(timeout / 0.02)):
-            if self.state.version >= version:
-                return
-            await asyncio.sleep(0.02)
+        reply, may be ahead of this gateway's copy of the events. Woken by each event
+        this hub takes in, not by polling."""
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(timeout):
+                while self.state.version < version:
+                    if self._moved is None:
+                        self._moved = asyncio.Event()
+                    await self._moved.wait()
 
     def _on_envelope(self, env: EventEnvelope) -> None:
         try:
@@ -149,23 +160,31 @@ class Hub:
             del self.pending[v]
 
     async def _fill(self) -> None:
-        """A gap on JetStream: ask the game worker for the stored events we lack."""
-        while self.pending:
-            try:
-                reply = await self.host.games.events_since(self.game_id, self.state.version)
-            except GameUnavailable:
-                await asyncio.sleep(1.0)
-                continue
-            for env in reply.events:
-                event = self.host.registry.decode(env.type, env.schema_version, env.body)
-                self.apply(env.version, event)  # type: ignore[arg-type]
-            if self.pending:
-                await asyncio.sleep(0.2)
+        """A gap on JetStream: ask the game worker for the stored events we lack, again
+        and again while some are missing (every second while the worker is away)."""
+
+        def again(rs: RetryCallState) -> bool:
+            assert rs.outcome is not None
+            unavailable = isinstance(rs.outcome.exception(), GameUnavailable)
+            return bool(self.pending) and (unavailable or not rs.outcome.failed)
+
+        with contextlib.suppress(GameUnavailable):  # the gap closed meanwhile
+            async for attempt in AsyncRetrying(retry=again, wait=_fill_wait, reraise=True):
+                with attempt:
+                    reply = await self.host.games.events_since(self.game_id,
+                                                               self.state.version)
+                    for env in reply.events:
+                        event = self.host.registry.decode(env.type, env.schema_version,
+                                                          env.body)
+                        self.apply(env.version, event)  # type: ignore[arg-type]
 
     def _advance(self, event: Event) -> None:
         after = evolve(self.state, event)
         self.state = after
         self.history.append((event, after))
+        if self._moved is not None:  # wake whoever waits in reach
+            self._moved.set()
+            self._moved = None
         if self.subs:
             frames = _Audiences(self.game_id, event, after)
             for sub in list(self.subs):

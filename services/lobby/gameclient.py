@@ -8,6 +8,8 @@ nowhere else. Notes, tables' changes, presence and chat are ``Broadcasts``'.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -17,27 +19,80 @@ from schemas.bus import EventEnvelope
 from schemas.errors import from_service
 from schemas.play import CreateGame, EventsReply, EventsSince, GameReply, GameRequest
 from schemas.subjects import Names
-from services.platform import bus
-from services.platform.busclient import BusClient, Following, Unavailable
+from services.platform import bus, logs
+from services.platform.busclient import BusClient, Listening, Unavailable
 
 T = TypeVar("T", bound=msgspec.Struct)
-
-__all__ = ["Following", "GameClient", "GameUnavailable"]
+_log = logs.get("gateway")
 
 
 class GameUnavailable(Exception):
     """No game worker answered in time."""
 
 
+class Following:
+    """A game's events: the stored ones, then live ones, each handed over once or more
+    (the receiver drops what it has); ``caught_up`` once the stored ones are in.
+    Ends with ``stop``."""
+
+    def __init__(self, game_id: str, handler: Callable[[EventEnvelope], None]) -> None:
+        self.game_id, self._handler = game_id, handler
+        self._sub: Listening | None = None
+        self._history: asyncio.Task[None] | None = None
+        self.version = 0  # the highest version handed over
+        self.caught_up = asyncio.Event()
+        self.forget: Callable[[Following], None] = lambda _: None
+
+    def hand(self, env: EventEnvelope) -> None:
+        self.version = max(self.version, env.version)
+        self._handler(env)
+
+    async def stop(self) -> None:
+        self.forget(self)
+        if self._history is not None:
+            self._history.cancel()
+        if self._sub is not None:
+            await self._sub.unsubscribe()
+
+
 class GameClient:
     def __init__(self, client: BusClient, names: Names, timeout: float) -> None:
         self.client, self.names, self.timeout = client, names, timeout
+        self._followed: set[Following] = set()
+        self._back: asyncio.Future[None] | None = None
+        client.on_reconnected(self._resume)
 
     async def _ask(self, subject: str, body: msgspec.Struct, reply: type[T]) -> T:
+        """A request and its reply. One in flight when this gateway's connection drops
+        (its NATS node died) is lost with it: it is sent again the moment the
+        connection is back, under the same id (everything the lobby asks a worker is
+        idempotent), instead of waiting out the whole timeout."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.timeout
+        while True:
+            back = self._next_reconnection()
+            asking = asyncio.ensure_future(self.client.request(
+                subject, body, reply, timeout=max(0.01, deadline - loop.time())))
+            try:
+                await asyncio.wait((asking, back), return_when=asyncio.FIRST_COMPLETED)
+            except asyncio.CancelledError:
+                asking.cancel()
+                raise
+            if asking.done() or loop.time() >= deadline:
+                break
+            asking.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await asking
         try:
-            return await self.client.request(subject, body, reply, timeout=self.timeout)
+            return await asking
         except Unavailable:
             raise GameUnavailable(subject) from None
+
+    def _next_reconnection(self) -> asyncio.Future[None]:
+        """Resolved when the connection is next back after a loss."""
+        if self._back is None or self._back.done():
+            self._back = asyncio.get_running_loop().create_future()
+        return self._back
 
     async def create(self, c: CreateGame) -> GameReply:
         try:
@@ -81,9 +136,52 @@ class GameClient:
 
     async def follow(self, game_id: str,
                      handler: Callable[[EventEnvelope], None]) -> Following:
-        """Every event of one game, from JetStream, from its first: history and live
-        events come the same way, in order."""
-        try:
-            return await self.client.follow(self.names.game_event(game_id, "*"), handler)
-        except Unavailable:
-            raise GameUnavailable(game_id) from None
+        """Every event of one game: live ones on a plain subscription to its subjects,
+        the stored ones and whatever the connection missed from the game worker's
+        store (``svc.game.since``). The worker's publish reaches this gateway as
+        JetStream stores it, with no JetStream consumer per game and gateway to feed
+        and acknowledge; a gap (an event missed while the connection was away) shows
+        as a later version and is filled by the caller, or, when no later event
+        comes, by asking again after every reconnection. Undecodable envelopes are
+        logged and skipped."""
+        decoder = msgspec.msgpack.Decoder(EventEnvelope)
+        following = Following(game_id, handler)
+
+        async def on_msg(data: bytes) -> None:
+            try:
+                env = decoder.decode(data)
+            except (msgspec.DecodeError, msgspec.ValidationError):
+                _log.error("undecodable_envelope", game_id=game_id)
+            else:
+                following.hand(env)
+
+        following._sub = await self.client.listen_raw(self.names.game_event(game_id, "*"),
+                                                      on_msg)
+        following._history = asyncio.create_task(self._catch_up(following))
+        self._followed.add(following)
+        following.forget = self._followed.discard
+        return following
+
+    async def _catch_up(self, following: Following, tries: int = 3) -> None:
+        """Hand over every stored event after the last one handed over. A game no
+        worker knows yet (about to begin) has none; with no worker answering, the
+        caller reads the store again itself."""
+        for attempt in range(tries):
+            try:
+                reply = await self.events_after(following.game_id, following.version)
+            except GameUnavailable:
+                if attempt + 1 < tries:
+                    await asyncio.sleep(0.2)
+                continue
+            for env in reply.events:
+                following.hand(env)
+            break
+        following.caught_up.set()
+
+    async def _resume(self) -> None:
+        """After a reconnection: requests in flight are sent again, and each followed
+        game asks for what it published meanwhile."""
+        if self._back is not None and not self._back.done():
+            self._back.set_result(None)
+        for following in list(self._followed):
+            following._history = asyncio.create_task(self._catch_up(following))

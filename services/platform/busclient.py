@@ -1,19 +1,17 @@
 """The bus as services use it: typed bodies in and out, and the platform's own errors.
 
 DESIGN rule 10: services never see nats types. Everything a service does on the
-bus (ask and wait for a reply, publish, listen, follow a JetStream subject from its
-first message, publish to JetStream once, answer requests on a subject of its
-own) goes through ``BusClient``, whose bodies are msgspec Structs. What can go
-wrong in the broker (no responder, a timeout, the connection gone) is one
-exception, ``Unavailable``; an error reply is ``bus.RemoteError`` with the
-replier's code. A handler refuses with ``Refused`` (a stable code and a plain
-description). ``tests/test_import_rules.py`` holds that only ``services/platform``
-imports nats.
+bus (ask and wait for a reply, publish, listen, hear of a reconnection, publish
+to JetStream once, answer requests on a subject of its own) goes through
+``BusClient``, whose bodies are msgspec Structs. What can go wrong in the broker
+(no responder, a timeout, the connection gone) is one exception, ``Unavailable``;
+an error reply is ``bus.RemoteError`` with the replier's code. A handler refuses
+with ``Refused`` (a stable code and a plain description).
+``tests/test_import_rules.py`` holds that only ``services/platform`` imports nats.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
@@ -23,10 +21,8 @@ import nats.errors
 import nats.js.errors
 from nats.aio.client import Client
 from nats.aio.msg import Msg
-from nats.js.api import DeliverPolicy
 from nats.micro.request import Request, ServiceError
 
-from schemas.bus import EventEnvelope
 from services.platform import bus, logs
 
 T = TypeVar("T", bound=msgspec.Struct)
@@ -74,18 +70,6 @@ class Listening:
             await self._sub.unsubscribe()
 
 
-class Following(Listening):
-    """A JetStream subject's messages from its first, in order, then live: ``caught_up``
-    is set once the history is in."""
-
-    def __init__(self) -> None:
-        super().__init__(None)
-        self.caught_up = asyncio.Event()
-
-    async def stop(self) -> None:
-        await self.unsubscribe()
-
-
 class BusClient:
     """One service's handle on the bus."""
 
@@ -109,6 +93,11 @@ class BusClient:
             await self.nc.publish(subject, data)
         except _AWAY as exc:
             raise Unavailable(subject, type(exc).__name__) from None
+
+    def on_reconnected(self, callback: Callable[[], Awaitable[None]]) -> None:
+        """Run ``callback`` each time the connection is back after a loss: what a plain
+        subscription missed meanwhile is to be asked for then."""
+        bus.on_reconnected(self.nc, callback)
 
     async def flush(self) -> None:
         """Wait until what was published has left this process."""
@@ -159,37 +148,3 @@ class BusClient:
             await handle(Request(msg))
 
         return Listening(await self.nc.subscribe(subject, cb=on_msg))
-
-    async def follow(self, subject: str,
-                     handler: Callable[[EventEnvelope], None]) -> Following:
-        """Every stored event envelope on ``subject`` from the first, then live, in
-        order (an ordered consumer: history and live events come the same way, without
-        gaps the client library does not repair). Undecodable envelopes are logged and
-        skipped."""
-        decoder = msgspec.msgpack.Decoder(EventEnvelope)
-        following = Following()
-
-        async def on_msg(msg: Msg) -> None:
-            try:
-                env = decoder.decode(msg.data)
-            except (msgspec.DecodeError, msgspec.ValidationError):
-                _log.error("undecodable_envelope", subject=msg.subject)
-            else:
-                handler(env)
-            if following.caught_up.is_set():
-                return  # live: no need to parse each message's metadata again
-            with contextlib.suppress(Exception):
-                if msg.metadata.num_pending == 0:
-                    following.caught_up.set()
-
-        try:
-            sub = await self.nc.jetstream().subscribe(
-                subject, cb=on_msg, ordered_consumer=True, deliver_policy=DeliverPolicy.ALL)
-            following._sub = sub
-            info = await sub.consumer_info()
-        except _AWAY as exc:
-            await following.unsubscribe()
-            raise Unavailable(subject, type(exc).__name__) from None
-        if info.num_pending == 0 and (info.delivered is None or not info.delivered.consumer_seq):
-            following.caught_up.set()  # nothing stored yet: a stream about to begin
-        return following

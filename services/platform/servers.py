@@ -20,10 +20,12 @@ import socket
 import subprocess
 import sys
 import sysconfig
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 PG_USER = "postgres"
 
@@ -202,12 +204,19 @@ class PostgresServer:
 
 @dataclass
 class NatsServer:
-    """One nats-server process with JetStream, storage in `data_dir`."""
+    """One nats-server process with JetStream, storage in `data_dir`.
+
+    With a ``cluster_port`` it is one node of a cluster: it listens for routes
+    there and dials the other nodes' ``routes`` (their cluster ports).
+    """
 
     data_dir: Path
     port: int
     monitor_port: int | None = None
     host: str = "127.0.0.1"
+    server_name: str = "spades-dev"
+    cluster_port: int | None = None
+    routes: tuple[int, ...] = ()
     process: subprocess.Popen[bytes] | None = field(default=None, repr=False)
 
     @property
@@ -216,12 +225,17 @@ class NatsServer:
 
     def start(self, timeout: float = 15.0) -> None:
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        if port_in_use(self.port, self.host):
-            raise ServerError(f"port {self.port} is in use; cannot start nats-server there")
+        for port in (self.port, self.monitor_port, self.cluster_port):
+            if port and port_in_use(port, self.host):
+                raise ServerError(f"port {port} is in use; cannot start nats-server there")
         args = [str(nats_server_binary()), "-a", self.host, "-p", str(self.port), "-js",
-                "-sd", str(self.data_dir / "jetstream"), "--server_name", "spades-dev"]
+                "-sd", str(self.data_dir / "jetstream"), "--server_name", self.server_name]
         if self.monitor_port:
             args += ["-m", str(self.monitor_port)]
+        if self.cluster_port:
+            args += ["--cluster_name", CLUSTER_NAME,
+                     "--cluster", f"nats://{self.host}:{self.cluster_port}",
+                     "--routes", ",".join(f"nats://{self.host}:{p}" for p in self.routes)]
         log = open(self.data_dir / "nats.log", "ab")  # noqa: SIM115
         self.process = subprocess.Popen(args, stdout=log, stderr=log, start_new_session=True,
                                         preexec_fn=die_with_parent(signal.SIGTERM))
@@ -242,9 +256,107 @@ class NatsServer:
         _stop(self.process, signal.SIGTERM)
         self.process = None
 
+    def kill(self) -> None:
+        """SIGKILL, as a crash: no goodbye to the cluster, nothing flushed."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
     @property
     def exited(self) -> bool:
         return _exited(self.process)
+
+    def jetstream_report(self) -> dict[str, Any]:
+        """The node's own `/jsz` page: its meta group's leader and peers as it sees them."""
+        if not self.monitor_port:
+            raise ServerError(f"nats-server {self.server_name} has no monitor port")
+        import urllib.request  # pulls in http and ssl: only cluster checks read it
+
+        url = f"http://{self.host}:{self.monitor_port}/jsz"
+        with urllib.request.urlopen(url, timeout=2) as answer:
+            return dict(json.loads(answer.read()))
+
+
+CLUSTER_NAME = "spades"
+
+
+@dataclass
+class NatsCluster:
+    """Several nats-server nodes routed into one JetStream cluster on this machine.
+
+    Each node has its own client, monitor and cluster port and its own storage;
+    clients get every node's URL and move to another when theirs goes away.
+    """
+
+    nodes: list[NatsServer]
+
+    @property
+    def url(self) -> str:
+        return ",".join(node.url for node in self.nodes)
+
+    def node(self, name: str) -> NatsServer:
+        return next(n for n in self.nodes if n.server_name == name)
+
+    def start(self, timeout: float = 30.0) -> None:
+        try:
+            for node in self.nodes:
+                node.start(timeout)
+            self.wait_for_meta_leader(timeout)
+        except BaseException:
+            self.stop()
+            raise
+
+    def wait_for_meta_leader(self, timeout: float = 30.0) -> str:
+        """Wait until every running node names the same JetStream meta leader; a
+        cluster takes no stream or consumer changes before that."""
+        deadline = time.monotonic() + timeout
+        while True:
+            leaders = set()
+            for node in self.nodes:
+                if node.process is None or node.exited:
+                    continue
+                try:
+                    leaders.add(node.jetstream_report().get("meta_cluster", {}).get("leader"))
+                except (OSError, ValueError):
+                    leaders.add(None)
+            if len(leaders) == 1 and None not in leaders:
+                return str(leaders.pop())
+            if time.monotonic() > deadline:
+                raise ServerError(f"the NATS cluster elected no JetStream leader in {timeout}s")
+            time.sleep(0.1)
+
+    def stop(self) -> None:
+        for node in self.nodes:
+            node.stop()
+
+
+@contextlib.contextmanager
+def throwaway_cluster(size: int = 3, prefix: str = "spades-cluster-") -> Iterator[NatsCluster]:
+    """A cluster on free ports in a temporary folder, stopped and removed after: for
+    tests and benchmarks, which kill and pause its nodes."""
+    root = Path(tempfile.mkdtemp(prefix=prefix))
+    cluster = nats_cluster(root, size)
+    cluster.start()
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def nats_cluster(root: Path, size: int = 3, port: int | None = None,
+                 monitor_port: int | None = None, cluster_port: int | None = None,
+                 host: str = "127.0.0.1") -> NatsCluster:
+    """``size`` nodes named n1..nN under ``root``; given base ports count up from there,
+    else every port is a free one."""
+    def ports(base: int | None) -> list[int]:
+        return [base + i if base else free_port(host) for i in range(size)]
+
+    clients, monitors, routes = ports(port), ports(monitor_port), ports(cluster_port)
+    return NatsCluster([
+        NatsServer(root / f"n{i + 1}", clients[i], monitors[i], host, f"n{i + 1}",
+                   routes[i], tuple(r for r in routes if r != routes[i]))
+        for i in range(size)])
 
 
 def _fast() -> bool:

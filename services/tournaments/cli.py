@@ -24,7 +24,8 @@ class TournamentCliError(Exception):
     """One line for the operator."""
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:  # type: ignore[type-arg]
+    """`tournament` and its commands, under ``sub``; the caller sets its handler."""
     p = sub.add_parser("tournament", help="list tournaments, show one, or replay its stream")
     cmds = p.add_subparsers(dest="tournament_command", required=True)
     listing = cmds.add_parser("list", help="tournaments, soonest start first")
@@ -33,6 +34,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     cmds.add_parser("show", help="one tournament: teams, matches, standings").add_argument("id")
     cmds.add_parser("replay", help="the stream as a timeline; projections checked").add_argument(
         "id")
+    return p
 
 
 def run(args: argparse.Namespace, database_url: str) -> int:

@@ -15,6 +15,7 @@ import contextlib
 from typing import Annotated
 
 import msgspec
+from tenacity import AsyncRetrying, retry_if_exception_type, wait_fixed
 
 from schemas import subjects
 from services.platform import bus
@@ -56,12 +57,12 @@ class WhenStreamExists:
         self._task = asyncio.create_task(self._start(), name="await-stream")
 
     async def _start(self) -> None:
-        while True:
-            try:
+        # Forever: the stream comes when its service does; stop() cancels the wait.
+        async for attempt in AsyncRetrying(
+                retry=retry_if_exception_type(StreamMissing),
+                wait=wait_fixed(self.retry), reraise=True):
+            with attempt:
                 await self.consumer.start()
-                return
-            except StreamMissing:
-                await asyncio.sleep(self.retry)
 
     async def stop(self) -> None:
         if self._task is not None and not self._task.done():

@@ -60,7 +60,7 @@ import tempfile
 import time
 import uuid
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -69,11 +69,12 @@ import httpx
 
 from schemas import ws
 from services import catalog
-from services.platform import dbadmin, migrations
+from services.platform import dbadmin, migrations, servers
 from spades_client import GameConnection, first_legal
 from spades_client import Lobby as Client
 from tests.bench import composite
-from tests.bench.servers import bench_servers, percentiles
+from tests.bench.servers import bench_cluster, bench_servers, percentiles
+from tests.services.game.cluster_play import SHORTEST_TURN_S
 from tests.services.lobby.harness import Service as Proc
 from tests.services.lobby.harness import lobby_env
 from tests.services.lobby.harness import start as start_service
@@ -90,6 +91,11 @@ CAPS = {1: 60.0, 10: 90.0, 25: 90.0, 100: 120.0}
 MOVES = frozenset(("CardsLooked", "BidPlaced", "CardPlayed", "CardsPassed"))
 # Issue 14: against the bare composite in the same run, and Postgres per command.
 TARGET_RATIO, TARGET_P99X, TARGET_XACTS, TARGET_DB_MS = 0.5, 2.0, 1.1, 0.3
+# Past one machine: all servers' CPU per command at 100 games on one NATS server, and the
+# three-node cluster's throughput against one server's.
+TARGET_ALL_MS, TARGET_CLUSTER_RATIO = 0.7, 0.7
+RECOVERY_WINDOW = 10.0  # seconds after a fault in which the longest wait is looked for
+DOWN_SECONDS = 5.0  # a killed node stays down this long
 SERVERS = ("postgres", "nats-server")
 
 
@@ -162,6 +168,13 @@ class Stats:
         self.errors: Counter[str] = Counter()
         self.retries = 0
         self.games_done = 0
+        self.acks: list[tuple[float, float]] = []  # (sent, acknowledged), perf_counter
+
+    def longest_wait(self, since: float, until: float) -> float:
+        """The longest a command sent in [since, until), or waiting at ``since``, waited
+        for its acknowledgement."""
+        return max((acked - max(sent, since) for sent, acked in self.acks
+                    if sent < until and acked >= since), default=0.0)
 
 
 class Seat:
@@ -195,6 +208,7 @@ class Seat:
                     self.sent_at = None
             elif isinstance(frame, ws.Ack) and frame.command_id == self.sent:
                 stats.to_ack.append(time.perf_counter() - self.first_sent)
+                stats.acks.append((self.first_sent, time.perf_counter()))
                 stats.commands += 1
             elif isinstance(frame, ws.Error):  # the client retried those it may retry
                 if frame.command_id == self.sent:
@@ -304,9 +318,14 @@ def figures(stats: Stats, seats: list[Seat], n: int, setup: float,
             **metered}
 
 
+Fault = Callable[[], Coroutine[Any, Any, dict[str, float]]]
+
+
 async def run_n(make_game: GameMaker, n: int, pids: dict[str, int],
-                db: asyncpg.Connection, databases: list[str]) -> dict[str, Any]:
-    """N games at once against one target (the platform or the bare composite)."""
+                db: asyncpg.Connection, databases: list[str],
+                fault: Fault | None = None) -> dict[str, Any]:
+    """N games at once against one target (the platform or the bare composite); with
+    ``fault``, that runs beside the games and says when it struck."""
     stats = Stats()
     t0 = time.perf_counter()
     seats = await make_games(make_game, 0, n, stats)
@@ -315,15 +334,18 @@ async def run_n(make_game: GameMaker, n: int, pids: dict[str, int],
     meter = Meter(pids, db, databases)
     await meter.start()
     tasks = [asyncio.create_task(s.play()) for s in seats]
+    struck = asyncio.create_task(fault()) if fault is not None else None
     done, pending = await asyncio.wait(tasks, timeout=cap)
+    faults = await struck if struck is not None else {}
     for task in pending:
         task.cancel()
     await asyncio.gather(*pending, return_exceptions=True)
     failed = [t.exception() for t in done if t.exception() is not None]
     metered = await meter.read()
     await asyncio.gather(*(s.game.close() for s in seats), return_exceptions=True)
+    waits = {what: stats.longest_wait(at, at + RECOVERY_WINDOW) for what, at in faults.items()}
     return figures(stats, seats, n, setup, metered, failed) | {"capped": bool(pending),
-                                                               "cap": cap}
+                                                               "cap": cap, "faults": waits}
 
 
 async def ramp(make_game: GameMaker, counts: list[int], pids: dict[str, int],
@@ -394,6 +416,10 @@ def report(r: dict[str, Any], label: str) -> None:
         budget = "  ".join(f"{k} {kinds.get(k, 0.0) / commands * 1000:.2f}/{b:.2f}"
                            for k, b in BUDGET_MS.items())
         print(f"          per kind, measured/budget ms: {budget}", flush=True)
+    for what, wait in r.get("faults", {}).items():
+        print(f"          {what}: longest wait for an acknowledgement {wait:.2f} s (goal: under"
+              f" the shortest turn, {SHORTEST_TURN_S:.0f} s); p99 of the run's command latency"
+              f" {r['p99']:.1f} ms, to the ack {r['a99']:.1f} ms", flush=True)
     if r["errors"] or r["retries"] or r["failed"]:
         print(f"          errors {r['errors']}  retries {r['retries']}  "
               f"client failures {[repr(e) for e in r['failed'][:3]]}", flush=True)
@@ -455,7 +481,11 @@ async def bare_seats(url: str, run_tag: str, k: int, stats: Stats) -> list[Seat]
 async def run(db_url: str, nats_url: str, counts: list[int], n_gw: int, n_wk: int,
               profile: str, with_bare: bool, profile_out: str,
               think: tuple[float, float] | None = None, window: float = 60.0,
-              n_db: int = 1) -> None:
+              n_db: int = 1, cluster: servers.NatsCluster | None = None,
+              kill_after: float = 0.0) -> list[dict[str, Any]]:
+    """The platform's runs at each N (and the bare composite's, printed); on a
+    ``cluster``, the game events stream's leader is killed ``kill_after`` seconds into
+    the run at the largest N and started again ``DOWN_SECONDS`` later."""
     name = f"spades_pbench_{uuid.uuid4().hex[:8]}"
     url = await dbadmin.ensure_database(db_url, name)
     conn = await asyncpg.connect(url)
@@ -470,7 +500,8 @@ async def run(db_url: str, nats_url: str, counts: list[int], n_gw: int, n_wk: in
     prefix = f"pb{uuid.uuid4().hex[:6]}"
     logs = Path(tempfile.mkdtemp(prefix="spades-pbench-"))
     base = lobby_env(url, nats_url, prefix, SPADES_LOG_LEVEL="warning",
-                     SPADES_DB_POOL_MAX="20")
+                     SPADES_DB_POOL_MAX="20",
+                     SPADES_JS_REPLICAS=str(len(cluster.nodes) if cluster else 1))
     spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
     if profile and not Path(spy).exists():
         print("py-spy is not installed; running without the profile", flush=True)
@@ -484,6 +515,7 @@ async def run(db_url: str, nats_url: str, counts: list[int], n_gw: int, n_wk: in
 
     procs: list[Proc] = []
     lobby: Lobby | None = None
+    results: list[dict[str, Any]] = []
     try:
         loop = asyncio.get_running_loop()
         for i in range(n_wk):
@@ -506,13 +538,15 @@ async def run(db_url: str, nats_url: str, counts: list[int], n_gw: int, n_wk: in
               f"quick matches (4 hands), all four seats clients with {pace}, "
               "one socket per seat, seats alternating between gateways"
               + (f"; the games over {n_db} databases" if n_db > 1 else "")
+              + (f"; NATS a {len(cluster.nodes)}-node cluster, every stream with"
+                 f" {len(cluster.nodes)} replicas" if cluster else "; one NATS server")
               + (f"; {profile} 0 under py-spy" if profile else ""), flush=True)
         pids = {p.log.stem: service_pid(p) for p in procs}
         databases = [name, *more]
         if think:
             human_summary(await ramp(lobby.game, counts, pids, conn, databases, window), n_gw,
                           n_wk)
-            return
+            return results
         for n in counts:
             bare = None
             if with_bare:
@@ -520,8 +554,11 @@ async def run(db_url: str, nats_url: str, counts: list[int], n_gw: int, n_wk: in
                     games = functools.partial(bare_seats, server.url, uuid.uuid4().hex[:6])
                     bare = await run_n(games, n, {"bare": server.pid}, conn, databases)
                 report(bare, "bare")
-            platform = await run_n(lobby.game, n, pids, conn, databases)
+            fault = (functools.partial(kill_stream_leader, cluster, prefix, kill_after)
+                     if cluster is not None and kill_after and n == max(counts) else None)
+            platform = await run_n(lobby.game, n, pids, conn, databases, fault)
             report(platform, "platform")
+            results.append(platform)
             if bare is not None:
                 compare(platform, bare)
     finally:
@@ -533,6 +570,51 @@ async def run(db_url: str, nats_url: str, counts: list[int], n_gw: int, n_wk: in
         for dropped in (name, *more):
             await dbadmin.drop(db_url, dropped)
         shutil.rmtree(logs, ignore_errors=True)
+    return results
+
+
+async def kill_stream_leader(cluster: servers.NatsCluster, prefix: str,
+                             after: float) -> dict[str, float]:
+    """Kill -9 the node leading the game events stream ``after`` seconds in, start it
+    again ``DOWN_SECONDS`` later and wait until it has caught up; when it struck."""
+    from schemas.subjects import Names
+    from tests.services.game.cluster_play import connect_quietly, kill_leader
+
+    await asyncio.sleep(after)
+    nc = await connect_quietly(cluster)
+    try:
+        out = await kill_leader(cluster, nc.jetstream(), Names(prefix).game_events_stream,
+                                "stream", DOWN_SECONDS)
+        print(f"          the game events stream's leader {out.leader} was killed"
+              f" {after:.0f} s in, back {DOWN_SECONDS:.0f} s later and caught up"
+              f" {out.caught_up:.1f} s after the kill", flush=True)
+        return {f"stream leader {out.leader} killed": out.struck}
+    finally:
+        await nc.close()
+
+
+def targets(single: list[dict[str, Any]], clustered: list[dict[str, Any]]) -> None:
+    """The figures this bench is held to, printed, never asserted."""
+    def per_command(r: dict[str, Any], kind: str | None = None) -> float:
+        cpu = sum(v for k, v in r["cpu"].items() if kind is None or _kind(k) == kind)
+        return cpu / max(1, r["commands"]) * 1000
+
+    for r in single:
+        print(f"targets at {r['n']} games on one NATS server: all servers"
+              f" {per_command(r):.2f} ms per command (target <= {TARGET_ALL_MS}),"
+              f" gateways {per_command(r, 'gateway'):.2f} (<= {BUDGET_MS['gateway']}),"
+              f" NATS {per_command(r, 'nats-server'):.2f} (<= {BUDGET_MS['nats-server']})",
+              flush=True)
+    by_n = {r["n"]: r for r in single}
+    for r in clustered:
+        one = by_n.get(r["n"])
+        if one is None:
+            continue
+        ratio = (r["commands"] / r["elapsed"]) / max(1e-9, one["commands"] / one["elapsed"])
+        print(f"targets at {r['n']} games on the three-node cluster: {ratio:.0%} of one"
+              f" server's throughput (target >= {TARGET_CLUSTER_RATIO:.0%}); all servers"
+              f" {per_command(r):.2f} ms, NATS {per_command(r, 'nats-server'):.2f} ms"
+              " per command", flush=True)
 
 
 def main() -> None:
@@ -545,6 +627,12 @@ def main() -> None:
     parser.add_argument("--window", type=float, default=60.0)
     parser.add_argument("--databases", type=int, default=1,
                         help="databases the game service spreads its games over")
+    parser.add_argument("--nats-nodes", default="1,3",
+                        help="NATS servers, one run each: 1 (one server) and/or 3 (a cluster"
+                             " of our own, every stream with three replicas)")
+    parser.add_argument("--kill-leader", type=float, default=20.0,
+                        help="seconds into the cluster's run at the largest N at which the"
+                             " game events stream's leader is killed (0: never)")
     parser.add_argument("--profile", choices=("gateway", "worker"), default="")
     parser.add_argument("--profile-out", default="platform-profile.txt")
     args, _ = parser.parse_known_args(sys.argv[2:] if sys.argv[1:2] == ["platform_bench"]
@@ -553,11 +641,24 @@ def main() -> None:
     copies = 1 if think else 2
     counts = [int(x) for x in (args.games or ("100,200,400" if think else "25,100")).split(",")
               if x]
+    nodes = [int(x) for x in args.nats_nodes.split(",") if x]
+    common = (args.gateways or copies, args.workers or copies, args.profile)
+    single: list[dict[str, Any]] = []
+    clustered: list[dict[str, Any]] = []
     with bench_servers() as (db_url, nats_url):
-        asyncio.run(run(db_url, nats_url, counts, args.gateways or copies,
-                        args.workers or copies, args.profile, not args.no_bare,
-                        os.path.abspath(args.profile_out),
-                        think, args.window, args.databases))  # type: ignore[arg-type]
+        if 1 in nodes:
+            single = asyncio.run(run(db_url, nats_url, counts, *common, not args.no_bare,
+                                     os.path.abspath(args.profile_out), think,  # type: ignore[arg-type]
+                                     args.window, args.databases))
+        for size in (k for k in nodes if k > 1):
+            print(f"\n-- the same on a {size}-node NATS cluster --", flush=True)
+            with bench_cluster(size) as cluster:
+                clustered = asyncio.run(run(
+                    db_url, cluster.url, counts, *common, False,
+                    os.path.abspath(args.profile_out), think, args.window,  # type: ignore[arg-type]
+                    args.databases, cluster, 0.0 if think else args.kill_leader))
+    if not think:
+        targets(single, clustered)
 
 
 if __name__ == "__main__":

@@ -32,6 +32,14 @@ def bench_servers() -> Iterator[tuple[str, str]]:
         shutil.rmtree(root, ignore_errors=True)
 
 
+@contextlib.contextmanager
+def bench_cluster(nodes: int = 3) -> Iterator[servers.NatsCluster]:
+    """A NATS cluster of our own (never the environment's: a bench kills its nodes),
+    from the same pinned binary; its nodes' CPU counts as NATS's."""
+    with servers.throwaway_cluster(nodes, "spades-bench-cluster-") as cluster:
+        yield cluster
+
+
 def percentiles(samples: list[float]) -> tuple[float, float]:
     ordered = sorted(samples)
     return (ordered[len(ordered) // 2] * 1000, ordered[int(len(ordered) * 0.99)] * 1000)

@@ -83,3 +83,23 @@ async def test_the_client_raises_typed_errors(platform: Platform) -> None:
         await game.close()
     finally:
         await lobby.aclose()
+
+
+async def test_a_socket_that_cannot_come_back_ends_in_connection_error_after_its_tries(
+        ) -> None:
+    """Nobody listens on the port: each try is refused, the waits double from 0.1 s
+    (0.1 + 0.2 + 0.4 before three tries), then the client gives up, typed."""
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on once this closes
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    loop = asyncio.get_running_loop()
+    for tries, least in ((3, 0.7), (0, 0.0)):
+        game = GameConnection(f"ws://127.0.0.1:{port}/v1/ws", "token", "g1",
+                              reconnects=tries)
+        began = loop.time()
+        with pytest.raises(ConnectionError, match="could not resume game g1"):
+            await game._resume()
+        assert least <= loop.time() - began < least + 5.0
+        assert game.resumes == 0

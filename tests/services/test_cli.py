@@ -131,3 +131,27 @@ def test_replay_help_says_a_stored_game_is_found_beside_spades_dev_too() -> None
     text = " ".join(done.stdout.split())
     assert "needs DATABASE_URL" not in text
     assert "read from DATABASE_URL or the database of the `spades dev` running beside it" in text
+
+
+def test_every_command_runs_through_its_own_handler() -> None:
+    """Each command a user can type ends at a handler: none falls through to a default."""
+    import argparse
+
+    from services import cli
+
+    def leaves(p: argparse.ArgumentParser, path: tuple[str, ...], func: object = None
+               ) -> list[tuple[tuple[str, ...], object]]:
+        """Each full command and its handler (its own, or the one its parent sets)."""
+        func = p.get_default("func") or func
+        subs = [a for a in p._actions if isinstance(a, argparse._SubParsersAction)]
+        if not subs:
+            return [(path, func)]
+        return [leaf for name, child in subs[0].choices.items()
+                for leaf in leaves(child, (*path, name), func)]
+
+    found = leaves(cli.parser(), ())
+    assert {" ".join(path) for path, _ in found} == {
+        "dev", "serve", "migrate", "resync", "ratings rebuild", "settings", "record verify",
+        "record export", "replay", "events export", "operator", "organizer",
+        "tournament list", "tournament show", "tournament replay"}
+    assert [path for path, func in found if not callable(func)] == []

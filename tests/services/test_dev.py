@@ -300,3 +300,75 @@ async def test_dev_starts_a_killed_postgres_again_and_nothing_acknowledged_is_lo
     finally:
         proc.terminate()
         proc.wait(60)
+
+
+def _free_runs(count: int, width: int) -> list[int]:
+    """``count`` base ports, each the first of ``width`` free consecutive ports."""
+    bases: list[int] = []
+    while len(bases) < count:
+        base = servers.free_port()
+        span = range(base, base + width)
+        if base + width < 65536 and not any(servers.port_in_use(p) for p in span) \
+                and not any(b <= p < b + width for b in bases for p in span):
+            bases.append(base)
+    return bases
+
+
+def _pid_listening_on(port: int) -> int:
+    """The nats-server that was started with ``-p port`` (spades dev keeps no pid file)."""
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            args = (proc / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if args and args[0].endswith(b"nats-server") and b"-p" in args \
+                and args[args.index(b"-p") + 1] == str(port).encode():
+            return int(proc.name)
+    raise AssertionError(f"no nats-server on port {port}")
+
+
+async def test_dev_with_three_nats_nodes_replicates_every_stream_and_restarts_a_killed_node(
+        tmp_path: Path, ports: dict[str, int], database_url: str, nats_prefix: str) -> None:
+    import nats as nats_client
+
+    client, monitor, cluster = _free_runs(3, 3)
+    prefix = f"{nats_prefix}dev3"
+    env = dev_env(tmp_path, ports, DATABASE_URL=database_url, SPADES_NATS_PREFIX=prefix,
+                  SPADES_DEV_NATS_NODES="3", SPADES_DEV_NATS_PORT=str(client),
+                  SPADES_DEV_NATS_MONITOR_PORT=str(monitor),
+                  SPADES_DEV_NATS_CLUSTER_PORT=str(cluster))
+    lobby = f"http://127.0.0.1:{ports['lobby']}"
+    log = tmp_path / "dev.log"
+    proc = spades_logged(log, "dev", env=env)
+    try:
+        wait_for_line(proc, log, "spades dev is up")
+        printed = log.read_text()
+        for i in range(3):
+            assert f"nats://127.0.0.1:{client + i}" in printed
+            assert f"http://127.0.0.1:{monitor + i}/jsz" in printed
+        assert "every stream with 3 replicas" in printed
+        urls = [f"nats://127.0.0.1:{client + i}" for i in range(3)]
+        nc = await nats_client.connect(urls)
+        try:
+            info = await nc.jetstream().stream_info(f"{prefix}_GAME_EVENTS")
+            assert info.config.num_replicas == 3
+            assert info.cluster is not None and len(info.cluster.replicas or []) == 2
+        finally:
+            await nc.close()
+
+        os.kill(_pid_listening_on(client + 1), signal.SIGKILL)
+        wait_for_line(proc, log, "NATS node n2 is back", timeout=60)
+        status, session = http("POST", f"{lobby}/v1/auth/guest", {"name": "Clustered"})
+        assert status == 201
+        token = session["token"]  # type: ignore[index]
+        status, opened = _bearer("POST", f"{lobby}/v1/tables", token, {"rules": "classic"})
+        assert status == 201
+        status, started = _bearer("POST", f"{lobby}/v1/tables/{opened['table_id']}/start",
+                                  token)  # type: ignore[index]
+        assert status == 200, started
+        assert proc.poll() is None
+    finally:
+        proc.terminate()
+        proc.wait(60)

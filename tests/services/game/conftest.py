@@ -183,10 +183,13 @@ def spawn(tmp_path: Path, game_db: str, nats_url: str,
     the end of the test."""
     started: list[WorkerProcess] = []
 
-    def start(name: str, service: str = "game", **settings: str) -> WorkerProcess:
+    def start(name: str, service: str = "game", nats: str = "", **settings: str
+              ) -> WorkerProcess:
+        """``nats``: another NATS than the session's (a cluster's URLs, say)."""
         env = {k: v for k, v in os.environ.items() if not k.startswith("SPADES_")}
         port = servers.free_port()
-        env.update({"DATABASE_URL": game_db, "NATS_URL": nats_url, "PYTHONPATH": str(ROOT),
+        env.update({"DATABASE_URL": game_db, "NATS_URL": nats or nats_url,
+                    "PYTHONPATH": str(ROOT),
                     "SPADES_NATS_PREFIX": prefix, "SPADES_INSTANCE_ID": name,
                     "SPADES_HTTP_PORT": str(port), "SPADES_HTTP_HOST": "127.0.0.1",
                     "SPADES_BOT_THINK_MS": "0", "SPADES_LEASE_SECONDS": "1.5",

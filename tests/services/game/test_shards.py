@@ -1,10 +1,12 @@
-"""Game workers over two databases: each game whole in the database its id hashes to,
-commands and group commits as on one, and a leaving worker's games adopted from both."""
+"""Game workers over two databases: each game whole in the database it was created in
+(a new one where its id hashes to), commands and group commits as on one, a leaving
+worker's games adopted from both, and a database added later moving no game."""
 
 from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -203,3 +205,54 @@ async def test_operators_tools_follow_the_games_over_both_databases(
     one = spades(both, "resync", "--stream", there)
     assert one.returncode == 0, one.stderr
     assert one.stdout.startswith(f"republished {counts[there]} event(s)"), one.stdout
+
+
+async def _bid(nc: Client, names: Names, game_id: str, state_of: asyncpg.Pool,
+               command_id: str) -> int:
+    """One bid by whoever is to bid; returns the version it made."""
+    store = EventStore(state_of, REGISTRY)
+    state = fold([r.event for r in await store.read(game_id)])  # type: ignore[misc]
+    seat = seats_in(state.waiting)[0]
+    reply = await send_until_answered(nc, names.game_command(game_id), GameRequest(
+        game_id=game_id, command_id=command_id, player_id=PEOPLE[seat],
+        command=cmd.PlaceBid(seat=seat, bid=3)))
+    assert reply.ok, reply
+    assert reply.version == state.version + 1
+    return reply.version
+
+
+async def test_a_database_added_to_a_running_deployment_moves_no_game(
+        spawn: Callable[..., WorkerProcess], pool: asyncpg.Pool, second_pool: asyncpg.Pool,
+        game_db: str, second_db: str, nc: Client, nats_url: str, prefix: str) -> None:
+    names = Names(prefix)
+    before = spawn("one-db")
+    # Games the hash over two databases would send to the second: played on the first.
+    old = ids_on(1, 2, "old")
+    for g in old:
+        assert (await send_until_answered(nc, names.game_create, CreateGame(
+            game_id=g, command_id=f"c-{g}", rules=CLASSIC, players=PEOPLE))).ok
+        await _bid(nc, names, g, pool, f"bid1-{g}")
+    before.signal(signal.SIGTERM)
+    before.proc.wait(30)
+
+    spawn("two-dbs", shard_database_urls=second_db)
+    for g in old:  # found where they were, and played on there
+        await _bid(nc, names, g, pool, f"bid2-{g}")
+        assert await second_pool.fetchval("SELECT count(*) FROM events WHERE stream = $1",
+                                          g) == 0
+    new = [*ids_on(0, 1, "new"), *ids_on(1, 1, "new")]
+    for g in new:
+        assert (await send_until_answered(nc, names.game_create, CreateGame(
+            game_id=g, command_id=f"c-{g}", rules=CLASSIC, players=PEOPLE))).ok
+    await _bid(nc, names, new[0], pool, f"bid1-{new[0]}")
+    await _bid(nc, names, new[1], second_pool, f"bid1-{new[1]}")  # new games spread over both
+    assert await pool.fetchval("SELECT count(*) FROM games WHERE game_id = $1", new[1]) == 0
+
+    both = {"DATABASE_URL": game_db, SHARD_DATABASE_URLS: second_db, "NATS_URL": nats_url,
+            "SPADES_NATS_PREFIX": prefix}
+    for g in (*old, *new):
+        replayed = spades(both, "replay", g)
+        assert replayed.returncode == 0, replayed.stderr
+        assert replayed.stdout.strip().splitlines()[-1].startswith("verified:"), g
+    one = spades(both, "resync", "--stream", old[0])
+    assert one.returncode == 0 and one.stdout.startswith("republished 4 event(s)"), one.stdout

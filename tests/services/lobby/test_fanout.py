@@ -3,6 +3,7 @@ seat may see, however many seats share one encoded frame."""
 
 from __future__ import annotations
 
+import asyncio
 import types
 
 from hypothesis import given, settings
@@ -54,3 +55,25 @@ async def test_every_socket_gets_the_frames_of_its_own_seat(preset: str, seed: i
     for seat, conn in conns.items():
         got = [conn.outbox.get_nowait() for _ in range(conn.outbox.qsize())]
         assert got == one_by_one("g1", events, seat), f"seat {seat}"
+
+
+async def test_reach_wakes_when_the_version_arrives_and_gives_up_after_its_timeout() -> None:
+    events = bot_game(PRESETS["house"], 7)
+    config = LobbySettings(database_url="", nats_url="")
+
+    async def idle(hub: Hub) -> None:
+        return None
+
+    hub = Hub(types.SimpleNamespace(settings=config), "g1", None, idle)  # type: ignore[arg-type]
+    loop = asyncio.get_running_loop()
+    waiting = asyncio.create_task(hub.reach(2, timeout=30.0))
+    hub.apply(1, events[0])
+    await asyncio.sleep(0)
+    assert not waiting.done()  # version 1 is not yet version 2
+    hub.apply(2, events[1])
+    for _ in range(3):  # woken by the event itself: no clock time has to pass
+        await asyncio.sleep(0)
+    assert waiting.done() and hub.state.version == 2
+    began = loop.time()
+    await hub.reach(3, timeout=0.05)  # never arrives: back after the timeout, no error
+    assert 0.05 <= loop.time() - began < 1.0 and hub.state.version == 2

@@ -122,3 +122,21 @@ async def test_a_failed_database_fails_only_the_appends_it_holds(
     assert isinstance(out[0], AppendResult) and not out[0].duplicate
     assert isinstance(out[1], asyncpg.PostgresError)
     assert await router.version(good) == 1 and await router.version(bad) == 0
+
+
+async def test_a_database_added_later_moves_no_stream(pools: list[asyncpg.Pool]) -> None:
+    alone = EventStore(pools[0], EventRegistry(Sample))
+    old = streams_on(1, 3)  # where the hash over two would put them, were they new
+    for s in old:
+        await alone.append(s, 0, [Opened(name=s)], "c1")
+    router = ShardedEventStore([alone, EventStore(pools[1], EventRegistry(Sample))])
+    for s in old:
+        assert await router.version(s) == 1
+        await router.append(s, 1, [Counted(n=1)], "c2")
+        assert [await held(pools[0], s), await held(pools[1], s)] == [2, 0]
+    (new,) = streams_on(1, 1)
+    outcomes = await router.append_many([Append(old[0], 2, (Counted(n=2),), "c3"),
+                                         Append(new, 0, (Opened(name="n"),), "c1")])
+    assert all(isinstance(o, AppendResult) for o in outcomes)
+    assert [await held(pools[0], new), await held(pools[1], new)] == [0, 1]
+    assert await held(pools[0], old[0]) == 3
