@@ -16,6 +16,7 @@ from engine.play import breaks_spades, deck_of, in_seat_order
 from engine.state import BIDDING, DEALING, OVER, PASSING, PLAY, GameState
 from schemas import events as ev
 from schemas.rules import Rules
+from schemas.seats import partner_of
 from schemas.views import HandSheet
 
 
@@ -126,7 +127,7 @@ def _exchanged(s: GameState, e: ev.CardsExchanged, v: int) -> GameState:
         given = s.passes[seat]
         if given:
             hands[seat] &= ~given
-            hands[(seat + 2) % 4] |= given
+            hands[partner_of(seat)] |= given
     leader = (s.dealer + 1) % 4
     waiting = 1 << leader
     return replace(s, version=v, hands=tuple(hands), phase=PLAY, leader=leader, waiting=waiting,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from schemas.events import TeamScore
 from schemas.rules import Rules
+from schemas.seats import TEAM_SEATS
 
 
 def contract_of(rules: Rules, bid_a: int, bid_b: int) -> int:
@@ -91,7 +92,7 @@ def score_hand(rules: Rules, bids: tuple[int, ...], blind: int, tricks: tuple[in
                scores: tuple[int, int], bags: tuple[int, int]) -> tuple[TeamScore, TeamScore]:
     """Both teams' scores; ``blind`` is a seat mask, the tuples are in seat order."""
     def team(t: int) -> TeamScore:
-        a, b = t, t + 2
+        a, b = TEAM_SEATS[t]
         return score_team(rules, (bids[a], bids[b]), (bool(blind >> a & 1), bool(blind >> b & 1)),
                           (tricks[a], tricks[b]), scores[t], bags[t])
     return team(0), team(1)

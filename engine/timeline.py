@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 
 from schemas import events as ev
+from schemas.seats import TEAM_SEATS
 from schemas.views import OperatorView, SeatView
 
 Names = Sequence[str]
@@ -139,8 +140,8 @@ def board(shown: OperatorView | SeatView, names: Names) -> list[str]:
         else [t.hand if s == t.seat else None for s in range(4)])
     lines = [f"hand {t.hand_no}, {t.phase}" + (f", {_who(names, t.dealer)} dealt"
                                                  if t.hand_no else "")]
-    for team in (0, 1):
-        lines.append(f"  team {team} ({_who(names, team)} & {_who(names, team + 2)}): "
+    for team, (first, second) in enumerate(TEAM_SEATS):
+        lines.append(f"  team {team} ({_who(names, first)} & {_who(names, second)}): "
                      f"{t.scores[team]} points, {t.bags[team]} bags")
     width = max(len(_who(names, s)) for s in range(4))
     for s in range(4):

@@ -16,6 +16,7 @@ from engine.evolve import blind_nil_offered, passers
 from engine.play import legal_cards
 from engine.state import OVER, PASSING, GameState
 from schemas import events as ev
+from schemas.seats import partner_of
 from schemas.views import OperatorView, SeatView, TrickCard
 from schemas.ws import Turn
 
@@ -109,9 +110,9 @@ def redact(event: ev.Event, after: GameState, seat: int | None) -> ev.Event | No
     if isinstance(event, ev.CardsLooked):
         return replace(event, cards=codes(after.hands[seat])) if event.seat == seat else event
     if isinstance(event, ev.CardsExchanged):
-        if seat is None or not after.passes[(seat + 2) % 4]:
+        if seat is None or not after.passes[partner_of(seat)]:
             return event
-        return replace(event, received=codes(after.passes[(seat + 2) % 4]))
+        return replace(event, received=codes(after.passes[partner_of(seat)]))
     if isinstance(event, ev.CardsPassed):
         return event if event.seat == seat else replace(event, cards=())
     if isinstance(event, ev.PremoveSet | ev.PremoveCancelled | ev.PremoveDropped):

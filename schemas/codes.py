@@ -12,6 +12,7 @@ NOT_OWNER = "not_owner"  # this worker does not run the game (any more)
 CONFLICT = "conflict"  # the game moved on under the command
 UNAVAILABLE = "unavailable"  # the store could not be reached
 GAME_UNAVAILABLE = "game_unavailable"  # the lobby: no game worker answered
+REJECTED = "rejected"  # the lobby: the game refused a command without a code
 
 NOT_ALLOWED = "not_allowed"  # a command only the platform sends
 BAD_REQUEST = "bad_request"
@@ -24,3 +25,11 @@ COMMAND_ID_REUSED = "command_id_reused"
 RETRYABLE = frozenset({BUSY, NOT_OWNER, CONFLICT, UNAVAILABLE})
 # The same, as a gateway sees them: also when no worker answered at all.
 TRANSIENT = RETRYABLE | {GAME_UNAVAILABLE}
+
+# The lobby's codes that its own code compares (the registry, ``schemas/errors.py``,
+# says what each means and its HTTP status; a test holds every name here registered).
+TABLE_STARTED = "table_started"
+MATCH_CLOSED = "match_closed"
+MATCH_NOT_FOUND = "match_not_found"
+RATINGS_UNAVAILABLE = "ratings_unavailable"
+TOURNAMENTS_UNAVAILABLE = "tournaments_unavailable"

@@ -19,12 +19,29 @@ asking. Errors come back as NATS service errors with a stable code
 
 from __future__ import annotations
 
+import uuid
 from typing import Annotated, Any, Literal
 
 import msgspec
 
 from schemas.bounds import whole
 from schemas.subjects import ID_PATTERN
+
+# A match's table and game ids are derived from its id, so every ask, every lobby copy
+# and a caller in another service (a tournament finding its match by the game's end)
+# name them alike without being told.
+_IDS = uuid.UUID("6f1d3c52-9a4e-4b8e-9a0f-5c1e2d7b8a90")
+
+
+def table_of(match_id: str) -> str:
+    """The id of the table a match's game is played at."""
+    return str(uuid.uuid5(_IDS, f"table:{match_id}"))
+
+
+def game_of(match_id: str) -> str:
+    """The id of a match's game."""
+    return uuid.uuid5(_IDS, f"game:{match_id}").hex
+
 
 MatchId = Annotated[str, msgspec.Meta(pattern=ID_PATTERN)]
 Origin = Literal["table", "queue", "tournament"]

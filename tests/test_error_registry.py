@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from engine import errors as rule_errors
-from schemas import errordocs, ws
+from schemas import codes, errordocs, ws
 from schemas.errors import REGISTRY, RETRY_AFTER, UnknownCode, from_service, lookup
 from services.lobby.errors import LobbyError
 from services.lobby.service import error_response
@@ -100,3 +100,8 @@ def test_the_protocol_doc_tables_are_the_registry() -> None:
     assert errordocs.main(["--check"]) == 0
     for code in REGISTRY:
         assert f"| `{code}` |" in text, code
+
+
+def test_every_code_named_in_schemas_codes_is_registered() -> None:
+    named = {k: v for k, v in vars(codes).items() if k.isupper() and isinstance(v, str)}
+    assert named and [v for v in named.values() if v not in REGISTRY] == []

@@ -5,7 +5,9 @@
 - ``engine`` imports no service and no IO library;
 - a service (``services/<name>/``) imports no other service's modules;
 - ``services/platform`` imports no service, nor the modules that know the list of
-  services (``services/*.py``: the CLI, the catalog, the registry).
+  services (``services/*.py``: the CLI, the catalog, the registry);
+- only ``services/platform`` imports ``nats`` (DESIGN rule 10: services never see
+  nats types; they use ``services/platform/busclient.py``).
 
 Every import counts, also one inside a function or under ``TYPE_CHECKING``.
 """
@@ -61,6 +63,8 @@ def broken_rule(path: Path, module: str) -> str | None:
     if rel[0] != "services" or len(rel) < 3:
         return None  # services/*.py compose the services: they may import any
     mine, theirs = rel[1], service_of(module)
+    if mine != "platform" and top == "nats":
+        return "only services/platform imports nats: a service uses the platform's bus client"
     if mine == "platform" and theirs not in (None, "platform"):
         return "services/platform imports no service and not the list of services"
     if mine != "platform" and theirs not in (None, "platform", mine):
@@ -98,6 +102,8 @@ def test_the_tree_keeps_the_import_rules() -> None:
     ("services/platform/x.py", "from services.lobby import auth", "services/platform"),
     ("services/platform/x.py", "from services import catalog", "services/platform"),
     ("services/platform/sub/x.py", "from ...lobby import tables", "services/platform"),
+    ("services/lobby/x.py", "import nats.errors", "only services/platform imports nats"),
+    ("services/game/x.py", "from nats.aio.client import Client", "only services/platform"),
 ])
 def test_each_rule_catches_a_breach(tmp_path: Path, where: str, line: str, rule: str,
                                     monkeypatch: pytest.MonkeyPatch) -> None:
@@ -115,6 +121,7 @@ def test_each_rule_catches_a_breach(tmp_path: Path, where: str, line: str, rule:
 @pytest.mark.parametrize(("where", "line"), [
     ("services/lobby/x.py", "from services.lobby import store"),
     ("services/lobby/x.py", "from services.platform import bus"),
+    ("services/platform/x.py", "import nats.errors"),
     ("services/lobby/x.py", "from schemas import ws"),
     ("services/game/x.py", "from engine.decide import step"),
     ("services/cli.py", "from services.lobby import roles"),

@@ -93,7 +93,7 @@ async def setup(rt: Runtime) -> None:
             stores.append(more)
             shards.append((more_relay, pool))
         store = ShardedGameStore(stores)
-    transport = GameTransport(rt.nc, rt.names, rt.settings.instance_id)
+    transport = GameTransport(rt.client, rt.names, rt.settings.instance_id)
     worker = GameWorker(store, rt.settings, SystemClock(), rt.settings.instance_id, transport)
     await transport.start(worker)
     await worker.start()

@@ -22,29 +22,22 @@ from __future__ import annotations
 
 import asyncio
 
-import msgspec
-from nats.aio.client import Client
-from nats.aio.msg import Msg
-from nats.aio.subscription import Subscription
-from nats.micro.request import Request, ServiceError
-
 from schemas.play import ChatLine, CreateGame, EventsSince, GameReply, GameRequest
 from schemas.subjects import Names
 from services.game.worker import GameWorker
 from services.platform import bus
-
-_encoder = msgspec.msgpack.Encoder()
+from services.platform.busclient import BusClient, Listening, Refused
 
 
 class GameTransport:
     """The worker's ``Outlet``: its subscriptions, publications and endpoints."""
 
-    def __init__(self, nc: Client, names: Names, instance: str) -> None:
-        self.nc, self.names, self.instance = nc, names, instance
+    def __init__(self, client: BusClient, names: Names, instance: str) -> None:
+        self.client, self.names, self.instance = client, names, instance
         self.worker: GameWorker | None = None
-        self._subs: dict[str, Subscription] = {}
+        self._subs: dict[str, Listening] = {}
         self._tasks: set[asyncio.Task[None]] = set()
-        self._handover: Subscription | None = None
+        self._handover: Listening | None = None
 
     def endpoints(self, worker: GameWorker) -> list[bus.Endpoint]:
         """What every worker answers on the services API, whichever games it owns."""
@@ -53,7 +46,8 @@ class GameTransport:
 
     async def start(self, worker: GameWorker) -> None:
         self.worker = worker
-        self._handover = await self.nc.subscribe(self.names.game_handover, cb=self._on_handover)
+        self._handover = await self.client.listen_raw(self.names.game_handover,
+                                                      self._on_handover)
 
     async def stop_listening(self) -> None:
         """No more handover pokes: the worker is about to hand over its own games."""
@@ -75,16 +69,12 @@ class GameTransport:
 
         async def command(req: GameRequest) -> GameReply:
             if req.game_id != game_id:
-                raise ServiceError("400", "the request names another game than its subject")
+                raise Refused("400", "the request names another game than its subject")
             return await worker.command(req)
 
-        handle = bus.responder(bus.Endpoint("command", GameRequest, command, self._tasks))
-
-        async def on_msg(msg: Msg) -> None:
-            await handle(Request(msg))
-
-        self._subs[game_id] = await self.nc.subscribe(self.names.game_command(game_id),
-                                                      cb=on_msg)
+        self._subs[game_id] = await self.client.answer(
+            self.names.game_command(game_id),
+            bus.Endpoint("command", GameRequest, command, self._tasks))
 
     async def released(self, game_id: str) -> None:
         sub = self._subs.pop(game_id, None)
@@ -92,12 +82,12 @@ class GameTransport:
             await sub.unsubscribe()
 
     async def say(self, line: ChatLine) -> None:
-        await self.nc.publish(self.names.game_chat(line.game_id), _encoder.encode(line))
+        await self.client.publish(self.names.game_chat(line.game_id), line)
 
     async def handed_over(self) -> None:
-        await self.nc.publish(self.names.game_handover, self.instance.encode())
-        await self.nc.flush()
+        await self.client.publish(self.names.game_handover, self.instance.encode())
+        await self.client.flush()
 
-    async def _on_handover(self, msg: Msg) -> None:
-        if self.worker is not None and msg.data.decode(errors="replace") != self.instance:
+    async def _on_handover(self, data: bytes) -> None:
+        if self.worker is not None and data.decode(errors="replace") != self.instance:
             self.worker.poke()

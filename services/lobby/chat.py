@@ -12,16 +12,16 @@ from typing import Any
 
 from schemas import ws
 from schemas.play import ChatLine
+from services.lobby.broadcasts import Broadcasts
 from services.lobby.commands import now_ms
 from services.lobby.connections import Conn
 from services.lobby.errors import LobbyError
 from services.lobby.following import followed
-from services.lobby.gamebus import GameBus
 
 
 class Chat:
-    def __init__(self, games: GameBus, max_chars: int) -> None:
-        self.games, self.max_chars = games, max_chars
+    def __init__(self, broadcasts: Broadcasts, max_chars: int) -> None:
+        self.broadcasts, self.max_chars = broadcasts, max_chars
         self.muted: dict[str, set[str]] = {}  # player id -> games whose bots it muted
 
     def bots_muted(self, player_id: str, game_id: str) -> bool:
@@ -37,9 +37,9 @@ class Chat:
                              f"chat lines are at most {self.max_chars} characters")
         if not conn.chat.take():
             raise LobbyError("chat_rate_limited", "too many chat lines; wait a moment")
-        await self.games.chat(ChatLine(game_id=frame.game_id, seat=sub.seat,
-                                       player_id=conn.player_id, text=text,
-                                       name=conn.claims.name, at=now_ms()))
+        await self.broadcasts.chat(ChatLine(game_id=frame.game_id, seat=sub.seat,
+                                            player_id=conn.player_id, text=text,
+                                            name=conn.claims.name, at=now_ms()))
 
     async def on_mute(self, conn: Conn, frame: ws.MuteBots) -> None:
         followed(conn, frame.game_id)

@@ -15,12 +15,12 @@ from typing import Any
 
 from schemas import commands as cmd
 from schemas import ws
-from schemas.codes import GAME_UNAVAILABLE
+from schemas.codes import GAME_UNAVAILABLE, REJECTED
 from schemas.play import GameRequest
 from services.lobby.connections import Conn
 from services.lobby.errors import LobbyError
 from services.lobby.following import followed
-from services.lobby.gamebus import GameBus, GameUnavailable
+from services.lobby.gameclient import GameClient, GameUnavailable
 from services.lobby.seating import check_acts
 
 
@@ -29,7 +29,7 @@ def now_ms() -> int:
 
 
 class Commands:
-    def __init__(self, games: GameBus) -> None:
+    def __init__(self, games: GameClient) -> None:
         self.games = games
 
     async def send(self, player_id: str, game_id: str, command_id: str,
@@ -43,7 +43,7 @@ class Commands:
             raise LobbyError(GAME_UNAVAILABLE, "no game worker answered; retry the "
                              "same command_id") from None
         if not reply.ok:
-            raise LobbyError(reply.code or "rejected", reply.message)
+            raise LobbyError(reply.code or REJECTED, reply.message)
         return reply.version, reply.duplicate
 
     async def on_frame(self, conn: Conn, frame: ws.GameCommandFrame) -> None:

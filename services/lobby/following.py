@@ -29,9 +29,10 @@ from schemas.events import Event, GameStarted
 from schemas.play import ChatLine, SeatPresent
 from schemas.subjects import Names
 from services.lobby import store
+from services.lobby.broadcasts import Broadcasts
 from services.lobby.connections import Conn, encode
 from services.lobby.errors import LobbyError
-from services.lobby.gamebus import Following, GameBus, GameUnavailable
+from services.lobby.gameclient import Following, GameClient, GameUnavailable
 from services.lobby.settings import LobbySettings
 from services.platform import logs
 from services.platform.events import EventRegistry
@@ -47,7 +48,8 @@ def _fill_wait(rs: RetryCallState) -> float:
 class Host(Protocol):
     """What a followed game needs from the gateway around it."""
 
-    games: GameBus
+    games: GameClient
+    broadcasts: Broadcasts
     names: Names
     registry: EventRegistry
     settings: LobbySettings
@@ -104,9 +106,9 @@ class Hub:
         host = self.host
         self._following = await host.games.follow(self.game_id, self._on_envelope)
         self.ready = self._following.caught_up
-        self._subscriptions.append(await host.games.listen(
+        self._subscriptions.append(await host.broadcasts.listen(
             host.names.game_chat(self.game_id), ChatLine, self._on_chat))
-        self._subscriptions.append(await host.games.listen(
+        self._subscriptions.append(await host.broadcasts.listen(
             host.names.lobby_presence(self.game_id), SeatPresent, self._on_presence))
 
     async def stop(self) -> None:

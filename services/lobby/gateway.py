@@ -31,13 +31,14 @@ from schemas.play import SeatPresent
 from schemas.subjects import Names
 from services.lobby import store
 from services.lobby.auth import Claims
+from services.lobby.broadcasts import Broadcasts
 from services.lobby.chat import Chat
 from services.lobby.commands import Commands, now_ms
 from services.lobby.connections import Conn, Connections
 from services.lobby.errors import LobbyError
 from services.lobby.following import Hub, Hubs, Sub, followed
 from services.lobby.frames import FrameTable
-from services.lobby.gamebus import GameBus, GameUnavailable
+from services.lobby.gameclient import GameClient, GameUnavailable
 from services.lobby.grace import Grace
 from services.lobby.notes import Notes
 from services.lobby.offers import Offers
@@ -53,22 +54,23 @@ from services.platform.events import game_registry
 
 
 class Gateway:
-    def __init__(self, tables: Tables, games: GameBus, names: Names,
+    def __init__(self, tables: Tables, games: GameClient, broadcasts: Broadcasts, names: Names,
                  settings: LobbySettings, tournaments: Tournaments) -> None:
         self.tables, self.games, self.names, self.settings = tables, games, names, settings
+        self.broadcasts = broadcasts
         self.instance = uuid.uuid4().hex  # tells this gateway's presence notes from others'
         self.registry = game_registry()
         self.conns = Connections(settings)
         self.hubs = Hubs(self)
         self.commands = Commands(games)
         self.grace = Grace(self.commands, settings.disconnect_grace_seconds)
-        self.chat = Chat(games, settings.chat_max_chars)
-        self.feed = TableFeed(tables, games, names, self.conns, self.hubs)
-        self.notes = Notes(games, self.conns)
-        self.queue = Queue(tables.pool, games, tables.matches,
-                           RatingsBus(games.nc, names, settings.request_timeout_seconds),
+        self.chat = Chat(broadcasts, settings.chat_max_chars)
+        self.feed = TableFeed(tables, broadcasts, names, self.conns, self.hubs)
+        self.notes = Notes(broadcasts, self.conns)
+        self.queue = Queue(tables.pool, games, broadcasts, tables.matches,
+                           RatingsBus(games.client, names, settings.request_timeout_seconds),
                            settings, self.instance)
-        self.tournaments = TournamentFeed(tournaments, games, names, self.conns)
+        self.tournaments = TournamentFeed(tournaments, broadcasts, names, self.conns)
         self.frames = FrameTable(
             {ws.Subscribe: self.on_subscribe, ws.Unsubscribe: self.on_unsubscribe,
              ws.SnapshotRequest: self.on_snapshot, ws.Ping: self.on_ping},
@@ -196,7 +198,7 @@ class Gateway:
             conn.follows.add(table.table_id)  # a spectator learns of the table's next game
         if seat is not None:
             self.grace.cancel(game_id, seat)
-            await self.games.seat_present(SeatPresent(game_id=game_id, seat=seat, player_id=me,
+            await self.broadcasts.seat_present(SeatPresent(game_id=game_id, seat=seat, player_id=me,
                                                       gateway=self.instance))
         if returning is not None:
             raise returning

@@ -26,42 +26,41 @@ from __future__ import annotations
 
 import contextlib
 import time
-import uuid
 from dataclasses import replace as dc_replace
 from typing import Any
 
 import msgspec
-from nats.js import JetStreamContext
 from prometheus_client import Counter
 
 from engine.bots import LEVELS
 from engine.presets import resolve
 from schemas.bus import EventEnvelope
-from schemas.codes import GAME_UNAVAILABLE
-from schemas.matches import MatchOpened, MatchOutcome, OpenMatch
+from schemas.codes import (
+    GAME_UNAVAILABLE,
+    MATCH_CLOSED,
+    MATCH_NOT_FOUND,
+    REJECTED,
+    TABLE_STARTED,
+)
+from schemas.matches import MatchOpened, MatchOutcome, OpenMatch, game_of, table_of
 from schemas.notes import MatchCancelled, MatchOffered, MatchStarted
 from schemas.play import CreateGame
 from schemas.subjects import Names
 from services.lobby import store
+from services.lobby.broadcasts import Broadcasts
 from services.lobby.errors import LobbyError
-from services.lobby.gamebus import GameBus, GameUnavailable
+from services.lobby.gameclient import GameClient, GameUnavailable
 from services.lobby.rulesets import rules_of
 from services.platform import faults, logs
+from services.platform.busclient import BusClient
 from services.platform.periodic import Periodic
 
 _log = logs.get("lobby")
-_NAMESPACE = uuid.UUID("6f1d3c52-9a4e-4b8e-9a0f-5c1e2d7b8a90")  # match id -> table, game ids
 NOBODY = "00000000-0000-0000-0000-000000000000"  # the host of a table no person opened
 MIN_READY_SECONDS = 5  # a shorter ready check cannot reach a person in time
 OUTCOME = "MatchOutcome"  # the envelope type of an outcome on LOBBY_MATCHES
 ENDED = Counter("spades_match_starts_total", "How matches' starts ended (published outcomes)",
                 ["origin", "state"])
-
-
-def ids_of(match_id: str) -> tuple[str, str]:
-    """(table id, game id) of a match: the same on every ask and every lobby copy."""
-    return (str(uuid.uuid5(_NAMESPACE, f"table:{match_id}")),
-            uuid.uuid5(_NAMESPACE, f"game:{match_id}").hex)
 
 
 class Outcomes:
@@ -73,8 +72,8 @@ class Outcomes:
     the stream's duplicate window a no-op on the stream itself.
     """
 
-    def __init__(self, pool: store.Pool, js: JetStreamContext, names: Names) -> None:
-        self.pool, self.js, self.names = pool, js, names
+    def __init__(self, pool: store.Pool, client: BusClient, names: Names) -> None:
+        self.pool, self.client, self.names = pool, client, names
 
     async def publish(self, m: store.MatchRow) -> None:
         outcome = MatchOutcome(
@@ -87,9 +86,8 @@ class Outcomes:
                             correlation_id=m.match_id, causation_id=None,
                             body=msgspec.msgpack.encode(outcome))
         try:
-            await self.js.publish(self.names.lobby_match(m.origin, m.match_id),
-                                  msgspec.msgpack.encode(env),
-                                  headers={"Nats-Msg-Id": f"{m.match_id}:outcome"})
+            await self.client.publish_once(self.names.lobby_match(m.origin, m.match_id), env,
+                                           msg_id=f"{m.match_id}:outcome")
             await store.outcome_sent(self.pool, m.match_id)
             ENDED.labels(m.origin, m.state).inc()
         except Exception as exc:  # NATS or Postgres away: the sweep publishes it later
@@ -103,8 +101,10 @@ class Outcomes:
 
 
 class Matches:
-    def __init__(self, pool: store.Pool, games: GameBus, outcomes: Outcomes) -> None:
+    def __init__(self, pool: store.Pool, games: GameClient, broadcasts: Broadcasts,
+                 outcomes: Outcomes) -> None:
         self.pool, self.games, self.outcomes = pool, games, outcomes
+        self.broadcasts = broadcasts
 
     async def open(self, req: OpenMatch, table: store.TableRow | None = None) -> MatchOpened:
         """Open ``req`` (a person's open ``table`` when the origin is a table)."""
@@ -118,7 +118,7 @@ class Matches:
                                           "table started")
         preset, rules = rules_of(req.rules)
         names = await self._check_seats(req)
-        table_id, game_id = ids_of(req.match_id)
+        table_id, game_id = table_of(req.match_id), game_of(req.match_id)
         if table is not None:
             row: store.TableRow | None = table.with_(
                 seats=_seats(req, names), state="playing", game_id=game_id)
@@ -134,12 +134,12 @@ class Matches:
                 players=tuple(s.player_id for s in req.seats if s.player_id)),
                 row, table_exists=table is not None, ready_seconds=req.ready_seconds)
         except store.TableNotOpen:
-            raise LobbyError("table_started", "the table is no longer open") from None
+            raise LobbyError(TABLE_STARTED, "the table is no longer open") from None
         if not fresh and match.request != asked:
             raise LobbyError("match_id_reused",
                              f"match {req.match_id} was opened with another request")
         if fresh and not check:
-            await self.games.table_changed(table_id, game_id)
+            await self.broadcasts.table_changed(table_id, game_id)
         if match.state == "ready_check":
             await self._offer(match, req)
             if not match.people:  # bots only: everyone is ready
@@ -208,7 +208,7 @@ class Matches:
         try:
             match = await store.match(self.pool, match_id)
         except store.NotFound:
-            raise LobbyError("match_not_found", f"no match {match_id}") from None
+            raise LobbyError(MATCH_NOT_FOUND, f"no match {match_id}") from None
         req = msgspec.msgpack.decode(match.request, type=OpenMatch)
         seats = tuple(i for i, s in enumerate(req.seats) if s.player_id == player_id)
         if not seats:
@@ -228,7 +228,7 @@ class Matches:
         if outcome == "lapsed":
             await self._not_ready(match, req)
         elif outcome == "complete":
-            await self.games.table_changed(match.table_id, match.game_id)
+            await self.broadcasts.table_changed(match.table_id, match.game_id)
             await self._start(match, req)
             match = await store.match(self.pool, match.match_id)
         return match
@@ -238,7 +238,7 @@ class Matches:
         first ask's notes may have been lost with its sender)."""
         for seat, s in enumerate(req.seats):
             if s.player_id and seat not in match.ready:
-                await self.games.note(s.player_id, MatchOffered(
+                await self.broadcasts.note(s.player_id, MatchOffered(
                     match_id=match.match_id, origin=req.origin, origin_id=req.origin_id,
                     seat=seat, rated=req.rated, expires_at=match.ready_by_ms))
 
@@ -247,7 +247,7 @@ class Matches:
                   declined=match.declined)
         for s in req.seats:
             if s.player_id:
-                await self.games.note(s.player_id, MatchCancelled(
+                await self.broadcasts.note(s.player_id, MatchCancelled(
                     match_id=match.match_id, origin=req.origin, origin_id=req.origin_id,
                     absent=match.absent, declined=match.declined))
         await self.outcomes.publish(match)
@@ -294,13 +294,13 @@ class Matches:
             raise
         if not reply.ok:
             await self._give_up(match, keep=False)
-            raise LobbyError(reply.code or "rejected", reply.message)
+            raise LobbyError(reply.code or REJECTED, reply.message)
         await store.match_state(self.pool, match.match_id, "started")
         # The players first: whoever acts on the outcome (the queue tells its players
         # they left the queue) must not reach them before they know where they sit.
         for seat, s in enumerate(req.seats):
             if s.player_id:
-                await self.games.note(s.player_id, MatchStarted(
+                await self.broadcasts.note(s.player_id, MatchStarted(
                     match_id=match.match_id, origin=req.origin, origin_id=req.origin_id,
                     table_id=match.table_id, game_id=match.game_id, seat=seat,
                     rated=req.rated))
@@ -323,7 +323,7 @@ class Matches:
         with contextlib.suppress(store.NotFound):
             before, after = await store.change_table(self.pool, match.table_id, undo)
             if after != before:
-                await self.games.table_changed(after.table_id, after.game_id or "")
+                await self.broadcasts.table_changed(after.table_id, after.game_id or "")
 
     async def finish_unstarted(self, older_than_seconds: float) -> int:
         """Start the matches whose starter died between the row and the game."""
@@ -369,7 +369,7 @@ def _seats(req: OpenMatch, names: dict[str, tuple[str, bool]]) -> tuple[store.Se
 def _table_row(req: OpenMatch, names: dict[str, tuple[str, bool]], preset: str,
                rules: dict[str, Any]) -> store.TableRow:
     """The table of a match no person's table started: private, no room code."""
-    table_id, game_id = ids_of(req.match_id)
+    table_id, game_id = table_of(req.match_id), game_of(req.match_id)
     host = next((s.player_id for s in req.seats if s.player_id), NOBODY)
     return store.TableRow(table_id=table_id, host=host, private=True, code=None, rules=rules,
                           preset=preset, seats=_seats(req, names), state="playing",
@@ -406,5 +406,5 @@ def _opened(m: store.MatchRow, duplicate: bool = False) -> MatchOpened:
 
 
 def _closed(m: store.MatchRow) -> LobbyError:
-    return LobbyError("match_closed", f"match {m.match_id} is no longer waiting for "
+    return LobbyError(MATCH_CLOSED, f"match {m.match_id} is no longer waiting for "
                                       f"its players ({m.state})")

@@ -43,6 +43,7 @@ from prometheus_client import Gauge, Histogram
 from schemas.bus import EventEnvelope
 from schemas.matches import MatchOpened, MatchSeat, OpenMatch
 from schemas.notes import MatchFound, QueuedPlayer
+from schemas.seats import seated, teams_of
 from services.lobby import queuestore as qs
 from services.lobby import store
 from services.lobby.errors import LobbyError
@@ -71,8 +72,7 @@ GAP = Histogram("spades_queue_team_gap", "Rating gap between the team means of a
 
 def seats_of(m: Match) -> tuple[str, str, str, str]:
     """Seats 0 and 2 for the first team, 1 and 3 for the second."""
-    (a, b), (c, d) = m.teams
-    return (a, c, b, d)
+    return seated(*m.teams)
 
 
 def ranked_rules(setting: str) -> str | dict[str, Any]:
@@ -96,9 +96,9 @@ class Matchmaker(Periodic):
         self._outcomes: Any = None
 
     async def start(self) -> None:
-        games = self.queue.games
-        self._outcomes = await games.listen(games.names.lobby_matches_of("queue"),
-                                            EventEnvelope, self.on_outcome)
+        broadcasts = self.queue.broadcasts
+        self._outcomes = await broadcasts.listen(broadcasts.names.lobby_matches_of("queue"),
+                                                 EventEnvelope, self.on_outcome)
         await super().start()
 
     async def stop(self) -> None:
@@ -241,11 +241,11 @@ class Matchmaker(Periodic):
 
     async def _found(self, offer: qs.Offer, opened: MatchOpened) -> None:
         names = await store.names(self.pool, list(offer.players))
-        seated = [QueuedPlayer(player_id=p, name=names.get(p, ""), rating=r)
+        people = [QueuedPlayer(player_id=p, name=names.get(p, ""), rating=r)
                   for p, r in zip(offer.players, offer.ratings, strict=True)]
-        teams = ((seated[0], seated[2]), (seated[1], seated[3]))
+        teams = teams_of(people)
         for seat, p in enumerate(offer.players):
-            await self.queue.games.note(p, MatchFound(match_id=offer.match_id,
+            await self.queue.broadcasts.note(p, MatchFound(match_id=offer.match_id,
                                                       accept_by=opened.ready_by, seat=seat,
                                                       teams=teams))
 

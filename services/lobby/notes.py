@@ -12,17 +12,17 @@ from typing import Any
 
 from schemas import ws
 from schemas.notes import Note
+from services.lobby.broadcasts import Broadcasts
 from services.lobby.connections import Connections, encode
-from services.lobby.gamebus import GameBus
 
 
 class Notes:
-    def __init__(self, games: GameBus, conns: Connections) -> None:
-        self.games, self.conns = games, conns
+    def __init__(self, broadcasts: Broadcasts, conns: Connections) -> None:
+        self.broadcasts, self.conns = broadcasts, conns
         self._listening: Any = None
 
     async def start(self) -> None:
-        self._listening = await self.games.listen_notes(self._on_note)
+        self._listening = await self.broadcasts.listen_notes(self._on_note)
 
     async def stop(self) -> None:
         if self._listening is not None:

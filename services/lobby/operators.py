@@ -32,8 +32,9 @@ from schemas import events as ev
 from schemas.bus import EventEnvelope
 from schemas.codes import GAME_UNAVAILABLE
 from services.lobby import queuestore, store
+from services.lobby.broadcasts import Broadcasts
 from services.lobby.errors import LobbyError
-from services.lobby.gamebus import GameBus, GameUnavailable
+from services.lobby.gameclient import GameClient, GameUnavailable
 from services.platform.events import game_registry
 
 OUTCOMES = ("playing", "over", "team0", "team1", "draw", "target", "floor", "hands", "boston",
@@ -70,7 +71,7 @@ class _Game:
 
 
 class Operators:
-    def __init__(self, pool: store.Pool, games: GameBus, cache_games: int = 64) -> None:
+    def __init__(self, pool: store.Pool, games: GameClient, cache_games: int = 64) -> None:
         self.pool, self.games, self.cache_games = pool, games, cache_games
         self.registry = game_registry()
         self._cache: OrderedDict[str, _Game] = OrderedDict()
@@ -165,7 +166,7 @@ class Projection:
     ended_committed: AfterCommit
 
 
-def projection_handlers(leaver_seconds: float, games: GameBus) -> Projection:
+def projection_handlers(leaver_seconds: float, broadcasts: Broadcasts) -> Projection:
     """The games projection's consumers. A game's end closes its table in the same
     transaction (whether or not any gateway followed the game), then tells the
     gateways' table feeds. A rated game's leavers (not their partners) may not queue for
@@ -195,7 +196,7 @@ def projection_handlers(leaver_seconds: float, games: GameBus) -> Projection:
         for env in applied:
             table_id = closed.pop(env.stream, None)
             if table_id is not None:
-                await games.table_changed(table_id, env.stream)
+                await broadcasts.table_changed(table_id, env.stream)
 
     return Projection(started, ended, ended_committed)
 

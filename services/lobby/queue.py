@@ -18,16 +18,18 @@ from typing import Any
 import msgspec
 
 from schemas import ws
+from schemas.codes import MATCH_CLOSED, MATCH_NOT_FOUND
 from schemas.events import GameEnded
 from schemas.matches import MatchOpened, OpenMatch
 from schemas.notes import QueueInvite, QueueStatus
 from schemas.queue import Band, QueueState, QueueStats
 from services.lobby import queuestore as qs
 from services.lobby import store
+from services.lobby.broadcasts import Broadcasts
 from services.lobby.commands import now_ms
 from services.lobby.connections import Conn
 from services.lobby.errors import LobbyError
-from services.lobby.gamebus import GameBus, GameUnavailable
+from services.lobby.gameclient import GameClient, GameUnavailable
 from services.lobby.matches import Matches
 from services.lobby.matchmaking import MatchRules
 from services.lobby.ratingsbus import RatingsBus
@@ -53,9 +55,11 @@ def percentile(sorted_values: list[int], share: float) -> int:
 
 
 class Queue:
-    def __init__(self, pool: store.Pool, games: GameBus, matches: Matches,
-                 ratings: RatingsBus, settings: LobbySettings, gateway: str) -> None:
+    def __init__(self, pool: store.Pool, games: GameClient, broadcasts: Broadcasts,
+                 matches: Matches, ratings: RatingsBus, settings: LobbySettings,
+                 gateway: str) -> None:
         self.pool, self.games, self.matches, self.ratings = pool, games, matches, ratings
+        self.broadcasts = broadcasts
         self.settings, self.gateway = settings, gateway
         self.rules = MatchRules(cycle=settings.queue_cycle_seconds)
         self.registry = game_registry()
@@ -67,7 +71,7 @@ class Queue:
 
     async def tell(self, players: tuple[str, ...] | list[str], note: Any) -> None:
         for p in players:
-            await self.games.note(p, note)
+            await self.broadcasts.note(p, note)
 
     async def tell_status(self, ticket: qs.TicketRow, state: str = "", reason: str = "",
                           cooldowns: dict[str, int] | None = None) -> None:
@@ -86,7 +90,7 @@ class Queue:
                                                             now_ms()),
                     invite_until=ticket.since_ms + int(self.settings.queue_invite_seconds * 1000)
                     if state == "inviting" else 0)
-            await self.games.note(p, note)
+            await self.broadcasts.note(p, note)
 
     # --- joining -----------------------------------------------------------------------------
 
@@ -156,7 +160,7 @@ class Queue:
         await self.tell_status(ticket)
         if ticket.state == "inviting" and partner is not None:
             names = await store.names(self.pool, [player])
-            await self.games.note(partner, QueueInvite(
+            await self.broadcasts.note(partner, QueueInvite(
                 player_id=player, name=names.get(player, ""),
                 expires_at=ticket.since_ms + int(self.settings.queue_invite_seconds * 1000)))
         return ticket
@@ -195,7 +199,7 @@ class Queue:
                 # Closed: it ended meanwhile. Not found: the offer's match is not open yet
                 # (no game worker answered); leaving the ticket is enough, the leader then
                 # finds a player missing.
-                if exc.code not in ("match_closed", "match_not_found"):
+                if exc.code not in (MATCH_CLOSED, MATCH_NOT_FOUND):
                     raise
             await self.settle_unstarted(ticket.match_id)
             return
@@ -220,7 +224,7 @@ class Queue:
         cooldowns = dict(done.penalised)
         reason = "started" if state == "started" else "declined"
         for p in sorted(set(done.dropped)):
-            await self.games.note(p, _gone(p, reason, cooldowns, absent))
+            await self.broadcasts.note(p, _gone(p, reason, cooldowns, absent))
 
     async def settle_unstarted(self, match_id: str) -> None:
         """Settle an offer whose match ended unstarted (``not_ready``, ``failed``: final).

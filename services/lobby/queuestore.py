@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import asyncpg
 
 from schemas.events import GameEnded
+from schemas.seats import partner_of
 from services.platform.lease import Leases
 
 AlreadyQueued = asyncpg.UniqueViolationError
@@ -217,7 +218,7 @@ async def waiting(pool: asyncpg.Pool, leaver_seconds: float) -> list[Waiting]:
         partner = ""
         if len(ticket.players) == 1 and ticket.players[0] in last:
             seat = last.index(ticket.players[0])
-            partner = last[(seat + 2) % 4]
+            partner = last[partner_of(seat)]
         out.append(Waiting(ticket, frozenset(last), partner, bool(r["leaver"])))
     return out
 

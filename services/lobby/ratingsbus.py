@@ -10,29 +10,27 @@ from __future__ import annotations
 from typing import TypeVar
 
 import msgspec
-import nats.errors
-from nats.aio.client import Client
 
 from schemas import ratings as api
+from schemas.codes import RATINGS_UNAVAILABLE
 from schemas.subjects import Names
 from services.lobby.errors import LobbyError
 from services.platform import bus, logs
+from services.platform.busclient import BusClient, Unavailable
 
 T = TypeVar("T", bound=msgspec.Struct)
-RATINGS_UNAVAILABLE = "ratings_unavailable"
 _log = logs.get("lobby")
 
 
 class RatingsBus:
-    def __init__(self, nc: Client, names: Names, timeout: float) -> None:
-        self.nc, self.names, self.timeout = nc, names, timeout
+    def __init__(self, client: BusClient, names: Names, timeout: float) -> None:
+        self.client, self.names, self.timeout = client, names, timeout
 
     async def _ask(self, endpoint: str, body: msgspec.Struct, reply: type[T]) -> T:
         try:
-            return await bus.request(self.nc, self.names.endpoint("ratings", endpoint), body,
-                                     reply, timeout=self.timeout)
-        except (nats.errors.TimeoutError, nats.errors.NoRespondersError, TimeoutError,
-                bus.RemoteError) as exc:
+            return await self.client.request(self.names.endpoint("ratings", endpoint), body,
+                                             reply, timeout=self.timeout)
+        except (Unavailable, bus.RemoteError) as exc:
             _log.warning("ratings_unavailable", endpoint=endpoint, error=repr(exc))
             raise LobbyError(RATINGS_UNAVAILABLE,
                              "the ratings service did not answer; try again") from None

@@ -12,7 +12,6 @@ import secrets
 from typing import Any
 
 from litestar import Request, Response, get
-from nats.micro.request import ServiceError
 
 from schemas import subjects
 from schemas.api import ApiError, PlatformStatus, ServiceStatus
@@ -31,8 +30,9 @@ from services.lobby import (
     tournaments_api,
 )
 from services.lobby.auth import Tokens
+from services.lobby.broadcasts import Broadcasts
 from services.lobby.errors import LobbyError
-from services.lobby.gamebus import GameBus
+from services.lobby.gameclient import GameClient
 from services.lobby.gateway import Gateway
 from services.lobby.guests import GuestPurge
 from services.lobby.matches import Expiry, Matches, Outcomes, Sweeper
@@ -46,6 +46,7 @@ from services.lobby.tournamentbus import TournamentBus
 from services.lobby.tournaments import Tournaments
 from services.platform import bus, db, logs
 from services.platform.bus import Consumer
+from services.platform.busclient import Refused
 from services.platform.runtime import VERSION, Runtime
 from services.platform.settings import StartupError
 
@@ -80,8 +81,8 @@ def legacy_routes(rt: Runtime) -> list[object]:
     async def platform() -> PlatformStatus:
         async def ask(service: str) -> ServiceStatus:
             try:
-                reply = await bus.request(rt.nc, rt.names.endpoint(service, "status"),
-                                          StatusRequest(), StatusReply, timeout=timeout)
+                reply = await rt.client.request(rt.names.endpoint(service, "status"),
+                                                StatusRequest(), StatusReply, timeout=timeout)
             except Exception:
                 return ServiceStatus(service=service, reachable=False)
             return ServiceStatus(service=service, reachable=True, instance=reply.instance,
@@ -108,12 +109,13 @@ async def setup(rt: Runtime) -> None:
         guesses = CodeGuesses(s.room_code_misses_per_player)
     except ValueError as exc:
         raise StartupError(f"a rate limit setting is invalid: {exc}") from None
-    games = GameBus(rt.nc, rt.names, s.request_timeout_seconds)
+    games = GameClient(rt.client, rt.names, s.request_timeout_seconds)
+    broadcasts = Broadcasts(rt.client, rt.names)
     await bus.ensure_stream(rt.js, bus.StreamSpec(
         rt.names.lobby_matches_stream, (rt.names.lobby_matches_all,),
         duplicate_window=s.js_duplicate_window_seconds, replicas=s.js_replicas))
-    matches = Matches(rt.pool, games, Outcomes(rt.pool, rt.js, rt.names))
-    tables = Tables(rt.pool, games, matches, guesses)
+    matches = Matches(rt.pool, games, broadcasts, Outcomes(rt.pool, rt.client, rt.names))
+    tables = Tables(rt.pool, games, broadcasts, matches, guesses)
     for chore in (Sweeper(matches, s.match_sweep_seconds),
                   Expiry(matches, s.ready_check_poll_seconds)):
         await chore.start()
@@ -123,13 +125,13 @@ async def setup(rt: Runtime) -> None:
         try:
             return await matches.open(req)
         except LobbyError as exc:
-            raise ServiceError(exc.code, exc.message) from None
+            raise Refused(exc.code, exc.message) from None
 
     rt.endpoints.append(bus.Endpoint(OPEN_MATCH, OpenMatch, open_match))
-    ratings = RatingsBus(rt.nc, rt.names, s.request_timeout_seconds)
-    tournaments = Tournaments(rt.pool, TournamentBus(rt.nc, rt.names,
+    ratings = RatingsBus(rt.client, rt.names, s.request_timeout_seconds)
+    tournaments = Tournaments(rt.pool, TournamentBus(rt.client, rt.names,
                                                      s.request_timeout_seconds), ratings)
-    gateway = Gateway(tables, games, rt.names, s, tournaments)
+    gateway = Gateway(tables, games, broadcasts, rt.names, s, tournaments)
     await gateway.start()
     rt.workers.append(gateway)
     try:
@@ -156,7 +158,7 @@ async def setup(rt: Runtime) -> None:
     rt.routes.append(socket.handler(gateway, tokens, origins, s.ws_max_frame_bytes))
     rt.routes.extend(admin_api.routes(rt.pool, tokens, operators.Operators(
         rt.pool, games, s.operator_cache_games)))
-    projection = operators.projection_handlers(s.queue_leaver_seconds, games)
+    projection = operators.projection_handlers(s.queue_leaver_seconds, broadcasts)
     for durable, event_type, handler, after_commit in (
             (subjects.LOBBY_GAMES_STARTED, subjects.GAME_STARTED, projection.started, None),
             (subjects.LOBBY_GAMES_ENDED, subjects.GAME_ENDED, projection.ended,

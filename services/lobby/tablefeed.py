@@ -17,24 +17,24 @@ from schemas import ws
 from schemas.play import TableChanged
 from schemas.subjects import Names
 from services.lobby import store
+from services.lobby.broadcasts import Broadcasts
 from services.lobby.connections import Conn, Connections, encode
 from services.lobby.following import Hubs
-from services.lobby.gamebus import GameBus
 from services.lobby.tables import Tables, to_api
 
 
 class TableFeed:
-    def __init__(self, tables: Tables, games: GameBus, names: Names, conns: Connections,
-                 hubs: Hubs) -> None:
-        self.tables, self.games, self.names = tables, games, names
+    def __init__(self, tables: Tables, broadcasts: Broadcasts, names: Names,
+                 conns: Connections, hubs: Hubs) -> None:
+        self.tables, self.broadcasts, self.names = tables, broadcasts, names
         self.conns, self.hubs = conns, hubs
         self._note: asyncio.Task[None] | None = None
         self._changed: set[str] = set()
         self._listening: Any = None
 
     async def start(self) -> None:
-        self._listening = await self.games.listen(self.names.lobby_tables, TableChanged,
-                                                  self._on_table_changed)
+        self._listening = await self.broadcasts.listen(self.names.lobby_tables, TableChanged,
+                                                       self._on_table_changed)
 
     async def stop(self) -> None:
         if self._listening is not None:

@@ -15,15 +15,16 @@ import msgspec
 
 from engine.presets import PRESETS
 from schemas.api import CurrentGame, GameSummary, Me, SeatInfo, Table
-from schemas.codes import GAME_UNAVAILABLE
+from schemas.codes import GAME_UNAVAILABLE, REJECTED, TABLE_STARTED
 from schemas.commands import LeaveSeat
 from schemas.matches import MatchSeat, OpenMatch
 from schemas.notes import PlayAgainAsked
 from schemas.play import GameRequest
 from services.lobby import playagain, store
 from services.lobby.auth import Claims
+from services.lobby.broadcasts import Broadcasts
 from services.lobby.errors import LobbyError
-from services.lobby.gamebus import GameBus, GameUnavailable
+from services.lobby.gameclient import GameClient, GameUnavailable
 from services.lobby.matches import Matches
 from services.lobby.playagain import seat_of
 from services.lobby.rulesets import rules_of
@@ -49,9 +50,10 @@ def to_api(t: store.TableRow, viewer: str | None) -> Table:
 
 
 class Tables:
-    def __init__(self, pool: store.Pool, games: GameBus, matches: Matches,
-                 guesses: CodeGuesses | None = None) -> None:
+    def __init__(self, pool: store.Pool, games: GameClient, broadcasts: Broadcasts,
+                 matches: Matches, guesses: CodeGuesses | None = None) -> None:
         self.pool, self.games, self.matches = pool, games, matches
+        self.broadcasts = broadcasts
         self.guesses = guesses or CodeGuesses("20/10 minutes")
 
     async def _by_code(self, me: Claims, code: str) -> store.TableRow:
@@ -86,7 +88,7 @@ class Tables:
         except store.NotFound:
             raise LobbyError("table_not_found", f"no table {table_id}") from None
         if after != before:
-            await self.games.table_changed(after.table_id, after.game_id or "")
+            await self.broadcasts.table_changed(after.table_id, after.game_id or "")
         return after
 
     async def create(self, me: Claims, spec: str | dict[str, Any], private: bool,
@@ -112,7 +114,7 @@ class Tables:
                 continue
         else:  # pragma: no cover - 32**6 codes
             raise LobbyError("no_room_code", "no free room code; try again")
-        await self.games.table_changed(row.table_id)
+        await self.broadcasts.table_changed(row.table_id)
         return to_api(row, me.player_id)
 
     async def get(self, me: Claims, table_id: str) -> Table:
@@ -133,7 +135,7 @@ class Tables:
             if t.state != "open":
                 if held is not None:
                     return t
-                raise LobbyError("table_started",
+                raise LobbyError(TABLE_STARTED,
                                  "the game has started; watch it as a spectator")
             if held is not None and (seat is None or seat == held):
                 return t
@@ -197,7 +199,7 @@ class Tables:
         except GameUnavailable:
             raise LobbyError(GAME_UNAVAILABLE, "no game worker answered") from None
         if not reply.ok:
-            raise LobbyError(reply.code or "rejected", reply.message)
+            raise LobbyError(reply.code or REJECTED, reply.message)
 
     async def set_bots(self, me: Claims, table_id: str, seat: int | None, level: str,
                        remove: bool) -> Table:
@@ -218,7 +220,7 @@ class Tables:
         if t.host != me.player_id:
             raise LobbyError("not_host", "only the table's host may do that")
         if t.state != "open":
-            raise LobbyError("table_started", "the game has already started")
+            raise LobbyError(TABLE_STARTED, "the game has already started")
 
     async def change_rules(self, me: Claims, table_id: str, overrides: dict[str, Any]) -> Table:
         def rules(t: store.TableRow) -> store.TableRow:
@@ -272,7 +274,7 @@ class Tables:
         if before.state == "over" and t.play_again == (me.player_id,):  # the first ask
             for seat, s in enumerate(t.seats):
                 if s.player_id and s.player_id != me.player_id:
-                    await self.games.note(s.player_id, PlayAgainAsked(
+                    await self.broadcasts.note(s.player_id, PlayAgainAsked(
                         table_id=t.table_id, game_id=before.game_id or "", asked_by=me.name,
                         seat=seat))
         return to_api(await self._go_on_if_agreed(t), me.player_id)
@@ -285,7 +287,7 @@ class Tables:
         try:
             return await self._start(t)
         except LobbyError as exc:
-            if exc.code != "table_started":
+            if exc.code != TABLE_STARTED:
                 raise
             return await self._get(t.table_id)
 

@@ -11,35 +11,34 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 import msgspec
-import nats.errors
-from nats.aio.client import Client
 
 from schemas import tournament_api as api
 from schemas import tournament_commands as cmd
+from schemas.codes import TOURNAMENTS_UNAVAILABLE
 from schemas.errors import from_service
 from schemas.subjects import Names
 from services.lobby.errors import LobbyError
 from services.platform import bus, logs
+from services.platform.busclient import BusClient, Unavailable
 
 T = TypeVar("T", bound=msgspec.Struct)
-TOURNAMENTS_UNAVAILABLE = "tournaments_unavailable"
 _log = logs.get("lobby")
 
 class TournamentBus:
-    def __init__(self, nc: Client, names: Names, timeout: float) -> None:
-        self.nc, self.names, self.timeout = nc, names, timeout
+    def __init__(self, client: BusClient, names: Names, timeout: float) -> None:
+        self.client, self.names, self.timeout = client, names, timeout
 
     async def _ask(self, endpoint: str, body: msgspec.Struct, reply: type[T]) -> T:
         try:
-            return await bus.request(self.nc, self.names.endpoint("tournaments", endpoint),
-                                     body, reply, timeout=self.timeout)
+            return await self.client.request(self.names.endpoint("tournaments", endpoint),
+                                             body, reply, timeout=self.timeout)
         except bus.RemoteError as exc:
             code = from_service(exc.code)
             if code != exc.code:  # the lobby sent what the service cannot read, or it failed
                 _log.error("tournament_request_refused", endpoint=endpoint, code=exc.code,
                            error=exc.description)
             raise LobbyError(code, exc.description) from None
-        except (nats.errors.TimeoutError, nats.errors.NoRespondersError, TimeoutError) as exc:
+        except Unavailable as exc:
             _log.warning("tournaments_unavailable", endpoint=endpoint, error=repr(exc))
             raise LobbyError(TOURNAMENTS_UNAVAILABLE,
                              "the tournament service did not answer; try again") from None

@@ -33,9 +33,9 @@ from schemas import tournament_events as ev
 from schemas import ws
 from schemas.bus import EventEnvelope
 from schemas.subjects import TOURNAMENT_STREAM_PREFIX, Names
+from services.lobby.broadcasts import Broadcasts
 from services.lobby.connections import Conn, Connections, encode
 from services.lobby.errors import LobbyError
-from services.lobby.gamebus import GameBus
 from services.lobby.tournaments import Tournaments
 from services.platform import logs
 from services.platform.events import tournament_registry
@@ -67,17 +67,17 @@ class Line:
 
 
 class TournamentFeed:
-    def __init__(self, tournaments: Tournaments, games: GameBus, names: Names,
+    def __init__(self, tournaments: Tournaments, broadcasts: Broadcasts, names: Names,
                  conns: Connections) -> None:
-        self.tournaments, self.games, self.names = tournaments, games, names
+        self.tournaments, self.broadcasts, self.names = tournaments, broadcasts, names
         self.conns = conns
         self.registry = tournament_registry()
         self.lines: dict[str, Line] = {}
         self._listening: Any = None
 
     async def start(self) -> None:
-        self._listening = await self.games.listen(self.names.tournament_events_all,
-                                                  EventEnvelope, self._on_event)
+        self._listening = await self.broadcasts.listen(self.names.tournament_events_all,
+                                                       EventEnvelope, self._on_event)
 
     async def stop(self) -> None:
         if self._listening is not None:

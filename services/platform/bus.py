@@ -47,6 +47,10 @@ class BusUnavailable(RuntimeError):
     pass
 
 
+class StreamMissing(LookupError):
+    """A consumer's stream does not exist (yet): another service makes it."""
+
+
 class BusConfigError(RuntimeError):
     """The broker's configuration differs from what the platform relies on."""
 
@@ -350,7 +354,11 @@ class Consumer:
         self._task: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
-        await ensure_consumer(self.js, self.spec)
+        """``StreamMissing`` when the stream is not there (yet)."""
+        try:
+            await ensure_consumer(self.js, self.spec)
+        except nats.js.errors.NotFoundError:
+            raise StreamMissing(self.spec.stream) from None
         self._sub = await self.js.pull_subscribe_bind(self.spec.durable, self.spec.stream)
         self._task = asyncio.create_task(self._run(), name=f"consumer:{self.spec.durable}")
 

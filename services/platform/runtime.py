@@ -27,6 +27,7 @@ from nats.js import JetStreamContext
 from schemas import subjects
 from schemas.bus import StatusReply, StatusRequest
 from services.platform import bus, db, logs, migrations
+from services.platform.busclient import BusClient
 from services.platform.http import create_app
 from services.platform.settings import Settings, StartupError
 
@@ -58,6 +59,11 @@ class Runtime:
     ws_max_size: int = 16 * 1024 * 1024  # bytes uvicorn reads of one WebSocket message
     # The service's own migrations, for further databases it migrates the same way.
     schema: migrations.MigrationSet | None = None
+
+    @property
+    def client(self) -> BusClient:
+        """The bus in services' terms: typed bodies, the platform's errors."""
+        return BusClient(self.nc)
 
     def game_events(self) -> bus.StreamSpec:
         return bus.StreamSpec(self.names.game_events_stream, (self.names.game_events_all,),

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from schemas.seats import team_of
 from services.ratings.system import Change, Ratings4, result_of
 
 MAX_GAP = 400
@@ -50,9 +51,9 @@ def rate(ratings: Ratings4, games: Ratings4, winner: int | None, abandoned: tupl
         k = schedule.k(games[seat])
         result = result_of(seat, winner, abandoned)
         if result == "left":
-            surprise = -(e0 if seat % 2 == 0 else 1.0 - e0)
+            surprise = -(e0 if team_of(seat) == 0 else 1.0 - e0)
         else:
-            surprise = surprise0 if seat % 2 == 0 else -surprise0
+            surprise = surprise0 if team_of(seat) == 0 else -surprise0
         out.append(Change(k=k, result=result, delta=round(k * surprise)))
     return out
 

@@ -13,15 +13,15 @@ from __future__ import annotations
 import datetime as dt
 
 import asyncpg
-import msgspec
-from nats.aio.client import Client
 
 from schemas.bus import EventEnvelope
 from schemas.events import GameEnded
 from schemas.notes import RatingChanged
+from schemas.seats import opponents_of, partner_of
 from schemas.subjects import Names
 from services.platform import logs
 from services.platform.bus import AfterCommit, BatchHandler, Handler
+from services.platform.busclient import BusClient
 from services.platform.events import game_registry
 from services.ratings import store
 from services.ratings.system import RatingSystem
@@ -66,11 +66,11 @@ def batch_handler(system: RatingSystem) -> BatchHandler:
                                   event.abandoned)
             ended_at = dt.datetime.fromtimestamp(env.occurred_at_ms / 1000, dt.UTC)
             for seat, (player, change) in enumerate(zip(players, changes, strict=True)):
+                left, right = opponents_of(seat)
                 now[player] = now[player].after(change, ended_at)
                 history.append(store.Move(player, env.stream, before[seat], change,
-                                          partner=players[(seat + 2) % 4],
-                                          opponents=(players[(seat + 1) % 4],
-                                                     players[(seat + 3) % 4]),
+                                          partner=players[partner_of(seat)],
+                                          opponents=(players[left], players[right]),
                                           rated_at=ended_at))
             _log.info("rated", game=env.stream, before=before, deltas=[c.delta for c in changes])
         await store.record(conn, [now[p] for p in sorted(now)], history)
@@ -88,13 +88,11 @@ def handler(system: RatingSystem) -> Handler:
     return on_game_ended
 
 
-def notifier(pool: asyncpg.Pool, nc: Client, names: Names) -> AfterCommit:
-    encoder = msgspec.msgpack.Encoder()
-
+def notifier(pool: asyncpg.Pool, client: BusClient, names: Names) -> AfterCommit:
     async def tell(applied: list[EventEnvelope]) -> None:
         for row in await store.moves(pool, [env.stream for env in applied]):
             note = RatingChanged(game_id=row["game_stream"], rating_before=row["rating_before"],
                                  rating_after=row["rating_after"])
-            await nc.publish(names.player_note(row["player_id"]), encoder.encode(note))
+            await client.publish(names.player_note(row["player_id"]), note)
 
     return tell

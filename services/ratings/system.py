@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from schemas.seats import team_of
+
 Result = Literal["win", "loss", "draw", "left"]
 Ratings4 = tuple[int, int, int, int]
 
@@ -60,4 +62,4 @@ def result_of(seat: int, winner: int | None, abandoned: tuple[int, ...]) -> Resu
         return "left"
     if winner is None:
         return "draw"
-    return "win" if winner == seat % 2 else "loss"
+    return "win" if winner == team_of(seat) else "loss"

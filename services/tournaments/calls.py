@@ -30,23 +30,25 @@ from schemas import tournament_events as ev
 from schemas.bus import EventEnvelope
 from schemas.events import GameEnded
 from schemas.matches import MAX_READY_SECONDS, MatchOpened, MatchSeat, OpenMatch
+from schemas.matches import game_of as game_of_match
 from schemas.notes import Note, TournamentCall
+from schemas.seats import TEAM_SEATS, seated
 from services.platform import logs
 from services.platform.events import game_registry
 from services.tournaments.decide import bot_level
 from services.tournaments.state import MatchState, Tournament
 
 _log = logs.get("tournaments")
-HOME_SEATS, AWAY_SEATS = (0, 2), (1, 3)
+HOME_SEATS, AWAY_SEATS = TEAM_SEATS
 
 OpenMatchFn = Callable[[OpenMatch], Awaitable[MatchOpened]]
 LastEventFn = Callable[[str], Awaitable[EventEnvelope | None]]
 OUTCOMES: dict[int | None, ev.Outcome] = {0: "home", 1: "away", None: "draw"}
 
 
-class Lobby(Protocol):
-    """What calling needs of the platform: opening a match, a note to a player, and a
-    game's last stored event."""
+class Calls(Protocol):
+    """What calling needs of other services: opening a match (the lobby), a note to a
+    player, and a game's last stored event (the game workers). ``MatchCalls`` on the bus."""
 
     async def open_match(self, req: OpenMatch) -> MatchOpened: ...
 
@@ -67,8 +69,8 @@ def result_of(match_id: str, env: EventEnvelope, ended: GameEnded) -> cmd.Record
                     for i, (home, away) in enumerate(ended.deals, 1)))
 
 
-class LobbyRefused(Exception):
-    """The lobby answered with an error (its code), or did not answer."""
+class CallRefused(Exception):
+    """The lobby or a game worker answered with an error (its code), or none answered."""
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(f"{code}: {message}")
@@ -80,15 +82,11 @@ def lobby_match_id(tournament_id: str, match_id: str) -> str:
     return f"t{uuid.UUID(tournament_id).hex}-{match_id}"
 
 
-# The lobby derives a match's game id from its match id (``services/lobby/matches.py``
-# ``ids_of``; a test holds the two equal), so a game's end finds its match even before the
-# lobby's answer is recorded.
-_LOBBY_NAMESPACE = uuid.UUID("6f1d3c52-9a4e-4b8e-9a0f-5c1e2d7b8a90")
-
-
 def game_of(tournament_id: str, match_id: str) -> str:
-    """The game id the lobby gives the match's game."""
-    return uuid.uuid5(_LOBBY_NAMESPACE, f"game:{lobby_match_id(tournament_id, match_id)}").hex
+    """The game id the lobby gives the match's game (derived from the lobby's match id,
+    ``schemas.matches.game_of``), so a game's end finds its match even before the
+    lobby's answer is recorded."""
+    return game_of_match(lobby_match_id(tournament_id, match_id))
 
 
 def parse_lobby_match_id(lobby_id: str) -> tuple[str, str] | None:
@@ -104,8 +102,7 @@ def parse_lobby_match_id(lobby_id: str) -> tuple[str, str] | None:
 
 def seats_of(state: Tournament, m: MatchState) -> tuple[str, str, str, str]:
     """Player ids by seat: the home team at seats 0 and 2, the away team at 1 and 3."""
-    home, away = state.teams[m.pairing.home].players, state.teams[m.pairing.away].players
-    return home[0], away[0], home[1], away[1]
+    return seated(state.teams[m.pairing.home].players, state.teams[m.pairing.away].players)
 
 
 def request_of(state: Tournament, m: MatchState) -> OpenMatch:
@@ -159,7 +156,7 @@ def asker(open_match: OpenMatchFn, last_event: LastEventFn) -> Callable[
     async def ended(m: MatchState) -> cmd.TournamentCommand | None:
         try:
             env = await last_event(m.game_id)
-        except LobbyRefused as exc:
+        except CallRefused as exc:
             _log.warning("game_not_read", game=m.game_id, code=exc.code)
             return None
         if env is None or env.type != "GameEnded":
@@ -176,7 +173,7 @@ def asker(open_match: OpenMatchFn, last_event: LastEventFn) -> Callable[
             return await ended(m)
         try:
             opened = await open_match(request_of(state, m))
-        except LobbyRefused as exc:
+        except CallRefused as exc:
             _log.warning("match_not_opened", tournament=state.tournament_id,
                          match=m.pairing.match_id, code=exc.code)
             return None

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 
 from services.platform.periodic import Periodic
-from services.tournaments.calls import Lobby, asker, calls_to_send
+from services.tournaments.calls import Calls, asker, calls_to_send
 from services.tournaments.store import TournamentStore
 
 
@@ -35,7 +35,7 @@ class Scheduler(Periodic):
 
 
 class Caller(Periodic):
-    def __init__(self, store: TournamentStore, lobby: Lobby, poll_seconds: float,
+    def __init__(self, store: TournamentStore, lobby: Calls, poll_seconds: float,
                  now_ms: Callable[[], int] = wall_ms) -> None:
         ask = asker(lobby.open_match, lobby.last_event)
 

@@ -15,12 +15,11 @@ import contextlib
 from typing import Annotated
 
 import msgspec
-import nats.js.errors
 from tenacity import AsyncRetrying, retry_if_exception_type, wait_fixed
 
 from schemas import subjects
 from services.platform import bus
-from services.platform.bus import Consumer
+from services.platform.bus import Consumer, StreamMissing
 from services.platform.eventstore import EventStore
 from services.platform.outbox import OutboxRelay, Publisher
 from services.platform.runtime import Runtime
@@ -28,7 +27,7 @@ from services.platform.settings import Settings
 from services.tournaments.results import on_game_ended, on_games_ended, on_match_outcome
 from services.tournaments.scheduler import Caller, Scheduler, wall_ms
 from services.tournaments.store import TournamentStore, registry
-from services.tournaments.transport import LobbyClient, endpoints
+from services.tournaments.transport import MatchCalls, endpoints
 
 NAME = "tournaments"
 
@@ -60,7 +59,7 @@ class WhenStreamExists:
     async def _start(self) -> None:
         # Forever: the stream comes when its service does; stop() cancels the wait.
         async for attempt in AsyncRetrying(
-                retry=retry_if_exception_type(nats.js.errors.NotFoundError),
+                retry=retry_if_exception_type(StreamMissing),
                 wait=wait_fixed(self.retry), reraise=True):
             with attempt:
                 await self.consumer.start()
@@ -93,7 +92,7 @@ async def setup(rt: Runtime) -> None:
     scheduler = Scheduler(store, rt.settings.timer_poll_seconds)
     await scheduler.start()
     rt.workers.append(scheduler)
-    caller = Caller(store, LobbyClient(rt.nc, rt.names, rt.settings.lobby_timeout_seconds),
+    caller = Caller(store, MatchCalls(rt.client, rt.names, rt.settings.lobby_timeout_seconds),
                     rt.settings.timer_poll_seconds)
     await caller.start()
     rt.workers.append(caller)

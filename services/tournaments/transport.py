@@ -1,5 +1,6 @@
 """The tournament service on NATS: ``svc.tournaments.<endpoint>``, msgpack bodies, and
-its asks of the lobby (``svc.lobby.open_match``) and notes to players.
+what calling a match asks of others (``MatchCalls``: the lobby's ``svc.lobby.open_match``,
+the game workers' ``svc.game.since``, notes to players).
 
 Handlers only decode (the bus does), call the store and encode. Errors are
 mapped here, once: a ``TournamentError`` becomes an error reply whose code is
@@ -14,9 +15,6 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import msgspec
-import nats.errors
-from nats.aio.client import Client
-from nats.micro.request import ServiceError
 
 from schemas import tournament_api as api
 from schemas import tournament_commands as cmd
@@ -27,7 +25,8 @@ from schemas.play import EventsReply, EventsSince
 from schemas.subjects import Names
 from schemas.tournament_events import public
 from services.platform import bus
-from services.tournaments.calls import LobbyRefused
+from services.platform.busclient import BusClient, Refused, Unavailable
+from services.tournaments.calls import CallRefused
 from services.tournaments.errors import TournamentError
 from services.tournaments.reads import summaries, view
 from services.tournaments.store import TournamentStore, stream_of
@@ -54,7 +53,7 @@ def _tournament_id(raw: str) -> uuid.UUID:
     try:
         return uuid.UUID(raw)
     except ValueError:
-        raise ServiceError("bad_tournament_id", "a tournament id is a UUID") from None
+        raise Refused("bad_tournament_id", "a tournament id is a UUID") from None
 
 
 def endpoints(store: TournamentStore, now_ms: Callable[[], int]) -> list[bus.Endpoint]:
@@ -63,11 +62,11 @@ def endpoints(store: TournamentStore, now_ms: Callable[[], int]) -> list[bus.End
             tid = str(_tournament_id(req.tournament_id))
             command = msgspec.structs.replace(req.command, at=now_ms())
             if isinstance(command, cmd.CreateTournament) and command.tournament_id != tid:
-                raise ServiceError("bad_tournament_id", "the command names another tournament")
+                raise Refused("bad_tournament_id", "the command names another tournament")
             try:
                 state, events = await store.execute(tid, command, req.command_id)
             except TournamentError as exc:
-                raise ServiceError(exc.code, exc.message) from None
+                raise Refused(exc.code, exc.message) from None
             return api.CommandReply(tournament_id=tid, version=state.version,
                                     events=[type(e).__name__ for e in events])
         return handle
@@ -75,14 +74,14 @@ def endpoints(store: TournamentStore, now_ms: Callable[[], int]) -> list[bus.End
     async def get(req: api.GetTournament) -> api.TournamentView:
         found = await view(store.pool, _tournament_id(req.tournament_id))
         if found is None:
-            raise ServiceError("no_tournament", "no such tournament")
+            raise Refused("no_tournament", "no such tournament")
         return found
 
     async def events(req: api.GetEvents) -> api.TournamentEvents:
         tid = str(_tournament_id(req.tournament_id))
         version = await store.events.version(stream_of(tid))
         if not version:
-            raise ServiceError("no_tournament", "no such tournament")
+            raise Refused("no_tournament", "no such tournament")
         recorded = await store.events.read(stream_of(tid), req.after + 1, req.after + req.limit)
         return api.TournamentEvents(tournament_id=tid, version=version, events=[
             api.RecordedEvent(version=r.version, event=public(r.event))  # type: ignore[arg-type]
@@ -100,33 +99,35 @@ def endpoints(store: TournamentStore, now_ms: Callable[[], int]) -> list[bus.End
     ]
 
 
-class LobbyClient:
-    """The tournament service's asks of the lobby and its notes to players, on NATS."""
+class MatchCalls:
+    """What calling a match asks of other services, on the bus: the lobby opens the
+    match (``svc.lobby.open_match``), any game worker tells its game's last stored
+    event (``svc.game.since``), and each player gets the call as a note."""
 
-    def __init__(self, nc: Client, names: Names, timeout: float) -> None:
-        self.nc, self.names, self.timeout = nc, names, timeout
-        self._encoder = msgspec.msgpack.Encoder()
+    def __init__(self, client: BusClient, names: Names, timeout: float) -> None:
+        self.client, self.names, self.timeout = client, names, timeout
 
     async def open_match(self, req: OpenMatch) -> MatchOpened:
         try:
-            return await bus.request(self.nc, self.names.endpoint("lobby", OPEN_MATCH), req,
-                                     MatchOpened, timeout=self.timeout)
+            return await self.client.request(self.names.endpoint("lobby", OPEN_MATCH), req,
+                                             MatchOpened, timeout=self.timeout)
         except bus.RemoteError as exc:
-            raise LobbyRefused(exc.code, exc.description) from None
-        except (nats.errors.TimeoutError, nats.errors.NoRespondersError, TimeoutError):
-            raise LobbyRefused("lobby_unavailable", "no lobby answered in time") from None
+            raise CallRefused(exc.code, exc.description) from None
+        except Unavailable:
+            raise CallRefused("lobby_unavailable", "no lobby answered in time") from None
 
     async def last_event(self, game_id: str) -> EventEnvelope | None:
         """The game's last stored event (None: no such game), from any game worker."""
         async def since(version: int) -> EventsReply:
             try:
-                return await bus.request(self.nc, self.names.game_events_since,
-                                         EventsSince(game_id=game_id, version=version, limit=1),
-                                         EventsReply, timeout=self.timeout)
+                return await self.client.request(
+                    self.names.game_events_since,
+                    EventsSince(game_id=game_id, version=version, limit=1), EventsReply,
+                    timeout=self.timeout)
             except bus.RemoteError as exc:
-                raise LobbyRefused(exc.code, exc.description) from None
-            except (nats.errors.TimeoutError, nats.errors.NoRespondersError, TimeoutError):
-                raise LobbyRefused("game_unavailable", "no game worker answered") from None
+                raise CallRefused(exc.code, exc.description) from None
+            except Unavailable:
+                raise CallRefused("game_unavailable", "no game worker answered") from None
 
         now = (await since(1 << 62)).version
         if now == 0:
@@ -135,4 +136,4 @@ class LobbyClient:
         return events[-1] if events else None
 
     async def note(self, player_id: str, note: Note) -> None:
-        await self.nc.publish(self.names.player_note(player_id), self._encoder.encode(note))
+        await self.client.publish(self.names.player_note(player_id), note)

@@ -10,8 +10,9 @@ import nats
 from engine.evolve import fold
 from schemas.subjects import Names
 from services.lobby import store
+from services.lobby.broadcasts import Broadcasts
 from services.lobby.following import Hub
-from services.lobby.gamebus import GameBus
+from services.lobby.gameclient import GameClient
 from services.lobby.gateway import Gateway
 from services.lobby.matches import Matches, Outcomes
 from services.lobby.ratingsbus import RatingsBus
@@ -19,6 +20,7 @@ from services.lobby.settings import LobbySettings
 from services.lobby.tables import Tables
 from services.lobby.tournamentbus import TournamentBus
 from services.lobby.tournaments import Tournaments
+from services.platform.busclient import BusClient
 from tests.e2e.conftest import Platform
 from tests.e2e.truth import stored_events
 from tests.services.lobby.harness import Player
@@ -43,12 +45,14 @@ async def test_events_after_a_gap_wait_until_the_worker_supplies_the_missing_one
     assert pool is not None
     try:
         names = Names(f"{nats_prefix}e2e")
-        games = GameBus(nc, names, 2.0)
+        games = GameClient(BusClient(nc), names, 2.0)
+        broadcasts = Broadcasts(BusClient(nc), names)
         settings = LobbySettings(database_url="", nats_url="", resume_max_events=16)
-        matches = Matches(pool, games, Outcomes(pool, nc.jetstream(), names))
-        tournaments = Tournaments(pool, TournamentBus(nc, names, 2.0),
-                                  RatingsBus(nc, names, 2.0))
-        gateway = Gateway(Tables(pool, games, matches), games, names, settings, tournaments)
+        matches = Matches(pool, games, broadcasts, Outcomes(pool, BusClient(nc), names))
+        tournaments = Tournaments(pool, TournamentBus(BusClient(nc), names, 2.0),
+                                  RatingsBus(BusClient(nc), names, 2.0))
+        gateway = Gateway(Tables(pool, games, broadcasts, matches), games, broadcasts, names,
+                          settings, tournaments)
         table = await store.table_by_game(pool, game_id)
         assert table is not None
         hub = Hub(gateway, game_id, table, gateway.hubs.stop_following)  # fed by hand here

@@ -25,12 +25,13 @@ from schemas import subjects
 from schemas import tournament_events as ev
 from schemas.subjects import Names
 from services.platform import faults
+from services.platform.busclient import BusClient
 from services.platform.db import create_pool
 from services.platform.eventstore import EventStore
 from services.tournaments.calls import lobby_match_id
 from services.tournaments.reads import stale_projections
 from services.tournaments.store import TournamentStore, registry
-from services.tournaments.transport import LobbyClient
+from services.tournaments.transport import MatchCalls
 from tests.e2e.conftest import Platform
 from tests.e2e.players import Seat, play_until_over
 from tests.services.lobby.harness import ROOT, Player, Service, start
@@ -201,7 +202,7 @@ async def test_four_teams_play_to_a_champion_across_a_crash_and_a_kill(
     # What the reconciler reads when a game's end never arrived: the game's own store.
     nc = await nats.connect(nats_url)
     try:
-        client = LobbyClient(nc, Names(f"{nats_prefix}e2e"), 5.0)
+        client = MatchCalls(BusClient(nc), Names(f"{nats_prefix}e2e"), 5.0)
         last = await client.last_event(results[0].game_stream)
         assert last is not None and last.type == "GameEnded"
         assert last.stream == results[0].game_stream

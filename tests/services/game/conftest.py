@@ -38,6 +38,7 @@ from services.game.store import GameStore
 from services.game.transport import GameTransport
 from services.game.worker import GameWorker
 from services.platform import bus, servers
+from services.platform.busclient import BusClient
 from services.platform.events import game_registry
 from services.platform.eventstore import EventStore
 from services.platform.outbox import OutboxRelay, Publisher
@@ -90,7 +91,7 @@ class Harness:
         settings = GameSettings(**{
             "database_url": "", "nats_url": "", "instance_id": owner, "lease_seconds": 5.0,
             "heartbeat_seconds": 0.2, "bot_think_ms": 0, "linger_seconds": 5.0, **config})
-        transport = GameTransport(self.nc, self.names, owner)
+        transport = GameTransport(BusClient(self.nc), self.names, owner)
         worker = GameWorker(self.store, settings, clock or ManualClock(), owner, transport)
         await transport.start(worker)
         await worker.start()

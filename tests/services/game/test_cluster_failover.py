@@ -30,8 +30,9 @@ from engine.state import seats_in
 from schemas.bus import EventEnvelope
 from schemas.play import GameRequest
 from schemas.subjects import Names
-from services.lobby.gamebus import GameBus
+from services.lobby.gameclient import GameClient
 from services.platform import bus, servers
+from services.platform.busclient import BusClient
 from services.platform.eventstore import EventStore
 from tests.services.game.cluster_play import (
     SHORTEST_TURN_S,
@@ -176,7 +177,7 @@ async def test_a_gateway_whose_node_died_gets_what_was_published_meanwhile(
     with no later event to reveal the gap."""
     async with split(nats_cluster, pool, prefix, "cf-gap") as at:
         seen: list[int] = []
-        following = await GameBus(at.gateway_nc, Names(prefix), 2.0).follow(
+        following = await GameClient(BusClient(at.gateway_nc), Names(prefix), 2.0).follow(
             at.game_id, lambda env: seen.append(env.version))
         await asyncio.wait_for(following.caught_up.wait(), 10)
         assert seen[-1] == (await at.harness.state(at.game_id)).version
@@ -201,7 +202,7 @@ async def test_a_command_in_flight_when_the_gateways_node_dies_is_sent_again_at_
         assert at.doomed.process is not None
         state = await at.harness.state(at.game_id)
         seat = seats_in(state.waiting)[0]
-        games = GameBus(at.gateway_nc, Names(prefix), timeout=10.0)
+        games = GameClient(BusClient(at.gateway_nc), Names(prefix), timeout=10.0)
         at.doomed.process.send_signal(signal.SIGSTOP)  # takes the command, never passes it on
         started = time.monotonic()
         asking = asyncio.create_task(games.command(GameRequest(

@@ -18,9 +18,10 @@ from schemas import events as ev
 from schemas.bus import EventEnvelope
 from schemas.subjects import Names
 from services.lobby import queuestore as qs
+from services.lobby.broadcasts import Broadcasts
 from services.lobby.commands import now_ms
-from services.lobby.gamebus import GameBus
 from services.lobby.operators import projection_handlers
+from services.platform.busclient import BusClient
 from services.platform.events import game_registry
 from services.platform.lease import FencedError, Leases
 
@@ -243,9 +244,9 @@ async def test_a_leaver_cools_down_and_the_partner_does_not(pool: asyncpg.Pool) 
     assert seen.leaver
 
 
-async def _project(pool: asyncpg.Pool, games: GameBus, game_id: str, *events: Any) -> None:
+async def _project(pool: asyncpg.Pool, broadcasts: Broadcasts, game_id: str, *events: Any) -> None:
     """Feed a game's events to the lobby's own games projection, as its consumer does."""
-    projection = projection_handlers(60, games)
+    projection = projection_handlers(60, broadcasts)
     registry = game_registry()
     for version, event in enumerate(events, 1):
         encoded = registry.encode(event)
@@ -266,28 +267,28 @@ async def test_every_ended_game_a_player_sat_in_counts_toward_ranked_play(
     opened it, rated or not, with bots, and one the player left; a running one does not."""
     nc = await nats.connect(nats_url)
     try:
-        await _games_played(pool, GameBus(nc, Names(nats_prefix), 2.0))
+        await _games_played(pool, Broadcasts(BusClient(nc), Names(nats_prefix)))
     finally:
         await nc.close()
 
 
-async def _games_played(pool: asyncpg.Pool, games: GameBus) -> None:
+async def _games_played(pool: asyncpg.Pool, broadcasts: Broadcasts) -> None:
     me, other = pid(), pid()
     seats = (me, "bot:basic", other, "bot:expert")
     rules = resolve("quick")
     played = uuid.uuid4().hex
-    await _project(pool, games, played, ev.GameStarted(rules=rules, players=seats),
+    await _project(pool, broadcasts, played, ev.GameStarted(rules=rules, players=seats),
                    ev.GameEnded(winner=None, reason="hands", scores=(90, 90), bags=(1, 1),
                                 hands_played=1, players=seats))
     left = uuid.uuid4().hex  # the player left; a bot finished the seat
-    await _project(pool, games, left, ev.GameStarted(rules=rules, players=seats),
+    await _project(pool, broadcasts, left, ev.GameStarted(rules=rules, players=seats),
                    ev.GameEnded(winner=1, reason="target", scores=(120, 510), bags=(0, 2),
                                 hands_played=4, players=seats, abandoned=(0,)))
     forfeited = uuid.uuid4().hex
-    await _project(pool, games, forfeited, ev.GameStarted(rules=rules, players=seats),
+    await _project(pool, broadcasts, forfeited, ev.GameStarted(rules=rules, players=seats),
                    ev.GameEnded(winner=1, reason="forfeit", scores=(0, 0), bags=(0, 0),
                                 hands_played=0, players=seats, forfeited_by=0))
-    await _project(pool, games, uuid.uuid4().hex, ev.GameStarted(rules=rules, players=seats))
-    await _project(pool, games, uuid.uuid4().hex, ev.GameStarted(
+    await _project(pool, broadcasts, uuid.uuid4().hex, ev.GameStarted(rules=rules, players=seats))
+    await _project(pool, broadcasts, uuid.uuid4().hex, ev.GameStarted(
         rules=rules, players=(other, "bot:basic", pid(), "bot:basic")))
     assert await qs.finished_games(pool, me) == 3

@@ -18,13 +18,14 @@ from schemas import ws
 from schemas.bus import EventEnvelope
 from schemas.subjects import Names
 from services.lobby.auth import Claims
+from services.lobby.broadcasts import Broadcasts
 from services.lobby.connections import Connections
-from services.lobby.gamebus import GameBus
 from services.lobby.ratingsbus import RatingsBus
 from services.lobby.settings import LobbySettings
 from services.lobby.tournamentbus import TournamentBus
 from services.lobby.tournamentfeed import TournamentFeed
 from services.lobby.tournaments import Tournaments
+from services.platform.busclient import BusClient
 from services.platform.db import create_pool
 from tests.services.lobby.harness import ROOT, Player, Service
 from tests.waiting import until
@@ -304,12 +305,12 @@ async def test_a_watcher_gets_the_view_then_each_event_as_it_is_recorded(
     await sock.close()
 
 
-class Losing(GameBus):
+class Losing(Broadcasts):
     """The gateway's bus with an injected fault: the live subscription loses the events of
     the versions in ``lose`` (as a publish that never reached it would)."""
 
     def __init__(self, nc: Client, names: Names, lose: set[int]) -> None:
-        super().__init__(nc, names, timeout=5.0)
+        super().__init__(BusClient(nc), names)
         self.lose, self.lost = lose, list[int]()
 
     async def listen(self, subject: str, kind: type[Any],
@@ -331,8 +332,8 @@ async def test_an_event_the_live_subscription_lost_is_filled_from_the_store(
     games = Losing(nc, names, lose={3})
     pool = await create_pool(database_url, "lobby")
     conns = Connections(LobbySettings(database_url="", nats_url=""))
-    feed = TournamentFeed(Tournaments(pool, TournamentBus(nc, names, 5.0),
-                                      RatingsBus(nc, names, 5.0)), games, names, conns)
+    feed = TournamentFeed(Tournaments(pool, TournamentBus(BusClient(nc), names, 5.0),
+                                      RatingsBus(BusClient(nc), names, 5.0)), games, names, conns)
     await feed.start()
     try:
         conn = conns.open(Claims("watcher", "Watcher", False, 0))

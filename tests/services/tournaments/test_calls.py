@@ -18,8 +18,8 @@ from schemas import tournament_commands as cmd
 from schemas.bus import EventEnvelope
 from schemas.events import GameEnded
 from schemas.matches import MatchOpened, MatchOutcome, OpenMatch
+from schemas.matches import game_of as game_of_match
 from schemas.tournament_events import MatchCalled, MatchResult
-from services.lobby.matches import ids_of
 from services.platform.events import game_registry
 from services.tournaments import calls
 from services.tournaments.decide import standings_of
@@ -258,7 +258,7 @@ def test_the_lobby_answer_shape_is_the_ready_checks() -> None:
 def test_the_game_of_a_match_is_the_game_the_lobby_opens_for_it(tid: uuid.UUID,
                                                                match_id: str) -> None:
     lobby_id = calls.lobby_match_id(str(tid), match_id)
-    assert calls.game_of(str(tid), match_id) == ids_of(lobby_id)[1]
+    assert calls.game_of(str(tid), match_id) == game_of_match(lobby_id)
 
 
 async def test_a_games_end_before_its_call_is_recorded_is_still_its_result(
@@ -334,7 +334,7 @@ async def test_a_game_whose_end_never_arrived_is_read_from_its_store_once(
 
     async def open_match(req: OpenMatch) -> MatchOpened:
         opened.append(req.match_id)
-        return MatchOpened(match_id=req.match_id, table_id="t", game_id=ids_of(req.match_id)[1],
+        return MatchOpened(match_id=req.match_id, table_id="t", game_id=game_of_match(req.match_id),
                            rated=False, state="started")
 
     async def last_event(game_id: str) -> EventEnvelope | None:
@@ -363,7 +363,7 @@ def _outcome(tid: str, match_id: str, state: str, absent: tuple[int, ...] = (),
              declined: tuple[int, ...] = ()) -> EventEnvelope:
     lobby_id = calls.lobby_match_id(tid, match_id)
     outcome = MatchOutcome(match_id=lobby_id, origin="tournament", origin_id=tid,
-                           state=state, table_id="t", game_id=ids_of(lobby_id)[1],  # type: ignore[arg-type]
+                           state=state, table_id="t", game_id=game_of_match(lobby_id),  # type: ignore[arg-type]
                            rated=False, absent=absent, declined=declined)
     return EventEnvelope(stream=f"match-{lobby_id}", version=1, position=0,
                          type="MatchOutcome", schema_version=1, event_id=lobby_id,

@@ -1,39 +1,28 @@
-"""The lobby's side of the bus to the game workers, in the lobby's own terms.
+"""The lobby's client of the game workers: creating a game, a command, a game's events.
 
-Services call these methods with and get back ``schemas`` Structs only; NATS
-errors (no worker answers, a timeout) become ``GameUnavailable`` and a
-worker's error reply becomes a not-ok ``GameReply``, here and nowhere else.
+Services call these methods with and get back ``schemas`` Structs only; the bus
+being away (no worker answers, a timeout: the platform's ``Unavailable``) becomes
+``GameUnavailable`` and a worker's error reply a not-ok ``GameReply``, here and
+nowhere else. Notes, tables' changes, presence and chat are ``Broadcasts``'.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from collections.abc import Callable
+from typing import TypeVar
 
 import msgspec
-import nats.errors
-from nats.aio.client import Client
 
 from schemas.bus import EventEnvelope
 from schemas.errors import from_service
-from schemas.notes import Note
-from schemas.play import (
-    ChatLine,
-    CreateGame,
-    EventsReply,
-    EventsSince,
-    GameReply,
-    GameRequest,
-    SeatPresent,
-    TableChanged,
-)
+from schemas.play import CreateGame, EventsReply, EventsSince, GameReply, GameRequest
 from schemas.subjects import Names
 from services.platform import bus, logs
+from services.platform.busclient import BusClient, Listening, Unavailable
 
 T = TypeVar("T", bound=msgspec.Struct)
-_encoder = msgspec.msgpack.Encoder()
 _log = logs.get("gateway")
 
 
@@ -48,7 +37,7 @@ class Following:
 
     def __init__(self, game_id: str, handler: Callable[[EventEnvelope], None]) -> None:
         self.game_id, self._handler = game_id, handler
-        self._sub: Any = None
+        self._sub: Listening | None = None
         self._history: asyncio.Task[None] | None = None
         self.version = 0  # the highest version handed over
         self.caught_up = asyncio.Event()
@@ -62,16 +51,16 @@ class Following:
         self.forget(self)
         if self._history is not None:
             self._history.cancel()
-        with contextlib.suppress(Exception):
+        if self._sub is not None:
             await self._sub.unsubscribe()
 
 
-class GameBus:
-    def __init__(self, nc: Client, names: Names, timeout: float) -> None:
-        self.nc, self.names, self.timeout = nc, names, timeout
+class GameClient:
+    def __init__(self, client: BusClient, names: Names, timeout: float) -> None:
+        self.client, self.names, self.timeout = client, names, timeout
         self._followed: set[Following] = set()
         self._back: asyncio.Future[None] | None = None
-        bus.on_reconnected(nc, self._resume)
+        client.on_reconnected(self._resume)
 
     async def _ask(self, subject: str, body: msgspec.Struct, reply: type[T]) -> T:
         """A request and its reply. One in flight when this gateway's connection drops
@@ -82,8 +71,8 @@ class GameBus:
         deadline = loop.time() + self.timeout
         while True:
             back = self._next_reconnection()
-            asking = asyncio.ensure_future(bus.request(
-                self.nc, subject, body, reply, timeout=max(0.01, deadline - loop.time())))
+            asking = asyncio.ensure_future(self.client.request(
+                subject, body, reply, timeout=max(0.01, deadline - loop.time())))
             try:
                 await asyncio.wait((asking, back), return_when=asyncio.FIRST_COMPLETED)
             except asyncio.CancelledError:
@@ -96,7 +85,7 @@ class GameBus:
                 await asking
         try:
             return await asking
-        except (nats.errors.NoRespondersError, nats.errors.TimeoutError, TimeoutError):
+        except Unavailable:
             raise GameUnavailable(subject) from None
 
     def _next_reconnection(self) -> asyncio.Future[None]:
@@ -158,16 +147,16 @@ class GameBus:
         decoder = msgspec.msgpack.Decoder(EventEnvelope)
         following = Following(game_id, handler)
 
-        async def on_msg(msg: Any) -> None:
+        async def on_msg(data: bytes) -> None:
             try:
-                env = decoder.decode(msg.data)
+                env = decoder.decode(data)
             except (msgspec.DecodeError, msgspec.ValidationError):
                 _log.error("undecodable_envelope", game_id=game_id)
             else:
                 following.hand(env)
 
-        following._sub = await self.nc.subscribe(self.names.game_event(game_id, "*"),
-                                                 cb=on_msg)
+        following._sub = await self.client.listen_raw(self.names.game_event(game_id, "*"),
+                                                      on_msg)
         following._history = asyncio.create_task(self._catch_up(following))
         self._followed.add(following)
         following.forget = self._followed.discard
@@ -196,44 +185,3 @@ class GameBus:
             self._back.set_result(None)
         for following in list(self._followed):
             following._history = asyncio.create_task(self._catch_up(following))
-
-    async def chat(self, line: ChatLine) -> None:
-        await self.nc.publish(self.names.game_chat(line.game_id), _encoder.encode(line))
-
-    async def table_changed(self, table_id: str, game_id: str = "") -> None:
-        await self.nc.publish(self.names.lobby_tables,
-                              _encoder.encode(TableChanged(table_id=table_id, game_id=game_id)))
-
-    async def seat_present(self, p: SeatPresent) -> None:
-        await self.nc.publish(self.names.lobby_presence(p.game_id), _encoder.encode(p))
-
-    async def note(self, player_id: str, note: Note) -> None:
-        await self.nc.publish(self.names.player_note(player_id), _encoder.encode(note))
-
-    async def listen_notes(self, handler: Callable[[str, Note], Awaitable[None]]) -> Any:
-        """Every player's notes, with the player id from the subject."""
-        async def note(subject: str, body: Any) -> None:
-            await handler(subject.rsplit(".", 1)[-1], body)
-
-        return await self._listen(self.names.player_notes_all, msgspec.msgpack.Decoder(Note),
-                                  note)
-
-    async def listen(self, subject: str, kind: type[T],
-                     handler: Callable[[T], Awaitable[None]]) -> Any:
-        """Subscribe to plain publications of one type."""
-        async def body_only(_: str, body: Any) -> None:
-            await handler(body)
-
-        return await self._listen(subject, msgspec.msgpack.Decoder(kind), body_only)
-
-    async def _listen(self, subject: str, decoder: msgspec.msgpack.Decoder[Any],
-                      handler: Callable[[str, Any], Awaitable[None]]) -> Any:
-        """Undecodable publications are dropped: a sender's bug never stops the others."""
-        async def on_msg(msg: Any) -> None:
-            try:
-                body = decoder.decode(msg.data)
-            except (msgspec.DecodeError, msgspec.ValidationError):
-                return
-            await handler(msg.subject, body)
-
-        return await self.nc.subscribe(subject, cb=on_msg)

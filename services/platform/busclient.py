@@ -1,0 +1,150 @@
+"""The bus as services use it: typed bodies in and out, and the platform's own errors.
+
+DESIGN rule 10: services never see nats types. Everything a service does on the
+bus (ask and wait for a reply, publish, listen, hear of a reconnection, publish
+to JetStream once, answer requests on a subject of its own) goes through
+``BusClient``, whose bodies are msgspec Structs. What can go wrong in the broker
+(no responder, a timeout, the connection gone) is one exception, ``Unavailable``;
+an error reply is ``bus.RemoteError`` with the replier's code. A handler refuses
+with ``Refused`` (a stable code and a plain description).
+``tests/test_import_rules.py`` holds that only ``services/platform`` imports nats.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import msgspec
+import nats.errors
+import nats.js.errors
+from nats.aio.client import Client
+from nats.aio.msg import Msg
+from nats.micro.request import Request, ServiceError
+
+from services.platform import bus, logs
+
+T = TypeVar("T", bound=msgspec.Struct)
+_encoder = msgspec.msgpack.Encoder()
+_log = logs.get("bus")
+
+# What the client library raises when a request or publication cannot be carried now: no
+# responder (no stream, for JetStream), no answer in time, the connection closed, draining
+# or still reconnecting. Anything else (a bad subject, a body past the payload limit) is a
+# bug, and stays one.
+_AWAY: tuple[type[BaseException], ...] = (
+    nats.errors.NoRespondersError, nats.errors.TimeoutError, TimeoutError,
+    nats.errors.ConnectionClosedError, nats.errors.ConnectionDrainingError,
+    nats.errors.ConnectionReconnectingError, nats.errors.StaleConnectionError,
+    nats.errors.OutboundBufferLimitError, nats.errors.NoServersError,
+    nats.errors.FlushTimeoutError, nats.errors.UnexpectedEOF, nats.js.errors.NoStreamResponseError,
+    nats.js.errors.ServiceUnavailableError, ConnectionError)
+
+
+class Unavailable(Exception):
+    """The bus could not carry a request or a publication now (no responder, a
+    timeout, the connection gone): nothing says it was applied; ask again later."""
+
+    def __init__(self, subject: str, reason: str) -> None:
+        super().__init__(f"{subject}: {reason}")
+        self.subject, self.reason = subject, reason
+
+
+class Refused(ServiceError):
+    """A request handler's refusal: its stable code and a plain description become
+    the error reply (``bus.RemoteError`` at the requester)."""
+
+    def __init__(self, code: str, description: str) -> None:
+        super().__init__(code, description)
+
+
+class Listening:
+    """A subscription a service holds: ``unsubscribe`` ends it (and never raises)."""
+
+    def __init__(self, sub: Any) -> None:
+        self._sub = sub
+
+    async def unsubscribe(self) -> None:
+        with contextlib.suppress(Exception):
+            await self._sub.unsubscribe()
+
+
+class BusClient:
+    """One service's handle on the bus."""
+
+    def __init__(self, nc: Client) -> None:
+        self.nc = nc
+
+    async def request(self, subject: str, body: msgspec.Struct, reply_type: type[T],
+                      timeout: float) -> T:
+        """Ask and wait for the reply; ``bus.RemoteError`` for an error reply,
+        ``Unavailable`` when nobody answered."""
+        try:
+            return await bus.request(self.nc, subject, body, reply_type, timeout=timeout)
+        except _AWAY as exc:
+            raise Unavailable(subject, type(exc).__name__) from None
+
+    async def publish(self, subject: str, body: msgspec.Struct | bytes) -> None:
+        """Fire and forget (a note, a chat line); ``Unavailable`` when the connection
+        cannot take it."""
+        data = body if isinstance(body, bytes) else _encoder.encode(body)
+        try:
+            await self.nc.publish(subject, data)
+        except _AWAY as exc:
+            raise Unavailable(subject, type(exc).__name__) from None
+
+    def on_reconnected(self, callback: Callable[[], Awaitable[None]]) -> None:
+        """Run ``callback`` each time the connection is back after a loss: what a plain
+        subscription missed meanwhile is to be asked for then."""
+        bus.on_reconnected(self.nc, callback)
+
+    async def flush(self) -> None:
+        """Wait until what was published has left this process."""
+        try:
+            await self.nc.flush()
+        except _AWAY as exc:
+            raise Unavailable("flush", type(exc).__name__) from None
+
+    async def publish_once(self, subject: str, body: msgspec.Struct | bytes,
+                           msg_id: str) -> None:
+        """Store on JetStream, at most once per ``msg_id`` within the stream's duplicate
+        window; ``Unavailable`` when the stream did not acknowledge it."""
+        data = body if isinstance(body, bytes) else _encoder.encode(body)
+        try:
+            await self.nc.jetstream().publish(subject, data, headers={"Nats-Msg-Id": msg_id})
+        except _AWAY as exc:
+            raise Unavailable(subject, type(exc).__name__) from None
+
+    async def listen(self, subject: str, kind: type[T],
+                     handler: Callable[[str, T], Awaitable[None]]) -> Listening:
+        """Plain publications of one type, with the subject each came on. Undecodable
+        ones are dropped: a sender's bug never stops the others."""
+        decoder = msgspec.msgpack.Decoder(kind)
+
+        async def on_msg(msg: Msg) -> None:
+            try:
+                body = decoder.decode(msg.data)
+            except (msgspec.DecodeError, msgspec.ValidationError):
+                return
+            await handler(msg.subject, body)
+
+        return Listening(await self.nc.subscribe(subject, cb=on_msg))
+
+    async def listen_raw(self, subject: str,
+                         handler: Callable[[bytes], Awaitable[None]]) -> Listening:
+        """Publications whose body is plain bytes (a worker's instance name, say)."""
+        async def on_msg(msg: Msg) -> None:
+            await handler(msg.data)
+
+        return Listening(await self.nc.subscribe(subject, cb=on_msg))
+
+    async def answer(self, subject: str, endpoint: bus.Endpoint) -> Listening:
+        """Answer requests on a subject of this process's own (not a services API
+        endpoint), with the same decoding and error replies as every endpoint."""
+        handle = bus.responder(endpoint)
+
+        async def on_msg(msg: Msg) -> None:
+            await handle(Request(msg))
+
+        return Listening(await self.nc.subscribe(subject, cb=on_msg))
