@@ -31,6 +31,7 @@ import resource
 import statistics
 import sys
 import time
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from random import Random
 
@@ -63,6 +64,12 @@ class _Clock:
         self.cpu = time.process_time() - self.cpu
         self.wall = time.perf_counter() - self.wall
         self.children = _children_cpu() - self.children
+
+
+def interval(diffs: Sequence[float]) -> tuple[float, float]:
+    """The mean of per-deal differences and the half-width of its 95% interval."""
+    mean = statistics.fmean(diffs)
+    return mean, (1.96 * statistics.stdev(diffs) / len(diffs) ** 0.5 if len(diffs) > 1 else 0.0)
 
 
 def _children_cpu() -> float:
@@ -223,8 +230,7 @@ def bench_strength(deals: int, seed: int, budget: int, workers: int) -> None:
             res = list(pool.map(_ladder, [(hard, easy, seed, i, budget) for i in range(deals)],
                                 chunksize=4))
         diffs = [a - b for a, b in res]
-        mean = statistics.fmean(diffs)
-        half = 1.96 * statistics.stdev(diffs) / len(diffs) ** 0.5
+        mean, half = interval(diffs)
         won = sum(1.0 if d > 0 else 0.5 if d == 0 else 0.0 for d in diffs)
         extra = f" (budget {budget})" if hard == "expert" else ""
         print(f"strength: {hard}{extra} vs {easy}, {deals} deals x2, seed {seed}: mean "

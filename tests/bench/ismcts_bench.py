@@ -29,6 +29,7 @@ from random import Random
 from engine.bots.arena import bot, deal
 from engine.presets import PRESETS
 from tests.bench import openspiel_side
+from tests.bench.bots_bench import interval
 
 UCT_C = 2.0  # OpenSpiel's examples' exploration constant
 
@@ -77,8 +78,7 @@ def _report(level: str, sims: int, uct_c: float, seed: int,
     diffs = [d for d, _, _ in res]
     ours = sorted(x for _, o, _ in res for x in o)
     theirs = [x for _, _, t in res for x in t]
-    mean = statistics.fmean(diffs)
-    half = 1.96 * statistics.stdev(diffs) / len(diffs) ** 0.5 if len(diffs) > 1 else 0.0
+    mean, half = interval(diffs)
     mine, other = statistics.fmean(ours) * 1e3, statistics.fmean(theirs) * 1e3
     print(f"ismcts: {level} vs ISMCTS {sims} simulations (uct_c {uct_c:g}), {len(res)} deals "
           f"x2{' ' + note if note else ''}, seed {seed}: {mean:+.1f} points per deal, 95% CI "
