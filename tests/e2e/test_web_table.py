@@ -165,8 +165,11 @@ async def test_a_finished_trick_stays_with_its_winner_and_can_be_looked_at_again
         rows = await page.locator("#last-trick-box div").all_text_contents()
         assert len(rows) == 4 and sum("took it" in r for r in rows) == 1
         # The hand ends: its last trick and its score show before the next deal is played.
-        await _until(page, "document.querySelectorAll('#sheet tr').length > 0", step=True,
+        # Play only until the hand's result shows: a move after it would be the next hand's.
+        await _until(page, "!document.querySelector('#hand-result').hidden", step=True,
                      timeout=90)
+        await _until(page, "document.querySelectorAll('#sheet tr').length > 0", step=False,
+                     timeout=10)
         assert await page.is_visible("#hand-result")
         cell = await page.text_content("#sheet tr td:nth-child(2)")
         assert cell is not None and "Trickster (guest):" in cell and "took" in cell and "→" in cell
