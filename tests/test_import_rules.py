@@ -7,7 +7,12 @@
 - ``services/platform`` imports no service, nor the modules that know the list of
   services (``services/*.py``: the CLI, the catalog, the registry);
 - only ``services/platform`` imports ``nats`` (DESIGN rule 10: services never see
-  nats types; they use ``services/platform/busclient.py``).
+  nats types; they use ``services/platform/busclient.py``);
+- the lobby's rooms (DESIGN rule 15: ``services/lobby/<room>/``) import only rooms
+  below them (``LOBBY_ROOMS``, lowest first) and, of the lobby's top level, only the
+  modules ``ROOM_NEEDS`` lists (to shrink as the top level moves into rooms); a room
+  that ``ROOM_USERS`` names is imported, outside the rooms above it, only by the
+  top-level modules listed there.
 
 Every import counts, also one inside a function or under ``TYPE_CHECKING``.
 """
@@ -23,6 +28,17 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 IO_LIBRARIES = {"asyncio", "asyncpg", "nats", "litestar", "uvicorn", "socket", "subprocess",
                 "threading", "urllib", "http", "time", "datetime"}
+LOBBY_ROOMS = ("clients", "ranked")  # lowest first: a room imports only rooms before it
+ROOM_NEEDS = {  # the lobby's top-level modules each room still imports
+    "clients": {"errors"},  # the lobby's one error type: it imports only schemas
+    "ranked": {"errors", "store", "commands", "connections", "matches", "rulesets",
+               "settings"},
+}
+ROOM_USERS = {  # a room only these top-level modules may import (the others: any)
+    # the service builds the queue, the gateway routes frames to it, queue_api is its
+    # HTTP routes, operators' game-ended projection records a ranked game's leavers
+    "ranked": {"service", "gateway", "queue_api", "operators"},
+}
 
 
 def imports(path: Path) -> Iterator[tuple[int, str]]:
@@ -53,6 +69,28 @@ def service_of(module: str) -> str | None:
     return "composition"
 
 
+def lobby_rule(rel: tuple[str, ...], module: str) -> str | None:
+    """The rooms' rule for a lobby module at ``rel`` importing ``module``."""
+    parts = module.split(".")
+    if parts[:2] != ["services", "lobby"] or len(parts) < 3:
+        return None
+    theirs = parts[2]
+    mine = rel[2] if len(rel) > 3 else None  # None: the lobby's top level
+    if mine == theirs:
+        return None
+    if mine in LOBBY_ROOMS:
+        below = LOBBY_ROOMS[:LOBBY_ROOMS.index(mine)]
+        if theirs in LOBBY_ROOMS and theirs not in below:
+            return f"the lobby's {mine}/ room imports only rooms below it"
+        if theirs not in LOBBY_ROOMS and theirs not in ROOM_NEEDS[mine]:
+            return f"the lobby's {mine}/ room imports of the lobby's top level only its needs"
+        return None
+    users = ROOM_USERS.get(theirs)
+    if mine is None and users is not None and Path(rel[-1]).stem not in users:
+        return f"only {sorted(users)} of the lobby's top level import its {theirs}/ room"
+    return None
+
+
 def broken_rule(path: Path, module: str) -> str | None:
     rel = path.relative_to(ROOT).parts
     top = module.split(".")[0]
@@ -69,6 +107,8 @@ def broken_rule(path: Path, module: str) -> str | None:
         return "services/platform imports no service and not the list of services"
     if mine != "platform" and theirs not in (None, "platform", mine):
         return f"the {mine} service imports only schemas, engine, platform and itself"
+    if mine == "lobby":
+        return lobby_rule(rel, module)
     return None
 
 
@@ -104,6 +144,15 @@ def test_the_tree_keeps_the_import_rules() -> None:
     ("services/platform/sub/x.py", "from ...lobby import tables", "services/platform"),
     ("services/lobby/x.py", "import nats.errors", "only services/platform imports nats"),
     ("services/game/x.py", "from nats.aio.client import Client", "only services/platform"),
+    ("services/lobby/clients/x.py", "from services.lobby.ranked.queue import Queue",
+     "room imports only rooms below it"),
+    ("services/lobby/clients/x.py", "from services.lobby import store", "only its needs"),
+    ("services/lobby/clients/x.py", "from ..tables import Tables", "only its needs"),
+    ("services/lobby/ranked/x.py", "from services.lobby.gateway import Gateway",
+     "only its needs"),
+    ("services/lobby/tables.py", "from services.lobby.ranked import store",
+     "of the lobby's top level import its ranked/ room"),
+    ("services/lobby/chat.py", "from .ranked.queue import Queue", "its ranked/ room"),
 ])
 def test_each_rule_catches_a_breach(tmp_path: Path, where: str, line: str, rule: str,
                                     monkeypatch: pytest.MonkeyPatch) -> None:
@@ -120,6 +169,12 @@ def test_each_rule_catches_a_breach(tmp_path: Path, where: str, line: str, rule:
 
 @pytest.mark.parametrize(("where", "line"), [
     ("services/lobby/x.py", "from services.lobby import store"),
+    ("services/lobby/clients/x.py", "from services.lobby.errors import LobbyError"),
+    ("services/lobby/clients/x.py", "from .broadcasts import Broadcasts"),
+    ("services/lobby/ranked/x.py", "from services.lobby.clients.games import GameClient"),
+    ("services/lobby/ranked/x.py", "from services.lobby import store"),
+    ("services/lobby/gateway.py", "from services.lobby.ranked.queue import Queue"),
+    ("services/lobby/x.py", "from services.lobby.clients import broadcasts"),
     ("services/lobby/x.py", "from services.platform import bus"),
     ("services/platform/x.py", "import nats.errors"),
     ("services/lobby/x.py", "from schemas import ws"),

@@ -12,7 +12,7 @@ from typing import Any
 
 from schemas import ws
 from schemas.play import ChatLine
-from services.lobby.broadcasts import Broadcasts
+from services.lobby.clients.broadcasts import Broadcasts
 from services.lobby.commands import now_ms
 from services.lobby.connections import Conn
 from services.lobby.errors import LobbyError

@@ -17,10 +17,10 @@ from schemas import commands as cmd
 from schemas import ws
 from schemas.codes import GAME_UNAVAILABLE, REJECTED
 from schemas.play import GameRequest
+from services.lobby.clients.games import GameClient, GameUnavailable
 from services.lobby.connections import Conn
 from services.lobby.errors import LobbyError
 from services.lobby.following import followed
-from services.lobby.gameclient import GameClient, GameUnavailable
 from services.lobby.seating import check_acts
 
 

@@ -29,10 +29,10 @@ from schemas.events import Event, GameStarted
 from schemas.play import ChatLine, SeatPresent
 from schemas.subjects import Names
 from services.lobby import store
-from services.lobby.broadcasts import Broadcasts
+from services.lobby.clients.broadcasts import Broadcasts
+from services.lobby.clients.games import Following, GameClient, GameUnavailable
 from services.lobby.connections import Conn, encode
 from services.lobby.errors import LobbyError
-from services.lobby.gameclient import Following, GameClient, GameUnavailable
 from services.lobby.settings import LobbySettings
 from services.platform import logs
 from services.platform.events import EventRegistry

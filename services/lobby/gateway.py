@@ -5,7 +5,8 @@
 - ``commands``: game commands to the worker; ``grace``: a dropped seat's grace;
 - ``chat``: table talk and muting bots; ``tablefeed``: open tables to watchers;
 - ``notes``: notes to a player (``player.note.<id>``) out to all of its sockets;
-- ``queue``: the ranked queue's frames (a ticket lives while its socket is open);
+- ``ranked.queue``: built by the service; the gateway routes its frames and its
+  sockets' closing to it (a ticket lives while its socket is open);
 - ``tournamentfeed``: followed tournaments' events out to their watchers;
 - ``frames``: the table from client frame type to handler.
 
@@ -18,7 +19,6 @@ the transport: a ``Conn`` is handed frames to send and the transport writes them
 from __future__ import annotations
 
 import asyncio
-import uuid
 
 from engine.evolve import fold
 from engine.state import OVER
@@ -31,19 +31,18 @@ from schemas.play import SeatPresent
 from schemas.subjects import Names
 from services.lobby import store
 from services.lobby.auth import Claims
-from services.lobby.broadcasts import Broadcasts
 from services.lobby.chat import Chat
+from services.lobby.clients.broadcasts import Broadcasts
+from services.lobby.clients.games import GameClient, GameUnavailable
 from services.lobby.commands import Commands, now_ms
 from services.lobby.connections import Conn, Connections
 from services.lobby.errors import LobbyError
 from services.lobby.following import Hub, Hubs, Sub, followed
 from services.lobby.frames import FrameTable
-from services.lobby.gameclient import GameClient, GameUnavailable
 from services.lobby.grace import Grace
 from services.lobby.notes import Notes
 from services.lobby.offers import Offers
-from services.lobby.queue import Queue
-from services.lobby.ratingsbus import RatingsBus
+from services.lobby.ranked.queue import Queue
 from services.lobby.seating import seat_of
 from services.lobby.settings import LobbySettings
 from services.lobby.tablefeed import TableFeed
@@ -55,10 +54,12 @@ from services.platform.events import game_registry
 
 class Gateway:
     def __init__(self, tables: Tables, games: GameClient, broadcasts: Broadcasts, names: Names,
-                 settings: LobbySettings, tournaments: Tournaments) -> None:
+                 settings: LobbySettings, tournaments: Tournaments, queue: Queue) -> None:
         self.tables, self.games, self.names, self.settings = tables, games, names, settings
         self.broadcasts = broadcasts
-        self.instance = uuid.uuid4().hex  # tells this gateway's presence notes from others'
+        # One id for this gateway: it tells its presence notes from others', and it is the
+        # id the queue stamps its sockets' tickets with (the service chose it).
+        self.instance = queue.gateway
         self.registry = game_registry()
         self.conns = Connections(settings)
         self.hubs = Hubs(self)
@@ -67,9 +68,7 @@ class Gateway:
         self.chat = Chat(broadcasts, settings.chat_max_chars)
         self.feed = TableFeed(tables, broadcasts, names, self.conns, self.hubs)
         self.notes = Notes(broadcasts, self.conns)
-        self.queue = Queue(tables.pool, games, broadcasts, tables.matches,
-                           RatingsBus(games.client, names, settings.request_timeout_seconds),
-                           settings, self.instance)
+        self.queue = queue
         self.tournaments = TournamentFeed(tournaments, broadcasts, names, self.conns)
         self.frames = FrameTable(
             {ws.Subscribe: self.on_subscribe, ws.Unsubscribe: self.on_unsubscribe,
@@ -82,11 +81,9 @@ class Gateway:
     async def start(self) -> None:
         await self.feed.start()
         await self.notes.start()
-        await self.queue.heartbeat.start()
         await self.tournaments.start()
 
     async def stop(self) -> None:
-        await self.queue.heartbeat.stop()
         self.conns.close_all()
         self.grace.stop()
         await self.hubs.stop()

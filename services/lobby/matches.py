@@ -47,9 +47,9 @@ from schemas.notes import MatchCancelled, MatchOffered, MatchStarted
 from schemas.play import CreateGame
 from schemas.subjects import Names
 from services.lobby import store
-from services.lobby.broadcasts import Broadcasts
+from services.lobby.clients.broadcasts import Broadcasts
+from services.lobby.clients.games import GameClient, GameUnavailable
 from services.lobby.errors import LobbyError
-from services.lobby.gameclient import GameClient, GameUnavailable
 from services.lobby.rulesets import rules_of
 from services.platform import faults, logs
 from services.platform.busclient import BusClient

@@ -12,7 +12,7 @@ from typing import Any
 
 from schemas import ws
 from schemas.notes import Note
-from services.lobby.broadcasts import Broadcasts
+from services.lobby.clients.broadcasts import Broadcasts
 from services.lobby.connections import Connections, encode
 
 

@@ -31,10 +31,11 @@ from schemas import admin
 from schemas import events as ev
 from schemas.bus import EventEnvelope
 from schemas.codes import GAME_UNAVAILABLE
-from services.lobby import queuestore, store
-from services.lobby.broadcasts import Broadcasts
+from services.lobby import store
+from services.lobby.clients.broadcasts import Broadcasts
+from services.lobby.clients.games import GameClient, GameUnavailable
 from services.lobby.errors import LobbyError
-from services.lobby.gameclient import GameClient, GameUnavailable
+from services.lobby.ranked import store as queuestore
 from services.platform.events import game_registry
 
 OUTCOMES = ("playing", "over", "team0", "team1", "draw", "target", "floor", "hands", "boston",

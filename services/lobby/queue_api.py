@@ -13,7 +13,7 @@ from litestar import Request, delete, get
 from schemas.queue import QueueState, QueueStats
 from services.lobby.apidocs import BEARER, SIGNED_IN, STORE, answers
 from services.lobby.auth import Tokens
-from services.lobby.queue import Queue
+from services.lobby.ranked.queue import Queue
 
 TAGS = ["queue"]
 STATE = {"state": "waiting", "players": ["p-7f3a"], "partner": None, "since": 1798700900000,

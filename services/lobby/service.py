@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+import uuid
 from typing import Any
 
 from litestar import Request, Response, get
@@ -30,19 +31,20 @@ from services.lobby import (
     tournaments_api,
 )
 from services.lobby.auth import Tokens
-from services.lobby.broadcasts import Broadcasts
+from services.lobby.clients.broadcasts import Broadcasts
+from services.lobby.clients.games import GameClient
+from services.lobby.clients.ratings import RatingsBus
+from services.lobby.clients.tournaments import TournamentBus
 from services.lobby.errors import LobbyError
-from services.lobby.gameclient import GameClient
 from services.lobby.gateway import Gateway
 from services.lobby.guests import GuestPurge
 from services.lobby.matches import Expiry, Matches, Outcomes, Sweeper
-from services.lobby.matchmaker import Matchmaker
-from services.lobby.ratingsbus import RatingsBus
+from services.lobby.ranked.matchmaker import Matchmaker
+from services.lobby.ranked.queue import Queue
 from services.lobby.settings import LobbySettings
 from services.lobby.standings import Standings
 from services.lobby.tables import Tables
 from services.lobby.throttle import CodeGuesses, Throttle
-from services.lobby.tournamentbus import TournamentBus
 from services.lobby.tournaments import Tournaments
 from services.platform import bus, db, logs
 from services.platform.bus import Consumer
@@ -131,11 +133,16 @@ async def setup(rt: Runtime) -> None:
     ratings = RatingsBus(rt.client, rt.names, s.request_timeout_seconds)
     tournaments = Tournaments(rt.pool, TournamentBus(rt.client, rt.names,
                                                      s.request_timeout_seconds), ratings)
-    gateway = Gateway(tables, games, broadcasts, rt.names, s, tournaments)
+    # The ranked queue is the service's: the gateway routes frames and closing sockets to
+    # it, the matchmaker and the HTTP routes use it. Its id names this copy's gateway.
+    queue = Queue(rt.pool, games, broadcasts, matches, ratings, s, uuid.uuid4().hex)
+    await queue.heartbeat.start()
+    rt.workers.append(queue.heartbeat)
+    gateway = Gateway(tables, games, broadcasts, rt.names, s, tournaments, queue)
     await gateway.start()
     rt.workers.append(gateway)
     try:
-        matchmaker = Matchmaker(rt.pool, gateway.queue, matches, s, s.instance_id)
+        matchmaker = Matchmaker(rt.pool, queue, matches, s, s.instance_id)
     except (ValueError, LobbyError) as exc:
         raise StartupError(f"ranked_rules is invalid: {exc}") from None
     await matchmaker.start()
@@ -154,7 +161,7 @@ async def setup(rt: Runtime) -> None:
     rt.routes.extend(standings_api.routes(tokens, standings))
     rt.routes.extend(tournaments_api.routes(tokens, tournaments))
     rt.routes.extend(matches_api.routes(tokens, matches))
-    rt.routes.extend(queue_api.routes(tokens, gateway.queue))
+    rt.routes.extend(queue_api.routes(tokens, queue))
     rt.routes.append(socket.handler(gateway, tokens, origins, s.ws_max_frame_bytes))
     rt.routes.extend(admin_api.routes(rt.pool, tokens, operators.Operators(
         rt.pool, games, s.operator_cache_games)))

@@ -11,9 +11,9 @@ import asyncpg
 from schemas import api
 from schemas import ratings as rq
 from services.lobby import store
+from services.lobby.clients.ratings import RatingsBus
 from services.lobby.errors import LobbyError
 from services.lobby.names import skeleton
-from services.lobby.ratingsbus import RatingsBus
 
 
 class Standings:

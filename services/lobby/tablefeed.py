@@ -17,7 +17,7 @@ from schemas import ws
 from schemas.play import TableChanged
 from schemas.subjects import Names
 from services.lobby import store
-from services.lobby.broadcasts import Broadcasts
+from services.lobby.clients.broadcasts import Broadcasts
 from services.lobby.connections import Conn, Connections, encode
 from services.lobby.following import Hubs
 from services.lobby.tables import Tables, to_api

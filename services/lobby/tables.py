@@ -22,9 +22,9 @@ from schemas.notes import PlayAgainAsked
 from schemas.play import GameRequest
 from services.lobby import playagain, store
 from services.lobby.auth import Claims
-from services.lobby.broadcasts import Broadcasts
+from services.lobby.clients.broadcasts import Broadcasts
+from services.lobby.clients.games import GameClient, GameUnavailable
 from services.lobby.errors import LobbyError
-from services.lobby.gameclient import GameClient, GameUnavailable
 from services.lobby.matches import Matches
 from services.lobby.playagain import seat_of
 from services.lobby.rulesets import rules_of

@@ -33,7 +33,7 @@ from schemas import tournament_events as ev
 from schemas import ws
 from schemas.bus import EventEnvelope
 from schemas.subjects import TOURNAMENT_STREAM_PREFIX, Names
-from services.lobby.broadcasts import Broadcasts
+from services.lobby.clients.broadcasts import Broadcasts
 from services.lobby.connections import Conn, Connections, encode
 from services.lobby.errors import LobbyError
 from services.lobby.tournaments import Tournaments

@@ -19,10 +19,10 @@ from schemas.rules import Rules
 from schemas.tournament_events import TournamentSettings
 from services.lobby import auth, store
 from services.lobby.auth import Claims
+from services.lobby.clients.ratings import RatingsBus
+from services.lobby.clients.tournaments import TournamentBus
 from services.lobby.errors import LobbyError
-from services.lobby.ratingsbus import RatingsBus
 from services.lobby.rulesets import rules_of
-from services.lobby.tournamentbus import TournamentBus
 
 
 def _changed(reply: api.CommandReply, team_id: str | None = None) -> api.TournamentChanged:

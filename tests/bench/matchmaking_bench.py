@@ -1,7 +1,7 @@
 """The ranked matcher: one cycle over a large queue, and a queue simulated for 10 minutes.
 
 Queues are drawn from N(1500, 250) ratings with 20 % pairs. The cycle times one
-call of ``services.lobby.matchmaking.match`` (pure, one core) at 1k, 10k and
+call of ``services.lobby.ranked.matching.match`` (pure, one core) at 1k, 10k and
 100k waiting tickets, waits spread over two minutes: the median wall time and
 the least CPU time of five calls (one at 100k; CPU time is what a shared machine
 disturbs least); "growth" divides CPU time by n log n relative to 1k, so 1.0x
@@ -18,7 +18,7 @@ import random
 import statistics
 import time
 
-from services.lobby.matchmaking import Match, MatchRules, Ticket, match
+from services.lobby.ranked.matching import Match, MatchRules, Ticket, match
 from services.ratings.elo import expected
 
 RULES = MatchRules()

@@ -10,15 +10,16 @@ import nats
 from engine.evolve import fold
 from schemas.subjects import Names
 from services.lobby import store
-from services.lobby.broadcasts import Broadcasts
+from services.lobby.clients.broadcasts import Broadcasts
+from services.lobby.clients.games import GameClient
+from services.lobby.clients.ratings import RatingsBus
+from services.lobby.clients.tournaments import TournamentBus
 from services.lobby.following import Hub
-from services.lobby.gameclient import GameClient
 from services.lobby.gateway import Gateway
 from services.lobby.matches import Matches, Outcomes
-from services.lobby.ratingsbus import RatingsBus
+from services.lobby.ranked.queue import Queue
 from services.lobby.settings import LobbySettings
 from services.lobby.tables import Tables
-from services.lobby.tournamentbus import TournamentBus
 from services.lobby.tournaments import Tournaments
 from services.platform.busclient import BusClient
 from tests.e2e.conftest import Platform
@@ -49,10 +50,11 @@ async def test_events_after_a_gap_wait_until_the_worker_supplies_the_missing_one
         broadcasts = Broadcasts(BusClient(nc), names)
         settings = LobbySettings(database_url="", nats_url="", resume_max_events=16)
         matches = Matches(pool, games, broadcasts, Outcomes(pool, BusClient(nc), names))
-        tournaments = Tournaments(pool, TournamentBus(BusClient(nc), names, 2.0),
-                                  RatingsBus(BusClient(nc), names, 2.0))
+        ratings = RatingsBus(BusClient(nc), names, 2.0)
+        tournaments = Tournaments(pool, TournamentBus(BusClient(nc), names, 2.0), ratings)
+        queue = Queue(pool, games, broadcasts, matches, ratings, settings, "gaps")
         gateway = Gateway(Tables(pool, games, broadcasts, matches), games, broadcasts, names,
-                          settings, tournaments)
+                          settings, tournaments, queue)
         table = await store.table_by_game(pool, game_id)
         assert table is not None
         hub = Hub(gateway, game_id, table, gateway.hubs.stop_following)  # fed by hand here

@@ -30,7 +30,7 @@ from engine.state import seats_in
 from schemas.bus import EventEnvelope
 from schemas.play import GameRequest
 from schemas.subjects import Names
-from services.lobby.gameclient import GameClient
+from services.lobby.clients.games import GameClient
 from services.platform import bus, servers
 from services.platform.busclient import BusClient
 from services.platform.eventstore import EventStore

@@ -7,7 +7,7 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.lobby.matchmaking import Match, MatchRules, Ticket, match
+from services.lobby.ranked.matching import Match, MatchRules, Ticket, match
 
 RULES = MatchRules()
 NOW = 10_000.0

@@ -7,9 +7,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from schemas.matches import MatchSeat, OpenMatch
-from services.lobby.matchmaker import seats_of
-from services.lobby.matchmaking import MatchRules, Ticket, match
-from services.lobby.queue import blamed, percentile, window_of
+from services.lobby.ranked.matching import MatchRules, Ticket, match
+from services.lobby.ranked.matchmaker import seats_of
+from services.lobby.ranked.queue import blamed, percentile, window_of
 from tests.services.lobby.test_matchmaking import NOW, tickets
 
 RULES = MatchRules()

@@ -17,10 +17,10 @@ from engine.presets import resolve
 from schemas import events as ev
 from schemas.bus import EventEnvelope
 from schemas.subjects import Names
-from services.lobby import queuestore as qs
-from services.lobby.broadcasts import Broadcasts
+from services.lobby.clients.broadcasts import Broadcasts
 from services.lobby.commands import now_ms
 from services.lobby.operators import projection_handlers
+from services.lobby.ranked import store as qs
 from services.platform.busclient import BusClient
 from services.platform.events import game_registry
 from services.platform.lease import FencedError, Leases

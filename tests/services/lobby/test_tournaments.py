@@ -18,11 +18,11 @@ from schemas import ws
 from schemas.bus import EventEnvelope
 from schemas.subjects import Names
 from services.lobby.auth import Claims
-from services.lobby.broadcasts import Broadcasts
+from services.lobby.clients.broadcasts import Broadcasts
+from services.lobby.clients.ratings import RatingsBus
+from services.lobby.clients.tournaments import TournamentBus
 from services.lobby.connections import Connections
-from services.lobby.ratingsbus import RatingsBus
 from services.lobby.settings import LobbySettings
-from services.lobby.tournamentbus import TournamentBus
 from services.lobby.tournamentfeed import TournamentFeed
 from services.lobby.tournaments import Tournaments
 from services.platform.busclient import BusClient

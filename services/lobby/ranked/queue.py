@@ -2,7 +2,7 @@
 
 A ticket belongs to the socket that joined: when that socket closes the ticket
 goes, and every gateway stamps its sockets' tickets now and then so that the
-tickets of a gateway that died expire too (``queuestore.expire``, run by the
+tickets of a gateway that died expire too (``ranked.store.expire``, run by the
 matchmaker). A pair queues when both players name each other within
 ``queue_invite_seconds``. What a player learns (``queue_status``, ``queue_invite``,
 ``match_found``) goes out as notes on ``player.note.<id>``, so it reaches all of
@@ -23,16 +23,16 @@ from schemas.events import GameEnded
 from schemas.matches import MatchOpened, OpenMatch
 from schemas.notes import QueueInvite, QueueStatus
 from schemas.queue import Band, QueueState, QueueStats
-from services.lobby import queuestore as qs
 from services.lobby import store
-from services.lobby.broadcasts import Broadcasts
+from services.lobby.clients.broadcasts import Broadcasts
+from services.lobby.clients.games import GameClient, GameUnavailable
+from services.lobby.clients.ratings import RatingsBus
 from services.lobby.commands import now_ms
 from services.lobby.connections import Conn
 from services.lobby.errors import LobbyError
-from services.lobby.gameclient import GameClient, GameUnavailable
 from services.lobby.matches import Matches
-from services.lobby.matchmaking import MatchRules
-from services.lobby.ratingsbus import RatingsBus
+from services.lobby.ranked import store as qs
+from services.lobby.ranked.matching import MatchRules
 from services.lobby.settings import LobbySettings
 from services.platform import logs
 from services.platform.events import game_registry
@@ -113,7 +113,7 @@ class Queue:
         own store. The projection's consumer runs behind the events a socket shows, so a
         player who saw ``GameEnded`` is out of the game at once, as they saw it. A rated
         game this player left cools them down as the projection will
-        (``queuestore.leavers``)."""
+        (``ranked.store.leavers``)."""
         try:
             env = await self.games.last_event(game_id)
         except GameUnavailable:

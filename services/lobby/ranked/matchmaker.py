@@ -44,12 +44,12 @@ from schemas.bus import EventEnvelope
 from schemas.matches import MatchOpened, MatchSeat, OpenMatch
 from schemas.notes import MatchFound, QueuedPlayer
 from schemas.seats import seated, teams_of
-from services.lobby import queuestore as qs
 from services.lobby import store
 from services.lobby.errors import LobbyError
 from services.lobby.matches import Matches
-from services.lobby.matchmaking import Match, Ticket, match
-from services.lobby.queue import Queue, blamed
+from services.lobby.ranked import store as qs
+from services.lobby.ranked.matching import Match, Ticket, match
+from services.lobby.ranked.queue import Queue, blamed
 from services.lobby.rulesets import rules_of
 from services.lobby.settings import LobbySettings
 from services.platform import logs
