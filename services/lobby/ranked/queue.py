@@ -96,10 +96,11 @@ class Queue:
 
     async def _eligible(self, player: str) -> None:
         """Refuse a player who may not queue now: too few games, cooling down, playing."""
-        need = self.settings.ranked_min_games
-        if need and await qs.finished_games(self.pool, player) < need:
-            raise LobbyError("registered_only", f"ranked games are for registered "
-                                                f"accounts with {need} finished games")
+        short = await self.games_needed(player)
+        if short:
+            raise LobbyError("more_games_needed", f"finish {short} more "
+                             f"game{'s' if short > 1 else ''} to play ranked "
+                             "(GET /v1/queue counts them)")
         until = await qs.cooldown_until(self.pool, player)
         if until:
             raise LobbyError("queue_cooldown", "you may queue again after a cooldown",
@@ -107,6 +108,13 @@ class Queue:
         for game_id, _, _ in await store.running_games_of(self.pool, player):
             if not await self._over(game_id, player):
                 raise LobbyError("in_game", "finish your game before queueing")
+
+    async def games_needed(self, player: str) -> int:
+        """Finished games the player still needs before the queue takes them (0: none).
+        The default asks for none: a newcomer plays rated at once, provisionally
+        (docs/ratings.md)."""
+        need = self.settings.ranked_min_games
+        return max(0, need - await qs.finished_games(self.pool, player)) if need else 0
 
     async def _over(self, game_id: str, player: str) -> bool:
         """Whether a game the games projection still counts as running has ended in its
@@ -262,12 +270,24 @@ class Queue:
         ticket = await qs.ticket_of(self.pool, player)
         until = await qs.cooldown_until(self.pool, player)
         if ticket is None:
-            return QueueState(state="none", cooldown_until=until)
+            return QueueState(state="none", cooldown_until=until,
+                              **await self._blocker(player, until))
         return QueueState(
             state=ticket.state,  # type: ignore[arg-type]
             players=list(ticket.players), partner=ticket.partner,
             since=ticket.since_ms, window=window_of(self.rules, ticket.since_ms, now_ms()),
             match_id=ticket.match_id, cooldown_until=until)
+
+    async def _blocker(self, player: str, cooldown_until: int) -> dict[str, Any]:
+        """What keeps a player who holds no ticket out of the queue now, if anything:
+        the code ``queue_join`` would answer, and the games still needed."""
+        known = await store.people(self.pool, [player])
+        if player not in known or not known[player][1]:
+            return {"blocked_by": "registered_only"}
+        needed = await self.games_needed(player)
+        if needed:
+            return {"blocked_by": "more_games_needed", "games_needed": needed}
+        return {"blocked_by": "queue_cooldown"} if cooldown_until else {}
 
     async def stats(self) -> QueueStats:
         tickets, waits = await qs.stats(self.pool)
