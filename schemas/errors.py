@@ -225,6 +225,8 @@ LOBBY = [
         "not_your_seat": ("the command acts for a seat you do not hold (spectators hold "
                           "none)", "you do not hold seat 2"),
         "not_in_match": "you have no seat in this match",
+        "not_your_game": ("a finished game is replayed by the players who sat in it "
+                          "(operators: `/v1/admin/games`)", "you did not play in game g-9c1d"),
     }),
     *_codes(403, {"queue_cooldown": ("you left or missed a ranked match lately; queue again "
                                      "after `until` (ms)",

@@ -20,7 +20,14 @@ from services.lobby import auth
 from services.lobby.apidocs import BEARER, SIGNED_IN, STORE, answers
 from services.lobby.auth import Claims, Tokens
 from services.lobby.operators import Operators
-from services.lobby.params import ID_HELP, LAST_MS, PLAYER_PATTERN, GameId, count
+from services.lobby.params import (
+    ID_HELP,
+    LAST_MS,
+    PLAYER_PATTERN,
+    EventsFolded,
+    GameId,
+    SeatView,
+)
 
 STATIC = Path(__file__).parent / "static"
 TAGS = ["operators"]
@@ -92,10 +99,7 @@ def routes(pool: Any, tokens: Tokens, operators: Operators) -> list[Any]:
                              "game_unavailable", "event_out_of_range"))
     async def state(
         request: Request[Any, Any, Any], game_id: GameId,
-        at: Annotated[int | None, count(
-            "events folded (0: before the first); the last if absent")] = None,
-        seat: Annotated[int | None, Parameter(
-            ge=0, le=3, description="that seat's view, exactly as it was sent")] = None,
+        at: EventsFolded = None, seat: SeatView = None,
     ) -> StateAt:
         """`at` counts events folded, as `spades replay --at` does: 0 is before the first."""
         await operator(request)

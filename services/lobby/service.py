@@ -23,6 +23,7 @@ from services.lobby import (
     admin_api,
     api,
     apidocs,
+    history_api,
     matches_api,
     operators,
     queue_api,
@@ -38,6 +39,8 @@ from services.lobby.clients.tournaments import TournamentBus
 from services.lobby.errors import LobbyError
 from services.lobby.gateway import Gateway
 from services.lobby.guests import GuestPurge
+from services.lobby.history.games import History
+from services.lobby.history.projection import history_handler
 from services.lobby.matches import Expiry, Matches, Outcomes, Sweeper
 from services.lobby.ranked.matchmaker import Matchmaker
 from services.lobby.ranked.queue import Queue
@@ -163,13 +166,16 @@ async def setup(rt: Runtime) -> None:
     rt.routes.extend(matches_api.routes(tokens, matches))
     rt.routes.extend(queue_api.routes(tokens, queue))
     rt.routes.append(socket.handler(gateway, tokens, origins, s.ws_max_frame_bytes))
-    rt.routes.extend(admin_api.routes(rt.pool, tokens, operators.Operators(
-        rt.pool, games, s.operator_cache_games)))
+    game_logs = operators.Operators(rt.pool, games, s.operator_cache_games)
+    rt.routes.extend(admin_api.routes(rt.pool, tokens, game_logs))
+    rt.routes.extend(history_api.routes(rt.pool, tokens, History(
+        rt.pool, ratings, tournaments.bus), game_logs))
     projection = operators.projection_handlers(s.queue_leaver_seconds, broadcasts)
     for durable, event_type, handler, after_commit in (
             (subjects.LOBBY_GAMES_STARTED, subjects.GAME_STARTED, projection.started, None),
             (subjects.LOBBY_GAMES_ENDED, subjects.GAME_ENDED, projection.ended,
-             projection.ended_committed)):
+             projection.ended_committed),
+            (subjects.LOBBY_HISTORY, subjects.GAME_ENDED, history_handler(games), None)):
         consumer = Consumer(rt.js, rt.pool, rt.consumer(
             durable, rt.names.game_events_of_type(event_type)), handler,
             after_commit=after_commit)

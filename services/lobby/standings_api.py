@@ -16,7 +16,7 @@ from schemas.api import Leaderboard, Named, PlayerPage, RatingHistory
 from schemas.subjects import ID_PATTERN
 from services.lobby.apidocs import BEARER, SIGNED_IN, STORE, answers
 from services.lobby.auth import Tokens
-from services.lobby.params import ID_HELP, PlayerId, count, line
+from services.lobby.params import ID_HELP, Before, PlayerId, line
 from services.lobby.standings import Standings
 
 TAGS = ["ratings"]
@@ -88,7 +88,7 @@ def routes(tokens: Tokens, standings: Standings) -> list[Any]:
                            *STORE))
     async def history(
         request: Request[Any, Any, Any], player_id: PlayerId,
-        before: Annotated[int | None, count("the `next` of the previous page", ge=1)] = None,
+        before: Before = None,
         limit: Annotated[int, Parameter(ge=1, le=100)] = 20,
     ) -> RatingHistory:
         """404 `player_not_found`; 503 `ratings_unavailable` (retry)."""
