@@ -139,10 +139,10 @@ def main(argv: list[str] | None = None) -> None:
 
 def _one_line_errors() -> tuple[type[Exception], ...]:
     """The failures an operator causes, each told in one line."""
-    from services.platform import bus, db, migrations
+    from services.platform import connection, db, migrations
 
     return (CliError, SettingsError, StartupError, servers.ServerError, db.DatabaseUnavailable,
-            bus.BusUnavailable, migrations.MigrationError, tournament_cli.TournamentCliError)
+            connection.BusUnavailable, migrations.MigrationError, tournament_cli.TournamentCliError)
 
 
 def settings_cmd(service: str) -> int:
@@ -229,13 +229,13 @@ async def _republish(settings: GameSettings, from_position: int, stream: str | N
     import nats.errors
 
     from schemas.subjects import Names
-    from services.platform import bus, db
+    from services.platform import connection, db
     from services.platform.outbox import republish
 
     urls = game_databases(settings.database_url, settings.shard_database_urls)
     pools = [await db.create_pool(url, "game", min_size=1, max_size=1) for url in urls]
     try:
-        nc = await bus.connect_once(settings.nats_url, "spades-resync")
+        nc = await connection.connect_once(settings.nats_url, "spades-resync")
         try:
             return await republish(pools, nc.jetstream(),
                                    Names(settings.nats_prefix).game_event,
@@ -437,9 +437,9 @@ async def _ensure_database(admin_url: str) -> str:
 
 
 async def _probe_nats(url: str) -> None:
-    from services.platform import bus
+    from services.platform import connection
 
-    nc = await bus.connect_once(url, "spades-dev-probe", timeout=1.0)
+    nc = await connection.connect_once(url, "spades-dev-probe", timeout=1.0)
     await nc.close()
 
 

@@ -47,8 +47,8 @@ from services.lobby.tables import Tables
 from services.lobby.throttle import CodeGuesses, Throttle
 from services.lobby.tournaments import Tournaments
 from services.platform import bus, db, logs
-from services.platform.bus import Consumer
 from services.platform.busclient import Refused
+from services.platform.consumer import Consumer
 from services.platform.runtime import VERSION, Runtime
 from services.platform.settings import StartupError
 

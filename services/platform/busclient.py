@@ -23,7 +23,7 @@ from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.micro.request import Request, ServiceError
 
-from services.platform import bus, logs
+from services.platform import bus, connection, logs
 
 T = TypeVar("T", bound=msgspec.Struct)
 _encoder = msgspec.msgpack.Encoder()
@@ -97,7 +97,7 @@ class BusClient:
     def on_reconnected(self, callback: Callable[[], Awaitable[None]]) -> None:
         """Run ``callback`` each time the connection is back after a loss: what a plain
         subscription missed meanwhile is to be asked for then."""
-        bus.on_reconnected(self.nc, callback)
+        connection.on_reconnected(self.nc, callback)
 
     async def flush(self) -> None:
         """Wait until what was published has left this process."""

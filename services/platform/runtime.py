@@ -26,7 +26,7 @@ from nats.js import JetStreamContext
 
 from schemas import subjects
 from schemas.bus import StatusReply, StatusRequest
-from services.platform import bus, db, logs, migrations
+from services.platform import bus, connection, db, logs, migrations
 from services.platform.busclient import BusClient
 from services.platform.http import create_app
 from services.platform.settings import Settings, StartupError
@@ -127,8 +127,8 @@ async def run(service: str, settings: Settings, setup: Setup,
                 applied = await migrations.apply(conn, [schema])
             if applied:
                 log.info("migrated", applied=applied)
-        nc = await bus.connect(settings.nats_url, f"spades-{service}-{settings.instance_id}")
-    except (migrations.MigrationError, bus.BusUnavailable) as exc:
+        nc = await connection.connect(settings.nats_url, f"spades-{service}-{settings.instance_id}")
+    except (migrations.MigrationError, connection.BusUnavailable) as exc:
         await pool.close()
         sock.close()
         raise StartupError(str(exc)) from None

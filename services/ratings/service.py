@@ -13,7 +13,7 @@ from typing import Annotated
 import msgspec
 
 from schemas import subjects
-from services.platform.bus import Consumer
+from services.platform.consumer import Consumer
 from services.platform.runtime import Runtime
 from services.platform.settings import Settings
 from services.ratings import results

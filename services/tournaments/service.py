@@ -19,7 +19,8 @@ from tenacity import AsyncRetrying, retry_if_exception_type, wait_fixed
 
 from schemas import subjects
 from services.platform import bus
-from services.platform.bus import Consumer, StreamMissing
+from services.platform.bus import StreamMissing
+from services.platform.consumer import Consumer
 from services.platform.eventstore import EventStore
 from services.platform.outbox import OutboxRelay, Publisher
 from services.platform.runtime import Runtime

@@ -18,7 +18,7 @@ from nats.aio.client import Client
 from nats.aio.msg import Msg
 
 from schemas import subjects
-from services.platform import bus, servers
+from services.platform import bus, connection, servers
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 N = subjects.Names()
@@ -59,10 +59,10 @@ async def _as(service: str, server: str) -> tuple[Client, list[Exception]]:
 
 
 async def test_no_client_connects_without_a_service_user(server: str) -> None:
-    with pytest.raises(bus.BusUnavailable):
-        await bus.connect_once(f"nats://{server}", "anonymous", timeout=1.0)
-    with pytest.raises(bus.BusUnavailable):
-        await bus.connect_once(f"nats://lobby:wrong@{server}", "guesser", timeout=1.0)
+    with pytest.raises(connection.BusUnavailable):
+        await connection.connect_once(f"nats://{server}", "anonymous", timeout=1.0)
+    with pytest.raises(connection.BusUnavailable):
+        await connection.connect_once(f"nats://lobby:wrong@{server}", "guesser", timeout=1.0)
 
 
 async def test_only_the_lobby_starts_games(server: str) -> None:

@@ -17,7 +17,8 @@ import os
 
 import asyncpg
 
-from services.platform import bus
+from services.platform import bus, connection
+from services.platform.consumer import Consumer
 from services.platform.events import EventRegistry
 from services.platform.eventstore import EventStore
 from services.platform.groupcommit import GroupCommit
@@ -44,7 +45,7 @@ async def main() -> None:
         out = {"first": result.first_version, "last": result.last_version,
                "duplicate": result.duplicate}
     else:
-        nc = await bus.connect(env["NATS_URL"], "fault-writer")
+        nc = await connection.connect(env["NATS_URL"], "fault-writer")
         js = nc.jetstream()
         base = env["SUBJECT_BASE"]
         relay = OutboxRelay(pool, js, lambda stream, kind: f"{base}.{stream}.{kind}")
@@ -76,7 +77,7 @@ async def main() -> None:
             ours = f"{env['SUBJECT_BASE']}.{env['STREAM']}.>"
             spec = bus.ConsumerSpec(env["JS_STREAM"], env["DURABLE"], ours, ack_wait=1.0,
                                     max_deliver=5)
-            consumer = bus.Consumer(js, pool, spec, tally)
+            consumer = Consumer(js, pool, spec, tally)
             await bus.ensure_consumer(js, spec)
             sub = await js.pull_subscribe_bind(spec.durable, spec.stream)
             outcomes = await consumer.process(await sub.fetch(10, timeout=2))

@@ -15,12 +15,13 @@ from nats.js.api import StorageType, StreamConfig
 from nats.micro.request import ServiceError
 
 from schemas.bus import EventEnvelope, StatusReply, StatusRequest
-from services.platform import bus
+from services.platform import bus, connection
+from services.platform.consumer import Consumer
 
 
 @pytest.fixture
 async def nc(nats_url: str) -> AsyncIterator[Client]:
-    client = await bus.connect(nats_url, "bus-test")
+    client = await connection.connect(nats_url, "bus-test")
     yield client
     await client.drain()
 
@@ -112,7 +113,7 @@ class Lane:
 
     async def run_until(self, condition: Callable[[], Awaitable[bool]],
                         timeout: float = 10.0) -> None:
-        consumer = bus.Consumer(self.js, self.pool, self.spec, self.handler, retry_delay=0.05,
+        consumer = Consumer(self.js, self.pool, self.spec, self.handler, retry_delay=0.05,
                                 batch_handler=self.batch_handler if self.whole else None)
         await consumer.start()
         try:
@@ -215,8 +216,8 @@ async def test_consumer_config_is_asserted(nc: Client, lane: Lane) -> None:
 
 
 async def test_unreachable_nats_is_one_clear_error() -> None:
-    with pytest.raises(bus.BusUnavailable, match=r"cannot reach NATS at nats://127\.0\.0\.1:1"):
-        await bus.connect_once("nats://127.0.0.1:1", "probe", timeout=0.5)
+    with pytest.raises(connection.BusUnavailable, match=r"cannot reach NATS at nats://127\.0\.0\.1:1"):
+        await connection.connect_once("nats://127.0.0.1:1", "probe", timeout=0.5)
 
 
 async def test_nats_client_is_real(nats_url: str) -> None:
@@ -232,7 +233,7 @@ async def test_the_consumer_outlives_a_lost_database(nc: Client, database_url: s
     assert pool is not None
     lane = Lane(nc, pool, nats_prefix, whole=False)
     await lane.setup()
-    consumer = bus.Consumer(lane.js, pool, lane.spec, lane.handler)
+    consumer = Consumer(lane.js, pool, lane.spec, lane.handler)
     await consumer.start()
     try:
         await pool.close()  # every transaction now fails

@@ -24,6 +24,7 @@ from nats.js.api import RawStreamMsg
 from schemas.bus import EventEnvelope
 from schemas.subjects import Names
 from services.platform import bus
+from services.platform.consumer import Consumer
 from services.platform.events import EventRegistry
 from services.platform.eventstore import EventStore
 from services.platform.outbox import OutboxRelay, republish
@@ -56,7 +57,7 @@ async def test_right_after_a_purge_republish_brings_consumers_back_without_doubl
         applied.append(env.version)
 
     spec = bus.ConsumerSpec(name, f"d{tag}", f"{base}.{stream}.>", ack_wait=2, max_deliver=3)
-    consumer = bus.Consumer(js, contract_pool, spec, handler)
+    consumer = Consumer(js, contract_pool, spec, handler)
     await consumer.start()
     try:
         await store.append(stream, 0, [Counted(n=1), Counted(n=2)])

@@ -5,7 +5,7 @@ import nats
 import nats.js.errors
 import pytest
 
-from services.platform import bus, servers
+from services.platform import bus, connection, servers
 
 
 async def test_session_has_a_real_postgres_with_the_migrated_schemas(database_url: str) -> None:
@@ -32,7 +32,7 @@ async def test_a_three_node_cluster_replicates_every_stream_on_all_three_nodes(
     assert len(nats_cluster.nodes) == 3
     leader = nats_cluster.wait_for_meta_leader()
     assert leader in {node.server_name for node in nats_cluster.nodes}
-    nc = await bus.connect(nats_cluster.url, "cluster-test")
+    nc = await connection.connect(nats_cluster.url, "cluster-test")
     try:
         js = nc.jetstream()
         spec = bus.StreamSpec(f"{nats_prefix}_REPLICATED", (f"{nats_prefix}.replicated.>",),
@@ -51,7 +51,7 @@ async def test_a_three_node_cluster_replicates_every_stream_on_all_three_nodes(
 
 async def test_a_stream_asking_more_replicas_than_one_server_has_is_refused(
         nats_url: str, nats_prefix: str) -> None:
-    nc = await bus.connect(nats_url, "replicas-test")
+    nc = await connection.connect(nats_url, "replicas-test")
     try:
         spec = bus.StreamSpec(f"{nats_prefix}_TOO_MANY", (f"{nats_prefix}.toomany.>",),
                               duplicate_window=60, replicas=3)

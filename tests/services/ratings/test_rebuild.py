@@ -14,6 +14,7 @@ import nats
 
 from schemas.subjects import Names
 from services.platform import bus
+from services.platform.consumer import Consumer
 from services.platform.db import create_pool
 from services.platform.events import game_registry
 from services.platform.eventstore import EventStore
@@ -46,7 +47,7 @@ async def test_a_rebuild_replays_every_ending_with_todays_formula(
     await store.append("g3", 0, [ended(("a", "b", "c", "d"), winner=1)])
 
     async def rate_with(schedule: KSchedule, applied: int) -> list[int]:
-        consumer = bus.Consumer(js, ratings, spec, results.handler(Elo(1500, schedule)))
+        consumer = Consumer(js, ratings, spec, results.handler(Elo(1500, schedule)))
         await consumer.start()
         try:
             await relay.drain()

@@ -12,7 +12,7 @@ import nats
 
 from schemas import subjects
 from services.platform import bus
-from services.platform.bus import Consumer
+from services.platform.consumer import Consumer
 from services.tournaments.results import on_match_outcome
 from services.tournaments.service import WhenStreamExists
 from tests.waiting import until
