@@ -69,26 +69,25 @@ async def _republish(settings: GameSettings, from_position: int, stream: str | N
     """Republish from every database the games live in (each its own positions, so
     ``from_position`` counts in each, and their events interleaved by the time they
     occurred); a single stream from whichever holds it."""
-    import nats.errors
-
     from schemas.subjects import Names
-    from services.platform import connection, db
+    from services.platform import db
+    from services.platform.busclient import Unavailable, reach_once
     from services.platform.outbox import republish
 
     urls = game_databases(settings.database_url, settings.shard_database_urls)
     pools = [await db.create_pool(url, "game", min_size=1, max_size=1) for url in urls]
     try:
-        nc = await connection.connect_once(settings.nats_url, "spades-resync")
+        client = await reach_once(settings.nats_url, "spades-resync")
         try:
-            return await republish(pools, nc.jetstream(),
+            return await republish(pools, client,
                                    Names(settings.nats_prefix).game_event,
                                    from_position=from_position, stream=stream,
                                    event_type=event_type)
-        except (nats.errors.Error, TimeoutError) as exc:
-            raise CliError(f"JetStream did not take every event: {exc!r}; run it again"
+        except Unavailable as exc:
+            raise CliError(f"JetStream did not take every event: {exc.reason}; run it again"
                            ) from None
         finally:
-            await nc.close()
+            await client.close()
     finally:
         for pool in pools:
             await pool.close()

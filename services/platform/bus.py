@@ -13,19 +13,21 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 import nats.js.errors
 import structlog
 from nats.aio.client import Client
-from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy, StorageType, StreamConfig
 from nats.micro import add_service
 from nats.micro.request import Request, ServiceError
 from prometheus_client import Histogram
 
 from services.platform import db, logs
+
+if TYPE_CHECKING:
+    from services.platform.busclient import BusClient
 
 T = TypeVar("T", bound=msgspec.Struct)
 
@@ -68,7 +70,8 @@ class StreamSpec:
     max_age: float = 7 * 24 * 3600.0
 
 
-async def ensure_stream(js: JetStreamContext, spec: StreamSpec) -> None:
+async def ensure_stream(client: BusClient, spec: StreamSpec) -> None:
+    js = client.js
     config = StreamConfig(name=spec.name, subjects=list(spec.subjects), storage=StorageType.FILE,
                           duplicate_window=spec.duplicate_window, num_replicas=spec.replicas,
                           max_age=spec.max_age)
@@ -106,7 +109,8 @@ class ConsumerSpec:
     max_ack_pending: int = 1000
 
 
-async def ensure_consumer(js: JetStreamContext, spec: ConsumerSpec) -> None:
+async def ensure_consumer(client: BusClient, spec: ConsumerSpec) -> None:
+    js = client.js
     config = ConsumerConfig(durable_name=spec.durable, ack_policy=AckPolicy.EXPLICIT,
                             deliver_policy=DeliverPolicy.ALL, filter_subject=spec.filter_subject,
                             ack_wait=spec.ack_wait, max_deliver=spec.max_deliver,

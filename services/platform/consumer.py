@@ -18,12 +18,12 @@ import nats.errors
 import nats.js.errors
 import structlog
 from nats.aio.msg import Msg
-from nats.js import JetStreamContext
 from prometheus_client import Counter
 
 from schemas.bus import EventEnvelope
 from services.platform import faults, logs
 from services.platform.bus import ConsumerSpec, StreamMissing, ensure_consumer
+from services.platform.busclient import BusClient
 
 CONSUMED = Counter("spades_consumer_messages_total", "JetStream messages by outcome",
                    ["consumer", "outcome"])
@@ -55,11 +55,11 @@ class Consumer:
     above, so a bad message still fails alone.
     """
 
-    def __init__(self, js: JetStreamContext, pool: asyncpg.Pool, spec: ConsumerSpec,
+    def __init__(self, client: BusClient, pool: asyncpg.Pool, spec: ConsumerSpec,
                  handler: Handler, *, batch: int = 64, retry_delay: float = 0.2,
                  after_commit: AfterCommit | None = None,
                  batch_handler: BatchHandler | None = None) -> None:
-        self.js, self.pool, self.spec, self.handler = js, pool, spec, handler
+        self.client, self.pool, self.spec, self.handler = client, pool, spec, handler
         self.batch, self.retry_delay, self.after_commit = batch, retry_delay, after_commit
         self.batch_handler = batch_handler
         self._decoder = msgspec.msgpack.Decoder(EventEnvelope)
@@ -69,10 +69,10 @@ class Consumer:
     async def start(self) -> None:
         """``StreamMissing`` when the stream is not there (yet)."""
         try:
-            await ensure_consumer(self.js, self.spec)
+            await ensure_consumer(self.client, self.spec)
         except nats.js.errors.NotFoundError:
             raise StreamMissing(self.spec.stream) from None
-        self._sub = await self.js.pull_subscribe_bind(self.spec.durable, self.spec.stream)
+        self._sub = await self.client.js.pull_subscribe_bind(self.spec.durable, self.spec.stream)
         self._task = asyncio.create_task(self._run(), name=f"consumer:{self.spec.durable}")
 
     async def stop(self) -> None:

@@ -59,13 +59,14 @@ async def test_games_ride_out_a_killed_stream_leader_a_killed_meta_leader_and_a_
     stream = names.game_events_stream
     spawn("cw1", nats=nats_cluster.url, js_replicas="3", bot_think_ms="50")
     nc = await connection.connect(nats_cluster.url, "failover-test")
-    js = nc.jetstream()
+    client = BusClient(nc)
+    js = client.js
     applied: Counter[tuple[str, int]] = Counter()
 
     async def follow(_conn: asyncpg.Connection, env: EventEnvelope) -> None:
         applied[(env.stream, env.version)] += 1
 
-    follower = Consumer(js, contract_pool, bus.ConsumerSpec(
+    follower = Consumer(client, contract_pool, bus.ConsumerSpec(
         stream, f"{prefix}-follower", names.game_events_all, ack_wait=5, max_deliver=50),
         follow)
     await follower.start()
