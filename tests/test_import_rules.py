@@ -7,7 +7,9 @@
 - ``services/platform`` imports no service, nor the modules that know the list of
   services (``services/*.py``: the CLI, the catalog, the registry);
 - only ``services/platform`` imports ``nats`` (DESIGN rule 10: services never see
-  nats types; they use ``services/platform/busclient.py``);
+  nats types; they use ``services/platform/busclient.py``), and no module outside it
+  reads a NATS connection's or JetStream context's attribute (``.nc``, ``.js``,
+  ``.jetstream``): what a service does on the bus goes through the platform's client;
 - the lobby's rooms (DESIGN rule 15: ``services/lobby/<room>/``) import only rooms
   below them (``LOBBY_ROOMS``, lowest first) and, of the lobby's top level, only the
   modules ``ROOM_NEEDS`` lists (to shrink as the top level moves into rooms); a room
@@ -94,6 +96,8 @@ def lobby_rule(rel: tuple[str, ...], module: str) -> str | None:
 def broken_rule(path: Path, module: str) -> str | None:
     rel = path.relative_to(ROOT).parts
     top = module.split(".")[0]
+    if top == "nats" and rel[:2] != ("services", "platform"):
+        return "only services/platform imports nats: a service uses the platform's bus client"
     if rel[0] == "schemas" and top in ("engine", "services"):
         return "schemas imports only msgspec and the standard library"
     if rel[0] == "engine" and (top == "services" or top in IO_LIBRARIES):
@@ -101,8 +105,6 @@ def broken_rule(path: Path, module: str) -> str | None:
     if rel[0] != "services" or len(rel) < 3:
         return None  # services/*.py compose the services: they may import any
     mine, theirs = rel[1], service_of(module)
-    if mine != "platform" and top == "nats":
-        return "only services/platform imports nats: a service uses the platform's bus client"
     if mine == "platform" and theirs not in (None, "platform"):
         return "services/platform imports no service and not the list of services"
     if mine != "platform" and theirs not in (None, "platform", mine):
@@ -117,6 +119,18 @@ def sources() -> list[Path]:
                   for p in (ROOT / top).rglob("*.py"))
 
 
+NATS_HANDLES = {"nc", "js", "jetstream"}  # a NATS connection, a JetStream context
+
+
+def nats_handles(path: Path) -> Iterator[tuple[int, str]]:
+    """Every ``.nc``, ``.js`` or ``.jetstream`` a module outside the platform reads."""
+    if path.relative_to(ROOT).parts[:2] == ("services", "platform"):
+        return
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Attribute) and node.attr in NATS_HANDLES:
+            yield node.lineno, node.attr
+
+
 def violations(paths: list[Path]) -> list[str]:
     found = []
     for path in paths:
@@ -124,6 +138,9 @@ def violations(paths: list[Path]) -> list[str]:
             rule = broken_rule(path, module)
             if rule:
                 found.append(f"{path.relative_to(ROOT)}:{line} imports {module}: {rule}")
+        for line, attr in nats_handles(path):
+            found.append(f"{path.relative_to(ROOT)}:{line} reads .{attr}: only services/platform"
+                         " holds the NATS connection; a service uses the platform's bus client")
     return sorted(set(found))
 
 
@@ -144,6 +161,13 @@ def test_the_tree_keeps_the_import_rules() -> None:
     ("services/platform/sub/x.py", "from ...lobby import tables", "services/platform"),
     ("services/lobby/x.py", "import nats.errors", "only services/platform imports nats"),
     ("services/game/x.py", "from nats.aio.client import Client", "only services/platform"),
+    ("services/x.py", "import nats.errors", "only services/platform imports nats"),
+    ("engine/x.py", "import nats", "only services/platform imports nats"),
+    ("schemas/x.py", "from nats.js.api import StreamConfig", "only services/platform"),
+    ("services/game/x.py", "relay = OutboxRelay(rt.pool, rt.js, subject)",
+     "only services/platform holds the NATS connection"),
+    ("services/lobby/x.py", "await rt.nc.flush()", "only services/platform holds"),
+    ("services/x.py", "js = client.jetstream()", "only services/platform holds"),
     ("services/lobby/clients/x.py", "from services.lobby.ranked.queue import Queue",
      "room imports only rooms below it"),
     ("services/lobby/clients/x.py", "from services.lobby import store", "only its needs"),
@@ -177,6 +201,8 @@ def test_each_rule_catches_a_breach(tmp_path: Path, where: str, line: str, rule:
     ("services/lobby/x.py", "from services.lobby.clients import broadcasts"),
     ("services/lobby/x.py", "from services.platform import bus"),
     ("services/platform/x.py", "import nats.errors"),
+    ("services/platform/x.py", "relay = OutboxRelay(pool, client.js, subject)"),
+    ("services/game/x.py", "relay = OutboxRelay(rt.pool, rt.client, subject)"),
     ("services/lobby/x.py", "from schemas import ws"),
     ("services/game/x.py", "from engine.decide import step"),
     ("services/cli.py", "from services.lobby import roles"),

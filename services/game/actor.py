@@ -11,6 +11,9 @@ a flooded game must not hold memory or delay everyone's answers. The state is
 kept in memory; every append names the version it was decided on and the
 ownership epoch, so a worker that lost the game (paused past its lease, cut
 off) is refused by the store and stops at once.
+
+When the moves nobody sends (a bot's, a clock's expiry) are due is ``duemoves``'
+to say; the first answer to a repeated command id is ``answers``'.
 """
 
 from __future__ import annotations
@@ -18,33 +21,24 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-import hashlib
 import time
-import zlib
 from dataclasses import dataclass, field
 from typing import Protocol
 
-import msgspec
 import structlog
 from msgspec.structs import replace
 
-from engine import bots
 from engine.decide import step
 from engine.errors import RuleError
-from engine.state import OVER, GameState, born_bots, seats_in
+from engine.state import OVER, GameState
 from schemas import commands as cmd
 from schemas import events as ev
-from schemas.codes import (
-    COMMAND_ID_REUSED,
-    CONFLICT,
-    NOT_ALLOWED,
-    NOT_OWNER,
-    RETRYABLE,
-    UNAVAILABLE,
-)
+from schemas.codes import CONFLICT, NOT_ALLOWED, NOT_OWNER, UNAVAILABLE
 from schemas.play import ChatLine, GameReply
 from services.game import banter, metrics
+from services.game.answers import Answers, command_hash, outcome, reused
 from services.game.clock import Clock
+from services.game.duemoves import DueMoves
 from services.game.settings import GameSettings
 from services.game.shards import Games
 from services.game.store import Refusal
@@ -77,22 +71,6 @@ class Host(Protocol):
     def actor_done(self, actor: GameActor) -> None: ...  # the task ended
 
 
-_hash_encoder = msgspec.msgpack.Encoder(order="deterministic")
-
-
-def command_hash(player_id: str, command: cmd.Command) -> str:
-    """What a command id stands for: who sent which command (its time left out, as the
-    worker sets that itself)."""
-    body = _hash_encoder.encode((player_id, replace(command, at=0)))
-    return hashlib.blake2b(body, digest_size=16).hexdigest()
-
-
-def _reused(command_id: str) -> GameReply:
-    return GameReply(ok=False, code=COMMAND_ID_REUSED, message=(
-        f"command id {command_id!r} was already used for another command; "
-        "send a new id for a new command"))
-
-
 class Lost(Exception):
     """Another worker owns the game now: the store refused this one's epoch."""
 
@@ -106,12 +84,6 @@ class Item:
     arrived: float = field(default_factory=time.perf_counter)
 
 
-def bot_seats(players: tuple[str, ...]) -> tuple[int, dict[int, str]]:
-    """Seats a bot plays from the start (``bot:<level>``) and their levels."""
-    mask = born_bots(players)
-    return mask, {seat: players[seat][4:] or "basic" for seat in seats_in(mask)}
-
-
 class GameActor:
     def __init__(self, worker: Host, game_id: str, epoch: int, state: GameState,
                  banter_on: bool, refused: dict[str, Refusal], clock_floor: int = 0) -> None:
@@ -120,19 +92,11 @@ class GameActor:
         self.epoch = epoch
         self.state = state
         self.banter_on = banter_on
-        self.refused = refused
-        self.born_bots, self.levels = bot_seats(state.players)
+        self.answers = Answers(worker.store, game_id, refused, worker.settings.answers_kept)
         self.inbox: collections.deque[Item] = collections.deque()
-        # command id -> (its command's hash, the first answer)
-        self.answers: collections.OrderedDict[str, tuple[str, GameReply]] = \
-            collections.OrderedDict()
         self.wake = asyncio.Event()
-        self.changed_ms = worker.clock.now_ms()
-        # No person's clock runs out before this (an adopted game's window, see ``_deadline``).
-        self.clock_floor = clock_floor
-        # Internal moves that failed at this version: not again until the state changes.
-        self.bot_blocked = -1
-        self.clock_blocked = -1
+        self.moves = DueMoves(game_id, state.players, worker.settings.bot_think_ms,
+                              worker.clock.now_ms(), clock_floor)
         self.closing = False
         self.lost = False
         self.ended_at: float | None = time.monotonic() if state.phase == OVER else None
@@ -158,7 +122,7 @@ class GameActor:
 
     @property
     def bot_mask(self) -> int:
-        return self.born_bots | self.state.bots
+        return self.moves.bot_mask(self.state)
 
     # --- the task ------------------------------------------------------------------
 
@@ -170,7 +134,7 @@ class GameActor:
                     await self._handle(self.inbox.popleft())
                     continue
                 now = self.worker.clock.now_ms()
-                due = self._due()
+                due = self.moves.due(self.state)
                 if due is not None and due <= now:
                     try:
                         await self._internal(now)
@@ -202,85 +166,25 @@ class GameActor:
             self.closing = True
             while self.inbox:
                 item = self.inbox.popleft()
-                self._answer(item, GameReply(ok=False, code=NOT_OWNER,
+                _answer(item, GameReply(ok=False, code=NOT_OWNER,
                                              message="this worker no longer runs the game; "
                                                      "send it again"), "not_owner")
             self.worker.actor_done(self)
 
-    def _due(self) -> int | None:
-        """When the next move is due that nobody sends: a bot's, or a clock's expiry."""
-        s = self.state
-        if s.phase == OVER or not s.waiting:
-            return None
-        bot = self._bot_turn()
-        due = bot[0] if bot else None
-        if self.clock_blocked == s.version:
-            return due
-        for seat in seats_in(s.waiting):
-            d = self._deadline(seat)
-            if d and (due is None or d < due):
-                due = d
-        return due
-
-    def _bot_turn(self) -> tuple[int, int] | None:
-        """When a waiting bot seat moves, and which: once it has thought, or when its clock
-        runs out if that comes first. A bot makes its own move at its deadline rather than
-        let the clock's expiry decide for it, so a clock shorter than the thinking time (or
-        a failover longer than the clock) never turns into a timeout."""
-        s = self.state
-        waiting = s.waiting & self.bot_mask
-        if not waiting or self.bot_blocked == s.version:
-            return None
-        thought = self.changed_ms + self.worker.settings.bot_think_ms
-        return min((min(thought, s.deadlines[seat] or thought), seat)
-                   for seat in seats_in(waiting))
-
-    def _deadline(self, seat: int) -> int:
-        """When the clock's expiry is sent for ``seat`` (0: it has no clock running): its
-        recorded deadline, but never before ``clock_floor``. A worker that adopts a game
-        sets that floor a window after the adoption (``adopt_grace_ms``), so a clock that
-        ran out while no worker owned the game (and nobody could move) restarts instead of
-        timing the seat out at once. The floor moves only the worker's sending; the
-        expiry's time is recorded as always, so the events stay the whole truth."""
-        d = self.state.deadlines[seat]
-        return max(d, self.clock_floor) if d else 0
-
     async def _internal(self, now: int) -> None:
         s = self.state
         started = time.perf_counter()
-        bot = self._bot_turn()
-        if bot is not None and now >= bot[0]:
-            seat = bot[1]
-            origin = "bot"
-            level = self.levels.get(seat, "basic")
-            seed = zlib.crc32(f"{self.game_id}:{s.version}".encode())
-            try:
-                if level == "basic":  # tens of microseconds: right here
-                    command = bots.choose(s, seat, level, seed=seed, at=now)
-                else:  # a search of milliseconds: off the loop, so other games keep moving
-                    command = await asyncio.to_thread(bots.choose, s, seat, level, seed=seed,
-                                                      at=now)
-            except (bots.NothingToDo, ValueError) as exc:
-                _log.warning("bot_has_no_move", seat=seat, error=str(exc))
-                self.bot_blocked = s.version
-                return
-        else:
-            expired = [seat for seat in seats_in(s.waiting)
-                       if 0 < self._deadline(seat) <= now]
-            if not expired:
-                return
-            origin, seat = "clock", expired[0]
-            command = bots.timeout_command(s, seat, at=now)  # the move rides in the command
+        move = await self.moves.next(s, now)
+        if move is None:
+            return
+        origin, seat, command = move
         reply = await self._apply(command, None, origin=f"{origin}:{seat}")
-        self._count(origin, reply, started)
+        _count(origin, reply, started)
         if self.state.version == s.version:
             # Refused, or accepted without a change: asking again would do the same.
             if not reply.ok:
                 _log.warning("internal_move_refused", origin=origin, seat=seat, code=reply.code)
-            if origin == "bot":
-                self.bot_blocked = s.version
-            else:
-                self.clock_blocked = s.version
+            self.moves.block(origin, s.version)
 
     async def _handle(self, item: Item) -> None:
         # Reset by tokens, not ``bound_contextvars`` (which reads every bound variable
@@ -289,24 +193,12 @@ class GameActor:
                                                         player_id=item.player_id)
         try:
             digest = command_hash(item.player_id, item.command)
-            first = self.answers.get(item.command_id)
-            if first is not None:
-                if first[0] != digest:
-                    self._answer(item, _reused(item.command_id), "refused")
-                else:
-                    self._answer(item, replace(first[1], duplicate=True), "duplicate")
-                return
-            refused = self.refused.get(item.command_id)
-            if refused is not None:
-                if refused.command_hash not in (None, digest):
-                    self._answer(item, _reused(item.command_id), "refused")
-                else:
-                    self._answer(item, GameReply(ok=False, code=refused.code,
-                                                 message=refused.message, duplicate=True),
-                                 "duplicate")
+            earlier = self.answers.earlier(item.command_id, digest)
+            if earlier is not None:
+                _answer(item, earlier, outcome(earlier))
                 return
             if isinstance(item.command, PLATFORM_ONLY):
-                self._answer(item, GameReply(ok=False, code=NOT_ALLOWED, message=(
+                _answer(item, GameReply(ok=False, code=NOT_ALLOWED, message=(
                     f"{type(item.command).__name__} is sent by the platform only")), "refused")
                 return
             command = replace(item.command, at=self.worker.clock.now_ms())
@@ -314,37 +206,17 @@ class GameActor:
                 reply = await self._apply(command, item.command_id, origin="player",
                                           digest=digest)
             except Lost:
-                self._answer(item, GameReply(ok=False, code=NOT_OWNER, message=(
+                _answer(item, GameReply(ok=False, code=NOT_OWNER, message=(
                     "another worker runs this game now; send it again")), "not_owner")
                 raise
             except Exception as exc:
                 _log.exception("command_failed")
                 reply = GameReply(ok=False, code=UNAVAILABLE,
                                   message=f"could not apply the command: {type(exc).__name__}")
-            self._remember(item.command_id, digest, reply)
-            self._answer(item, reply, _result(reply))
+            self.answers.remember(item.command_id, digest, reply)
+            _answer(item, reply, outcome(reply))
         finally:
             structlog.contextvars.reset_contextvars(**tokens)
-
-    def _remember(self, command_id: str, digest: str, reply: GameReply) -> None:
-        if reply.ok or reply.code not in RETRYABLE | {COMMAND_ID_REUSED}:
-            self.answers[command_id] = digest, reply
-            if len(self.answers) > self.worker.settings.answers_kept:
-                self.answers.popitem(last=False)
-
-    def _answer(self, item: Item, reply: GameReply, result: str) -> None:
-        metrics.COMMANDS.labels("player", result).inc()
-        metrics.LATENCY.labels("player").observe(time.perf_counter() - item.arrived)
-        if reply.ok:
-            _log.debug("command_applied", version=reply.version, duplicate=reply.duplicate)
-        else:
-            _log.info("command_refused", code=reply.code, duplicate=reply.duplicate)
-        if not item.future.done():
-            item.future.set_result(reply)
-
-    def _count(self, origin: str, reply: GameReply, started: float) -> None:
-        metrics.COMMANDS.labels(origin, _result(reply)).inc()
-        metrics.LATENCY.labels(origin).observe(time.perf_counter() - started)
 
     # --- deciding and storing ------------------------------------------------------
 
@@ -354,7 +226,12 @@ class GameActor:
         try:
             after, events = step(before, command)
         except RuleError as exc:
-            return await self._refuse(command_id, exc, digest)
+            if not command_id:
+                return GameReply(ok=False, code=exc.code, message=exc.message)
+            try:
+                return await self.answers.refuse(command_id, exc, self.epoch, digest)
+            except FencedError:
+                raise self._fenced(before.version) from None
         if not events:
             return GameReply(ok=True, version=before.version)
         try:
@@ -362,49 +239,28 @@ class GameActor:
                                                       command_id, epoch=self.epoch,
                                                       causation_id=origin, command_hash=digest)
         except FencedError:
-            _log.warning("fenced", epoch=self.epoch, version=before.version)
-            metrics.LOST.labels("fenced").inc()
-            raise Lost(self.game_id) from None
+            raise self._fenced(before.version) from None
         except ConcurrencyError as exc:
             # Only a writer outside the worker protocol can cause this: read the truth again.
             _log.error("version_conflict", expected=exc.expected, actual=exc.actual)
-            await self._reload()
+            self.state = await self.worker.rebuild(self.game_id)
             return GameReply(ok=False, code=CONFLICT,
                              message="the game moved on; send the command again")
         if result.duplicate:
             if result.command_hash not in (None, digest):
-                return _reused(command_id or "")
+                return reused(command_id or "")
             return GameReply(ok=True, version=result.last_version,
                              first_version=result.first_version, duplicate=True)
         self.state = after
-        self.changed_ms = self.worker.clock.now_ms()
+        self.moves.changed_ms = self.worker.clock.now_ms()
         await self._after(before, events, result.first_version)
         return GameReply(ok=True, version=result.last_version, first_version=result.first_version)
 
-    async def _refuse(self, command_id: str | None, exc: RuleError,
-                      digest: str | None) -> GameReply:
-        if command_id:
-            first = await self.worker.store.command_result(self.game_id, command_id)
-            if first is not None:  # accepted before this worker had the game
-                if first.command_hash not in (None, digest):
-                    return _reused(command_id)
-                return GameReply(ok=True, version=first.last_version,
-                                 first_version=first.first_version, duplicate=True)
-            try:
-                refusal = await self.worker.store.refuse(self.game_id, command_id, exc.code,
-                                                         exc.message, self.epoch, digest)
-            except FencedError:
-                _log.warning("fenced", epoch=self.epoch, version=self.state.version)
-                metrics.LOST.labels("fenced").inc()
-                raise Lost(self.game_id) from None
-            self.refused[command_id] = refusal
-            if refusal.command_hash not in (None, digest):  # refused before, for another
-                return _reused(command_id)
-            return GameReply(ok=False, code=refusal.code, message=refusal.message)
-        return GameReply(ok=False, code=exc.code, message=exc.message)
-
-    async def _reload(self) -> None:
-        self.state = await self.worker.rebuild(self.game_id)
+    def _fenced(self, version: int) -> Lost:
+        """The store refused this worker's epoch: another one runs the game now."""
+        _log.warning("fenced", epoch=self.epoch, version=version)
+        metrics.LOST.labels("fenced").inc()
+        return Lost(self.game_id)
 
     async def _after(self, before: GameState, events: list[ev.Event], first_version: int) -> None:
         if self.banter_on and self.bot_mask:
@@ -412,7 +268,8 @@ class GameActor:
             if found:
                 for line in banter.lines(self.game_id, first_version, found, self.bot_mask):
                     await self.worker.say(ChatLine(
-                        game_id=self.game_id, seat=line.seat, player_id=self._player(line.seat),
+                        game_id=self.game_id, seat=line.seat,
+                        player_id=self.moves.player(self.state, line.seat),
                         text=line.text, bot=True, at=self.worker.clock.now_ms(),
                         name=f"Bot {line.seat + 1}"))  # as the lobby names its bots
         if self.state.phase == OVER and self.ended_at is None:
@@ -421,14 +278,18 @@ class GameActor:
             _log.info("game_ended", version=self.state.version, winner=self.state.winner,
                       reason=self.state.end_reason, hands=self.state.hands_played)
 
-    def _player(self, seat: int) -> str:
-        player = self.state.players[seat]
-        return player if player.startswith("bot:") else f"bot:{self.levels.get(seat, 'basic')}"
 
-
-def _result(reply: GameReply) -> str:
-    if reply.duplicate:
-        return "duplicate"
+def _answer(item: Item, reply: GameReply, result: str) -> None:
+    metrics.COMMANDS.labels("player", result).inc()
+    metrics.LATENCY.labels("player").observe(time.perf_counter() - item.arrived)
     if reply.ok:
-        return "ok"
-    return reply.code if reply.code in RETRYABLE else "refused"
+        _log.debug("command_applied", version=reply.version, duplicate=reply.duplicate)
+    else:
+        _log.info("command_refused", code=reply.code, duplicate=reply.duplicate)
+    if not item.future.done():
+        item.future.set_result(reply)
+
+
+def _count(origin: str, reply: GameReply, started: float) -> None:
+    metrics.COMMANDS.labels(origin, outcome(reply)).inc()
+    metrics.LATENCY.labels(origin).observe(time.perf_counter() - started)

@@ -59,12 +59,12 @@ async def _store(rt: Runtime, pool: asyncpg.Pool) -> tuple[GameStore, OutboxRela
     """The games of one database, with the relay that backs its writers' publishes (the
     relay deletes rows by position, which only means something in its own database)."""
     assert isinstance(rt.settings, GameSettings)
-    relay = OutboxRelay(pool, rt.js, rt.names.game_event, batch=rt.settings.outbox_batch,
+    relay = OutboxRelay(pool, rt.client, rt.names.game_event, batch=rt.settings.outbox_batch,
                         poll_seconds=rt.settings.outbox_poll_seconds,
                         sweep_after=rt.settings.outbox_sweep_seconds)
     await relay.start()
     events = EventStore(pool, game_registry(),
-                        publish=Publisher(rt.js, rt.names.game_event, relay))
+                        publish=Publisher(rt.client, rt.names.game_event, relay))
     return GameStore(pool, events), relay
 
 

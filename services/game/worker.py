@@ -142,15 +142,7 @@ class GameWorker:
         problem = _check_create(req)
         if problem:
             return GameReply(ok=False, code=BAD_REQUEST, message=problem)
-        players = tuple(
-            f"bot:{level}" if level and not p.startswith("bot:") else p
-            for p, level in zip(req.players, req.bot_levels, strict=True))
-        # Secret until GameEnded reveals it; never logged. A supplied seed (a duplicate
-        # round's deals) is sealed: the game never reveals it, its supplier does.
-        seed = req.deal_seed or os.urandom(32).hex()
-        start = cmd.StartGame(rules=req.rules, players=players,  # type: ignore[arg-type]
-                              seed=seed, rated=req.rated, sealed=bool(req.deal_seed),
-                              at=self.clock.now_ms())
+        start = _start_command(req, self.clock.now_ms())
         try:
             state, events = step(GameState(), start)
         except RuleError as exc:
@@ -170,7 +162,7 @@ class GameWorker:
                              first_version=result.first_version, duplicate=True)
         actor = GameActor(self, req.game_id, epoch, state, req.banter, {})
         await self._run(actor)
-        log.info("game_created", version=state.version, bots=actor.born_bots,
+        log.info("game_created", version=state.version, bots=actor.moves.born_bots,
                  rated=req.rated, preset=req.rules.preset)
         return GameReply(ok=True, version=result.last_version, first_version=result.first_version)
 
@@ -282,6 +274,18 @@ class GameWorker:
         for claimed in await self.store.claim_orphans(self.owner, self.settings.lease_seconds,
                                                       self.settings.adopt_batch):
             await self._adopt(claimed)
+
+
+def _start_command(req: CreateGame, now: int) -> cmd.StartGame:
+    """The game's first command: each bot seat named by its level, and the deal's seed."""
+    players = tuple(
+        f"bot:{level}" if level and not p.startswith("bot:") else p
+        for p, level in zip(req.players, req.bot_levels, strict=True))
+    # Secret until GameEnded reveals it; never logged. A supplied seed (a duplicate
+    # round's deals) is sealed: the game never reveals it, its supplier does.
+    seed = req.deal_seed or os.urandom(32).hex()
+    return cmd.StartGame(rules=req.rules, players=players,  # type: ignore[arg-type]
+                         seed=seed, rated=req.rated, sealed=bool(req.deal_seed), at=now)
 
 
 def _check_create(req: CreateGame) -> str:

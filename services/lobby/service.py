@@ -50,8 +50,8 @@ from services.lobby.tables import Tables
 from services.lobby.throttle import CodeGuesses, Throttle
 from services.lobby.tournaments import Tournaments
 from services.platform import bus, db, logs
-from services.platform.bus import Consumer
 from services.platform.busclient import Refused
+from services.platform.consumer import Consumer
 from services.platform.runtime import VERSION, Runtime
 from services.platform.settings import StartupError
 
@@ -116,7 +116,7 @@ async def setup(rt: Runtime) -> None:
         raise StartupError(f"a rate limit setting is invalid: {exc}") from None
     games = GameClient(rt.client, rt.names, s.request_timeout_seconds)
     broadcasts = Broadcasts(rt.client, rt.names)
-    await bus.ensure_stream(rt.js, bus.StreamSpec(
+    await bus.ensure_stream(rt.client, bus.StreamSpec(
         rt.names.lobby_matches_stream, (rt.names.lobby_matches_all,),
         duplicate_window=s.js_duplicate_window_seconds, replicas=s.js_replicas))
     matches = Matches(rt.pool, games, broadcasts, Outcomes(rt.pool, rt.client, rt.names))
@@ -176,7 +176,7 @@ async def setup(rt: Runtime) -> None:
             (subjects.LOBBY_GAMES_ENDED, subjects.GAME_ENDED, projection.ended,
              projection.ended_committed),
             (subjects.LOBBY_HISTORY, subjects.GAME_ENDED, history_handler(games), None)):
-        consumer = Consumer(rt.js, rt.pool, rt.consumer(
+        consumer = Consumer(rt.client, rt.pool, rt.consumer(
             durable, rt.names.game_events_of_type(event_type)), handler,
             after_commit=after_commit)
         await consumer.start()

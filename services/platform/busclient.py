@@ -23,7 +23,7 @@ from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.micro.request import Request, ServiceError
 
-from services.platform import bus, logs
+from services.platform import bus, connection, logs
 
 T = TypeVar("T", bound=msgspec.Struct)
 _encoder = msgspec.msgpack.Encoder()
@@ -71,10 +71,13 @@ class Listening:
 
 
 class BusClient:
-    """One service's handle on the bus."""
+    """One service's handle on the bus. The connection (``nc``) and its JetStream
+    context (``js``) are for the platform's own modules (streams, consumers, the
+    outbox), which take this client; no service reads them."""
 
     def __init__(self, nc: Client) -> None:
         self.nc = nc
+        self.js = nc.jetstream()
 
     async def request(self, subject: str, body: msgspec.Struct, reply_type: type[T],
                       timeout: float) -> T:
@@ -97,7 +100,7 @@ class BusClient:
     def on_reconnected(self, callback: Callable[[], Awaitable[None]]) -> None:
         """Run ``callback`` each time the connection is back after a loss: what a plain
         subscription missed meanwhile is to be asked for then."""
-        bus.on_reconnected(self.nc, callback)
+        connection.on_reconnected(self.nc, callback)
 
     async def flush(self) -> None:
         """Wait until what was published has left this process."""
@@ -112,7 +115,7 @@ class BusClient:
         window; ``Unavailable`` when the stream did not acknowledge it."""
         data = body if isinstance(body, bytes) else _encoder.encode(body)
         try:
-            await self.nc.jetstream().publish(subject, data, headers={"Nats-Msg-Id": msg_id})
+            await self.js.publish(subject, data, headers={"Nats-Msg-Id": msg_id})
         except _AWAY as exc:
             raise Unavailable(subject, type(exc).__name__) from None
 
@@ -148,3 +151,13 @@ class BusClient:
             await handle(Request(msg))
 
         return Listening(await self.nc.subscribe(subject, cb=on_msg))
+
+    async def close(self) -> None:
+        """Close the connection (a command's, say; a service drains it at shutdown)."""
+        await self.nc.close()
+
+
+async def reach_once(url: str, name: str, timeout: float = 3.0) -> BusClient:
+    """A client for a one-off command: ``connection.BusUnavailable`` unless one round
+    of the servers at ``url`` answers."""
+    return BusClient(await connection.connect_once(url, name, timeout))

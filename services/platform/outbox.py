@@ -35,11 +35,12 @@ from typing import Any
 
 import asyncpg
 import msgspec
-from nats.js import JetStreamContext
+import nats.errors
 from prometheus_client import Counter, Gauge
 
 from schemas.bus import EventEnvelope
 from services.platform import faults, logs
+from services.platform.busclient import BusClient, Unavailable
 from services.platform.eventstore import OUTBOX_CHANNEL
 
 PUBLISHED = Counter("spades_outbox_published_total", "Events published by the outbox relay")
@@ -73,13 +74,13 @@ class Republished:
     stored: int  # of those, how many JetStream acknowledged as new messages
 
 
-async def republish(pools: Sequence[asyncpg.Pool], js: JetStreamContext,
+async def republish(pools: Sequence[asyncpg.Pool], client: BusClient,
                     subject_for: SubjectFor, *, from_position: int = 0,
                     stream: str | None = None, event_type: str | None = None,
                     batch: int = 256, ack_timeout: float = 30.0) -> Republished:
     """Publish stored events again, from ``from_position`` (and of ``stream`` or of
-    ``event_type`` only, if given) under a fresh generation of message ids; raises
-    unless JetStream answered for every one. Each database's events go in position
+    ``event_type`` only, if given) under a fresh generation of message ids;
+    ``Unavailable`` unless JetStream answered for every one. Each database's events go in position
     order; the events of several databases (``shards``) are interleaved by the time
     they occurred, so a consumer whose result depends on the order (ratings) sees
     games end in the order they ended, whichever database holds them."""
@@ -87,15 +88,18 @@ async def republish(pools: Sequence[asyncpg.Pool], js: JetStreamContext,
     sent = stored = 0
     rows: list[asyncpg.Record] = []
     stored_rows = [_stored(p, from_position, stream, event_type, batch) for p in pools]
-    async for row in _by_time(stored_rows):
-        rows.append(row)
-        if len(rows) < batch:
-            continue
-        stored += await _publish_again(js, subject_for, rows, generation, ack_timeout)
-        sent, rows = sent + len(rows), []
-    if rows:
-        stored += await _publish_again(js, subject_for, rows, generation, ack_timeout)
-        sent += len(rows)
+    try:
+        async for row in _by_time(stored_rows):
+            rows.append(row)
+            if len(rows) < batch:
+                continue
+            stored += await _publish_again(client, subject_for, rows, generation, ack_timeout)
+            sent, rows = sent + len(rows), []
+        if rows:
+            stored += await _publish_again(client, subject_for, rows, generation, ack_timeout)
+            sent += len(rows)
+    except (nats.errors.Error, TimeoutError) as exc:
+        raise Unavailable("republish", repr(exc)) from None
     return Republished(sent, stored)
 
 
@@ -134,11 +138,11 @@ async def _by_time(sources: Sequence[AsyncIterator[asyncpg.Record]]
             heads[i] = following
 
 
-async def _publish_again(js: JetStreamContext, subject_for: SubjectFor,
+async def _publish_again(client: BusClient, subject_for: SubjectFor,
                          rows: Sequence[asyncpg.Record], generation: str,
                          ack_timeout: float) -> int:
     """Publish ``rows`` under ``generation``; how many JetStream stored as new."""
-    acks = [await js.publish_async(
+    acks = [await client.js.publish_async(
         subject_for(r["stream"], r["type"]), _encoder.encode(_envelope(r)),
         headers={"Nats-Msg-Id": msg_id(r["stream"], r["version"], generation)})
         for r in rows]
@@ -147,10 +151,10 @@ async def _publish_again(js: JetStreamContext, subject_for: SubjectFor,
 
 
 class OutboxRelay:
-    def __init__(self, pool: asyncpg.Pool, js: JetStreamContext, subject_for: SubjectFor, *,
+    def __init__(self, pool: asyncpg.Pool, client: BusClient, subject_for: SubjectFor, *,
                  batch: int = 256, poll_seconds: float = 0.2,
                  ack_timeout: float = 10.0, sweep_after: float | None = None) -> None:
-        self.pool, self.js, self.subject_for = pool, js, subject_for
+        self.pool, self.client, self.subject_for = pool, client, subject_for
         self.batch, self.poll_seconds, self.ack_timeout = batch, poll_seconds, ack_timeout
         self.sweep_after = sweep_after
         self._published: list[int] = []  # positions on JetStream, their rows not yet deleted
@@ -174,7 +178,7 @@ class OutboxRelay:
                 return 0
             acks = []
             for r in rows:
-                acks.append(await self.js.publish_async(
+                acks.append(await self.client.js.publish_async(
                     self.subject_for(r["stream"], r["type"]), _encoder.encode(_envelope(r)),
                     headers={"Nats-Msg-Id": msg_id(r["stream"], r["version"])}))
             # Raises (and keeps the rows queued) unless JetStream stored every one.
@@ -283,15 +287,15 @@ class Publisher:
     committed, the command stands, and their outbox rows are still queued.
     """
 
-    def __init__(self, js: JetStreamContext, subject_for: SubjectFor, relay: OutboxRelay,
+    def __init__(self, client: BusClient, subject_for: SubjectFor, relay: OutboxRelay,
                  ack_timeout: float = 10.0) -> None:
-        self.js, self.subject_for, self.relay = js, subject_for, relay
+        self.client, self.subject_for, self.relay = client, subject_for, relay
         self.ack_timeout = ack_timeout
         self._confirming: set[asyncio.Task[None]] = set()
 
     async def __call__(self, envelopes: Sequence[EventEnvelope]) -> None:
         try:
-            acks = [await self.js.publish_async(
+            acks = [await self.client.js.publish_async(
                 self.subject_for(e.stream, e.type), _encoder.encode(e),
                 headers={"Nats-Msg-Id": msg_id(e.stream, e.version)}) for e in envelopes]
         except Exception as exc:  # NATS away: the relay's sweep publishes them

@@ -21,12 +21,10 @@ import asyncpg
 import uvicorn
 from litestar.openapi import OpenAPIConfig
 from litestar.types import ControllerRouterHandler
-from nats.aio.client import Client
-from nats.js import JetStreamContext
 
 from schemas import subjects
 from schemas.bus import StatusReply, StatusRequest
-from services.platform import bus, db, logs, migrations
+from services.platform import bus, connection, db, logs, migrations
 from services.platform.busclient import BusClient
 from services.platform.http import create_app
 from services.platform.settings import Settings, StartupError
@@ -48,8 +46,7 @@ class Runtime:
     service: str
     settings: Settings
     pool: asyncpg.Pool
-    nc: Client
-    js: JetStreamContext
+    client: BusClient  # the bus in services' terms: typed bodies, the platform's errors
     names: subjects.Names
     workers: list[Worker] = field(default_factory=list)
     routes: list[ControllerRouterHandler] = field(default_factory=list)
@@ -59,11 +56,6 @@ class Runtime:
     ws_max_size: int = 16 * 1024 * 1024  # bytes uvicorn reads of one WebSocket message
     # The service's own migrations, for further databases it migrates the same way.
     schema: migrations.MigrationSet | None = None
-
-    @property
-    def client(self) -> BusClient:
-        """The bus in services' terms: typed bodies, the platform's errors."""
-        return BusClient(self.nc)
 
     def game_events(self) -> bus.StreamSpec:
         return bus.StreamSpec(self.names.game_events_stream, (self.names.game_events_all,),
@@ -127,16 +119,16 @@ async def run(service: str, settings: Settings, setup: Setup,
                 applied = await migrations.apply(conn, [schema])
             if applied:
                 log.info("migrated", applied=applied)
-        nc = await bus.connect(settings.nats_url, f"spades-{service}-{settings.instance_id}")
-    except (migrations.MigrationError, bus.BusUnavailable) as exc:
+        nc = await connection.connect(settings.nats_url, f"spades-{service}-{settings.instance_id}")
+    except (migrations.MigrationError, connection.BusUnavailable) as exc:
         await pool.close()
         sock.close()
         raise StartupError(str(exc)) from None
     names = subjects.Names(settings.nats_prefix)
-    rt = Runtime(service, settings, pool, nc, nc.jetstream(), names, schema=schema)
+    rt = Runtime(service, settings, pool, BusClient(nc), names, schema=schema)
     micro: Any = None
     try:
-        await bus.ensure_stream(rt.js, rt.game_events())
+        await bus.ensure_stream(rt.client, rt.game_events())
         await setup(rt)
 
         async def status(req: StatusRequest) -> StatusReply:
@@ -175,7 +167,7 @@ async def _shutdown(rt: Runtime, micro: Any, grace: float) -> None:
     with contextlib.suppress(Exception):
         await asyncio.wait_for(asyncio.gather(*(w.stop() for w in reversed(rt.workers))), grace)
     with contextlib.suppress(Exception):
-        await asyncio.wait_for(rt.nc.drain(), grace)
+        await asyncio.wait_for(rt.client.nc.drain(), grace)
     with contextlib.suppress(Exception):
         await asyncio.wait_for(rt.pool.close(), grace)
 
@@ -185,7 +177,7 @@ def _checks(rt: Runtime) -> dict[str, Callable[[], Awaitable[bool]]]:
         return bool(await rt.pool.fetchval("SELECT true"))
 
     async def nats() -> bool:
-        return bool(rt.nc.is_connected)
+        return bool(rt.client.nc.is_connected)
 
     async def workers() -> bool:
         return all(w.running for w in rt.workers)

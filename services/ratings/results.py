@@ -20,8 +20,8 @@ from schemas.notes import RatingChanged
 from schemas.seats import opponents_of, partner_of
 from schemas.subjects import Names
 from services.platform import logs
-from services.platform.bus import AfterCommit, BatchHandler, Handler
 from services.platform.busclient import BusClient
+from services.platform.consumer import AfterCommit, BatchHandler, Handler
 from services.platform.events import game_registry
 from services.ratings import store
 from services.ratings.system import RatingSystem

@@ -13,7 +13,7 @@ from typing import Annotated
 import msgspec
 
 from schemas import subjects
-from services.platform.bus import Consumer
+from services.platform.consumer import Consumer
 from services.platform.runtime import Runtime
 from services.platform.settings import Settings
 from services.ratings import results
@@ -60,7 +60,7 @@ async def setup(rt: Runtime) -> None:
     s = rt.settings
     spec = rt.consumer(subjects.RATINGS_RESULTS, rt.names.game_events_of_type(subjects.GAME_ENDED))
     system = s.system
-    consumer = Consumer(rt.js, rt.pool, spec, results.handler(system),
+    consumer = Consumer(rt.client, rt.pool, spec, results.handler(system),
                         after_commit=results.notifier(rt.pool, rt.client, rt.names),
                         batch_handler=results.batch_handler(system))
     await consumer.start()

@@ -22,7 +22,7 @@ from schemas.bus import EventEnvelope
 from schemas.events import GameEnded
 from schemas.matches import MatchOutcome, parse_lobby_match_id
 from services.platform import logs
-from services.platform.bus import BatchHandler, Handler
+from services.platform.consumer import BatchHandler, Handler
 from services.platform.events import game_registry
 from services.tournaments.calls import answer, result_of, seats_of
 from services.tournaments.errors import TournamentError

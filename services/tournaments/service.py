@@ -19,7 +19,8 @@ from tenacity import AsyncRetrying, retry_if_exception_type, wait_fixed
 
 from schemas import subjects
 from services.platform import bus
-from services.platform.bus import Consumer, StreamMissing
+from services.platform.bus import StreamMissing
+from services.platform.consumer import Consumer
 from services.platform.eventstore import EventStore
 from services.platform.outbox import OutboxRelay, Publisher
 from services.platform.runtime import Runtime
@@ -79,15 +80,15 @@ class WhenStreamExists:
 
 async def setup(rt: Runtime) -> None:
     assert isinstance(rt.settings, TournamentsSettings)
-    await bus.ensure_stream(rt.js, bus.StreamSpec(
+    await bus.ensure_stream(rt.client, bus.StreamSpec(
         rt.names.tournament_events_stream, (rt.names.tournament_events_all,),
         duplicate_window=rt.settings.js_duplicate_window_seconds,
         replicas=rt.settings.js_replicas))
-    relay = OutboxRelay(rt.pool, rt.js, rt.names.tournament_event,
+    relay = OutboxRelay(rt.pool, rt.client, rt.names.tournament_event,
                         sweep_after=rt.settings.outbox_sweep_seconds)
     await relay.start()
     rt.workers.append(relay)
-    publish = Publisher(rt.js, rt.names.tournament_event, relay)
+    publish = Publisher(rt.client, rt.names.tournament_event, relay)
     store = TournamentStore(rt.pool, EventStore(rt.pool, registry(), publish=publish))
     scheduler = Scheduler(store, rt.settings.timer_poll_seconds)
     await scheduler.start()
@@ -99,11 +100,11 @@ async def setup(rt: Runtime) -> None:
     rt.endpoints.extend(endpoints(store, wall_ms))
     spec = rt.consumer(subjects.TOURNAMENTS_RESULTS,
                        rt.names.game_events_of_type(subjects.GAME_ENDED))
-    consumer = Consumer(rt.js, rt.pool, spec, on_game_ended(store),
+    consumer = Consumer(rt.client, rt.pool, spec, on_game_ended(store),
                         batch_handler=on_games_ended(store))
     await consumer.start()
     rt.workers.append(consumer)
-    outcomes = WhenStreamExists(Consumer(rt.js, rt.pool, bus.ConsumerSpec(
+    outcomes = WhenStreamExists(Consumer(rt.client, rt.pool, bus.ConsumerSpec(
         rt.names.lobby_matches_stream, subjects.TOURNAMENTS_MATCHES,
         rt.names.lobby_matches_of("tournament"), ack_wait=rt.settings.js_ack_wait_seconds,
         max_deliver=rt.settings.js_max_deliver), on_match_outcome(store)))

@@ -19,6 +19,7 @@ from nats.aio.msg import Msg
 
 from schemas.bus import StatusReply, StatusRequest
 from services.platform import bus, dbadmin, eventstore, migrations
+from services.platform.busclient import BusClient
 from services.platform.events import EventRegistry
 from services.platform.eventstore import EventStore
 from services.platform.migrations import MigrationSet
@@ -87,9 +88,10 @@ async def publishing(admin_url: str, nats_url: str) -> None:
     for i in range(EVENTS // 50):
         await store.append(f"g{i}", 0, [Played(seat=j % 4, card="AS") for j in range(50)])
     nc = await nats.connect(nats_url)
-    js = nc.jetstream()
+    client = BusClient(nc)
+    js = client.js
     prefix = f"b{uuid.uuid4().hex[:6]}"
-    await bus.ensure_stream(js, bus.StreamSpec(f"{prefix}_PUB", (f"{prefix}.>",), 600))
+    await bus.ensure_stream(client, bus.StreamSpec(f"{prefix}_PUB", (f"{prefix}.>",), 600))
     body = msgspec.msgpack.encode(Played(seat=1, card="AS"))
     print(f"\nJetStream publish, {EVENTS} events, every ack awaited")
     started = time.perf_counter()
@@ -97,7 +99,7 @@ async def publishing(admin_url: str, nats_url: str) -> None:
                                    headers={"Nats-Msg-Id": f"bare:{i}"}) for i in range(EVENTS)]
     await asyncio.gather(*acks)
     bare = EVENTS / (time.perf_counter() - started)
-    relay = OutboxRelay(pool, js, lambda stream, kind: f"{prefix}.relay.{stream}.{kind}",
+    relay = OutboxRelay(pool, client, lambda stream, kind: f"{prefix}.relay.{stream}.{kind}",
                         batch=500)
     started = time.perf_counter()
     published = await relay.drain()

@@ -1,7 +1,7 @@
 """The ratings service: its GameEnded consumer's rate, and the leaderboard at 1M players.
 
 Consumer: rated endings of quick games among 100k players are put on a
-JetStream stream, then one ``bus.Consumer`` with the service's handlers applies
+JetStream stream, then one ``Consumer`` with the service's handlers applies
 them as one ratings copy does: a fetch of up to 64 endings in one transaction
 (the applied-games record, every player's row locked, the changes worked out in
 order, the rows and the history written: a few statements per fetch).
@@ -31,6 +31,8 @@ from schemas.bus import EventEnvelope
 from schemas.events import GameEnded
 from services import catalog
 from services.platform import bus, dbadmin, migrations
+from services.platform.busclient import BusClient
+from services.platform.consumer import Consumer
 from services.platform.db import create_pool
 from services.platform.events import game_registry
 from services.ratings import results
@@ -60,10 +62,11 @@ async def consumer(url: str, nats_url: str) -> None:
     registry = game_registry()
     now_ms = int(time.time() * 1000)
     nc = await nats.connect(nats_url)
-    js = nc.jetstream()
+    client = BusClient(nc)
+    js = client.js
     tag = uuid.uuid4().hex[:8]
     subject, stream = f"bench{tag}.evt", f"BENCH_RATINGS_{tag}"
-    await bus.ensure_stream(js, bus.StreamSpec(stream, (f"{subject}.>",), duplicate_window=60))
+    await bus.ensure_stream(client, bus.StreamSpec(stream, (f"{subject}.>",), duplicate_window=60))
     for n in range(GAMES):
         players = tuple(f"p{p}" for p in rng.sample(range(PLAYERS), 4))
         event = GameEnded(winner=rng.randrange(2), reason="target", scores=(500, 300),
@@ -76,7 +79,7 @@ async def consumer(url: str, nats_url: str) -> None:
         await js.publish(f"{subject}.g{n}", msgspec.msgpack.encode(env))
     pool = await create_pool(url, "ratings", min_size=2, max_size=4)
     spec = bus.ConsumerSpec(stream, f"ratings{tag}", f"{subject}.>", ack_wait=30, max_deliver=5)
-    worker = bus.Consumer(js, pool, spec, results.handler(SYSTEM),  # as the service
+    worker = Consumer(client, pool, spec, results.handler(SYSTEM),  # as the service
                           batch_handler=results.batch_handler(SYSTEM))
     started = time.perf_counter()
     await worker.start()

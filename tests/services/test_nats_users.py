@@ -18,7 +18,8 @@ from nats.aio.client import Client
 from nats.aio.msg import Msg
 
 from schemas import subjects
-from services.platform import bus, servers
+from services.platform import bus, connection, servers
+from services.platform.busclient import BusClient
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 N = subjects.Names()
@@ -59,10 +60,10 @@ async def _as(service: str, server: str) -> tuple[Client, list[Exception]]:
 
 
 async def test_no_client_connects_without_a_service_user(server: str) -> None:
-    with pytest.raises(bus.BusUnavailable):
-        await bus.connect_once(f"nats://{server}", "anonymous", timeout=1.0)
-    with pytest.raises(bus.BusUnavailable):
-        await bus.connect_once(f"nats://lobby:wrong@{server}", "guesser", timeout=1.0)
+    with pytest.raises(connection.BusUnavailable):
+        await connection.connect_once(f"nats://{server}", "anonymous", timeout=1.0)
+    with pytest.raises(connection.BusUnavailable):
+        await connection.connect_once(f"nats://lobby:wrong@{server}", "guesser", timeout=1.0)
 
 
 async def test_only_the_lobby_starts_games(server: str) -> None:
@@ -92,7 +93,7 @@ async def test_game_events_are_written_by_game_workers_and_read_by_the_others(
         server: str) -> None:
     game, _ = await _as("game", server)
     spec = bus.StreamSpec(N.game_events_stream, (N.game_events_all,), duplicate_window=60)
-    await bus.ensure_stream(game.jetstream(), spec)
+    await bus.ensure_stream(BusClient(game), spec)
     ack = await game.jetstream().publish(N.game_event("g1", subjects.GAME_ENDED), b"end",
                                          headers={"Nats-Msg-Id": "g1:1"})
     assert ack.seq == 1
@@ -100,9 +101,10 @@ async def test_game_events_are_written_by_game_workers_and_read_by_the_others(
                              ("tournaments", subjects.TOURNAMENTS_RESULTS),
                              ("lobby", subjects.LOBBY_GAMES_ENDED)):
         nc, errors = await _as(service, server)
-        js = nc.jetstream()
-        await bus.ensure_stream(js, spec)
-        await bus.ensure_consumer(js, bus.ConsumerSpec(
+        client = BusClient(nc)
+        js = client.js
+        await bus.ensure_stream(client, spec)
+        await bus.ensure_consumer(client, bus.ConsumerSpec(
             N.game_events_stream, durable, N.game_events_of_type(subjects.GAME_ENDED),
             ack_wait=5, max_deliver=3))
         pull = await js.pull_subscribe_bind(durable, N.game_events_stream)
@@ -124,7 +126,7 @@ async def test_only_the_tournament_service_writes_tournament_events(server: str)
     tournaments, _ = await _as("tournaments", server)
     spec = bus.StreamSpec(N.tournament_events_stream, (N.tournament_events_all,),
                           duplicate_window=60)
-    await bus.ensure_stream(tournaments.jetstream(), spec)
+    await bus.ensure_stream(BusClient(tournaments), spec)
     ack = await tournaments.jetstream().publish(
         N.tournament_event("tournament-t1", "RoundPaired"), b"paired",
         headers={"Nats-Msg-Id": "tournament-t1:1"})

@@ -20,7 +20,7 @@ from schemas.bus import EventEnvelope
 from services.lobby import store
 from services.lobby.clients.games import GameClient
 from services.lobby.history import store as history
-from services.platform.bus import Handler
+from services.platform.consumer import Handler
 from services.platform.events import game_registry
 
 

@@ -72,16 +72,17 @@ class Harness:
 
     def __init__(self, pool: asyncpg.Pool, nc: Client, names: Names) -> None:
         self.pool, self.nc, self.names = pool, nc, names
-        self.js = nc.jetstream()
-        self.relay = OutboxRelay(pool, self.js, names.game_event, poll_seconds=0.1,
+        self.client = BusClient(nc)
+        self.js = self.client.js
+        self.relay = OutboxRelay(pool, self.client, names.game_event, poll_seconds=0.1,
                                  sweep_after=0.5)
         self.events = EventStore(pool, REGISTRY,
-                                 publish=Publisher(self.js, names.game_event, self.relay))
+                                 publish=Publisher(self.client, names.game_event, self.relay))
         self.store = GameStore(pool, self.events)
         self.workers: list[tuple[GameWorker, GameTransport, Any]] = []
 
     async def start(self) -> None:
-        await bus.ensure_stream(self.js, bus.StreamSpec(
+        await bus.ensure_stream(self.client, bus.StreamSpec(
             self.names.game_events_stream, (self.names.game_events_all,), duplicate_window=120))
         await self.relay.start()
 

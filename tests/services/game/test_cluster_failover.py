@@ -31,8 +31,9 @@ from schemas.bus import EventEnvelope
 from schemas.play import GameRequest
 from schemas.subjects import Names
 from services.lobby.clients.games import GameClient
-from services.platform import bus, servers
+from services.platform import bus, connection, servers
 from services.platform.busclient import BusClient
+from services.platform.consumer import CONSUMED, Consumer
 from services.platform.eventstore import EventStore
 from tests.services.game.cluster_play import (
     SHORTEST_TURN_S,
@@ -57,14 +58,15 @@ async def test_games_ride_out_a_killed_stream_leader_a_killed_meta_leader_and_a_
     names = Names(prefix)
     stream = names.game_events_stream
     spawn("cw1", nats=nats_cluster.url, js_replicas="3", bot_think_ms="50")
-    nc = await bus.connect(nats_cluster.url, "failover-test")
-    js = nc.jetstream()
+    nc = await connection.connect(nats_cluster.url, "failover-test")
+    client = BusClient(nc)
+    js = client.js
     applied: Counter[tuple[str, int]] = Counter()
 
     async def follow(_conn: asyncpg.Connection, env: EventEnvelope) -> None:
         applied[(env.stream, env.version)] += 1
 
-    follower = bus.Consumer(js, contract_pool, bus.ConsumerSpec(
+    follower = Consumer(client, contract_pool, bus.ConsumerSpec(
         stream, f"{prefix}-follower", names.game_events_all, ack_wait=5, max_deliver=50),
         follow)
     await follower.start()
@@ -117,7 +119,7 @@ async def test_games_ride_out_a_killed_stream_leader_a_killed_meta_leader_and_a_
             return expected <= applied.keys()
         await until(all_applied, timeout=30)
         assert set(applied) == expected and set(applied.values()) == {1}
-        again = bus.CONSUMED.labels(f"{prefix}-follower", "duplicate")._value.get()
+        again = CONSUMED.labels(f"{prefix}-follower", "duplicate")._value.get()
         print(f"{len(expected)} events applied once each; {again:.0f} redelivered and "
               "skipped by (stream, version)")
         # Every event delivered, and the stream holds no more messages than events: none
@@ -151,10 +153,10 @@ async def split(cluster: servers.NatsCluster, pool: asyncpg.Pool, prefix: str,
     """One game created by a worker (a manual clock: nothing moves unless a person
     does) away from the gateway's node; the node is started again at the end."""
     await meta_leader(cluster)  # a node an earlier test brought back has rejoined
-    gateway_nc = await bus.connect(cluster.url, "gateway-test")
+    gateway_nc = await connection.connect(cluster.url, "gateway-test")
     assert gateway_nc.connected_url is not None
     doomed = next(n for n in cluster.nodes if n.port == gateway_nc.connected_url.port)
-    worker_nc = await bus.connect(",".join(n.url for n in cluster.nodes if n is not doomed),
+    worker_nc = await connection.connect(",".join(n.url for n in cluster.nodes if n is not doomed),
                                   "worker-test")
     harness = Harness(pool, worker_nc, Names(prefix))
     await harness.start()

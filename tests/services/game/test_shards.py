@@ -61,10 +61,10 @@ async def sharded(pool: asyncpg.Pool, second_pool: asyncpg.Pool, nc: Client,
                   prefix: str) -> AsyncIterator[Harness]:
     """The harness with its games over its own database and a second one."""
     h = Harness(pool, nc, Names(prefix))
-    relay = OutboxRelay(second_pool, h.js, h.names.game_event, poll_seconds=0.1,
+    relay = OutboxRelay(second_pool, h.client, h.names.game_event, poll_seconds=0.1,
                         sweep_after=0.5)
     second = GameStore(second_pool, EventStore(
-        second_pool, REGISTRY, publish=Publisher(h.js, h.names.game_event, relay)))
+        second_pool, REGISTRY, publish=Publisher(h.client, h.names.game_event, relay)))
     h.store = ShardedGameStore([h.store, second])  # type: ignore[assignment]
     h.events = h.store.events  # type: ignore[assignment]
     await h.start()

@@ -17,7 +17,9 @@ import os
 
 import asyncpg
 
-from services.platform import bus
+from services.platform import bus, connection
+from services.platform.busclient import BusClient
+from services.platform.consumer import Consumer
 from services.platform.events import EventRegistry
 from services.platform.eventstore import EventStore
 from services.platform.groupcommit import GroupCommit
@@ -44,12 +46,13 @@ async def main() -> None:
         out = {"first": result.first_version, "last": result.last_version,
                "duplicate": result.duplicate}
     else:
-        nc = await bus.connect(env["NATS_URL"], "fault-writer")
-        js = nc.jetstream()
+        nc = await connection.connect(env["NATS_URL"], "fault-writer")
+        client = BusClient(nc)
+        js = client.js
         base = env["SUBJECT_BASE"]
-        relay = OutboxRelay(pool, js, lambda stream, kind: f"{base}.{stream}.{kind}")
+        relay = OutboxRelay(pool, client, lambda stream, kind: f"{base}.{stream}.{kind}")
         if mode == "publish":
-            publisher = Publisher(js, lambda stream, kind: f"{base}.{stream}.{kind}", relay)
+            publisher = Publisher(client, lambda stream, kind: f"{base}.{stream}.{kind}", relay)
             store = EventStore(pool, EventRegistry(Sample), publish=publisher)
             expected = int(env["EXPECTED"])
             result = await store.append(env["STREAM"], expected,
@@ -59,7 +62,7 @@ async def main() -> None:
             out = {"first": result.first_version, "last": result.last_version,
                    "duplicate": result.duplicate, "forgotten": await relay.forget_published()}
         elif mode == "group":
-            publisher = Publisher(js, lambda stream, kind: f"{base}.{stream}.{kind}", relay)
+            publisher = Publisher(client, lambda stream, kind: f"{base}.{stream}.{kind}", relay)
             group = GroupCommit(EventStore(pool, EventRegistry(Sample), publish=publisher),
                                 window=0.05)
             expected = int(env["EXPECTED"])
@@ -76,8 +79,8 @@ async def main() -> None:
             ours = f"{env['SUBJECT_BASE']}.{env['STREAM']}.>"
             spec = bus.ConsumerSpec(env["JS_STREAM"], env["DURABLE"], ours, ack_wait=1.0,
                                     max_deliver=5)
-            consumer = bus.Consumer(js, pool, spec, tally)
-            await bus.ensure_consumer(js, spec)
+            consumer = Consumer(client, pool, spec, tally)
+            await bus.ensure_consumer(client, spec)
             sub = await js.pull_subscribe_bind(spec.durable, spec.stream)
             outcomes = await consumer.process(await sub.fetch(10, timeout=2))
             out = {"outcomes": outcomes}

@@ -15,12 +15,14 @@ from nats.js.api import StorageType, StreamConfig
 from nats.micro.request import ServiceError
 
 from schemas.bus import EventEnvelope, StatusReply, StatusRequest
-from services.platform import bus
+from services.platform import bus, connection
+from services.platform.busclient import BusClient
+from services.platform.consumer import Consumer
 
 
 @pytest.fixture
 async def nc(nats_url: str) -> AsyncIterator[Client]:
-    client = await bus.connect(nats_url, "bus-test")
+    client = await connection.connect(nats_url, "bus-test")
     yield client
     await client.drain()
 
@@ -60,22 +62,24 @@ async def test_request_reply_round_trip_and_error_codes(nc: Client, nats_prefix:
 
 
 async def test_declaring_a_stream_twice_is_idempotent(nc: Client, nats_prefix: str) -> None:
-    js = nc.jetstream()
+    client = BusClient(nc)
+    js = client.js
     spec = bus.StreamSpec(f"{nats_prefix}_IDEM", (f"{nats_prefix}.idem.>",), duplicate_window=60)
-    await bus.ensure_stream(js, spec)
-    await bus.ensure_stream(js, spec)
+    await bus.ensure_stream(client, spec)
+    await bus.ensure_stream(client, spec)
     info = await js.stream_info(spec.name)
     assert info.config.storage == StorageType.FILE
     assert info.config.duplicate_window == 60
 
 
 async def test_a_stream_with_memory_storage_is_refused(nc: Client, nats_prefix: str) -> None:
-    js = nc.jetstream()
+    client = BusClient(nc)
+    js = client.js
     name = f"{nats_prefix}_MEM"
     await js.add_stream(StreamConfig(name=name, subjects=[f"{nats_prefix}.mem.>"],
                                      storage=StorageType.MEMORY))
     with pytest.raises(bus.BusConfigError, match=name):
-        await bus.ensure_stream(js, bus.StreamSpec(name, (f"{nats_prefix}.mem.>",), 60))
+        await bus.ensure_stream(client, bus.StreamSpec(name, (f"{nats_prefix}.mem.>",), 60))
 
 
 class Lane:
@@ -84,7 +88,8 @@ class Lane:
 
     def __init__(self, nc: Client, pool: asyncpg.Pool, prefix: str, whole: bool) -> None:
         tag = uuid.uuid4().hex[:8]
-        self.js = nc.jetstream()
+        self.client = BusClient(nc)
+        self.js = self.client.js
         self.pool = pool
         self.base = f"{prefix}.bus{tag}"
         self.spec = bus.ConsumerSpec(f"{prefix}_BUS{tag}", f"d{tag}", f"{self.base}.>",
@@ -95,8 +100,8 @@ class Lane:
         self.runs: list[int] = []  # the length of each run the batch handler applied
 
     async def setup(self) -> None:
-        await bus.ensure_stream(self.js, bus.StreamSpec(self.spec.stream, (f"{self.base}.>",),
-                                                        duplicate_window=60))
+        await bus.ensure_stream(self.client, bus.StreamSpec(self.spec.stream, (f"{self.base}.>",),
+                                                            duplicate_window=60))
 
     async def handler(self, conn: asyncpg.Connection, env: EventEnvelope) -> None:
         if self.failures.get(env.version, 0) > 0:
@@ -112,7 +117,7 @@ class Lane:
 
     async def run_until(self, condition: Callable[[], Awaitable[bool]],
                         timeout: float = 10.0) -> None:
-        consumer = bus.Consumer(self.js, self.pool, self.spec, self.handler, retry_delay=0.05,
+        consumer = Consumer(self.client, self.pool, self.spec, self.handler, retry_delay=0.05,
                                 batch_handler=self.batch_handler if self.whole else None)
         await consumer.start()
         try:
@@ -209,14 +214,14 @@ async def test_a_poison_message_is_dead_lettered_and_the_consumer_goes_on(lane: 
 
 
 async def test_consumer_config_is_asserted(nc: Client, lane: Lane) -> None:
-    await bus.ensure_consumer(lane.js, lane.spec)
+    await bus.ensure_consumer(lane.client, lane.spec)
     info = await lane.js.consumer_info(lane.spec.stream, lane.spec.durable)
     assert info.config.max_deliver == 3 and info.config.ack_wait == 2.0
 
 
 async def test_unreachable_nats_is_one_clear_error() -> None:
-    with pytest.raises(bus.BusUnavailable, match=r"cannot reach NATS at nats://127\.0\.0\.1:1"):
-        await bus.connect_once("nats://127.0.0.1:1", "probe", timeout=0.5)
+    with pytest.raises(connection.BusUnavailable, match=r"cannot reach NATS at nats://127\.0\.0\.1:1"):
+        await connection.connect_once("nats://127.0.0.1:1", "probe", timeout=0.5)
 
 
 async def test_nats_client_is_real(nats_url: str) -> None:
@@ -232,7 +237,7 @@ async def test_the_consumer_outlives_a_lost_database(nc: Client, database_url: s
     assert pool is not None
     lane = Lane(nc, pool, nats_prefix, whole=False)
     await lane.setup()
-    consumer = bus.Consumer(lane.js, pool, lane.spec, lane.handler)
+    consumer = Consumer(lane.client, pool, lane.spec, lane.handler)
     await consumer.start()
     try:
         await pool.close()  # every transaction now fails

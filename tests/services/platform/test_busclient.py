@@ -10,13 +10,13 @@ import pytest
 from nats.aio.client import Client
 
 from schemas.bus import EventEnvelope, StatusReply, StatusRequest
-from services.platform import bus
+from services.platform import bus, connection
 from services.platform.busclient import BusClient, Refused, Unavailable
 
 
 @pytest.fixture
 async def nc(nats_url: str) -> AsyncIterator[Client]:
-    client = await bus.connect(nats_url, "busclient-test")
+    client = await connection.connect(nats_url, "busclient-test")
     yield client
     await client.drain()
 
@@ -29,7 +29,7 @@ async def test_a_request_nobody_answers_is_unavailable(nc: Client, nats_prefix: 
 
 async def test_a_request_on_a_closed_connection_is_unavailable(nats_url: str,
                                                                nats_prefix: str) -> None:
-    closed = await bus.connect(nats_url, "busclient-closed")
+    closed = await connection.connect(nats_url, "busclient-closed")
     await closed.close()
     with pytest.raises(Unavailable):
         await BusClient(closed).request(f"{nats_prefix}.x", StatusRequest(), StatusReply,

@@ -14,27 +14,27 @@ from typing import Any
 import asyncpg
 import nats
 import pytest
-from nats.js import JetStreamContext
 
 from services.platform import bus, faults
+from services.platform.busclient import BusClient
 
 ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture
-async def js(nats_url: str) -> AsyncIterator[JetStreamContext]:
+async def client(nats_url: str) -> AsyncIterator[BusClient]:
     nc = await nats.connect(nats_url)
-    yield nc.jetstream()
+    yield BusClient(nc)
     await nc.close()
 
 
 @pytest.fixture
-async def lane(js: JetStreamContext, nats_prefix: str) -> dict[str, str]:
+async def lane(client: BusClient, nats_prefix: str) -> dict[str, str]:
     """A JetStream stream and subject space of this test's own."""
     tag = uuid.uuid4().hex[:8]
     base = f"{nats_prefix}.fault{tag}"
     name = f"{nats_prefix}_FAULT{tag}"
-    await bus.ensure_stream(js, bus.StreamSpec(name, (f"{base}.>",), duplicate_window=120))
+    await bus.ensure_stream(client, bus.StreamSpec(name, (f"{base}.>",), duplicate_window=120))
     return {"SUBJECT_BASE": base, "JS_STREAM": name, "STREAM": f"s{tag}",
             "COMMAND_ID": f"c{tag}", "DURABLE": f"d{tag}"}
 
@@ -67,26 +67,26 @@ async def stored(database_url: str, stream: str) -> tuple[int, int]:
         await conn.close()
 
 
-async def on_jetstream(js: JetStreamContext, lane: dict[str, str]) -> int:
+async def on_jetstream(client: BusClient, lane: dict[str, str]) -> int:
     """Messages of this test's event stream (the relay also carries other tests' rows)."""
     ours = f"{lane['SUBJECT_BASE']}.{lane['STREAM']}.>"
-    info = await js.stream_info(lane["JS_STREAM"], subjects_filter=ours)
+    info = await client.js.stream_info(lane["JS_STREAM"], subjects_filter=ours)
     return sum((info.state.subjects or {}).values())
 
 
 async def test_crash_before_commit_leaves_nothing_and_the_retry_writes_once(
-        database_url: str, nats_url: str, lane: dict[str, str], js: JetStreamContext) -> None:
+        database_url: str, nats_url: str, lane: dict[str, str], client: BusClient) -> None:
     code, _ = await run("append", faults.BEFORE_COMMIT, database_url, nats_url, lane)
     assert code == faults.EXIT_CODE
     assert await stored(database_url, lane["STREAM"]) == (0, 0)
     _, out = await run("append", None, database_url, nats_url, lane)
     assert out == {"first": 1, "last": 2, "duplicate": False}
     await run("relay", None, database_url, nats_url, lane)
-    assert await on_jetstream(js, lane) == 2
+    assert await on_jetstream(client, lane) == 2
 
 
 async def test_crash_after_commit_before_reply_keeps_the_events_and_the_retry_is_a_no_op(
-        database_url: str, nats_url: str, lane: dict[str, str], js: JetStreamContext) -> None:
+        database_url: str, nats_url: str, lane: dict[str, str], client: BusClient) -> None:
     code, _ = await run("append", faults.AFTER_COMMIT_BEFORE_REPLY, database_url, nats_url, lane)
     assert code == faults.EXIT_CODE
     assert await stored(database_url, lane["STREAM"]) == (2, 2)
@@ -94,20 +94,20 @@ async def test_crash_after_commit_before_reply_keeps_the_events_and_the_retry_is
     assert out == {"first": 1, "last": 2, "duplicate": True}
     _, relayed = await run("relay", None, database_url, nats_url, lane)
     assert relayed is not None and relayed["published"] >= 2
-    assert await on_jetstream(js, lane) == 2
+    assert await on_jetstream(client, lane) == 2
     assert await stored(database_url, lane["STREAM"]) == (2, 0)
 
 
 async def test_crash_after_publish_before_mark_republishes_and_jetstream_drops_the_copy(
-        database_url: str, nats_url: str, lane: dict[str, str], js: JetStreamContext) -> None:
+        database_url: str, nats_url: str, lane: dict[str, str], client: BusClient) -> None:
     await run("append", None, database_url, nats_url, lane)
     code, _ = await run("relay", faults.AFTER_PUBLISH_BEFORE_MARK, database_url, nats_url, lane)
     assert code == faults.EXIT_CODE
-    assert await on_jetstream(js, lane) == 2
+    assert await on_jetstream(client, lane) == 2
     assert await stored(database_url, lane["STREAM"]) == (2, 2)
     _, relayed = await run("relay", None, database_url, nats_url, lane)
     assert relayed is not None and relayed["published"] >= 2
-    assert await on_jetstream(js, lane) == 2
+    assert await on_jetstream(client, lane) == 2
     assert await stored(database_url, lane["STREAM"]) == (2, 0)
 
 
@@ -132,14 +132,14 @@ async def test_crash_after_consumer_commit_before_ack_applies_once(
 
 
 async def test_crash_after_commit_before_the_writers_publish_delivers_every_event_once(
-        database_url: str, nats_url: str, lane: dict[str, str], js: JetStreamContext) -> None:
+        database_url: str, nats_url: str, lane: dict[str, str], client: BusClient) -> None:
     conn = await asyncpg.connect(database_url, server_settings={"search_path": "contract"})
     await conn.execute("CREATE TABLE IF NOT EXISTS tally (stream text, version bigint)")
     code, _ = await run("publish", faults.AFTER_COMMIT_BEFORE_PUBLISH, database_url, nats_url,
                         lane, EXPECTED="0")
     assert code == faults.EXIT_CODE
     assert await stored(database_url, lane["STREAM"]) == (2, 2)
-    assert await on_jetstream(js, lane) == 0
+    assert await on_jetstream(client, lane) == 0
     # The retry is a duplicate: it publishes nothing, the relay's sweep does.
     _, out = await run("publish", None, database_url, nats_url, lane, EXPECTED="0")
     assert out == {"first": 1, "last": 2, "duplicate": True, "forgotten": 0}
@@ -151,7 +151,7 @@ async def test_crash_after_commit_before_the_writers_publish_delivers_every_even
     _, relayed = await run("relay", None, database_url, nats_url, lane)
     assert relayed is not None and relayed["published"] >= 2
     assert await stored(database_url, lane["STREAM"]) == (4, 0)
-    assert await on_jetstream(js, lane) == 4
+    assert await on_jetstream(client, lane) == 4
     _, consumed = await run("consume", None, database_url, nats_url, lane)
     assert consumed is not None
     rows = await conn.fetch("SELECT version FROM tally WHERE stream = $1 ORDER BY version",
@@ -186,14 +186,14 @@ async def tally(database_url: str) -> AsyncIterator[asyncpg.Connection]:
 
 
 async def test_crash_after_a_group_commit_before_its_publish_delivers_every_event_once(
-        database_url: str, nats_url: str, lane: dict[str, str], js: JetStreamContext,
+        database_url: str, nats_url: str, lane: dict[str, str], client: BusClient,
         tally: asyncpg.Connection) -> None:
     code, _ = await run("group", faults.AFTER_COMMIT_BEFORE_PUBLISH, database_url, nats_url,
                         lane, EXPECTED="0")
     assert code == faults.EXIT_CODE
     for ours in (lane, _other(lane)):
         assert await stored(database_url, ours["STREAM"]) == (2, 2)
-        assert await on_jetstream(js, ours) == 0
+        assert await on_jetstream(client, ours) == 0
     # The retry is a duplicate for both streams: the relay's sweep publishes.
     _, out = await run("group", None, database_url, nats_url, lane, EXPECTED="0")
     assert out == {"results": [[1, 2, True], [1, 2, True]], "batches": 1, "forgotten": 0}
@@ -201,7 +201,7 @@ async def test_crash_after_a_group_commit_before_its_publish_delivers_every_even
     assert relayed is not None and relayed["published"] >= 4
     for ours in (lane, _other(lane)):
         assert await stored(database_url, ours["STREAM"]) == (2, 0)
-        assert await on_jetstream(js, ours) == 2
+        assert await on_jetstream(client, ours) == 2
         _, consumed = await run("consume", None, database_url, nats_url, ours)
         assert consumed is not None
         rows = await tally.fetch("SELECT version FROM tally WHERE stream = $1 ORDER BY version",

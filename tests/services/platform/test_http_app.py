@@ -10,12 +10,12 @@ from litestar import get, post
 from litestar.testing import AsyncTestClient
 
 from schemas import subjects
-from services.platform import bus
+from services.platform import connection
 from services.platform.http import create_app
 
 
 async def test_healthz_fails_once_the_server_closed_the_connection(nats_url: str) -> None:
-    nc = await bus.connect(nats_url, "liveness-test")
+    nc = await connection.connect(nats_url, "liveness-test")
     app = create_app("probe", {}, lambda: not nc.is_closed)
     async with AsyncTestClient(app) as http:
         assert (await http.get("/healthz")).status_code == 200

@@ -11,10 +11,10 @@ import msgspec
 import nats
 import pytest
 from nats.aio.msg import Msg
-from nats.js import JetStreamContext
 
 from schemas.bus import EventEnvelope
 from services.platform import bus
+from services.platform.busclient import BusClient
 from services.platform.events import EventRegistry
 from services.platform.eventstore import EventStore
 from services.platform.outbox import OutboxRelay, Publisher
@@ -22,27 +22,27 @@ from tests.services.platform.sample_events import Counted, Opened, Sample
 
 
 @pytest.fixture
-async def js(nats_url: str) -> AsyncIterator[JetStreamContext]:
+async def client(nats_url: str) -> AsyncIterator[BusClient]:
     nc = await nats.connect(nats_url)
-    yield nc.jetstream()
+    yield BusClient(nc)
     await nc.close()
 
 
-async def lane(js: JetStreamContext, subject: str, stream: str) -> tuple[str, str, str]:
+async def lane(client: BusClient, subject: str, stream: str) -> tuple[str, str, str]:
     """A JetStream stream of the test's own: (tag, subject base, stream name)."""
     tag = uuid.uuid4().hex[:8]
-    await bus.ensure_stream(js, bus.StreamSpec(f"{stream}{tag}", (f"{subject}{tag}.>",),
-                                               duplicate_window=60))
+    await bus.ensure_stream(client, bus.StreamSpec(f"{stream}{tag}", (f"{subject}{tag}.>",),
+                                                   duplicate_window=60))
     return tag, f"{subject}{tag}", f"{stream}{tag}"
 
 
 async def test_a_running_relay_carries_appends_to_jetstream_in_order(
-        contract_pool: asyncpg.Pool, js: JetStreamContext, nats_prefix: str) -> None:
-    tag, base, _ = await lane(js, f"{nats_prefix}.relay", f"{nats_prefix}_RELAY")
-    relay = OutboxRelay(contract_pool, js, lambda s, t: f"{base}.{s}.{t}", poll_seconds=5.0)
+        contract_pool: asyncpg.Pool, client: BusClient, nats_prefix: str) -> None:
+    tag, base, _ = await lane(client, f"{nats_prefix}.relay", f"{nats_prefix}_RELAY")
+    relay = OutboxRelay(contract_pool, client, lambda s, t: f"{base}.{s}.{t}", poll_seconds=5.0)
     store = EventStore(contract_pool, EventRegistry(Sample), on_commit=relay.wake)
     stream = f"r{tag}"
-    sub = await js.subscribe(f"{base}.{stream}.>", ordered_consumer=True)
+    sub = await client.js.subscribe(f"{base}.{stream}.>", ordered_consumer=True)
     await relay.start()
     try:
         await store.append(stream, 0, [Opened(name="x")], correlation_id="corr-1")
@@ -63,18 +63,18 @@ async def test_a_running_relay_carries_appends_to_jetstream_in_order(
 
 
 async def test_two_relays_side_by_side_publish_each_event_once(
-        contract_pool: asyncpg.Pool, js: JetStreamContext, nats_prefix: str) -> None:
+        contract_pool: asyncpg.Pool, client: BusClient, nats_prefix: str) -> None:
     """Copies of the game service each run a relay; SKIP LOCKED splits the rows."""
-    tag, base, name = await lane(js, f"{nats_prefix}.pair", f"{nats_prefix}_PAIR")
+    tag, base, name = await lane(client, f"{nats_prefix}.pair", f"{nats_prefix}_PAIR")
     store = EventStore(contract_pool, EventRegistry(Sample))
     await contract_pool.execute("DELETE FROM outbox")  # earlier tests' rows, never relayed
     for i in range(40):
         await store.append(f"p{tag}-{i}", 0, [Counted(n=j) for j in range(5)])
-    relays = [OutboxRelay(contract_pool, js, lambda s, t: f"{base}.{s}.{t}", batch=7)
+    relays = [OutboxRelay(contract_pool, client, lambda s, t: f"{base}.{s}.{t}", batch=7)
               for _ in range(2)]
     counts = await asyncio.gather(*(r.drain() for r in relays))
     assert sum(counts) == 200  # a row taken by both relays would count twice
-    assert (await js.stream_info(name)).state.messages == 200
+    assert (await client.js.stream_info(name)).state.messages == 200
 
 
 async def queued(pool: asyncpg.Pool, stream: str) -> int:
@@ -83,13 +83,13 @@ async def queued(pool: asyncpg.Pool, stream: str) -> int:
 
 
 async def test_a_writer_publishes_its_events_after_commit_and_the_relay_deletes_their_rows(
-        contract_pool: asyncpg.Pool, js: JetStreamContext, nats_prefix: str) -> None:
-    tag, base, _ = await lane(js, f"{nats_prefix}.direct", f"{nats_prefix}_DIRECT")
-    relay = OutboxRelay(contract_pool, js, lambda s, t: f"{base}.{s}.{t}", sweep_after=60.0)
-    publisher = Publisher(js, lambda s, t: f"{base}.{s}.{t}", relay)
+        contract_pool: asyncpg.Pool, client: BusClient, nats_prefix: str) -> None:
+    tag, base, _ = await lane(client, f"{nats_prefix}.direct", f"{nats_prefix}_DIRECT")
+    relay = OutboxRelay(contract_pool, client, lambda s, t: f"{base}.{s}.{t}", sweep_after=60.0)
+    publisher = Publisher(client, lambda s, t: f"{base}.{s}.{t}", relay)
     store = EventStore(contract_pool, EventRegistry(Sample), publish=publisher)
     stream = f"d{tag}"
-    sub = await js.subscribe(f"{base}.{stream}.>", ordered_consumer=True)
+    sub = await client.js.subscribe(f"{base}.{stream}.>", ordered_consumer=True)
     await store.append(stream, 0, [Opened(name="x")], "c1", correlation_id="corr-1")
     await store.append(stream, 1, [Counted(n=1), Counted(n=2)], "c2")
     got = []
@@ -113,15 +113,15 @@ async def test_a_writer_publishes_its_events_after_commit_and_the_relay_deletes_
 
 
 async def test_the_backstop_relay_publishes_only_rows_older_than_its_sweep_age(
-        contract_pool: asyncpg.Pool, js: JetStreamContext, nats_prefix: str) -> None:
-    tag, base, name = await lane(js, f"{nats_prefix}.sweep", f"{nats_prefix}_SWEEP")
+        contract_pool: asyncpg.Pool, client: BusClient, nats_prefix: str) -> None:
+    tag, base, name = await lane(client, f"{nats_prefix}.sweep", f"{nats_prefix}_SWEEP")
     store = EventStore(contract_pool, EventRegistry(Sample))  # a writer that never publishes
     stream = f"w{tag}"
     await store.append(stream, 0, [Counted(n=1), Counted(n=2)])
-    relay = OutboxRelay(contract_pool, js, lambda s, t: f"{base}.{s}.{t}", sweep_after=0.5)
+    relay = OutboxRelay(contract_pool, client, lambda s, t: f"{base}.{s}.{t}", sweep_after=0.5)
     await relay.drain()
     assert await queued(contract_pool, stream) == 2  # a live writer may still publish them
     await asyncio.sleep(0.6)
     await relay.drain()
     assert await queued(contract_pool, stream) == 0
-    assert (await js.stream_info(name)).state.messages == 2
+    assert (await client.js.stream_info(name)).state.messages == 2

@@ -18,12 +18,13 @@ from pathlib import Path
 import asyncpg
 import nats
 import pytest
-from nats.js import JetStreamContext
 from nats.js.api import RawStreamMsg
 
 from schemas.bus import EventEnvelope
 from schemas.subjects import Names
 from services.platform import bus
+from services.platform.busclient import BusClient
+from services.platform.consumer import Consumer
 from services.platform.events import EventRegistry
 from services.platform.eventstore import EventStore
 from services.platform.outbox import OutboxRelay, republish
@@ -33,45 +34,45 @@ ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture
-async def js(nats_url: str) -> AsyncIterator[JetStreamContext]:
+async def client(nats_url: str) -> AsyncIterator[BusClient]:
     nc = await nats.connect(nats_url)
-    yield nc.jetstream()
+    yield BusClient(nc)
     await nc.close()
 
 
 async def test_right_after_a_purge_republish_brings_consumers_back_without_doubles(
-        contract_pool: asyncpg.Pool, js: JetStreamContext, nats_prefix: str) -> None:
+        contract_pool: asyncpg.Pool, client: BusClient, nats_prefix: str) -> None:
     tag = uuid.uuid4().hex[:8]
     base, name, stream = f"{nats_prefix}.resync{tag}", f"{nats_prefix}_RESYNC{tag}", f"rs{tag}"
-    await bus.ensure_stream(js, bus.StreamSpec(name, (f"{base}.>",), duplicate_window=600))
+    await bus.ensure_stream(client, bus.StreamSpec(name, (f"{base}.>",), duplicate_window=600))
     store = EventStore(contract_pool, EventRegistry(Sample))
 
     def subject(s: str, t: str) -> str:
         return f"{base}.{s}.{t}"
 
-    relay = OutboxRelay(contract_pool, js, subject)
+    relay = OutboxRelay(contract_pool, client, subject)
     applied: list[int] = []
 
     async def handler(conn: asyncpg.Connection, env: EventEnvelope) -> None:
         applied.append(env.version)
 
     spec = bus.ConsumerSpec(name, f"d{tag}", f"{base}.{stream}.>", ack_wait=2, max_deliver=3)
-    consumer = bus.Consumer(js, contract_pool, spec, handler)
+    consumer = Consumer(client, contract_pool, spec, handler)
     await consumer.start()
     try:
         await store.append(stream, 0, [Counted(n=1), Counted(n=2)])
         await relay.drain()
         await _until(lambda: len(applied) == 2)
         await store.append(stream, 2, [Counted(n=3)])
-        await js.purge_stream(name)  # JetStream loses what the consumer has not seen yet
+        await client.js.purge_stream(name)  # JetStream loses what the consumer has not seen yet
         await relay.drain()
-        await js.purge_stream(name)
+        await client.js.purge_stream(name)
         # At once, well inside the 600 s duplicate window.
-        result = await republish([contract_pool], js, subject, stream=stream)
+        result = await republish([contract_pool], client, subject, stream=stream)
         assert (result.sent, result.stored) == (3, 3)
         await _until(lambda: len(applied) == 3)
         # Twice in a row: a new generation is stored again, and consumers skip it.
-        result = await republish([contract_pool], js, subject, stream=stream)
+        result = await republish([contract_pool], client, subject, stream=stream)
         assert (result.sent, result.stored) == (3, 3)
         await asyncio.sleep(0.5)
     finally:
@@ -81,10 +82,10 @@ async def test_right_after_a_purge_republish_brings_consumers_back_without_doubl
 
 async def test_republish_over_two_databases_sends_events_in_the_order_they_occurred(
         contract_pool: asyncpg.Pool, make_database: Callable[[], Awaitable[str]],
-        js: JetStreamContext, nats_prefix: str) -> None:
+        client: BusClient, nats_prefix: str) -> None:
     tag = uuid.uuid4().hex[:8]
     base, name = f"{nats_prefix}.order{tag}", f"{nats_prefix}_ORDER{tag}"
-    await bus.ensure_stream(js, bus.StreamSpec(name, (f"{base}.>",), duplicate_window=600))
+    await bus.ensure_stream(client, bus.StreamSpec(name, (f"{base}.>",), duplicate_window=600))
     other = await asyncpg.create_pool(await make_database(), min_size=1, max_size=2,
                                       server_settings={"search_path": "contract,public"})
     assert other is not None
@@ -101,29 +102,29 @@ async def test_republish_over_two_databases_sends_events_in_the_order_they_occur
 
     try:
         for pools in ([contract_pool, other], [other, contract_pool]):
-            result = await republish(pools, js, subject, event_type="Counted",
+            result = await republish(pools, client, subject, event_type="Counted",
                                      batch=1)  # pages of one: the merge spans pages
             assert result.sent >= 4
             seen = [m.subject.split(".")[-2]
-                    for m in await _last(js, name, result.sent)]
+                    for m in await _last(client, name, result.sent)]
             assert [s for s in seen if s.endswith(tag)] == [s for _, s in order]
     finally:
         await other.close()
 
 
-async def _last(js: JetStreamContext, stream_name: str, n: int) -> list[RawStreamMsg]:
+async def _last(client: BusClient, stream_name: str, n: int) -> list[RawStreamMsg]:
     """The last ``n`` messages the stream holds, oldest first."""
-    info = await js.stream_info(stream_name)
+    info = await client.js.stream_info(stream_name)
     last = info.state.last_seq
-    return [await js.get_msg(stream_name, seq) for seq in range(last - n + 1, last + 1)]
+    return [await client.js.get_msg(stream_name, seq) for seq in range(last - n + 1, last + 1)]
 
 
 async def test_spades_resync_reports_what_jetstream_stored(
-        database_url: str, nats_url: str, js: JetStreamContext, nats_prefix: str) -> None:
+        database_url: str, nats_url: str, client: BusClient, nats_prefix: str) -> None:
     prefix = f"{nats_prefix}rs{uuid.uuid4().hex[:6]}"
     names = Names(prefix)
-    await bus.ensure_stream(js, bus.StreamSpec(names.game_events_stream,
-                                               (names.game_events_all,), duplicate_window=600))
+    await bus.ensure_stream(client, bus.StreamSpec(names.game_events_stream,
+                                                   (names.game_events_all,), duplicate_window=600))
     pool = await asyncpg.create_pool(database_url, server_settings={"search_path": "game"})
     assert pool is not None
     store = EventStore(pool, EventRegistry(Sample))
@@ -137,7 +138,7 @@ async def test_spades_resync_reports_what_jetstream_stored(
                               timeout=60)
         assert done.returncode == 0, done.stderr
         assert done.stdout.startswith("republished 2 event(s); JetStream stored 2"), done.stdout
-    info = await js.stream_info(names.game_events_stream)
+    info = await client.js.stream_info(names.game_events_stream)
     assert info.state.messages == 4
     await pool.close()
 

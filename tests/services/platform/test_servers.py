@@ -5,7 +5,8 @@ import nats
 import nats.js.errors
 import pytest
 
-from services.platform import bus, servers
+from services.platform import bus, connection, servers
+from services.platform.busclient import BusClient
 
 
 async def test_session_has_a_real_postgres_with_the_migrated_schemas(database_url: str) -> None:
@@ -32,12 +33,13 @@ async def test_a_three_node_cluster_replicates_every_stream_on_all_three_nodes(
     assert len(nats_cluster.nodes) == 3
     leader = nats_cluster.wait_for_meta_leader()
     assert leader in {node.server_name for node in nats_cluster.nodes}
-    nc = await bus.connect(nats_cluster.url, "cluster-test")
+    nc = await connection.connect(nats_cluster.url, "cluster-test")
     try:
-        js = nc.jetstream()
+        client = BusClient(nc)
+        js = client.js
         spec = bus.StreamSpec(f"{nats_prefix}_REPLICATED", (f"{nats_prefix}.replicated.>",),
                               duplicate_window=60, replicas=3)
-        await bus.ensure_stream(js, spec)
+        await bus.ensure_stream(client, spec)
         info = await js.stream_info(spec.name)
         assert info.config.num_replicas == 3
         assert info.cluster is not None and info.cluster.leader
@@ -51,11 +53,11 @@ async def test_a_three_node_cluster_replicates_every_stream_on_all_three_nodes(
 
 async def test_a_stream_asking_more_replicas_than_one_server_has_is_refused(
         nats_url: str, nats_prefix: str) -> None:
-    nc = await bus.connect(nats_url, "replicas-test")
+    nc = await connection.connect(nats_url, "replicas-test")
     try:
         spec = bus.StreamSpec(f"{nats_prefix}_TOO_MANY", (f"{nats_prefix}.toomany.>",),
                               duplicate_window=60, replicas=3)
         with pytest.raises((bus.BusConfigError, nats.js.errors.APIError)):
-            await bus.ensure_stream(nc.jetstream(), spec)
+            await bus.ensure_stream(BusClient(nc), spec)
     finally:
         await nc.close()

@@ -14,6 +14,8 @@ import nats
 
 from schemas.subjects import Names
 from services.platform import bus
+from services.platform.busclient import BusClient
+from services.platform.consumer import Consumer
 from services.platform.db import create_pool
 from services.platform.events import game_registry
 from services.platform.eventstore import EventStore
@@ -33,11 +35,11 @@ async def test_a_rebuild_replays_every_ending_with_todays_formula(
     prefix = f"{nats_prefix}rb{uuid.uuid4().hex[:8]}"
     names = Names(prefix)
     nc = await nats.connect(nats_url)
-    js = nc.jetstream()
+    client = BusClient(nc)
     # A production-sized duplicate window: the rebuild runs well inside it.
-    await bus.ensure_stream(js, bus.StreamSpec(names.game_events_stream,
-                                               (names.game_events_all,), duplicate_window=600))
-    relay = OutboxRelay(game, js, names.game_event)
+    await bus.ensure_stream(client, bus.StreamSpec(names.game_events_stream,
+                                                   (names.game_events_all,), duplicate_window=600))
+    relay = OutboxRelay(game, client, names.game_event)
     spec = bus.ConsumerSpec(names.game_events_stream, "ratings-results",
                             names.game_events_of_type("GameEnded"), ack_wait=5, max_deliver=3)
     store = EventStore(game, game_registry())
@@ -46,7 +48,7 @@ async def test_a_rebuild_replays_every_ending_with_todays_formula(
     await store.append("g3", 0, [ended(("a", "b", "c", "d"), winner=1)])
 
     async def rate_with(schedule: KSchedule, applied: int) -> list[int]:
-        consumer = bus.Consumer(js, ratings, spec, results.handler(Elo(1500, schedule)))
+        consumer = Consumer(client, ratings, spec, results.handler(Elo(1500, schedule)))
         await consumer.start()
         try:
             await relay.drain()

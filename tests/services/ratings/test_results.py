@@ -18,6 +18,7 @@ from schemas.notes import Note, RatingChanged
 from schemas.subjects import Names
 from services.platform import bus
 from services.platform.busclient import BusClient
+from services.platform.consumer import Consumer
 from services.platform.db import create_pool
 from services.ratings import results, store
 from tests.services.ratings.conftest import NOW_MS, SYSTEM, Feed, ended, envelope
@@ -85,7 +86,8 @@ async def test_a_game_ended_twice_rates_once_and_tells_each_player_once(
     subject, name = f"{nats_prefix}.twice{tag}", f"{nats_prefix}_TWICE{tag}"
     names = Names(f"{nats_prefix}n{tag}")
     nc = await nats.connect(nats_url)
-    js = nc.jetstream()
+    client = BusClient(nc)
+    js = client.js
     heard: list[tuple[str, RatingChanged]] = []
 
     async def on_note(msg: Msg) -> None:
@@ -94,9 +96,9 @@ async def test_a_game_ended_twice_rates_once_and_tells_each_player_once(
         heard.append((msg.subject.rsplit(".", 1)[-1], note))
 
     await nc.subscribe(names.player_notes_all, cb=on_note)
-    await bus.ensure_stream(js, bus.StreamSpec(name, (f"{subject}.>",), duplicate_window=60))
+    await bus.ensure_stream(client, bus.StreamSpec(name, (f"{subject}.>",), duplicate_window=60))
     spec = bus.ConsumerSpec(name, f"r{tag}", f"{subject}.>", ack_wait=5, max_deliver=3)
-    consumer = bus.Consumer(js, pool, spec, results.handler(SYSTEM),
+    consumer = Consumer(client, pool, spec, results.handler(SYSTEM),
                             after_commit=results.notifier(pool, BusClient(nc), names))
     await consumer.start()
     try:

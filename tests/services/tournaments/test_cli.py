@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
 from schemas import tournament_commands as cmd
-from services import cli, devdata
+from services import dev_cli, devdata
 from services.platform.db import create_pool
 from services.platform.eventstore import EventStore
 from services.tournaments.store import TournamentStore, registry
@@ -69,7 +69,7 @@ async def test_list_show_and_replay_a_played_tournament(
 def dev_running_in(folder: Path, database_url: str, nats_url: str) -> Iterator[None]:
     """What a running `spades dev` leaves for the commands beside it, made by its own
     functions: the folder's lock held, and its servers announced."""
-    lock = cli._lock(folder)
+    lock = dev_cli.hold_lock(folder)
     devdata.announce(folder, database_url, nats_url)
     try:
         yield

@@ -12,7 +12,8 @@ import nats
 
 from schemas import subjects
 from services.platform import bus
-from services.platform.bus import Consumer
+from services.platform.busclient import BusClient
+from services.platform.consumer import Consumer
 from services.tournaments.results import on_match_outcome
 from services.tournaments.service import WhenStreamExists
 from tests.waiting import until
@@ -27,8 +28,9 @@ async def test_the_outcomes_consumer_starts_once_the_lobby_made_the_stream(
     tid = await running(store)
     names = subjects.Names(f"{nats_prefix}o{uuid.uuid4().hex[:6]}")
     nc = await nats.connect(nats_url)
-    js = nc.jetstream()
-    waiting = WhenStreamExists(Consumer(js, pool, bus.ConsumerSpec(
+    client = BusClient(nc)
+    js = client.js
+    waiting = WhenStreamExists(Consumer(client, pool, bus.ConsumerSpec(
         names.lobby_matches_stream, subjects.TOURNAMENTS_MATCHES,
         names.lobby_matches_of("tournament"), ack_wait=5, max_deliver=3),
         on_match_outcome(store)), retry_seconds=0.1)
@@ -36,9 +38,9 @@ async def test_the_outcomes_consumer_starts_once_the_lobby_made_the_stream(
         await waiting.start()
         await asyncio.sleep(0.3)
         assert waiting.running and not waiting.consumer.running  # no stream yet
-        await bus.ensure_stream(js, bus.StreamSpec(names.lobby_matches_stream,
-                                                   (names.lobby_matches_all,),
-                                                   duplicate_window=60))
+        await bus.ensure_stream(client, bus.StreamSpec(names.lobby_matches_stream,
+                                                       (names.lobby_matches_all,),
+                                                       duplicate_window=60))
         env = _outcome(tid, "W1-1", "not_ready", absent=(0,))
         await js.publish(names.lobby_match("tournament", "m"), msgspec.msgpack.encode(env))
 

@@ -18,6 +18,7 @@ from schemas import tournament_api as api
 from schemas import tournament_commands as cmd
 from schemas.bus import EventEnvelope
 from services.platform import bus
+from services.platform.busclient import BusClient
 from services.platform.db import create_pool
 from services.platform.eventstore import EventStore
 from services.platform.outbox import OutboxRelay, Publisher
@@ -45,16 +46,16 @@ async def env(make_database: Callable[[], Awaitable[str]], nats_url: str,
     pool: asyncpg.Pool = await create_pool(await make_database(), "tournaments")
     nc = await nats.connect(nats_url)
     names = subjects.Names(f"{nats_prefix}x{uuid.uuid4().hex[:6]}")
-    js = nc.jetstream()
-    await bus.ensure_stream(js, bus.StreamSpec(names.tournament_events_stream,
-                                               (names.tournament_events_all,),
-                                               duplicate_window=60))
+    client = BusClient(nc)
+    await bus.ensure_stream(client, bus.StreamSpec(names.tournament_events_stream,
+                                                   (names.tournament_events_all,),
+                                                   duplicate_window=60))
     # The relay sweeps only rows an hour old: what goes out, its writer published.
-    relay = OutboxRelay(pool, js, names.tournament_event, sweep_after=3600)
+    relay = OutboxRelay(pool, client, names.tournament_event, sweep_after=3600)
     await relay.start()
     e = Env(nc, names)
     store = TournamentStore(pool, EventStore(
-        pool, registry(), publish=Publisher(js, names.tournament_event, relay)))
+        pool, registry(), publish=Publisher(client, names.tournament_event, relay)))
     micro = await bus.serve(nc, service="tournaments", version="0.0.0",
                             group=names.service_group("tournaments"),
                             endpoints=endpoints(store, lambda: e.now))

@@ -1,0 +1,111 @@
+"""Connecting to NATS: failing fast at start-up, riding out a lost server once up.
+
+A service that cannot reach the broker when it starts says so in one line and
+exits; one that loses it later reconnects forever (to another node of a cluster
+within seconds), since its games and consumers must outlive a broker restart.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+
+import nats
+import nats.errors
+from nats.aio.client import Client
+
+from services.platform import logs
+
+_log = logs.get("bus")
+
+
+class BusUnavailable(RuntimeError):
+    pass
+
+
+
+# A server that stops answering without closing the connection (paused, or cut off
+# by the network) is left after this many unanswered pings this far apart: the client
+# then moves to another node of the cluster within a few seconds, under the shortest
+# turn clock, instead of the library's default of minutes.
+PING_SECONDS = 1.0
+PINGS_OUTSTANDING = 1
+RECONNECT_TIMEOUT = 1.0
+
+
+async def connect(url: str, name: str, *, timeout: float = 3.0) -> Client:
+    """Connect, failing fast at start-up but reconnecting forever once up."""
+    servers = [u.strip() for u in url.split(",") if u.strip()]
+    connected = False
+
+    errors: list[Exception] = []
+
+    async def on_error(exc: Exception) -> None:
+        if connected:
+            _log.warning("nats_error", error=str(exc))
+        else:
+            errors.append(exc)
+
+    async def on_closed() -> None:
+        # Closed, not reconnecting: the server threw us out (a protocol error) or we
+        # gave up. /healthz now fails so that an orchestrator restarts the process.
+        if connected and nc.last_error is not None:  # not our own close or drain
+            _log.error("nats_closed", error=repr(nc.last_error))
+
+    try:
+        # At start-up, try each server a couple of times, then say which URL failed.
+        nc = await nats.connect(servers, name=name, connect_timeout=timeout,
+                                allow_reconnect=True, max_reconnect_attempts=2,
+                                reconnect_time_wait=0.3, error_cb=on_error,
+                                closed_cb=on_closed, ping_interval=PING_SECONDS,
+                                max_outstanding_pings=PINGS_OUTSTANDING)
+    except (OSError, nats.errors.Error, TimeoutError) as exc:
+        cause = errors[-1] if errors else exc
+        reason = getattr(cause, "strerror", None) or str(cause) or type(cause).__name__
+        raise BusUnavailable(f"cannot reach NATS at {url}: {reason}") from None
+    # Up: from now on ride out broker restarts instead of dying.
+    nc.options["allow_reconnect"] = True
+    nc.options["max_reconnect_attempts"] = -1
+    nc.options["reconnect_time_wait"] = 0.5
+    # A paused node still completes the TCP handshake and then says nothing: give up on
+    # it soon and try the next node.
+    nc.options["connect_timeout"] = min(timeout, RECONNECT_TIMEOUT)
+    connected = True
+    return nc
+
+
+def on_reconnected(nc: Client, callback: Callable[[], Awaitable[None]]) -> None:
+    """Run ``callback`` too each time ``nc`` is connected again: what a plain
+    subscription missed while the connection was away is to be asked for then."""
+    before = nc._reconnected_cb
+
+    async def both() -> None:
+        if before is not None:
+            await before()
+        await callback()
+
+    nc._reconnected_cb = both
+
+
+async def connect_once(url: str, name: str, timeout: float = 3.0) -> Client:
+    """Like `connect`, but gives up after one round of servers: for CLI checks."""
+    servers = [u.strip() for u in url.split(",") if u.strip()]
+    errors: list[Exception] = []
+
+    async def on_error(exc: Exception) -> None:
+        errors.append(exc)
+
+    try:
+        return await asyncio.wait_for(
+            nats.connect(servers, name=name, connect_timeout=timeout, allow_reconnect=False,
+                         max_reconnect_attempts=0, error_cb=on_error), timeout * 2)
+    except (OSError, nats.errors.Error, TimeoutError) as exc:
+        cause = errors[-1] if errors else exc
+        reason = getattr(cause, "strerror", None) or str(cause) or type(cause).__name__
+        raise BusUnavailable(f"cannot reach NATS at {url}: {reason}") from None
+
+
+async def probe(url: str, name: str, timeout: float = 1.0) -> None:
+    """``BusUnavailable`` unless NATS at ``url`` answers: a check before relying on it."""
+    nc = await connect_once(url, name, timeout=timeout)
+    await nc.close()
