@@ -112,6 +112,26 @@ async def test_refusals_carry_the_decisions_code_and_change_nothing(env: Env) ->
     got = await bus.request(env.nc, env.names.endpoint("tournaments", "get"),
                             api.GetTournament(tournament_id=tid), api.TournamentView)
     assert got.version == 2 and not got.teams[0].confirmed
+    for by, code in (("p1", "not_organizer"), ("org", "not_enough_teams")):
+        with pytest.raises(bus.RemoteError) as err:
+            await env.write("start_now", tid, cmd.StartNow(by=by))
+        assert err.value.code == code
+
+
+async def test_the_organizer_starts_a_tournament_now(env: Env) -> None:
+    tid = str(uuid.uuid4())
+    await env.write("create", tid, cmd.CreateTournament(
+        tournament_id=tid, organizer="org", settings=msgspec.structs.replace(
+            settings("swiss", 8), check_in_minutes=0)))
+    for i in range(4):
+        await env.write("register", tid, cmd.RegisterTeam(
+            team_id=f"t{i}", name=f"T{i}", player=f"p{i}a", partner=f"p{i}b"))
+        await env.write("confirm", tid, cmd.ConfirmTeam(team_id=f"t{i}", player=f"p{i}b"))
+    reply = await env.write("start_now", tid, cmd.StartNow(by="org"), command_id="go")
+    assert reply.events == ["CheckInClosed", "TournamentStarted"]
+    got = await bus.request(env.nc, env.names.endpoint("tournaments", "get"),
+                            api.GetTournament(tournament_id=tid), api.TournamentView)
+    assert got.summary.status == "running" and all(t.seed for t in got.teams)
 
 
 async def test_committed_events_go_out_on_the_tournament_stream(env: Env) -> None:
