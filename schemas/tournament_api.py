@@ -114,6 +114,10 @@ class TournamentSummary(msgspec.Struct, frozen=True, kw_only=True):
     organizer: str
     starts_at: int  # ms since the epoch
     champion: str | None
+    # The check-in window as set (ms since the epoch), null without a check-in; starting
+    # the tournament (at starts_at, or earlier by the organizer) ends it.
+    check_in_opens_at: int | None = None
+    check_in_closes_at: int | None = None
 
 
 class TournamentView(msgspec.Struct, frozen=True, kw_only=True):

@@ -79,11 +79,16 @@ async def test_a_tournament_is_created_registered_for_and_read(env: Env) -> None
     got = await bus.request(env.nc, env.names.endpoint("tournaments", "get"),
                             api.GetTournament(tournament_id=tid), api.TournamentView)
     assert got.summary.status == "registering" and got.version == 3
+    # The check-in window, from the settings: 15 minutes before the start, until it.
+    s = settings("swiss", 8)
+    assert (got.summary.check_in_opens_at, got.summary.check_in_closes_at) == (
+        s.starts_at - 15 * 60_000, s.starts_at)
     assert [(t.team_id, t.players, t.confirmed) for t in got.teams] == [
         ("t1", ["p1", "p2"], True)]
     listed = await bus.request(env.nc, env.names.endpoint("tournaments", "list"),
                                api.ListTournaments(status="registering"), api.TournamentList)
-    assert tid in [t.tournament_id for t in listed.tournaments]
+    (summary,) = [t for t in listed.tournaments if t.tournament_id == tid]
+    assert summary == got.summary
 
 
 async def test_refusals_carry_the_decisions_code_and_change_nothing(env: Env) -> None:
@@ -132,6 +137,7 @@ async def test_the_organizer_starts_a_tournament_now(env: Env) -> None:
     got = await bus.request(env.nc, env.names.endpoint("tournaments", "get"),
                             api.GetTournament(tournament_id=tid), api.TournamentView)
     assert got.summary.status == "running" and all(t.seed for t in got.teams)
+    assert (got.summary.check_in_opens_at, got.summary.check_in_closes_at) == (None, None)
 
 
 async def test_committed_events_go_out_on_the_tournament_stream(env: Env) -> None:
