@@ -107,6 +107,8 @@ TOURNAMENT = [
         "result_exists": "the match already has a result; an organizer may override it",
         "override_too_late": "a team of this match has started its next match",
         "tournament_full": "a late joiner finds the tournament at max_teams already",
+        "not_enough_teams": "starting now would leave fewer than min_teams teams (confirmed, "
+                            "and checked in when the tournament has a check-in)",
     }),
     *_codes(400, {
         "max_below_min": "max_teams is smaller than min_teams",

@@ -82,6 +82,9 @@ class MatchView(msgspec.Struct, frozen=True, kw_only=True):
     scores: list[int]
     # Duplicate deals: [home, away] score per deal, in order, once the round is over.
     deals: list[list[int]] = msgspec.field(default_factory=list)
+    # Which part of the format the match is in, and its round's name (RoundView).
+    stage: str = ""
+    round_name: str = ""
 
 
 class DuplicateView(msgspec.Struct, frozen=True, kw_only=True):
@@ -104,6 +107,24 @@ class StandingView(msgspec.Struct, frozen=True, kw_only=True):
     bags: int
     points: int
     duplicate: DuplicateView | None = None  # with duplicate deals only
+    seed: int | None = None  # the last tie-break of every format
+    # Knockouts only (null elsewhere): the round of the team's furthest match (a bye or a
+    # walkover counts), that round's name ("Semi-finals", "Losers' round 3"), and whether
+    # the team is out.
+    reached: int | None = None
+    reached_round: str | None = None
+    eliminated: bool | None = None
+
+
+class RoundView(msgspec.Struct, frozen=True, kw_only=True):
+    """One round as the format calls it. ``stage`` tells apart rounds of one number in
+    different parts of a bracket: ``rounds`` (Swiss, round robins), ``bracket`` and
+    ``third_place`` (single elimination), ``winners``, ``losers`` and ``grand_final``
+    (double elimination)."""
+
+    stage: str
+    round_no: int
+    name: str
 
 
 class TournamentSummary(msgspec.Struct, frozen=True, kw_only=True):
@@ -114,6 +135,10 @@ class TournamentSummary(msgspec.Struct, frozen=True, kw_only=True):
     organizer: str
     starts_at: int  # ms since the epoch
     champion: str | None
+    # The check-in window as set (ms since the epoch), null without a check-in; starting
+    # the tournament (at starts_at, or earlier by the organizer) ends it.
+    check_in_opens_at: int | None = None
+    check_in_closes_at: int | None = None
 
 
 class TournamentView(msgspec.Struct, frozen=True, kw_only=True):
@@ -123,6 +148,12 @@ class TournamentView(msgspec.Struct, frozen=True, kw_only=True):
     teams: list[TeamView]
     matches: list[MatchView]
     standings: list[StandingView]
+    # Every round the tournament plays, named by its format ("Round 2", "Semi-finals",
+    # "Final"), stage by stage in order; empty before the start.
+    rounds: list[RoundView] = msgspec.field(default_factory=list)
+    # The standings' fields that decide the order, most important first: what a client
+    # shows for this format (a knockout: reached, eliminated, ..., never buchholz).
+    standings_columns: list[str] = msgspec.field(default_factory=list)
     # Display names by player id (the teams' players and the organizer): the tournament
     # service knows players by id only; the lobby, which owns the accounts, fills these in.
     names: dict[str, str] = msgspec.field(default_factory=dict)

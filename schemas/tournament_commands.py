@@ -73,6 +73,13 @@ class Start(Command, frozen=True):
     """The scheduler, at ``starts_at``: close the check-in and start, or cancel."""
 
 
+class StartNow(Command, frozen=True):
+    """The organizer: start now, before ``starts_at``, with the teams present now (with a
+    check-in, those both of whose players checked in), as the start would."""
+
+    by: str
+
+
 class PairRound(Command, frozen=True):
     """The scheduler: pair the next Swiss or round-robin round. ``seed`` (hex) decides
     seats in Swiss pairs and, with duplicate deals, the round's deals."""
@@ -143,5 +150,5 @@ class Cancel(Command, frozen=True):
 TournamentCommand = (
     CreateTournament | ChangeSettings | RegisterTeam | ConfirmTeam | WithdrawTeam | CheckIn
     | Start | PairRound | CallMatch | RecordResult | OverrideResult | Disqualify | Cancel
-    | WaiveBan | SetSeeds | SetPairings | AddBotTeam
+    | WaiveBan | SetSeeds | SetPairings | AddBotTeam | StartNow
 )

@@ -90,15 +90,32 @@ def show(t: api.TournamentView) -> str:
               for team in t.teams]
     if t.matches:
         lines += ["", "matches:"]
-        lines += [f"  {m.match_id:8s} {m.home} v {m.away}: "
+        lines += [f"  {m.match_id:8s} {m.round_name + ': ' if m.round_name else ''}"
+                  f"{m.home} v {m.away}: "
                   + (f"{m.outcome} {m.scores[0]}-{m.scores[1]} ({m.reason})" if m.outcome
                      else "to play") for m in t.matches]
     if t.standings:
-        lines += ["", "standings:  rank team  points buchholz h2h diff bags scored"]
-        lines += [f"  {r.rank:4d} {r.team_id}  {r.match_points:g} {r.buchholz:g}"
-                  f" {r.head_to_head:g} {r.differential} {r.bags} {r.points}"
+        # The columns that decide this format, in order (every tie-break for a tournament
+        # projected before they were recorded).
+        columns = t.standings_columns or list(_EVERY_COLUMN)
+        lines += ["", "standings:  rank team  " + ", ".join(_HEADS.get(c, c) for c in columns)]
+        lines += [f"  {r.rank:4d} {r.team_id}  " + ", ".join(_cell(r, c) for c in columns)
                   for r in t.standings]
     return "\n".join(lines)
+
+
+_EVERY_COLUMN = ("match_points", "buchholz", "head_to_head", "differential", "bags", "points")
+_HEADS = {"match_points": "points", "head_to_head": "h2h", "differential": "diff",
+          "points": "scored", "eliminated": "out"}
+
+
+def _cell(r: api.StandingView, column: str) -> str:
+    if column == "reached":
+        return r.reached_round or "-"
+    if column == "eliminated":
+        return "out" if r.eliminated else "in"
+    value = getattr(r, column)
+    return "-" if value is None else f"{value:g}" if isinstance(value, float) else str(value)
 
 
 async def _replay(pool: asyncpg.Pool, tid: uuid.UUID) -> int:

@@ -312,6 +312,7 @@ _HANDLERS: dict[type, Callable[[Tournament, Any], list[ev.Event]]] = {
     cmd.CheckIn: registration.check_in,
     cmd.WithdrawTeam: registration.withdraw,
     cmd.Start: registration.start,
+    cmd.StartNow: registration.start_now,
     cmd.PairRound: _pair_round,
     cmd.CallMatch: _call,
     cmd.RecordResult: _record,

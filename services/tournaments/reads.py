@@ -8,21 +8,27 @@ import json
 import uuid
 
 import asyncpg
+import msgspec
 
 from schemas import tournament_api as api
+from services.tournaments import formats
 from services.tournaments.duplicate import DuplicateScore
 from services.tournaments.state import Tournament
 from services.tournaments.store import project
 
-_SUMMARY = "tournament_id, name, status, format, organizer, starts_at, champion"
+_SUMMARY = ("tournament_id, name, status, format, organizer, starts_at, champion,"
+            " (settings->>'check_in_minutes')::bigint AS check_in_minutes")
 
 
 def _summary(row: asyncpg.Record) -> api.TournamentSummary:
+    starts_at = int(row["starts_at"].timestamp() * 1000) if row["starts_at"] else 0
+    check_in = row["check_in_minutes"] or 0
     return api.TournamentSummary(
         tournament_id=str(row["tournament_id"]), name=row["name"], status=row["status"],
-        format=row["format"], organizer=row["organizer"],
-        starts_at=int(row["starts_at"].timestamp() * 1000) if row["starts_at"] else 0,
-        champion=row["champion"])
+        format=row["format"], organizer=row["organizer"], starts_at=starts_at,
+        champion=row["champion"],
+        check_in_opens_at=starts_at - check_in * 60_000 if check_in else None,
+        check_in_closes_at=starts_at if check_in else None)
 
 
 async def summaries(pool: asyncpg.Pool, status: str | None,
@@ -37,7 +43,8 @@ async def summaries(pool: asyncpg.Pool, status: str | None,
 async def view(pool: asyncpg.Pool, tournament_id: uuid.UUID) -> api.TournamentView | None:
     """A tournament as its projections show it, or None if there is none."""
     async with pool.acquire() as conn, conn.transaction(isolation="repeatable_read"):
-        head = await conn.fetchrow(f"SELECT {_SUMMARY}, settings, version FROM tournaments"
+        head = await conn.fetchrow(f"SELECT {_SUMMARY}, settings, version, rounds,"
+                                   " standings_columns FROM tournaments"
                                    " WHERE tournament_id = $1", tournament_id)
         if head is None:
             return None
@@ -51,13 +58,21 @@ async def view(pool: asyncpg.Pool, tournament_id: uuid.UUID) -> api.TournamentVi
             tournament_id)
         table = await conn.fetch(
             "SELECT team_id, rank, match_points, buchholz, head_to_head, differential, bags,"
-            " points, matchpoints, matchpoints_top FROM tournament_standings"
+            " points, matchpoints, matchpoints_top, reached, reached_round, eliminated"
+            " FROM tournament_standings"
             " WHERE tournament_id = $1 ORDER BY rank",
             tournament_id)
+    rounds = msgspec.json.decode(head["rounds"], type=list[api.RoundView])
+    named = {(r.stage, r.round_no): r.name for r in rounds}
+    stage_of = formats.of(head["format"]).stage_of
+    seeds = {r["team_id"]: r["seed"] for r in teams}
     return api.TournamentView(
         summary=_summary(head), settings=json.loads(head["settings"]), version=head["version"],
         teams=[api.TeamView(**dict(r)) for r in teams],
-        matches=[api.MatchView(**{**dict(r), "deals": _pairs(r["deals"])}) for r in matches],
+        matches=[api.MatchView(**{**dict(r), "deals": _pairs(r["deals"])},
+                               stage=(stage := stage_of(r["match_id"])),
+                               round_name=named.get((stage, r["round_no"]), ""))
+                 for r in matches],
         standings=[api.StandingView(
             team_id=r["team_id"], rank=r["rank"], match_points=r["match_points"] / 2,
             buchholz=r["buchholz"] / 2, head_to_head=r["head_to_head"] / 2,
@@ -65,8 +80,11 @@ async def view(pool: asyncpg.Pool, tournament_id: uuid.UUID) -> api.TournamentVi
             duplicate=None if r["matchpoints"] is None else api.DuplicateView(
                 matchpoints=r["matchpoints"] / 2, top=r["matchpoints_top"] / 2,
                 percent=round(DuplicateScore(r["team_id"], r["matchpoints"],
-                                             r["matchpoints_top"]).percent, 2)))
-            for r in table])
+                                             r["matchpoints_top"]).percent, 2)),
+            seed=seeds.get(r["team_id"]), reached=r["reached"],
+            reached_round=r["reached_round"], eliminated=r["eliminated"])
+            for r in table],
+        rounds=rounds, standings_columns=list(head["standings_columns"]))
 
 
 def _pairs(flat: list[int]) -> list[list[int]]:

@@ -121,10 +121,11 @@ def withdraw(state: Tournament, c: cmd.WithdrawTeam) -> list[ev.Event]:
     return [ev.TeamWithdrawn(at=c.at, team_id=c.team_id, reason="withdrawn", by=c.player)]
 
 
-def start(state: Tournament, c: cmd.Start) -> list[ev.Event]:
-    s = in_status(state, "registering")
-    if c.at < s.starts_at:
-        raise TournamentError("too_early", "the tournament does not start yet")
+def _field(state: Tournament, s: ev.TournamentSettings) -> tuple[list[str], list[str],
+                                                                  tuple[str, ...]]:
+    """Who plays if the tournament starts now: the placed teams present (confirmed and,
+    with a check-in, checked in by both), then present waiting teams up to ``max_teams``
+    in registration order; the teams promoted; the teams dropped."""
     active = [t for t in state.teams.values() if not t.withdrawn]
 
     def present(t: Any) -> bool:
@@ -134,13 +135,39 @@ def start(state: Tournament, c: cmd.Start) -> list[ev.Event]:
     promoted = [t.team_id for t in active if present(t) and t.waiting]
     promoted = promoted[:max(0, s.max_teams - len(field))]
     field += promoted
-    dropped = tuple(t.team_id for t in active if t.team_id not in field)
-    out: list[ev.Event] = [ev.CheckInClosed(at=c.at, dropped=dropped, promoted=tuple(promoted))]
+    return field, promoted, tuple(t.team_id for t in active if t.team_id not in field)
+
+
+def _begin(state: Tournament, s: ev.TournamentSettings, at: int) -> list[ev.Event]:
+    """Close the check-in and start with the field present now; under ``min_teams``,
+    cancel."""
+    field, promoted, dropped = _field(state, s)
+    out: list[ev.Event] = [ev.CheckInClosed(at=at, dropped=dropped, promoted=tuple(promoted))]
     if len(field) < s.min_teams:
-        return [*out, ev.TournamentCancelled(at=c.at, reason="too_few_teams")]
+        return [*out, ev.TournamentCancelled(at=at, reason="too_few_teams")]
     order = {team_id: i for i, team_id in enumerate(state.teams)}
     by_hand = {team_id: i for i, team_id in enumerate(state.hand_seeds)}
     seeds = tuple(sorted(field, key=lambda t: (by_hand.get(t, len(by_hand)),
                                                -state.teams[t].rating, order[t])))
-    out.append(ev.TournamentStarted(at=c.at, seeds=seeds))
-    return out + formats.of(s.format.kind).start(s.format, seeds, c.at)
+    out.append(ev.TournamentStarted(at=at, seeds=seeds))
+    return out + formats.of(s.format.kind).start(s.format, seeds, at)
+
+
+def start(state: Tournament, c: cmd.Start) -> list[ev.Event]:
+    s = in_status(state, "registering")
+    if c.at < s.starts_at:
+        raise TournamentError("too_early", "the tournament does not start yet")
+    return _begin(state, s, c.at)
+
+
+def start_now(state: Tournament, c: cmd.StartNow) -> list[ev.Event]:
+    """The organizer starts before ``starts_at``, as the start would then; a field under
+    ``min_teams`` is refused (the tournament stays open) instead of cancelling."""
+    organizer_only(state, c.by)
+    s = in_status(state, "registering")
+    field, _, _ = _field(state, s)
+    if len(field) < s.min_teams:
+        raise TournamentError("not_enough_teams", f"{len(field)} of the {s.min_teams} teams "
+                              "needed are confirmed" + (" and checked in"
+                                                        if s.check_in_minutes else ""))
+    return _begin(state, s, c.at)

@@ -51,6 +51,11 @@ class Row:
     bags: int
     points: int
     seed: int
+    # Knockouts only (None elsewhere): the round of the team's furthest match (byes and
+    # walkovers count), that round's name, and whether the team is out.
+    reached: int | None = None
+    reached_round: str | None = None
+    eliminated: bool | None = None
 
 
 @dataclass(slots=True)

@@ -39,6 +39,7 @@ from services.tournaments.calls import game_of
 from services.tournaments.decide import decide, standings_of
 from services.tournaments.duplicate import duplicate_scores
 from services.tournaments.errors import TournamentError
+from services.tournaments.guards import format_of
 from services.tournaments.state import MatchState, Tournament
 from services.tournaments.timers import TIMER_COMMANDS, due_timers
 
@@ -276,13 +277,18 @@ async def project(conn: asyncpg.Connection, tournament_id: uuid.UUID, state: Tou
     its fold, inside the caller's transaction."""
     s = state.settings
     assert s is not None
+    fmt = format_of(state)
     await conn.execute(
         "INSERT INTO tournaments (tournament_id, name, status, organizer, format, settings,"
-        " starts_at, champion, version) VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9)"
+        " starts_at, champion, version, rounds, standings_columns) VALUES ($1, $2, $3, $4,"
+        " $5, $6::jsonb, $7, $8, $9, $10::jsonb, $11)"
         " ON CONFLICT (tournament_id) DO UPDATE SET name = $2, status = $3, organizer = $4,"
-        " format = $5, settings = $6::jsonb, starts_at = $7, champion = $8, version = $9",
+        " format = $5, settings = $6::jsonb, starts_at = $7, champion = $8, version = $9,"
+        " rounds = $10::jsonb, standings_columns = $11",
         tournament_id, s.name, state.status, state.organizer, s.format.kind,
-        msgspec.json.encode(s).decode(), _ts(s.starts_at), state.champion, state.version)
+        msgspec.json.encode(s).decode(), _ts(s.starts_at), state.champion, state.version,
+        msgspec.json.encode(fmt.round_names(state)).decode(),
+        list(fmt.standings_columns(s)))
     # One statement clears the four tables (data-modifying CTEs); then a COPY for each that
     # has rows: a command costs few round trips whatever the tournament's size.
     await conn.execute(
@@ -311,7 +317,8 @@ async def project(conn: asyncpg.Connection, tournament_id: uuid.UUID, state: Tou
             (tournament_id, r.team_id, r.rank, r.match_points, r.buchholz, r.head_to_head,
              r.differential, r.bags, r.points,
              *((d.matchpoints, d.top) if (d := dup.get(r.team_id)) else
-               (0, 0) if duplicate else (None, None)))
+               (0, 0) if duplicate else (None, None)),
+             r.reached, r.reached_round, r.eliminated)
             for r in (standings_of(state) if state.seeds else [])],
         "tournament_timers": [(tournament_id, kind, _ts(at))
                               for kind, at in due_timers(state).items()],
@@ -330,7 +337,7 @@ _COLUMNS = {
                            "reason", "scores", "bags_taken", "game_stream", "game_id", "deals"],
     "tournament_standings": ["tournament_id", "team_id", "rank", "match_points", "buchholz",
                              "head_to_head", "differential", "bags", "points", "matchpoints",
-                             "matchpoints_top"],
+                             "matchpoints_top", "reached", "reached_round", "eliminated"],
     "tournament_timers": ["tournament_id", "kind", "due_at"],
     "tournament_calls": ["tournament_id", "match_id", "due_at"],
 }

@@ -46,6 +46,7 @@ WRITES: dict[str, type[cmd.Command]] = {
     "seed": cmd.SetSeeds,
     "set_pairings": cmd.SetPairings,
     "add_bots": cmd.AddBotTeam,
+    "start_now": cmd.StartNow,
 }
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import ClassVar, Protocol
 
 from schemas import tournament_events as ev
@@ -25,6 +26,19 @@ from services.tournaments.standings import Row, standings
 from services.tournaments.state import Tournament
 
 Pairs = tuple[list[tuple[str, str]], list[str]]  # (home, away) pairs, and the byes
+
+
+@dataclass(frozen=True, slots=True)
+class RoundName:
+    """One round as the format calls it. ``stage`` tells apart rounds of one number in
+    different parts of a bracket (a double elimination's winners' and losers' round 2)."""
+
+    stage: str
+    round_no: int
+    name: str
+
+
+ROUNDS = "rounds"  # the one stage of a format paired round by round
 
 
 class TieBreakError(ValueError):
@@ -97,7 +111,22 @@ class Format(Protocol):
         ...
 
     def standings(self, state: Tournament) -> list[Row]:
-        """The standings now, with the format's bye value and tie-breaks."""
+        """The standings now, with the format's bye value and tie-breaks (a knockout: by
+        how far each team went, with each team's ``reached`` round)."""
+        ...
+
+    def standings_columns(self, s: ev.TournamentSettings) -> tuple[str, ...]:
+        """The standings' fields that decide the order, most important first (names of
+        ``StandingView`` fields): what a client shows for this format."""
+        ...
+
+    def round_names(self, state: Tournament) -> list[RoundName]:
+        """Every round the tournament plays, named, stage by stage and in order; empty
+        before the start (the field decides how many rounds there are)."""
+        ...
+
+    def stage_of(self, match_id: str) -> str:
+        """The stage (of ``round_names``) a match of this format is in."""
         ...
 
 
@@ -130,6 +159,9 @@ class CommonFormat:
         return standings(state.seeds, state.results(), state.byes(),
                          bye_points=self.bye_points, half_byes=state.half_byes,
                          tiebreaks=self.tiebreak_order(chosen))
+
+    def standings_columns(self, s: ev.TournamentSettings) -> tuple[str, ...]:
+        return ("match_points", *self.tiebreak_order(s.format.tiebreaks), "seed")
 
 
 class RoundFormat(CommonFormat, ABC):
@@ -167,6 +199,19 @@ class RoundFormat(CommonFormat, ABC):
 
     def override_too_late(self, state: Tournament, match_id: str) -> bool:
         return state.matches[match_id].pairing.round_no < len(state.rounds)
+
+    def round_names(self, state: Tournament) -> list[RoundName]:
+        if not state.entrants:
+            return []
+        total = self._total(state)
+        return [RoundName(ROUNDS, n, self.round_name(n, total)) for n in range(1, total + 1)]
+
+    def round_name(self, round_no: int, total: int) -> str:
+        """Round ``round_no`` of ``total``'s name."""
+        return f"Round {round_no}"
+
+    def stage_of(self, match_id: str) -> str:
+        return ROUNDS
 
     def _total(self, state: Tournament) -> int:
         if state.settings is None:

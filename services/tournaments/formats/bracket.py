@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import ClassVar
 
 from schemas.tournament_events import (
     BracketDrawn,
@@ -22,10 +23,12 @@ from schemas.tournament_events import (
     Pairing,
     Source,
     TournamentFinished,
+    TournamentSettings,
 )
 from services.tournaments.errors import TournamentError
-from services.tournaments.formats.base import CommonFormat, Pairs
-from services.tournaments.state import Tournament, losers
+from services.tournaments.formats.base import CommonFormat, Pairs, RoundName
+from services.tournaments.standings import Row
+from services.tournaments.state import Tournament
 
 EMPTY = ""  # nobody: a bye, or the winner of a match neither side came to
 PENDING = None  # not known yet
@@ -151,18 +154,77 @@ class BracketFormat(CommonFormat, ABC):
         return any(m in state.matches for m in fed)
 
     def _ranking(self, state: Tournament) -> tuple[str, ...]:
-        """Champion first, then by how far each team went: the round of its last match,
-        the final's loser before the third-place match, a match's winner before its
-        loser, then the standings (for teams out in the same round)."""
-        rounds = {m.match_id: m.round_no for m in state.bracket}
+        """The standings' order: champion first, then by how far each team went."""
+        return tuple(r.team_id for r in self.standings(state))
+
+    # --- What decides a knockout, and what its rounds are called ---------------------------
+
+    winners_stage: ClassVar[str] = "bracket"  # the stage of the "W" matches
+
+    def standings(self, state: Tournament) -> list[Row]:
+        """By how far each team went: the round of its furthest match (a bye or a walkover
+        counts; the final before the third-place match of the same round), still in
+        before out, then the match points, tie-breaks and seed of the common standings.
+        Each row says the round reached, its name, and whether the team is out."""
+        rows = super().standings(state)
+        if not state.bracket:
+            return rows
+        outcomes = {k: m.outcome for k, m in state.matches.items() if m.outcome is not None}
+        slots = resolve(state.bracket, state.seeds, outcomes)
         finals = {"GF", "GF2", max((m for m in state.bracket if m.match_id.startswith("W")),
                                    key=lambda m: m.round_no).match_id}
-        last: dict[str, tuple[int, int, int]] = {}
-        for match_id, m in state.matches.items():
-            lost = losers(m.outcome, m.pairing) if m.outcome else ()
-            for team in (m.pairing.home, m.pairing.away):
-                key = (-rounds[match_id], match_id not in finals, team in lost)
-                last[team] = min(last.get(team, key), key)
-        position = {r.team_id: i for i, r in enumerate(self.standings(state))}
-        never = (1, 1, 1)
-        return tuple(sorted(state.seeds, key=lambda t: (last.get(t, never), position[t])))
+        furthest: dict[str, tuple[tuple[int, bool, bool], BracketMatch | None]] = {}
+        for m in state.bracket:
+            slot = slots[m.match_id]
+            for team in (slot.home, slot.away):
+                if not team:
+                    continue
+                gone = ((slot.winner is not PENDING and slot.winner != team)
+                        or bool(state.teams[team].withdrawn))
+                key = (-m.round_no, m.match_id not in finals, gone)
+                if team not in furthest or key < furthest[team][0]:
+                    furthest[team] = (key, m)
+        names = {(r.stage, r.round_no): r.name for r in self.round_names(state)}
+        position = {r.team_id: i for i, r in enumerate(rows)}
+        never: tuple[tuple[int, bool, bool], BracketMatch | None] = ((1, True, True), None)
+        ranked = sorted(rows, key=lambda r: (furthest.get(r.team_id, never)[0],
+                                             position[r.team_id]))
+        table: list[Row] = []
+        for i, r in enumerate(ranked):
+            key, at = furthest.get(r.team_id, never)
+            table.append(replace(r, rank=i + 1, reached=at.round_no if at else 0,
+                                 reached_round=names[self.stage_of(at.match_id), at.round_no]
+                                 if at else "", eliminated=key[2]))
+        return table
+
+    def standings_columns(self, s: TournamentSettings) -> tuple[str, ...]:
+        return ("reached", "eliminated", "match_points",
+                *self.tiebreak_order(s.format.tiebreaks), "seed")
+
+    def stage_of(self, match_id: str) -> str:
+        if match_id.startswith("W"):
+            return self.winners_stage
+        if match_id.startswith("L"):
+            return "losers"
+        return "third_place" if match_id == "3P" else "grand_final"
+
+    def round_names(self, state: Tournament) -> list[RoundName]:
+        """The drawn bracket's rounds, stage by stage in the order the draw first reaches
+        each, rounds in order within a stage."""
+        stages: dict[str, list[int]] = {}
+        for m in state.bracket:
+            got = stages.setdefault(self.stage_of(m.match_id), [])
+            if m.round_no not in got:
+                got.append(m.round_no)
+        return [RoundName(stage, n, self.round_name(stage, n, sorted(numbers)))
+                for stage, numbers in stages.items() for n in sorted(numbers)]
+
+    @abstractmethod
+    def round_name(self, stage: str, round_no: int, numbers: Sequence[int]) -> str:
+        """The name of ``stage``'s round ``round_no``; ``numbers`` are the stage's rounds."""
+
+
+def knockout_name(round_no: int, last: int) -> str:
+    """A knockout round's name, counted back from its stage's last round."""
+    return {0: "Final", 1: "Semi-finals", 2: "Quarter-finals"}.get(last - round_no,
+                                                                   f"Round {round_no}")

@@ -11,11 +11,12 @@ the first, so both finalists have lost twice or the champion never has.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 from schemas.tournament_events import BracketMatch, FormatKind, FormatOptions, Source
 from services.tournaments.formats.base import Format
-from services.tournaments.formats.bracket import BracketFormat
+from services.tournaments.formats.bracket import BracketFormat, knockout_name
 from services.tournaments.formats.single_elimination import winners_bracket
 
 
@@ -71,8 +72,20 @@ def draw(teams: int, reset: bool = True) -> list[BracketMatch]:
 class DoubleElimination(BracketFormat):
     kind: ClassVar[FormatKind] = "double_elimination"
 
+    winners_stage = "winners"
+
     def draw(self, options: FormatOptions, teams: int) -> list[BracketMatch]:
         return draw(teams, options.grand_final_reset)
+
+    def round_name(self, stage: str, round_no: int, numbers: Sequence[int]) -> str:
+        """Winners' rounds as a knockout's ("Winners' semi-finals"), losers' rounds by
+        number up to the losers' final, then the grand final and its reset."""
+        if stage == "grand_final":
+            return "Grand final" if round_no == numbers[0] else "Grand final reset"
+        if stage == "losers":
+            return "Losers' final" if round_no == numbers[-1] else f"Losers' round {round_no}"
+        name = knockout_name(round_no, numbers[-1])
+        return f"Winners' {name[0].lower()}{name[1:]}"
 
 
 FORMAT: Format = DoubleElimination()

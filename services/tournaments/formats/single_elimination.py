@@ -3,11 +3,12 @@ order, and the semi-final losers may play for third place."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 from schemas.tournament_events import BracketMatch, FormatKind, FormatOptions, Source
 from services.tournaments.formats.base import Format
-from services.tournaments.formats.bracket import BracketFormat
+from services.tournaments.formats.bracket import BracketFormat, knockout_name
 from services.tournaments.formats.seeding import bracket_size, standard_order
 
 
@@ -46,6 +47,11 @@ class SingleElimination(BracketFormat):
 
     def draw(self, options: FormatOptions, teams: int) -> list[BracketMatch]:
         return draw(teams, options.third_place)
+
+    def round_name(self, stage: str, round_no: int, numbers: Sequence[int]) -> str:
+        if stage == "third_place":
+            return "Third-place match"
+        return knockout_name(round_no, numbers[-1])
 
 
 FORMAT: Format = SingleElimination()

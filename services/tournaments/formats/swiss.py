@@ -233,6 +233,9 @@ class Swiss(RoundFormat):
     def rounds(self, options: FormatOptions, teams: int) -> int:
         return min(options.rounds or default_rounds(teams), max_rounds(teams))
 
+    def round_name(self, round_no: int, total: int) -> str:
+        return "Final round" if round_no == total > 1 else f"Round {round_no}"
+
     def pair(self, state: Tournament, round_no: int, seed: str) -> Pairs:
         if (hand := state.hand_pairings.get(round_no)) is not None:
             return list(hand.pairs), [hand.bye] if hand.bye else []

@@ -51,6 +51,10 @@ async def test_list_show_and_replay_a_played_tournament(
         shown = spades("tournament", "show", tid, DATABASE_URL=url)
         assert shown.returncode == 0, shown.stderr
         assert f"champion {state.champion}" in shown.stdout and "W2-1" in shown.stdout
+        # A knockout's standings: how far each team went, not Swiss tie-breaks.
+        assert "W2-1     Final: " in shown.stdout and "buchholz" not in shown.stdout
+        assert "rank team  reached, out, points, diff, bags, scored, seed" in shown.stdout
+        assert f"{state.champion}  Final, in, " in shown.stdout
         replayed = spades("tournament", "replay", tid, DATABASE_URL=url)
         assert replayed.returncode == 0, replayed.stderr
         assert "TournamentFinished" in replayed.stdout

@@ -191,6 +191,59 @@ def test_too_few_teams_at_the_start_cancel_the_tournament() -> None:
     assert run.state.status == "cancelled"
 
 
+def test_the_organizer_starts_now_with_the_teams_checked_in_as_the_start_would() -> None:
+    run = created(make_settings("single_elimination", teams=8))
+    for i in range(5):
+        register(run, f"t{i}")
+    early = STARTS - 10 * MINUTE
+    for i in range(3):  # t3 and t4 are confirmed but not checked in
+        for p in "ab":
+            run.do(cmd.CheckIn(at=early, player=f"t{i}{p}"))
+    refused(run, cmd.StartNow(at=early, by="t0a"), "not_organizer")
+    refused(run, cmd.StartNow(at=early, by="org"), "not_enough_teams")  # 3 of min 4
+    assert run.state.status == "registering"
+    for p in "ab":
+        run.do(cmd.CheckIn(at=early, player=f"t3{p}"))
+    got = run.do(cmd.StartNow(at=early, by="org"))
+    # What the timer's start adds: the check-in closed, the start, the draw, the first
+    # matches; a day early is no matter.
+    assert [type(e).__name__ for e in got] == [
+        "CheckInClosed", "TournamentStarted", "BracketDrawn", "MatchesPaired"]
+    closed, started = got[0], got[1]
+    assert isinstance(closed, ev.CheckInClosed) and closed.dropped == ("t4",)
+    assert isinstance(started, ev.TournamentStarted) and started.at == early
+    assert run.state.status == "running" and set(run.state.seeds) == {"t0", "t1", "t2", "t3"}
+    refused(run, cmd.StartNow(at=early, by="org"), "already_started")
+    refused(run, cmd.Start(at=STARTS), "already_started")
+
+
+def test_without_a_check_in_starting_now_counts_the_confirmed_teams() -> None:
+    run = created(msgspec.structs.replace(make_settings("swiss"), check_in_minutes=0))
+    for i in range(4):
+        register(run, f"t{i}", confirm=i != 3)
+    refused(run, cmd.StartNow(at=OPENS + 5, by="org"), "not_enough_teams")
+    run.do(cmd.ConfirmTeam(at=OPENS + 6, team_id="t3", player="t3b"))
+    got = run.do(cmd.StartNow(at=OPENS + 7, by="org"))
+    assert [type(e).__name__ for e in got] == ["CheckInClosed", "TournamentStarted"]
+    assert run.state.status == "running" and len(run.state.seeds) == 4
+
+
+def test_an_ended_tournament_starts_no_more_and_takes_no_withdrawal() -> None:
+    run = registered(make_settings("single_elimination", 8), 4)
+    run.do(cmd.Start(at=STARTS))
+    while run.state.status == "running":
+        m = next(m for m in run.state.matches.values() if m.outcome is None)
+        run.do(cmd.RecordResult(at=STARTS + MINUTE, match_id=m.pairing.match_id,
+                                outcome="home", scores=(500, 200)))
+    assert run.state.status == "finished"
+    refused(run, cmd.WithdrawTeam(team_id="t01", player="t01a"), "tournament_over")
+    refused(run, cmd.StartNow(by="org"), "tournament_over")
+    cancelled = registered(make_settings("swiss", 8), 4)
+    cancelled.do(cmd.Cancel(by="org"))
+    refused(cancelled, cmd.WithdrawTeam(team_id="t01", player="t01a"), "tournament_over")
+    refused(cancelled, cmd.StartNow(by="org"), "tournament_over")
+
+
 def test_seeds_follow_the_rating() -> None:
     run = registered(make_settings("single_elimination", 8), 4)
     run.do(cmd.Start(at=STARTS))

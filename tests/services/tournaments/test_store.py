@@ -98,6 +98,25 @@ async def test_projections_equal_the_fold_of_the_stream(pool: asyncpg.Pool) -> N
     assert (await projection(pool, tid))["timers"] == {"pair": STARTS + MINUTE + 60_000}
 
 
+async def test_starting_now_takes_the_place_of_the_timers_start(pool: asyncpg.Pool) -> None:
+    store = store_on(pool)
+    tid = await create(store)
+    for i in range(4):
+        await enter(store, tid, f"t{i}")
+    assert (await projection(pool, tid))["timers"] == {"start": STARTS}
+    _, events = await store.execute(tid, cmd.StartNow(at=STARTS - MINUTE, by="org"))
+    assert type(events[1]).__name__ == "TournamentStarted"
+    state = await store.load(tid)
+    # The start's timer is gone; round 1 is paired at once, as after a timely start.
+    assert (await projection(pool, tid))["timers"] == {"pair": STARTS - MINUTE}
+    assert await projection(pool, tid) == expected(state)
+    await store.fire_due(STARTS)
+    state = await store.load(tid)
+    assert [type(e).__name__ for e in (r.event for r in await store.events.read(
+        stream_of(tid)))].count("TournamentStarted") == 1
+    assert len(state.rounds) == 1
+
+
 async def test_a_repeated_command_id_adds_nothing(pool: asyncpg.Pool) -> None:
     store = store_on(pool)
     tid = await create(store)

@@ -80,11 +80,16 @@ async def test_a_tournament_is_created_registered_for_and_read(env: Env) -> None
     got = await bus.request(env.nc, env.names.endpoint("tournaments", "get"),
                             api.GetTournament(tournament_id=tid), api.TournamentView)
     assert got.summary.status == "registering" and got.version == 3
+    # The check-in window, from the settings: 15 minutes before the start, until it.
+    s = settings("swiss", 8)
+    assert (got.summary.check_in_opens_at, got.summary.check_in_closes_at) == (
+        s.starts_at - 15 * 60_000, s.starts_at)
     assert [(t.team_id, t.players, t.confirmed) for t in got.teams] == [
         ("t1", ["p1", "p2"], True)]
     listed = await bus.request(env.nc, env.names.endpoint("tournaments", "list"),
                                api.ListTournaments(status="registering"), api.TournamentList)
-    assert tid in [t.tournament_id for t in listed.tournaments]
+    (summary,) = [t for t in listed.tournaments if t.tournament_id == tid]
+    assert summary == got.summary
 
 
 async def test_refusals_carry_the_decisions_code_and_change_nothing(env: Env) -> None:
@@ -113,6 +118,27 @@ async def test_refusals_carry_the_decisions_code_and_change_nothing(env: Env) ->
     got = await bus.request(env.nc, env.names.endpoint("tournaments", "get"),
                             api.GetTournament(tournament_id=tid), api.TournamentView)
     assert got.version == 2 and not got.teams[0].confirmed
+    for by, code in (("p1", "not_organizer"), ("org", "not_enough_teams")):
+        with pytest.raises(bus.RemoteError) as err:
+            await env.write("start_now", tid, cmd.StartNow(by=by))
+        assert err.value.code == code
+
+
+async def test_the_organizer_starts_a_tournament_now(env: Env) -> None:
+    tid = str(uuid.uuid4())
+    await env.write("create", tid, cmd.CreateTournament(
+        tournament_id=tid, organizer="org", settings=msgspec.structs.replace(
+            settings("swiss", 8), check_in_minutes=0)))
+    for i in range(4):
+        await env.write("register", tid, cmd.RegisterTeam(
+            team_id=f"t{i}", name=f"T{i}", player=f"p{i}a", partner=f"p{i}b"))
+        await env.write("confirm", tid, cmd.ConfirmTeam(team_id=f"t{i}", player=f"p{i}b"))
+    reply = await env.write("start_now", tid, cmd.StartNow(by="org"), command_id="go")
+    assert reply.events == ["CheckInClosed", "TournamentStarted"]
+    got = await bus.request(env.nc, env.names.endpoint("tournaments", "get"),
+                            api.GetTournament(tournament_id=tid), api.TournamentView)
+    assert got.summary.status == "running" and all(t.seed for t in got.teams)
+    assert (got.summary.check_in_opens_at, got.summary.check_in_closes_at) == (None, None)
 
 
 async def test_committed_events_go_out_on_the_tournament_stream(env: Env) -> None:
@@ -128,3 +154,43 @@ async def test_committed_events_go_out_on_the_tournament_stream(env: Env) -> Non
         stream_of(tid), 1, "TournamentCreated")
     assert msg.subject == env.names.tournament_event(stream_of(tid), "TournamentCreated")
     assert (msg.headers or {}).get("Nats-Msg-Id") == f"{stream_of(tid)}:1"
+
+
+async def test_the_view_names_rounds_and_shows_what_decides_a_knockout(env: Env) -> None:
+    tid = str(uuid.uuid4())
+    await env.write("create", tid, cmd.CreateTournament(
+        tournament_id=tid, organizer="org", settings=msgspec.structs.replace(
+            settings("single_elimination", 8), check_in_minutes=0)))
+
+    async def get() -> api.TournamentView:
+        return await bus.request(env.nc, env.names.endpoint("tournaments", "get"),
+                                 api.GetTournament(tournament_id=tid), api.TournamentView)
+
+    for i in range(1, 6):  # five teams: seeds 1 to 3 have byes
+        await env.write("register", tid, cmd.RegisterTeam(
+            team_id=f"t{i}", name=f"T{i}", player=f"p{i}a", partner=f"p{i}b",
+            rating=2000.0 - i))
+        await env.write("confirm", tid, cmd.ConfirmTeam(team_id=f"t{i}", player=f"p{i}b"))
+    before = await get()
+    assert before.rounds == [] and before.standings == []
+    assert before.standings_columns == ["reached", "eliminated", "match_points",
+                                        "differential", "bags", "points", "seed"]
+    await env.write("start_now", tid, cmd.StartNow(by="org"))
+    view = await get()
+    assert [(r.stage, r.round_no, r.name) for r in view.rounds] == [
+        ("bracket", 1, "Quarter-finals"), ("bracket", 2, "Semi-finals"),
+        ("bracket", 3, "Final")]
+    # Seeds 4 and 5 play the only quarter-final; seeds 2 and 3 meet in a semi-final at once.
+    assert [(m.match_id, m.stage, m.round_name) for m in view.matches] == [
+        ("W1-2", "bracket", "Quarter-finals"), ("W2-2", "bracket", "Semi-finals")]
+    rows = {r.team_id: r for r in view.standings}
+    assert (rows["t1"].seed, rows["t1"].reached, rows["t1"].reached_round,
+            rows["t1"].eliminated) == (1, 2, "Semi-finals", False)
+    assert (rows["t5"].reached_round, rows["t5"].eliminated) == ("Quarter-finals", False)
+    await env.write("override", tid, cmd.OverrideResult(
+        match_id="W1-2", outcome="home", by="org", why="the away team left"))
+    view = await get()
+    rows = {r.team_id: r for r in view.standings}
+    assert (rows["t5"].reached, rows["t5"].eliminated, rows["t5"].rank) == (1, True, 5)
+    assert (rows["t4"].reached_round, rows["t4"].eliminated) == ("Semi-finals", False)
+    assert "W2-1" in {m.match_id for m in view.matches}
