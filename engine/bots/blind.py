@@ -14,9 +14,11 @@ from __future__ import annotations
 from functools import cache
 from random import Random
 
-from engine.bots.basic import bid_for, contracts_of, pass_bits, policy, visible_bids
+from engine.bots.basic import policy
+from engine.bots.bidding import bid_for, pass_bits
 from engine.bots.expert import rollout
 from engine.bots.playout import deal_random, fast_of
+from engine.bots.seen import contracts_of, visible_bids
 from engine.evolve import blind_nil_offered
 from engine.state import GameState
 from schemas.rules import Rules

@@ -25,19 +25,13 @@ from collections.abc import Sequence
 from math import exp
 from random import Random
 
-from engine.bots.basic import (
-    Seen,
-    _above,
-    _power,
-    bid_for,
-    contracts_of,
-    estimate,
-    policy,
-    visible_bids,
-)
+from engine.bots.basic import policy
+from engine.bots.bidding import bid_for, estimate
+from engine.bots.bits import above, power
 from engine.bots.playout import Fast, Scorer, breaks, fast_of, split
 from engine.bots.playout import legal as legal_bits
 from engine.bots.playout import scorer as scorer_of
+from engine.bots.seen import Seen, contracts_of, visible_bids
 from engine.state import GameState
 
 DEFAULT_BUDGET = 32
@@ -59,7 +53,7 @@ def _candidates(f: Fast, legal: int, out: int) -> list[int]:
         while x:
             c = x & -x
             x ^= c
-            if prev and not out & _above(prev) & (c - 1):
+            if prev and not out & above(prev) & (c - 1):
                 continue
             picks.append(c)
             prev = c
@@ -91,7 +85,7 @@ class _Sampler:
         entries = []
         for c in split(free):
             allowed = [s for s in others if not k.voids[s] & c]
-            high = _power(c) >= (11 if c & f.trump else 10)
+            high = power(c) >= (11 if c & f.trump else 10)
             weights = [_NIL_HIGH_WEIGHT if high and live_nil[s] else 1.0 for s in allowed]
             entries.append((len(allowed), c, allowed, weights))
         entries.sort(key=lambda e: e[0])
@@ -224,7 +218,7 @@ def choose_card(state: GameState, seat: int, seed: int = 0,
         return f.card[cands[0]]
     for i, c in enumerate(cands):
         if c == plain or (c < plain and c & _suit(f, plain)
-                          and not out & _above(c) & (plain - 1)):
+                          and not out & above(c) & (plain - 1)):
             cands.insert(0, cands.pop(i))
             break
     else:  # cannot happen (``basic`` keeps to ``partner_safe``), but never search blind
@@ -310,7 +304,7 @@ def partner_safe(k: Seen, legal: int) -> int:
             best, best_i = c, i
     if (k.leader + best_i) & 3 != partner:
         return legal
-    beat = _above(best) & (f.trump if best & f.trump else lead_suit | f.trump)
+    beat = above(best) & (f.trump if best & f.trump else lead_suit | f.trump)
     over, under = legal & beat, legal & ~beat
     if guard:
         return over or legal

@@ -39,9 +39,10 @@ from msgspec.structs import replace
 
 from engine.bots import LEVELS, blind, choose
 from engine.bots.arena import bot, deal, duplicate, play_hand, random_player
-from engine.bots.basic import contracts_of, policy
+from engine.bots.basic import policy
 from engine.bots.expert import rollout
 from engine.bots.playout import Scorer, deal_random, fast_of, random_playout
+from engine.bots.seen import contracts_of
 from engine.decide import step
 from engine.play import legal_cards
 from engine.presets import PRESETS
