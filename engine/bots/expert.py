@@ -33,6 +33,7 @@ from engine.bots.playout import legal as legal_bits
 from engine.bots.playout import scorer as scorer_of
 from engine.bots.seen import Seen, contracts_of, visible_bids
 from engine.state import GameState
+from schemas.rules import Rules
 
 DEFAULT_BUDGET = 32
 _NIL_HIGH_WEIGHT = 0.2  # how much less likely a live nil is to hold a high card
@@ -180,7 +181,12 @@ def rollout(f: Fast, me: int, first: int, hands: list[int], trick: list[int], le
             c = policy(f, p, h, trick, leader, played, bids, tricks, broken, voids, contracts)
 
 
-def _margin(scorer: Scorer, team: int, bids: Sequence[int], blind: Sequence[bool],
+def bag_weight_of(r: Rules) -> float:
+    """What one bag costs a team in a hand's value: half the penalty it brings nearer."""
+    return 0.5 * r.bag_penalty / r.bag_limit if r.bag_penalty else 0.0
+
+
+def margin(scorer: Scorer, team: int, bids: Sequence[int], blind: Sequence[bool],
             took: Sequence[int], bags: Sequence[int], bag_weight: float) -> float:
     """What a played-out hand is worth to ``team``: its score less the other team's,
     each bag charged ``bag_weight`` for the penalty it brings nearer."""
@@ -229,7 +235,7 @@ def choose_card(state: GameState, seat: int, seed: int = 0,
     team = seat & 1
     bids = k.bids
     blind = [bool(state.blind >> s & 1) for s in range(4)]
-    bag_weight = 0.5 * r.bag_penalty / r.bag_limit if r.bag_penalty else 0.0
+    bag_weight = bag_weight_of(r)
     m = len(cands)
     # Per candidate, over the deals it was played on: weighted sums of its value less the
     # basic card's, of their squares, and of the weights.
@@ -250,7 +256,7 @@ def choose_card(state: GameState, seat: int, seed: int = 0,
         for i in (0, *active):
             t = rollout(f, seat, cands[i], hands[:], k.trick, k.leader, k.played, bids,
                         k.tricks[:], k.broken, k.voids[:], contracts)
-            v = _margin(scorer, team, bids, blind, t, state.bags, bag_weight)
+            v = margin(scorer, team, bids, blind, t, state.bags, bag_weight)
             spend -= 1
             if i == 0:
                 base = v
@@ -345,7 +351,7 @@ def choose_bid(state: GameState, seat: int, seed: int = 0, budget: int | None = 
     scorer = scorer_of(r)
     team = seat & 1
     blind = [bool(state.blind >> s & 1) and seen[s] == 0 for s in range(4)]
-    bag_weight = 0.5 * r.bag_penalty / r.bag_limit if r.bag_penalty else 0.0
+    bag_weight = bag_weight_of(r)
     leader = (state.dealer + 1) % 4
     m = len(cands)
     diff, diff2, sw, sw2 = [0.0] * m, [0.0] * m, [0.0] * m, [0.0] * m
@@ -372,7 +378,7 @@ def choose_bid(state: GameState, seat: int, seed: int = 0, budget: int | None = 
                            contracts)
             t = rollout(f, leader, first, hands[:], [], leader, 0, bids, [0, 0, 0, 0], False,
                         [0, 0, 0, 0], contracts)
-            v = _margin(scorer, team, bids, blind, t, state.bags, bag_weight)
+            v = margin(scorer, team, bids, blind, t, state.bags, bag_weight)
             if i == 0:
                 base_value = v
                 continue
