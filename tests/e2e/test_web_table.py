@@ -250,27 +250,35 @@ async def test_the_table_fits_a_phone(platform: Platform) -> None:
     problems: list[str] = []
     async with chromium() as browser:
         page = await new_page(browser, problems, width=375, height=812)
-        await open_private_table(page, platform.a.url, "Pocket", "quick")
+        await sign_in(page, platform.a.url, "Pocket")
+        await _within_the_screen(page, "#lobby")
+        await shot(page, "phone-lobby")
+        await page.select_option("#preset", "quick")
+        await page.check("#private")
+        await page.click("#create")
+        await page.wait_for_selector("#table:not([hidden])")
+        await _within_the_screen(page, "#table")
         await page.select_option("#trick-pause", "2000")
         await fill_with_bots_and_start(page)
         await page.wait_for_selector("#hand button.card", timeout=10000)
         await _until(page, "document.querySelectorAll('#trick .card').length >= 3", step=True)
         await _cards_have_faces(page)
         await _books_line_adds_up(page)
-        await _within_the_screen(page)
+        await _within_the_screen(page, "#game")
         await shot(page, "phone-table")
         await _until(page, "!document.querySelector('#hand-result').hidden", step=True,
                      timeout=90)
-        await _within_the_screen(page)
+        await _within_the_screen(page, "#game")
         await shot(page, "phone-hand-result")
     assert problems == []
 
 
-async def _within_the_screen(page: Page) -> None:
-    """No element shown (header and game page) reaches past the left or right edge."""
-    wide = await page.evaluate("""() => {
+async def _within_the_screen(page: Page, section: str) -> None:
+    """No element shown (the header and ``section``) reaches past the left or right edge."""
+    wide = await page.evaluate("""(section) => {
         const w = document.documentElement.clientWidth, out = [];
-        for (const el of document.querySelectorAll("header, header *, #game, #game *")) {
+        const all = `header, header *, ${section}, ${section} *`;
+        for (const el of document.querySelectorAll(all)) {
             const r = el.getBoundingClientRect();
             if (!r.width || !r.height) continue;
             if (r.left < -1 || r.right > w + 1) {
@@ -282,7 +290,7 @@ async def _within_the_screen(page: Page) -> None:
             out.push(`page scrolls sideways: ${document.documentElement.scrollWidth} > ${w}`);
         }
         return out;
-    }""")
+    }""", section)
     assert wide == [], wide
 
 
