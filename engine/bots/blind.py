@@ -89,11 +89,6 @@ def price(r: Rules) -> Price:
     return Price(made / ODDS_DEALS, mean, (var / ODDS_DEALS) ** 0.5)
 
 
-def odds(r: Rules) -> float:
-    """How often a blind nil is made under ``r``, by the ``basic`` bots at every seat."""
-    return price(r).made
-
-
 def _bids(f: Fast, r: Rules, hands: list[int], first: int) -> list[int]:
     """Seat 0 bids ``first``; the others bid as ``basic`` does, the partner knowing it."""
     bids = [first, 0, 0, 0]
