@@ -10,9 +10,10 @@ beat, not worse company.
 
 from __future__ import annotations
 
-from engine.bots.basic import Seen, _power, visible_bids
+from engine.bots.bits import power
 from engine.bots.expert import partner_safe
 from engine.bots.playout import Fast, fast_of, legal, split
+from engine.bots.seen import Seen, visible_bids
 from engine.state import GameState
 
 
@@ -20,11 +21,11 @@ def count_tricks(f: Fast, hand: int) -> int:
     """Aces, kings with a card beside them, spades from the queen up, spades past three."""
     n = 0
     for s in f.sides:
-        powers = [_power(c) for c in split(hand & s)]
+        powers = [power(c) for c in split(hand & s)]
         n += 12 in powers
         n += 11 in powers and len(powers) >= 2
     trumps = split(hand & f.trump)
-    high = sum(_power(c) >= 10 for c in trumps)
+    high = sum(power(c) >= 10 for c in trumps)
     return n + high + max(0, len(trumps) - 3 - high)
 
 

@@ -25,20 +25,15 @@ from collections.abc import Sequence
 from math import exp
 from random import Random
 
-from engine.bots.basic import (
-    Seen,
-    _above,
-    _power,
-    bid_for,
-    contracts_of,
-    estimate,
-    policy,
-    visible_bids,
-)
+from engine.bots.basic import policy
+from engine.bots.bidding import bid_for, estimate
+from engine.bots.bits import above, power
 from engine.bots.playout import Fast, Scorer, breaks, fast_of, split
 from engine.bots.playout import legal as legal_bits
 from engine.bots.playout import scorer as scorer_of
+from engine.bots.seen import Seen, contracts_of, visible_bids
 from engine.state import GameState
+from schemas.rules import Rules
 
 DEFAULT_BUDGET = 32
 _NIL_HIGH_WEIGHT = 0.2  # how much less likely a live nil is to hold a high card
@@ -59,7 +54,7 @@ def _candidates(f: Fast, legal: int, out: int) -> list[int]:
         while x:
             c = x & -x
             x ^= c
-            if prev and not out & _above(prev) & (c - 1):
+            if prev and not out & above(prev) & (c - 1):
                 continue
             picks.append(c)
             prev = c
@@ -91,7 +86,7 @@ class _Sampler:
         entries = []
         for c in split(free):
             allowed = [s for s in others if not k.voids[s] & c]
-            high = _power(c) >= (11 if c & f.trump else 10)
+            high = power(c) >= (11 if c & f.trump else 10)
             weights = [_NIL_HIGH_WEIGHT if high and live_nil[s] else 1.0 for s in allowed]
             entries.append((len(allowed), c, allowed, weights))
         entries.sort(key=lambda e: e[0])
@@ -186,7 +181,12 @@ def rollout(f: Fast, me: int, first: int, hands: list[int], trick: list[int], le
             c = policy(f, p, h, trick, leader, played, bids, tricks, broken, voids, contracts)
 
 
-def _margin(scorer: Scorer, team: int, bids: Sequence[int], blind: Sequence[bool],
+def bag_weight_of(r: Rules) -> float:
+    """What one bag costs a team in a hand's value: half the penalty it brings nearer."""
+    return 0.5 * r.bag_penalty / r.bag_limit if r.bag_penalty else 0.0
+
+
+def margin(scorer: Scorer, team: int, bids: Sequence[int], blind: Sequence[bool],
             took: Sequence[int], bags: Sequence[int], bag_weight: float) -> float:
     """What a played-out hand is worth to ``team``: its score less the other team's,
     each bag charged ``bag_weight`` for the penalty it brings nearer."""
@@ -224,7 +224,7 @@ def choose_card(state: GameState, seat: int, seed: int = 0,
         return f.card[cands[0]]
     for i, c in enumerate(cands):
         if c == plain or (c < plain and c & _suit(f, plain)
-                          and not out & _above(c) & (plain - 1)):
+                          and not out & above(c) & (plain - 1)):
             cands.insert(0, cands.pop(i))
             break
     else:  # cannot happen (``basic`` keeps to ``partner_safe``), but never search blind
@@ -235,7 +235,7 @@ def choose_card(state: GameState, seat: int, seed: int = 0,
     team = seat & 1
     bids = k.bids
     blind = [bool(state.blind >> s & 1) for s in range(4)]
-    bag_weight = 0.5 * r.bag_penalty / r.bag_limit if r.bag_penalty else 0.0
+    bag_weight = bag_weight_of(r)
     m = len(cands)
     # Per candidate, over the deals it was played on: weighted sums of its value less the
     # basic card's, of their squares, and of the weights.
@@ -256,7 +256,7 @@ def choose_card(state: GameState, seat: int, seed: int = 0,
         for i in (0, *active):
             t = rollout(f, seat, cands[i], hands[:], k.trick, k.leader, k.played, bids,
                         k.tricks[:], k.broken, k.voids[:], contracts)
-            v = _margin(scorer, team, bids, blind, t, state.bags, bag_weight)
+            v = margin(scorer, team, bids, blind, t, state.bags, bag_weight)
             spend -= 1
             if i == 0:
                 base = v
@@ -310,7 +310,7 @@ def partner_safe(k: Seen, legal: int) -> int:
             best, best_i = c, i
     if (k.leader + best_i) & 3 != partner:
         return legal
-    beat = _above(best) & (f.trump if best & f.trump else lead_suit | f.trump)
+    beat = above(best) & (f.trump if best & f.trump else lead_suit | f.trump)
     over, under = legal & beat, legal & ~beat
     if guard:
         return over or legal
@@ -351,7 +351,7 @@ def choose_bid(state: GameState, seat: int, seed: int = 0, budget: int | None = 
     scorer = scorer_of(r)
     team = seat & 1
     blind = [bool(state.blind >> s & 1) and seen[s] == 0 for s in range(4)]
-    bag_weight = 0.5 * r.bag_penalty / r.bag_limit if r.bag_penalty else 0.0
+    bag_weight = bag_weight_of(r)
     leader = (state.dealer + 1) % 4
     m = len(cands)
     diff, diff2, sw, sw2 = [0.0] * m, [0.0] * m, [0.0] * m, [0.0] * m
@@ -378,7 +378,7 @@ def choose_bid(state: GameState, seat: int, seed: int = 0, budget: int | None = 
                            contracts)
             t = rollout(f, leader, first, hands[:], [], leader, 0, bids, [0, 0, 0, 0], False,
                         [0, 0, 0, 0], contracts)
-            v = _margin(scorer, team, bids, blind, t, state.bags, bag_weight)
+            v = margin(scorer, team, bids, blind, t, state.bags, bag_weight)
             if i == 0:
                 base_value = v
                 continue

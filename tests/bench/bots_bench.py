@@ -9,6 +9,10 @@ Decisions: the CPU time of each bot decision (where there was more than one
 legal move) of whole hands, as mean, median and p99 beside the targets (an
 ``expert`` decision at most 50 ms at p99, a ``basic`` one under 1 ms).
 
+Blind nil: from 200 behind, per level and rules (with and without an exchange,
+and one where it is made more often than not but worth too little), how often
+the team behind bids it and makes it, beside the price the bots decide by.
+
 Strength: every deal is played twice with the pairs swapping seats, so the
 cards cancel and what is left is bidding and play. ``basic`` pairs against
 uniformly random players: a match is one deal played both ways, won by the
@@ -39,9 +43,10 @@ from msgspec.structs import replace
 
 from engine.bots import LEVELS, blind, choose
 from engine.bots.arena import bot, deal, duplicate, play_hand, random_player
-from engine.bots.basic import contracts_of, policy
+from engine.bots.basic import policy
 from engine.bots.expert import rollout
 from engine.bots.playout import Scorer, deal_random, fast_of, random_playout
+from engine.bots.seen import contracts_of
 from engine.decide import step
 from engine.play import legal_cards
 from engine.presets import PRESETS
@@ -148,9 +153,8 @@ def _timed_hand(level: str, i: int, hands: tuple[tuple[str, ...], ...]) -> list[
     return out
 
 
-def bench_nils(deals: int, expert_deals: int, seed: int) -> None:
-    """Blind nil's made rate, beside the expert's ordinary nils: a team 300 behind is
-    offered blind nil every hand (house rules, with and without a two-card exchange)."""
+def bench_nils(expert_deals: int, seed: int) -> None:
+    """The expert's ordinary nils: how often bid and made, beside the blind nils below."""
     nils = made = 0
     for i in range(expert_deals):
         final, _ = play_hand(RULES, i % 4, _deal(seed, i), [bot("expert", seed=i)] * 4)
@@ -160,22 +164,56 @@ def bench_nils(deals: int, expert_deals: int, seed: int) -> None:
                 made += final.tricks[s] == 0
     print(f"nils: expert x4, {expert_deals} hands: nil bid on {nils / (4 * expert_deals):.1%} "
           f"of seats, made {made} of {nils} ({made / max(nils, 1):.0%})")
-    for name, rules in (("house", RULES), ("house, 2-card exchange",
-                                           replace(RULES, blind_nil_pass=2))):
-        bids = won = 0
-        for i in range(deals):
-            state = step(GameState(), cmd.StartGame(rules=rules, scores=(0, 300)))[0]
-            state = step(state, cmd.DealHand(dealer=i % 4, hands=_deal(seed, i)))[0]
-            while state.hands_played == 0:
-                seat = next(x for x in range(4) if state.waiting >> x & 1)
-                state = step(state, choose(state, seat, "basic"))[0]
-            for s in range(4):
-                if state.blind >> s & 1:
-                    bids += 1
-                    won += state.tricks[s] == 0
-        print(f"nils: blind nil, {name}, 300 behind, {deals} hands: bid {bids} times "
-              f"(odds {blind.odds(rules):.0%} by the bots' own estimate), made {won} "
-              f"({won / max(bids, 1):.0%})")
+
+
+BLIND_RULES = (("house", RULES), ("house, 1-card exchange", replace(RULES, blind_nil_pass=1)),
+               ("house, 2-card exchange", replace(RULES, blind_nil_pass=2)),
+               ("house, 1-card exchange, worth 50",
+                replace(RULES, blind_nil_pass=1, blind_nil_value=50)))
+
+
+def _blind_hand(args: tuple[str, int, int, int, int]) -> tuple[int, int, int]:
+    """(blind nils bid by seats 0 and 2 from 200 behind, made, the team's points less the
+    other team's); a deal where nobody bids blind nil is not played out."""
+    level, which, seed, i, behind = args
+    rules = BLIND_RULES[which][1]
+    state = step(GameState(), cmd.StartGame(rules=rules, scores=(0, behind)))[0]
+    state = step(state, cmd.DealHand(dealer=i % 4, hands=_deal(seed, i)))[0]
+    while state.hands_played == 0:
+        if behind and state.phase == PLAY and not state.blind & 0b0101:
+            return 0, 0, 0
+        seat = next(x for x in range(4) if state.waiting >> x & 1)
+        state = step(state, choose(state, seat, level, seed=i, budget=BENCH_BUDGET))[0]
+    bids = [s for s in (0, 2) if state.blind >> s & 1]
+    teams = state.sheet[-1].teams
+    return len(bids), sum(state.tricks[s] == 0 for s in bids), teams[0].delta - teams[1].delta
+
+
+def bench_blind_nil(deals: int, seed: int, workers: int) -> None:
+    """Blind nil from 200 behind, by level and rules: how often the team behind bids it,
+    how often it is made, and (``basic`` only: the expert would cost as much again) the
+    points a bid gained against the same deal played at 0-0, where it is not offered.
+    Beside it, the price the bots decide by (``engine.bots.blind``)."""
+    for which, (name, rules) in enumerate(BLIND_RULES):
+        p = blind.price(rules)
+        print(f"blind nil: {name}: priced {p.gain:+.1f} +/- {p.error:.1f} points a deal, "
+              f"made {p.made:.0%} ({'taken' if p.favourable else 'left alone'})")
+        for level in ("basic", "expert"):
+            with _Clock() as c, ProcessPoolExecutor(workers) as pool:
+                res = list(pool.map(_blind_hand, [(level, which, seed, i, 200)
+                                                  for i in range(deals)], chunksize=8))
+            bids = sum(n for n, _, _ in res)
+            made = sum(m for _, m, _ in res)
+            extra = ""
+            if level == "basic" and bids:
+                with ProcessPoolExecutor(workers) as pool:
+                    looked = list(pool.map(_blind_hand, [(level, which, seed, i, 0)
+                                                         for i in range(deals)], chunksize=8))
+                gain = sum(r[2] - q[2] for r, q in zip(res, looked, strict=True) if r[0])
+                extra = f", {gain / bids:+.1f} points a bid against looking"
+            print(f"blind nil: {name}: {level:6} x4, {deals} deals 200 behind: bid {bids}, "
+                  f"made {made} ({made / max(bids, 1):.1%}){extra}  (wall {c.wall:.0f} s)",
+                  flush=True)
 
 
 def bench_basic_habits(deals: int, seed: int) -> None:
@@ -253,7 +291,8 @@ def main(argv: list[str] | None = None) -> None:
     bench_decisions("basic", 100, 1.0)
     bench_decisions("expert", 12, 50.0)
     bench_basic_habits(min(args.deals, 1000), args.seed)
-    bench_nils(200, 40, args.seed)
+    bench_nils(40, args.seed)
+    bench_blind_nil(args.deals, args.seed, args.workers)
     sys.stdout.flush()
     bench_strength(args.deals, args.seed, args.budget, args.workers)
     sys.stdout.flush()

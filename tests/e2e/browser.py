@@ -32,9 +32,13 @@ async def chromium() -> AsyncIterator[Browser]:
             await browser.close()
 
 
-async def new_page(browser: Browser, problems: list[str]) -> Page:
-    """A page in its own context (its own session storage: its own player)."""
-    page = await (await browser.new_context(viewport={"width": 1100, "height": 900})).new_page()
+async def new_page(browser: Browser, problems: list[str], width: int = 1100,
+                   height: int = 900) -> Page:
+    """A page in its own context (its own session storage: its own player), in a window of
+    ``width`` x ``height`` CSS pixels (375 wide is a phone's)."""
+    page = await (await browser.new_context(viewport={"width": width, "height": height},
+                                            device_scale_factor=2 if width < 600 else 1)
+                  ).new_page()
     page.on("pageerror", lambda exc: problems.append(str(exc)))
     return page
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import time
 import uuid
 
@@ -61,6 +62,40 @@ async def test_a_hand_is_sorted_by_the_variants_real_order(
             f"sortHand({json.dumps(shuffled)}, "
             f"{json.dumps({'deck': name, 'deuce_order': deuce_order})})")
     assert got == want and problems == []
+
+
+async def test_refusals_read_as_sentences_and_a_cooldown_counts_down(
+        platform: Platform) -> None:
+    """An error code never shows: a refusal is a sentence (the client's own for the codes
+    it knows, the server's message otherwise), and a queue cooldown counts down each second."""
+    problems: list[str] = []
+    async with chromium() as browser:
+        page = await new_page(browser, problems)
+        await sign_in(page, platform.a.url, "Cooling")
+        said = await page.evaluate("""[
+            plainError({code: "must_follow_suit", message: "seat 0 holds the led suit"}),
+            plainError({code: "registered_only", message:
+                        "ranked games are for registered accounts with 10 finished games"}),
+            plainError({code: "queue_cooldown", message: "x", until: Date.now() + 65000}),
+        ]""")
+        assert said == ["You have a card of the suit that was led: you must play one.",
+                        "Ranked games are for registered accounts with 10 finished games.",
+                        "You left or missed a ranked match lately: you may queue again in "
+                        "1 min 05 s."]
+        await page.evaluate("onFrame({type: 'error', code: 'queue_cooldown', message: 'x',"
+                            " until: Date.now() + 4200})")
+        status = await page.text_content("#status") or ""
+        assert "queue again in 5 s" in status and "queue_cooldown" not in status
+        first = await page.text_content("#queue-state") or ""
+        assert first.endswith("You may queue again in 5 s."), first
+        await page.wait_for_function(
+            "document.getElementById('queue-state').textContent.endsWith('again in 3 s.')",
+            timeout=4000)
+        await shot(page, "queue-cooldown")
+        await page.wait_for_function(
+            "document.getElementById('queue-state').textContent === 'Not queued.'",
+            timeout=6000)
+    assert problems == []
 
 
 async def test_register_sign_out_and_sign_in_again(platform: Platform) -> None:
@@ -158,6 +193,8 @@ async def test_a_finished_trick_stays_with_its_winner_and_can_be_looked_at_again
         caption = await page.text_content("#trick-caption")
         assert caption is not None and caption.endswith("takes the trick")
         assert await page.locator("#trick .card.led").count() == 1
+        await _cards_have_faces(page)
+        await _books_line_adds_up(page)
         await shot(page, "finished-trick")
         await page.wait_for_timeout(900)  # still there well within the two seconds
         assert await page.locator("#trick .card.winner").count() == 1
@@ -175,6 +212,86 @@ async def test_a_finished_trick_stays_with_its_winner_and_can_be_looked_at_again
         assert cell is not None and "Trickster (guest):" in cell and "took" in cell and "→" in cell
         await shot(page, "score-sheet")
     assert problems == []
+
+
+async def _cards_have_faces(page: Page) -> None:
+    """Every card on the page is a drawn face: an SVG of the card's size, named for it."""
+    faces = await page.eval_on_selector_all("#hand .card, #trick .card", """cs => cs.map(c => {
+        const svg = c.querySelector("svg.face"), r = svg && svg.getBoundingClientRect();
+        return {card: c.dataset.card, label: svg && svg.getAttribute("aria-label"),
+                w: r ? r.width : 0, h: r ? r.height : 0,
+                shapes: svg ? svg.querySelectorAll("path, text").length : 0};
+    })""")
+    assert len(faces) >= 5, faces  # some of the hand, and the four cards of the trick
+    for f in faces:
+        assert f["label"] and f["w"] >= 30 and 1.3 < f["h"] / f["w"] < 1.5, f
+        assert f["shapes"] >= 4, f  # two corners of rank and suit at least
+
+
+BOOKS = re.compile(r"^Us (\d+)/(\d+|\?) · Them (\d+)/(\d+|\?)$")
+
+
+async def _books_line_adds_up(page: Page) -> None:
+    """"Us 2/6 · Them 3/5": each partnership's books against its bids, from the seat's view."""
+    line = await page.text_content("#books") or ""
+    m = BOOKS.match(line)
+    assert m, line
+    v = await page.evaluate("({tricks: S.view.tricks, bids: S.view.bids, seat: S.view.seat})")
+    us, them = v["seat"] % 2, 1 - v["seat"] % 2
+    for team, took, bid in ((us, m[1], m[2]), (them, m[3], m[4])):
+        assert int(took) == v["tricks"][team] + v["tricks"][team + 2]
+        bids = (v["bids"][team], v["bids"][team + 2])
+        assert bid == ("?" if None in bids else str(sum(bids))), (line, v)
+
+
+async def test_the_table_fits_a_phone(platform: Platform) -> None:
+    """At 375 px wide (a phone) every element of the table page lies within the screen's
+    width, the cards still show their faces and the books line reads as on a desktop."""
+    problems: list[str] = []
+    async with chromium() as browser:
+        page = await new_page(browser, problems, width=375, height=812)
+        await sign_in(page, platform.a.url, "Pocket")
+        await _within_the_screen(page, "#lobby")
+        await shot(page, "phone-lobby")
+        await page.select_option("#preset", "quick")
+        await page.check("#private")
+        await page.click("#create")
+        await page.wait_for_selector("#table:not([hidden])")
+        await _within_the_screen(page, "#table")
+        await page.select_option("#trick-pause", "2000")
+        await fill_with_bots_and_start(page)
+        await page.wait_for_selector("#hand button.card", timeout=10000)
+        await _until(page, "document.querySelectorAll('#trick .card').length >= 3", step=True)
+        await _cards_have_faces(page)
+        await _books_line_adds_up(page)
+        await _within_the_screen(page, "#game")
+        await shot(page, "phone-table")
+        await _until(page, "!document.querySelector('#hand-result').hidden", step=True,
+                     timeout=90)
+        await _within_the_screen(page, "#game")
+        await shot(page, "phone-hand-result")
+    assert problems == []
+
+
+async def _within_the_screen(page: Page, section: str) -> None:
+    """No element shown (the header and ``section``) reaches past the left or right edge."""
+    wide = await page.evaluate("""(section) => {
+        const w = document.documentElement.clientWidth, out = [];
+        const all = `header, header *, ${section}, ${section} *`;
+        for (const el of document.querySelectorAll(all)) {
+            const r = el.getBoundingClientRect();
+            if (!r.width || !r.height) continue;
+            if (r.left < -1 || r.right > w + 1) {
+                out.push(`${el.tagName}#${el.id}.${el.className.baseVal ?? el.className}: `
+                         + `${Math.round(r.left)}..${Math.round(r.right)} of ${w}`);
+            }
+        }
+        if (document.documentElement.scrollWidth > w + 1) {
+            out.push(`page scrolls sideways: ${document.documentElement.scrollWidth} > ${w}`);
+        }
+        return out;
+    }""", section)
+    assert wide == [], wide
 
 
 async def test_a_spectator_watches_a_match_to_its_end_and_sees_no_hand(

@@ -45,6 +45,64 @@ function teamNames(team) { return `${NAME_OF(team)} & ${NAME_OF(team + 2)}`; }
 // --- status line: errors say what went wrong, and go once the situation changes ---------
 
 function status(text) { $("status").textContent = text || ""; S.statusAt = Date.now(); }
+
+// What a refusal means, in plain words, by its code (docs/protocol.md lists them all). A
+// code not here shows the server's own message, as a sentence; a code never shows.
+const PLAIN = {
+  not_your_turn: "It is not your turn yet.",
+  must_follow_suit: "You have a card of the suit that was led: you must play one.",
+  spades_not_broken: "Spades are not broken yet: lead another suit.",
+  card_not_in_hand: "That card is no longer in your hand.",
+  already_bid: "You have already bid this hand.",
+  wrong_phase: "That move does not fit this moment of the game.",
+  cards_not_seen: "Look at your cards first (or bid blind nil).",
+  blind_nil_not_offered: "Blind nil is not offered to you now: your team must trail by enough.",
+  wrong_pass_count: "Choose exactly the number of cards the rules ask you to pass.",
+  seat_is_bot: "A bot is playing your seat since you left; open the game again to take it back.",
+  game_over: "The game is over.",
+  rate_limited: "Too many actions at once: wait a moment and try again.",
+  chat_rate_limited: "You are chatting too fast: wait a moment.",
+  chat_too_long: "That message is too long.",
+  busy: "The game is busy: try again in a moment.",
+  conflict: "The game moved on meanwhile: try again.",
+  not_owner: "The game is moving to another server: try again in a moment.",
+  game_unavailable: "The game server did not answer: try again in a moment.",
+  unavailable: "The server is having trouble: try again in a moment.",
+  ratings_unavailable: "Ratings are not available right now: try again in a moment.",
+  internal: "Something went wrong on our side; please try again.",
+  internal_error: "Something went wrong on our side; please try again.",
+  token_expired: "Your session ended: sign in again.",
+  bad_token: "Your session is no longer valid: sign in again.",
+  unauthenticated: "Please sign in first.",
+  already_queued: "You are in the queue already.",
+  not_queued: "You are not in the queue.",
+  in_game: "Finish your game before you queue.",
+  partner_unavailable: "That player cannot queue with you now (they may be playing, queued, or a guest).",
+  partner_is_guest: "Your partner must be a registered player.",
+  queue_cooldown: (f) => f.until
+    ? `You left or missed a ranked match lately: you may queue again in ${countdown(f.until - Date.now())}.`
+    : "You left or missed a ranked match lately: wait a little before you queue again.",
+  too_many_sockets: "You have this game open in too many windows: close one.",
+  too_many_games: "You follow too many games at once: close one.",
+  not_in_game: "You are not in that game.",
+  not_your_seat: "That is not your seat.",
+  table_full: "Every seat at that table is taken.",
+  seat_taken: "That seat is taken.",
+  not_host: "Only the table's host may do that.",
+};
+
+function sentence(text) {
+  const t = (text || "").trim();
+  if (!t) return "That did not work.";
+  return t[0].toUpperCase() + t.slice(1) + (/[.!?]$/.test(t) ? "" : ".");
+}
+
+// A refusal (an error frame, or an HTTP error's body) as a person reads it.
+function plainError(e) {
+  const say = PLAIN[e.code];
+  if (typeof say === "function") return say(e);
+  return say || sentence(e.message);
+}
 function clearStatus() { if ($("status").textContent) status(""); }
 
 function show(section) {
@@ -64,8 +122,10 @@ async function api(method, path, body) {
   const data = r.status === 204 ? null : await r.json();
   if (!r.ok) {
     if (r.status === 401 && S.token) signOut();
-    const err = new Error(data && data.message ? data.message : `HTTP ${r.status}`);
+    const err = new Error(data && (data.code || data.message)
+      ? plainError(data) : `The server answered ${r.status}: try again.`);
     err.code = data && data.code;
+    err.until = data && data.until;
     throw err;
   }
   clearStatus();
@@ -74,6 +134,106 @@ async function api(method, path, body) {
 
 // --- cards -------------------------------------------------------------------------------
 
+// Card faces drawn as SVG by this client: nothing fetched, nothing to license. Each face
+// has the rank and suit in two corners, the suit's pips laid out as on a printed card
+// (a framed letter for the court cards), red hearts and diamonds, black spades and clubs,
+// and a star for each joker. Suits are drawn as paths, so no font needs to hold them.
+
+const CARD_SVG = "http://www.w3.org/2000/svg";
+const SUIT_NAMES = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
+const RANK_NAMES = { A: "Ace", K: "King", Q: "Queen", J: "Jack", T: "10" };
+const RED = "#c21d1d", BLACK = "#161616";
+const FONT = "Arial, Helvetica, sans-serif";
+
+// Each suit in a 100 x 100 box.
+const SUIT_PATHS = {
+  H: "M50 92C22 68 2 50 2 29 2 13 14 3 28 3c10 0 18 6 22 15 4-9 12-15 22-15 14 0 26 10 26 26 0 21-20 39-48 63z",
+  D: "M50 2 88 50 50 98 12 50z",
+  S: "M50 2C36 22 4 40 4 62c0 14 11 24 24 24 9 0 16-4 20-11-1 10-6 18-16 24h36c-10-6-15-14-16-24 4 7 11 11 20 11 13 0 24-10 24-24C96 40 64 22 50 2z",
+  C: "M50 4a22 22 0 0 0-20 31 22 22 0 1 0 14 34c-1 11-6 20-15 27h42c-9-7-14-16-15-27a22 22 0 1 0 14-34A22 22 0 0 0 50 4z",
+};
+const STAR = "M50 4l13 30 33 3-25 22 8 33-29-17-29 17 8-33L4 37l33-3z";
+
+// Pip centres on a 250 x 350 face, per rank, clear of the corners.
+const PL = 85, PC = 125, PR = 165;
+const PIPS = {
+  A: [[PC, 175]], 2: [[PC, 90], [PC, 260]], 3: [[PC, 90], [PC, 175], [PC, 260]],
+  4: [[PL, 90], [PR, 90], [PL, 260], [PR, 260]],
+  5: [[PL, 90], [PR, 90], [PC, 175], [PL, 260], [PR, 260]],
+  6: [[PL, 90], [PR, 90], [PL, 175], [PR, 175], [PL, 260], [PR, 260]],
+  7: [[PL, 90], [PR, 90], [PC, 132], [PL, 175], [PR, 175], [PL, 260], [PR, 260]],
+  8: [[PL, 90], [PR, 90], [PC, 132], [PL, 175], [PR, 175], [PC, 218], [PL, 260], [PR, 260]],
+  9: [[PL, 90], [PR, 90], [PL, 147], [PR, 147], [PC, 175], [PL, 203], [PR, 203], [PL, 260],
+      [PR, 260]],
+  T: [[PL, 90], [PR, 90], [PC, 118], [PL, 147], [PR, 147], [PL, 203], [PR, 203], [PC, 232],
+      [PL, 260], [PR, 260]],
+};
+
+function svgNode(name, attrs, text) {
+  const el = document.createElementNS(CARD_SVG, name);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
+  if (text !== undefined) el.textContent = text;
+  return el;
+}
+
+// A suit (or a joker's star) centred on (x, y), ``size`` wide; upside down below the
+// middle, as printed cards have it.
+function pip(d, x, y, size, fill, flip = false) {
+  const turn = flip ? `rotate(180 ${x} ${y}) ` : "";
+  return svgNode("path", { d, fill,
+    transform: `${turn}translate(${x - size / 2} ${y - size / 2}) scale(${size / 100})` });
+}
+
+function label(x, y, size, fill, text, extra = {}) {
+  return svgNode("text", { x, y, "font-size": size, "font-weight": 700, fill,
+                           "text-anchor": "middle", "font-family": FONT, ...extra }, text);
+}
+
+function cardName(code) {
+  if (code === "BJ") return "Big joker";
+  if (code === "LJ") return "Little joker";
+  return `${RANK_NAMES[code[0]] || code[0]} of ${SUIT_NAMES[code[1]]}`;
+}
+
+// The rank over the suit in the top left corner, and turned round in the bottom right.
+function corners(svg, rank, d, fill) {
+  for (const turned of [false, true]) {
+    const g = svgNode("g", turned ? { transform: "rotate(180 125 175)" } : {});
+    g.append(label(30, 62, rank.length > 1 ? 44 : 54, fill, rank), pip(d, 30, 90, 34, fill));
+    svg.append(g);
+  }
+}
+
+// One card face: an <svg> that scales with the box it sits in.
+function cardFace(code) {
+  const joker = code === "BJ" || code === "LJ";
+  const fill = joker ? (code === "BJ" ? RED : BLACK) : "HD".includes(code[1]) ? RED : BLACK;
+  const svg = svgNode("svg", { viewBox: "0 0 250 350", role: "img", "aria-label": cardName(code),
+                               class: "face" });
+  svg.append(svgNode("rect", { x: 3, y: 3, width: 244, height: 344, rx: 18, fill: "#fff",
+                               stroke: "#777", "stroke-width": 4 }));
+  if (joker) {
+    corners(svg, "J", STAR, fill);
+    svg.append(pip(STAR, 125, 150, 150, fill),
+               label(125, 272, 46, fill, code === "BJ" ? "BIG" : "LITTLE"),
+               label(125, 315, 34, fill, "JOKER", { "font-weight": 400 }));
+    return svg;
+  }
+  const rank = code[0] === "T" ? "10" : code[0];
+  const d = SUIT_PATHS[code[1]];
+  corners(svg, rank, d, fill);
+  if ("JQK".includes(code[0])) {
+    svg.append(svgNode("rect", { x: 62, y: 52, width: 126, height: 246, rx: 10, fill: "none",
+                                 stroke: fill, "stroke-width": 5 }),
+               label(125, 190, 120, fill, rank, { "font-family": "Georgia, serif" }),
+               pip(d, 125, 245, 60, fill));
+    return svg;
+  }
+  const size = code[0] === "A" ? 110 : 46;
+  for (const [x, y] of PIPS[code[0]]) svg.append(pip(d, x, y, size, fill, y > 175));
+  return svg;
+}
+
 function cardLabel(code) {
   if (code === "BJ") return "Big ★";
   if (code === "LJ") return "Little ★";
@@ -81,10 +241,13 @@ function cardLabel(code) {
   return rank + SUIT[code[1]];
 }
 
+// A card: its face as SVG, named for screen readers and in its tooltip.
 function cardEl(code, tag = "span") {
   const el = document.createElement(tag);
   el.className = "card" + ("HD".includes(code[1]) && code.length === 2 ? " red" : "");
-  el.textContent = cardLabel(code);
+  el.append(cardFace(code));
+  el.title = cardName(code);
+  el.setAttribute("aria-label", cardName(code));
   el.dataset.card = code;
   return el;
 }
@@ -535,7 +698,10 @@ function onFrame(f) {
     case "event": if (f.game_id === S.game) onEvent(f); break;
     case "ack": clearStatus(); break;
     case "error":
-      status(`${f.message} (${f.code})`);
+      status(plainError(f));
+      if (f.code === "queue_cooldown" && f.until) {  // the queue line counts it down
+        renderQueue({ ...(S.queue || {}), state: "idle", reason: null, cooldown_until: f.until });
+      }
       if (f.code === "token_expired") signOut();
       break;
     case "chat": if (f.game_id === S.game) addChat(f); break;
@@ -643,6 +809,7 @@ function renderGame() {
     `${v.phase === "over" ? "Game over" : `Hand ${v.hand_no}`} · ${v.rules ? v.rules.preset : ""} · `
     + `${us} ${v.scores[team]} (${v.bags[team]} bags) · ${them} ${v.scores[1 - team]} (${v.bags[1 - team]} bags)`
     + (v.seat === null ? " · watching" : "");
+  renderBooks();
   renderSeats();
   renderTrick();
   renderTurnCue();
@@ -653,6 +820,28 @@ function renderGame() {
   $("hand-result").hidden = !S.handResult;
   $("hand-result").textContent = S.handResult || "";
   if (v.rules) renderRulesList($("game-rules"), v.rules);
+}
+
+// Each partnership's books (tricks taken) against the tricks it bid: "Us 2/6 · Them 3/5".
+// A nil bids no trick; "?" while a bid is still secret.
+function booksText(v) {
+  const me = v.seat === null ? 0 : v.seat, team = me % 2;
+  const side = (t) => {
+    const took = v.tricks[t] + v.tricks[t + 2];
+    const bids = [v.bids[t], v.bids[t + 2]];
+    return `${took}/${bids.some((b) => b === null) ? "?" : bids[0] + bids[1]}`;
+  };
+  const us = v.seat === null ? teamNames(0) : "Us", them = v.seat === null ? teamNames(1) : "Them";
+  return [[us, team], [them, 1 - team]].map(([name, t]) => [`${name} ${side(t)}`, t]);
+}
+
+function renderBooks() {
+  const v = S.view, box = $("books");
+  box.hidden = v.phase === "over";
+  const parts = booksText(v).map(([text, t]) => {
+    const s = document.createElement("span"); s.className = `team${t}`; s.textContent = text; return s;
+  });
+  box.replaceChildren(parts[0], " · ", parts[1]);
 }
 
 function renderTrick() {
@@ -976,6 +1165,12 @@ if (S.token && S.me) enterLobby(); else show("signin");
 
 function seconds(ms) { return Math.max(0, Math.round(ms / 1000)); }
 
+// A time still to wait, as a person says it: "45 s", "2 min 05 s".
+function countdown(ms) {
+  const s = Math.max(0, Math.ceil(ms / 1000));
+  return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, "0")} s`;
+}
+
 function renderQueue(q) {
   const waiting = q.state === "waiting" || q.state === "inviting" || q.state === "matched";
   $("queue-join").hidden = waiting;
@@ -995,7 +1190,7 @@ function renderQueue(q) {
                   declined: "You did not accept the match.",
                   partner_declined: "Your partner did not accept the match." }[q.reason] || "";
     const cool = q.cooldown_until && q.cooldown_until > Date.now()
-      ? ` You may queue again in ${seconds(q.cooldown_until - Date.now())} s.` : "";
+      ? ` You may queue again in ${countdown(q.cooldown_until - Date.now())}.` : "";
     text = `Not queued. ${why}${cool}`.trim();
   }
   $("queue-state").textContent = text;
@@ -1088,6 +1283,11 @@ async function showPlayer(playerId) {
   } catch (err) { status(err.message); }
 }
 
+// Every second: the time in the queue goes up, an invitation's and a cooldown's go down
+// (and the cooldown's line once more when it has run out).
 setInterval(() => {
-  if (S.queue && (S.queue.state === "waiting" || S.queue.state === "inviting")) renderQueue(S.queue);
+  const q = S.queue;
+  if (!q) return;
+  const cooling = q.cooldown_until && q.cooldown_until > Date.now() - 1000;
+  if (q.state === "waiting" || q.state === "inviting" || cooling) renderQueue(q);
 }, 1000);

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from msgspec.structs import replace
 
 from engine.bots import LEVELS, NothingToDo, choose, timeout_command
-from engine.bots.basic import Seen
 from engine.bots.expert import _Sampler
+from engine.bots.seen import Seen
 from engine.decide import step
 from engine.presets import PRESETS, resolve
 from engine.state import BIDDING, OVER, PASSING, PLAY, GameState
@@ -67,7 +67,7 @@ def test_expert_bots_play_legal_cards(preset: str) -> None:
 def test_a_void_shown_early_in_the_hand_is_still_known_at_the_end() -> None:
     """Bots read the hand's finished tricks from the state: a seat that failed to
     follow a suit in any trick is known to be void in it for the rest of the hand."""
-    from engine.bots.basic import Seen
+    from engine.bots.seen import Seen
 
     seen_void = 0
 

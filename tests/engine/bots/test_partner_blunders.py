@@ -18,8 +18,9 @@ import pytest
 
 from engine.bots import choose
 from engine.bots.arena import deal
-from engine.bots.basic import Seen, bid_for
+from engine.bots.bidding import bid_for
 from engine.bots.playout import fast_of
+from engine.bots.seen import Seen
 from engine.cards import card_id, code
 from engine.decide import step
 from engine.play import legal_cards

@@ -9,10 +9,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine.bots.arena import bot, deal, play_hand
-from engine.bots.basic import Seen, contracts_of, policy
+from engine.bots.basic import policy
 from engine.bots.expert import rollout
 from engine.bots.playout import breaks, fast, random_playout, scorer, split
 from engine.bots.playout import legal as fast_legal
+from engine.bots.seen import Seen, contracts_of
 from engine.cards import deck, ids
 from engine.play import breaks_spades, legal_mask, trick_winner
 from engine.scoring import score_team
