@@ -12,7 +12,7 @@ import pytest
 from engine import errors as rule_errors
 from schemas import codes, errordocs, ws
 from schemas.errors import REGISTRY, RETRY_AFTER, UnknownCode, from_service, lookup
-from services.lobby.errors import LobbyError
+from services.lobby.base.errors import LobbyError
 from services.lobby.service import error_response
 from services.tournaments import errors as tournament_errors
 

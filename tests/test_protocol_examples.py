@@ -124,7 +124,7 @@ def _handlers() -> dict[tuple[str, str], Callable[..., Any]]:
     """The lobby's route handlers by (method, path with its parameters as ``{}``)."""
     found: dict[tuple[str, str], Callable[..., Any]] = {}
     for name in LOBBY_ROUTES:
-        factory = importlib.import_module(f"services.lobby.{name}").routes
+        factory = importlib.import_module(f"services.lobby.http.{name}").routes
         for handler in factory(*[None] * len(inspect.signature(factory).parameters)):
             for path in handler.paths:
                 for method in handler.http_methods:

@@ -19,33 +19,36 @@ from schemas.api import ApiError, PlatformStatus, ServiceStatus
 from schemas.bus import StatusReply, StatusRequest
 from schemas.errors import RETRY_AFTER, lookup
 from schemas.matches import OPEN_MATCH, MatchOpened, OpenMatch
-from services.lobby import (
-    admin_api,
-    api,
-    apidocs,
-    matches_api,
-    operators,
-    queue_api,
-    socket,
-    standings_api,
-    tournaments_api,
-)
-from services.lobby.auth import Tokens
+from services.lobby.accounts.auth import Tokens
+from services.lobby.accounts.guests import GuestPurge
+from services.lobby.accounts.standings import Standings
+from services.lobby.base.errors import LobbyError
+from services.lobby.base.settings import LobbySettings
+from services.lobby.base.throttle import CodeGuesses, Throttle
 from services.lobby.clients.broadcasts import Broadcasts
 from services.lobby.clients.games import GameClient
 from services.lobby.clients.ratings import RatingsBus
 from services.lobby.clients.tournaments import TournamentBus
-from services.lobby.errors import LobbyError
-from services.lobby.gateway import Gateway
-from services.lobby.guests import GuestPurge
-from services.lobby.matches import Expiry, Matches, Outcomes, Sweeper
+from services.lobby.edge import socket
+from services.lobby.edge.gateway import Gateway
+from services.lobby.games import operators
+from services.lobby.games.projection import projection_handlers
+from services.lobby.http import (
+    admin_api,
+    api,
+    apidocs,
+    matches_api,
+    queue_api,
+    standings_api,
+    tournaments_api,
+)
+from services.lobby.matches.matches import Matches
+from services.lobby.matches.outcomes import Outcomes
+from services.lobby.matches.sweeps import Expiry, Sweeper
 from services.lobby.ranked.matchmaker import Matchmaker
 from services.lobby.ranked.queue import Queue
-from services.lobby.settings import LobbySettings
-from services.lobby.standings import Standings
-from services.lobby.tables import Tables
-from services.lobby.throttle import CodeGuesses, Throttle
-from services.lobby.tournaments import Tournaments
+from services.lobby.tables.tables import Tables
+from services.lobby.tournaments.tournaments import Tournaments
 from services.platform import bus, db, logs
 from services.platform.bus import Consumer
 from services.platform.busclient import Refused
@@ -165,7 +168,7 @@ async def setup(rt: Runtime) -> None:
     rt.routes.append(socket.handler(gateway, tokens, origins, s.ws_max_frame_bytes))
     rt.routes.extend(admin_api.routes(rt.pool, tokens, operators.Operators(
         rt.pool, games, s.operator_cache_games)))
-    projection = operators.projection_handlers(s.queue_leaver_seconds, broadcasts)
+    projection = projection_handlers(s.queue_leaver_seconds, broadcasts)
     for durable, event_type, handler, after_commit in (
             (subjects.LOBBY_GAMES_STARTED, subjects.GAME_STARTED, projection.started, None),
             (subjects.LOBBY_GAMES_ENDED, subjects.GAME_ENDED, projection.ended,

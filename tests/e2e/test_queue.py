@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from services.lobby.commands import now_ms
+from services.lobby.base.clock import now_ms
 from tests.e2e.browser import chromium, new_page, play_a_little, shot
 from tests.e2e.players import Seat, play_until_over
 from tests.e2e.ranked import ONE_HAND, Queuer, Ranked, close_all, ranked_platform

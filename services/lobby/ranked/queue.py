@@ -17,23 +17,24 @@ from typing import Any
 
 import msgspec
 
-from schemas import ws
 from schemas.codes import MATCH_CLOSED, MATCH_NOT_FOUND
 from schemas.events import GameEnded
 from schemas.matches import MatchOpened, OpenMatch
 from schemas.notes import QueueInvite, QueueStatus
 from schemas.queue import Band, QueueState, QueueStats
-from services.lobby import store
+from services.lobby.accounts import store as accountstore
+from services.lobby.base import store as basestore
+from services.lobby.base.clock import now_ms
+from services.lobby.base.errors import LobbyError
+from services.lobby.base.settings import LobbySettings
 from services.lobby.clients.broadcasts import Broadcasts
 from services.lobby.clients.games import GameClient, GameUnavailable
 from services.lobby.clients.ratings import RatingsBus
-from services.lobby.commands import now_ms
-from services.lobby.connections import Conn
-from services.lobby.errors import LobbyError
-from services.lobby.matches import Matches
+from services.lobby.matches import store as matchstore
+from services.lobby.matches.matches import Matches
 from services.lobby.ranked import store as qs
 from services.lobby.ranked.matching import MatchRules
-from services.lobby.settings import LobbySettings
+from services.lobby.tables import store as tablestore
 from services.platform import logs
 from services.platform.events import game_registry
 from services.platform.periodic import Periodic
@@ -55,7 +56,7 @@ def percentile(sorted_values: list[int], share: float) -> int:
 
 
 class Queue:
-    def __init__(self, pool: store.Pool, games: GameClient, broadcasts: Broadcasts,
+    def __init__(self, pool: basestore.Pool, games: GameClient, broadcasts: Broadcasts,
                  matches: Matches, ratings: RatingsBus, settings: LobbySettings,
                  gateway: str) -> None:
         self.pool, self.games, self.matches, self.ratings = pool, games, matches, ratings
@@ -104,7 +105,7 @@ class Queue:
         if until:
             raise LobbyError("queue_cooldown", "you may queue again after a cooldown",
                              until=until)
-        for game_id, _, _ in await store.running_games_of(self.pool, player):
+        for game_id, _, _ in await tablestore.running_games_of(self.pool, player):
             if not await self._over(game_id, player):
                 raise LobbyError("in_game", "finish your game before queueing")
 
@@ -159,7 +160,7 @@ class Queue:
                   state=ticket.state, partner=partner)
         await self.tell_status(ticket)
         if ticket.state == "inviting" and partner is not None:
-            names = await store.names(self.pool, [player])
+            names = await accountstore.names(self.pool, [player])
             await self.broadcasts.note(partner, QueueInvite(
                 player_id=player, name=names.get(player, ""),
                 expires_at=ticket.since_ms + int(self.settings.queue_invite_seconds * 1000)))
@@ -170,7 +171,7 @@ class Queue:
                                  "that player cannot queue with you now")
         if partner == player:
             raise LobbyError("partner_unavailable", "you cannot partner yourself")
-        known = await store.people(self.pool, [partner])
+        known = await accountstore.people(self.pool, [partner])
         if partner not in known or not known[partner][1]:
             raise unavailable
         try:
@@ -234,8 +235,8 @@ class Queue:
         if offer is None:
             return
         try:
-            m = await store.match(self.pool, match_id)
-        except store.NotFound:
+            m = await matchstore.match(self.pool, match_id)
+        except basestore.NotFound:
             return
         if m.state in ("not_ready", "failed"):
             req = msgspec.msgpack.decode(offer.request, type=OpenMatch)
@@ -282,21 +283,6 @@ class Queue:
             bands=[Band(low=low, solo=s, pair=p) for low, (s, p) in sorted(bands.items())],
             matched_10m=len(waits), median_wait_ms=int(statistics.median(waits)) if waits else 0,
             p90_wait_ms=percentile(waits, 0.9))
-
-    # --- frames ----------------------------------------------------------------------------------
-
-    async def on_join(self, conn: Conn, frame: ws.QueueJoin) -> None:
-        await self.join(conn.player_id, conn.claims.guest, conn.id, frame.partner)
-
-    async def on_leave(self, conn: Conn, frame: ws.QueueLeave) -> None:
-        await self.leave(conn.player_id)
-
-    async def on_accept(self, conn: Conn, frame: ws.QueueAccept) -> None:
-        conn.send(ws.MatchFrame(match=await self.accept(conn.player_id, frame.match_id)))
-
-    def handlers(self) -> dict[type[ws.ClientFrame], Any]:
-        return {ws.QueueJoin: self.on_join, ws.QueueLeave: self.on_leave,
-                ws.QueueAccept: self.on_accept}
 
 
 def blamed(req: OpenMatch, absent: tuple[int, ...], declined: tuple[int, ...]) -> set[str]:
