@@ -33,15 +33,8 @@ from services.lobby.edge import socket
 from services.lobby.edge.gateway import Gateway
 from services.lobby.games import operators
 from services.lobby.games.projection import projection_handlers
-from services.lobby.http import (
-    admin_api,
-    api,
-    apidocs,
-    matches_api,
-    queue_api,
-    standings_api,
-    tournaments_api,
-)
+from services.lobby.http import apidocs
+from services.lobby.http.routes import router
 from services.lobby.matches.matches import Matches
 from services.lobby.matches.outcomes import Outcomes
 from services.lobby.matches.sweeps import Expiry, Sweeper
@@ -159,15 +152,11 @@ async def setup(rt: Runtime) -> None:
     # Past the lobby's own cap a frame gets an error frame; far past it uvicorn cuts it off.
     rt.ws_max_size = 16 * s.ws_max_frame_bytes
     rt.routes.extend(legacy_routes(rt))  # type: ignore[arg-type]
-    rt.routes.extend(api.routes(rt.pool, tokens, throttle, tables, gateway))
-    standings = Standings(rt.pool, ratings)
-    rt.routes.extend(standings_api.routes(tokens, standings))
-    rt.routes.extend(tournaments_api.routes(tokens, tournaments))
-    rt.routes.extend(matches_api.routes(tokens, matches))
-    rt.routes.extend(queue_api.routes(tokens, queue))
+    rt.routes.append(router(
+        pool=rt.pool, tokens=tokens, throttle=throttle, tables=tables, gateway=gateway,
+        standings=Standings(rt.pool, ratings), tournaments=tournaments, matches=matches,
+        queue=queue, operators=operators.Operators(rt.pool, games, s.operator_cache_games)))
     rt.routes.append(socket.handler(gateway, tokens, origins, s.ws_max_frame_bytes))
-    rt.routes.extend(admin_api.routes(rt.pool, tokens, operators.Operators(
-        rt.pool, games, s.operator_cache_games)))
     projection = projection_handlers(s.queue_leaver_seconds, broadcasts)
     for durable, event_type, handler, after_commit in (
             (subjects.LOBBY_GAMES_STARTED, subjects.GAME_STARTED, projection.started, None),

@@ -47,8 +47,9 @@ from services.lobby.edge.tablefeed import TableFeed
 from services.lobby.edge.tournamentfeed import TournamentFeed
 from services.lobby.ranked.queue import Queue
 from services.lobby.tables import store
+from services.lobby.tables.rows import to_api
 from services.lobby.tables.seating import seat_of
-from services.lobby.tables.tables import Tables, summary, to_api
+from services.lobby.tables.tables import Tables, summary
 from services.lobby.tournaments.tournaments import Tournaments
 from services.platform.events import game_registry
 

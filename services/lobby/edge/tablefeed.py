@@ -20,7 +20,8 @@ from services.lobby.clients.broadcasts import Broadcasts
 from services.lobby.edge.connections import Conn, Connections, encode
 from services.lobby.edge.following import Hubs
 from services.lobby.tables import store
-from services.lobby.tables.tables import Tables, to_api
+from services.lobby.tables.rows import to_api
+from services.lobby.tables.tables import Tables
 
 
 class TableFeed:

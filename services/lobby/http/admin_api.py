@@ -1,7 +1,7 @@
 """Operators' HTTP routes under ``/v1/admin`` and the replay viewer page.
 
-Every ``/v1/admin`` route checks the caller's role first (401 without a token,
-403 for a player); then it decodes, calls one ``Operators`` method, encodes.
+Every ``/v1/admin`` route is handed the caller (401 without a token); it decodes,
+calls one ``Operators`` method (403 for anyone but an operator), encodes.
 The viewer page itself is plain code with no data in it, so it is served to
 anyone; everything it shows comes from these routes with an operator token.
 """
@@ -9,15 +9,15 @@ anyone; everything it shows comes from these routes with an operator token.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
-from litestar import Request, Response, get
+from litestar import Controller, Response, get
+from litestar.handlers import HTTPRouteHandler
 from litestar.params import Parameter
 
 from schemas.admin import EventLog, GameSearch, StateAt, Verification
 from schemas.subjects import ID_PATTERN
-from services.lobby.accounts import auth
-from services.lobby.accounts.auth import Claims, Tokens
+from services.lobby.accounts.auth import Claims
 from services.lobby.games.operators import Operators
 from services.lobby.http.apidocs import BEARER, SIGNED_IN, STORE, answers
 from services.lobby.http.params import ID_HELP, LAST_MS, PLAYER_PATTERN, GameId, count
@@ -37,17 +37,16 @@ LOGGED = {"version": 1, "schema_version": 1, "occurred_at_ms": 1798700000000,
 OPERATOR = (*SIGNED_IN, "operators_only", *STORE)
 
 
-def routes(pool: Any, tokens: Tokens, operators: Operators) -> list[Any]:
-    async def operator(request: Request[Any, Any, Any]) -> Claims:
-        me = tokens.from_header(request.headers.get("authorization"))
-        return await auth.require_operator(pool, me)
+class OperatorController(Controller):
+    """Operators' routes: the caller (``me``, 401 without a token) is an operator or
+    gets 403 ``operators_only`` from ``Operators``, once the parameters are checked."""
 
     @get("/v1/admin/games", summary="Operators: search games by player, table, start time "
          "and outcome (newest first)", tags=TAGS, security=BEARER,
          responses=answers(200, GameSearch, FOUND,
                            *OPERATOR, "bad_request", "bad_outcome"))
     async def search(
-        request: Request[Any, Any, Any],
+        self, me: Claims, operators: Operators,
         player: Annotated[str | None, Parameter(
             pattern=PLAYER_PATTERN, max_length=64,
             description="a player id, or a name seated at the game's table")] = None,
@@ -66,8 +65,7 @@ def routes(pool: Any, tokens: Tokens, operators: Operators) -> list[Any]:
     ) -> GameSearch:
         """403 `operators_only` for a player's token; `spades operator grant NAME` makes an
         operator, who then signs in again."""
-        await operator(request)
-        return await operators.search(player=player, table_id=table,
+        return await operators.search(me, player=player, table_id=table,
                                       started_after_ms=started_after,
                                       started_before_ms=started_before, outcome=outcome,
                                       limit=limit)
@@ -78,10 +76,9 @@ def routes(pool: Any, tokens: Tokens, operators: Operators) -> list[Any]:
                                            "events": [LOGGED]},
                              *OPERATOR, "bad_request", "game_not_found",
                              "game_unavailable"))
-    async def events(request: Request[Any, Any, Any], game_id: GameId) -> EventLog:
+    async def events(self, me: Claims, operators: Operators, game_id: GameId) -> EventLog:
         """Versions count from 1; the log of an older event version is served upcast."""
-        await operator(request)
-        return await operators.log(game_id)
+        return await operators.log(me, game_id)
 
     @get("/v1/admin/games/{game_id:str}/state", summary="Operators: the state after event "
          "N (every hand face up), or what one seat saw then", tags=TAGS, security=BEARER,
@@ -91,15 +88,14 @@ def routes(pool: Any, tokens: Tokens, operators: Operators) -> list[Any]:
                              *OPERATOR, "bad_request", "game_not_found",
                              "game_unavailable", "event_out_of_range"))
     async def state(
-        request: Request[Any, Any, Any], game_id: GameId,
+        self, me: Claims, operators: Operators, game_id: GameId,
         at: Annotated[int | None, count(
             "events folded (0: before the first); the last if absent")] = None,
         seat: Annotated[int | None, Parameter(
             ge=0, le=3, description="that seat's view, exactly as it was sent")] = None,
     ) -> StateAt:
         """`at` counts events folded, as `spades replay --at` does: 0 is before the first."""
-        await operator(request)
-        return await operators.state_at(game_id, at, seat)
+        return await operators.state_at(me, game_id, at, seat)
 
     @get("/v1/admin/games/{game_id:str}/verification", summary="Operators: does today's "
          "engine reproduce the stored log? Else the first divergence", tags=TAGS,
@@ -107,11 +103,15 @@ def routes(pool: Any, tokens: Tokens, operators: Operators) -> list[Any]:
              "game_id": "g-9c1d", "events": 57, "verified": True, "divergence": None},
                              *OPERATOR, "bad_request", "game_not_found",
                              "game_unavailable"))
-    async def verification(request: Request[Any, Any, Any], game_id: GameId) -> Verification:
+    async def verification(self, me: Claims, operators: Operators,
+                           game_id: GameId) -> Verification:
         """Exit status of `spades replay` in HTTP form: verified, or where it diverged."""
-        await operator(request)
-        return await operators.verification(game_id)
+        return await operators.verification(me, game_id)
 
+
+
+def replay_pages() -> list[HTTPRouteHandler]:
+    """The replay viewer's page and script (plain code, no data: served to anyone)."""
     page, code = (STATIC / "replay.html").read_bytes(), (STATIC / "replay.js").read_bytes()
 
     @get("/admin/replay", include_in_schema=False, sync_to_thread=False)
@@ -127,7 +127,7 @@ def routes(pool: Any, tokens: Tokens, operators: Operators) -> list[Any]:
     def viewer_script() -> Response[bytes]:
         return Response(code, media_type="text/javascript; charset=utf-8")
 
-    return [search, events, state, verification, search_page, viewer, viewer_script]
+    return [search_page, viewer, viewer_script]
 
 
-__all__ = ["routes"]
+__all__ = ["OperatorController", "replay_pages"]

@@ -7,16 +7,16 @@ answer in time (a player's page still answers, with ``ranked`` null).
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
-from litestar import Request, get
+from litestar import Controller, get
 from litestar.params import Parameter
 
 from schemas.api import Leaderboard, Named, PlayerPage, RatingHistory
 from schemas.subjects import ID_PATTERN
-from services.lobby.accounts.auth import Tokens
 from services.lobby.accounts.standings import Standings
 from services.lobby.http.apidocs import BEARER, SIGNED_IN, STORE, answers
+from services.lobby.http.deps import signed_in
 from services.lobby.http.params import ID_HELP, PlayerId, count, line
 
 TAGS = ["ratings"]
@@ -34,16 +34,17 @@ HISTORY = {"next": 311, "entries": [
                    {"player_id": "p-9e02", "name": "Di"}]}]}
 
 
-def routes(tokens: Tokens, standings: Standings) -> list[Any]:
-    def signed_in(request: Request[Any, Any, Any]) -> None:
-        tokens.from_header(request.headers.get("authorization"))
+class StandingsController(Controller):
+    """Ratings and players, for anyone signed in (the guard)."""
+
+    guards = [signed_in]
 
     @get("/v1/leaderboard", summary="The ranked leaderboard, a page at a time or around a "
          "player", tags=TAGS, security=BEARER,
          responses=answers(200, Leaderboard, BOARD,
                            *SIGNED_IN, "bad_request", "ratings_unavailable", *STORE))
     async def leaderboard(
-        request: Request[Any, Any, Any],
+        self, standings: Standings,
         limit: Annotated[int, Parameter(ge=1, le=200)] = 50,
         offset: Annotated[int, Parameter(ge=0, le=1_000_000)] = 0,
         around: Annotated[str | None, Parameter(
@@ -55,17 +56,15 @@ def routes(tokens: Tokens, standings: Standings) -> list[Any]:
     ) -> Leaderboard:
         """Established players with a rated game in the last two weeks, highest rating
         first; recomputed every minute. 503 `ratings_unavailable` (retry)."""
-        signed_in(request)
         return await standings.leaderboard(limit, offset, around, provisional)
 
     @get("/v1/players", summary="Find a registered player by name", tags=["players"],
          security=BEARER, responses=answers(200, Named, {"player_id": "p-7f3a", "name": "Ada"},
                                             *SIGNED_IN, "bad_request", "player_not_found", *STORE))
-    async def find(request: Request[Any, Any, Any], name: Annotated[str, line(
+    async def find(self, standings: Standings, name: Annotated[str, line(
             "a registered name, as written or in any case", 32)]) -> Named:
         """The id behind a registered name (to queue with a partner, say): names are
         unique, whatever the case or look-alike letters. 404 `player_not_found`."""
-        signed_in(request)
         return await standings.find(name)
 
     @get("/v1/players/{player_id:str}", summary="A player's name and rated record",
@@ -74,11 +73,10 @@ def routes(tokens: Tokens, standings: Standings) -> list[Any]:
                                              "ranked": RANKED},
                              *SIGNED_IN, "bad_request", "player_not_found",
                              "ratings_unavailable", *STORE))
-    async def player(request: Request[Any, Any, Any], player_id: PlayerId) -> PlayerPage:
+    async def player(self, standings: Standings, player_id: PlayerId) -> PlayerPage:
         """404 `player_not_found` for an id no account has. `ranked` is null when the
         ratings service did not answer; a player never rated has the initial rating,
         no games, and is provisional."""
-        signed_in(request)
         return await standings.player(player_id)
 
     @get("/v1/players/{player_id:str}/ratings", summary="A player's rated games, newest "
@@ -87,12 +85,12 @@ def routes(tokens: Tokens, standings: Standings) -> list[Any]:
                            *SIGNED_IN, "bad_request", "player_not_found", "ratings_unavailable",
                            *STORE))
     async def history(
-        request: Request[Any, Any, Any], player_id: PlayerId,
+        self, standings: Standings, player_id: PlayerId,
         before: Annotated[int | None, count("the `next` of the previous page", ge=1)] = None,
         limit: Annotated[int, Parameter(ge=1, le=100)] = 20,
     ) -> RatingHistory:
         """404 `player_not_found`; 503 `ratings_unavailable` (retry)."""
-        signed_in(request)
         return await standings.history(player_id, before, limit)
 
-    return [leaderboard, find, player, history]
+
+__all__ = ["StandingsController"]

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from litestar import Request, delete, get, patch, post
+from litestar import Controller, delete, get, patch, post
 from litestar.params import Parameter
 
 from schemas import tournament_api as api
-from services.lobby.accounts.auth import Tokens
-from services.lobby.http.api import static_file
+from services.lobby.accounts.auth import Claims
 from services.lobby.http.apidocs import BEARER, SIGNED_IN, STORE, answers
+from services.lobby.http.deps import signed_in
 from services.lobby.http.params import MatchId, TeamId, TournamentId, count
 from services.lobby.tournaments.tournaments import Tournaments
 
@@ -58,61 +58,101 @@ def written(event: str, *codes: str, status: int = 200) -> dict[int, Any]:
                                                    "team_id": None}, *WRITE, *codes)
 
 
-def routes(tokens: Tokens, tournaments: Tournaments) -> list[Any]:
-    def me(request: Request[Any, Any, Any]) -> Any:
-        return tokens.from_header(request.headers.get("authorization"))
+class TournamentController(Controller):
+    """Creating a tournament and the organizer's actions on it."""
 
     @post("/v1/tournaments", status_code=201, summary="Organizer: create a tournament",
           tags=TAGS, security=BEARER,
           responses=written("TournamentCreated", "organizers_only", "tournament_exists", *SETTINGS,
                             status=201))
-    async def create(request: Request[Any, Any, Any],
+    async def create(self, me: Claims, tournaments: Tournaments,
                      data: api.TournamentBody) -> api.TournamentChanged:
         """Body: the settings (docs/tournaments.md); `rules` a preset name or
         `{"preset": NAME, **options}` as for a private table (400 `bad_rules`). 403
         `organizers_only` unless the account is an organizer or an operator; 400
         `max_below_min`, `bad_window`, `check_in_outside_window`, `draw_in_elimination`
         ... for settings that cannot run."""
-        return await tournaments.create(me(request), data)
-
-    @get("/v1/tournaments", summary="Tournaments by start time, of one status or all",
-         tags=TAGS, security=BEARER,
-         responses=answers(200, api.TournamentList, {"tournaments": [SUMMARY]},
-                           *SIGNED_IN, "bad_request", "tournaments_unavailable"))
-    async def list_(request: Request[Any, Any, Any],
-                    status: Literal["registering", "running", "finished", "cancelled"]
-                    | None = None,
-                    limit: Annotated[int, Parameter(ge=1, le=500)] = 100) -> api.TournamentList:
-        """Soonest start first; `status` one of registering, running, finished, cancelled."""
-        me(request)
-        return await tournaments.list(status, limit)
-
-    @get("/v1/tournaments/{tournament_id:str}", summary="A tournament: settings, teams, "
-         "matches, standings", tags=TAGS, security=BEARER,
-         responses=answers(200, api.TournamentView, VIEW,
-                           *READ))
-    async def show(request: Request[Any, Any, Any],
-                   tournament_id: TournamentId) -> api.TournamentView:
-        """404 `no_tournament`. The same, kept current, over /v1/ws after
-        `watch_tournament`."""
-        me(request)
-        return await tournaments.get(tournament_id)
+        return await tournaments.create(me, data)
 
     @patch("/v1/tournaments/{tournament_id:str}", summary="Organizer: new settings, until "
            "the start", tags=TAGS, security=BEARER,
            responses=written("SettingsChanged", "not_organizer", *SETTINGS))
-    async def change(request: Request[Any, Any, Any], tournament_id: TournamentId,
+    async def change(self, me: Claims, tournaments: Tournaments, tournament_id: TournamentId,
                      data: api.TournamentBody) -> api.TournamentChanged:
         """Body: the whole new settings. 403 `not_organizer`; 409 `already_started`."""
-        return await tournaments.change(me(request), tournament_id, data)
+        return await tournaments.change(me, tournament_id, data)
 
     @post("/v1/tournaments/{tournament_id:str}/cancel", status_code=200,
           summary="Organizer: cancel the tournament", tags=TAGS, security=BEARER,
           responses=written("TournamentCancelled", "not_organizer"))
-    async def cancel(request: Request[Any, Any, Any],
+    async def cancel(self, me: Claims, tournaments: Tournaments,
                      tournament_id: TournamentId) -> api.TournamentChanged:
         """403 `not_organizer`; 409 `tournament_over`."""
-        return await tournaments.cancel(me(request), tournament_id)
+        return await tournaments.cancel(me, tournament_id)
+
+    @post("/v1/tournaments/{tournament_id:str}/matches/{match_id:str}/override",
+          status_code=200, summary="Organizer: override a match's result", tags=TAGS,
+          security=BEARER, responses=written("ResultOverridden", "not_organizer", "no_match",
+                                                    "draw_not_allowed", "override_too_late"))
+    async def override(self, me: Claims, tournaments: Tournaments, tournament_id: TournamentId,
+                       match_id: MatchId, data: api.OverrideBody) -> api.TournamentChanged:
+        """Who and why are kept in the record. 409 `override_too_late` once a team of the
+        match is paired for its next one."""
+        return await tournaments.override(me, tournament_id, match_id, data)
+
+    @post("/v1/tournaments/{tournament_id:str}/teams/{team_id:str}/disqualify",
+          status_code=200, summary="Organizer: disqualify a team", tags=TAGS,
+          security=BEARER, responses=written("TeamWithdrawn", "not_organizer", "no_team"))
+    async def disqualify(self, me: Claims, tournaments: Tournaments, tournament_id: TournamentId,
+                         team_id: TeamId, data: api.DisqualifyBody) -> api.TournamentChanged:
+        """Its remaining matches are forfeited."""
+        return await tournaments.disqualify(me, tournament_id, team_id, data)
+
+    @post("/v1/tournaments/{tournament_id:str}/bots", status_code=201,
+          summary="Organizer: enter a team of two bots", tags=TAGS, security=BEARER,
+          responses=written("TeamRegistered", "not_organizer", "rated_needs_people",
+                            "team_exists", "tournament_full", status=201))
+    async def add_bots(self, me: Claims, tournaments: Tournaments, tournament_id: TournamentId,
+                       data: api.BotTeamBody) -> api.TournamentChanged:
+        """Registered, confirmed and checked in at once; unrated tournaments only (400
+        `rated_needs_people`). Bots are always ready."""
+        return await tournaments.add_bots(me, tournament_id, data)
+
+    @post("/v1/tournaments/{tournament_id:str}/seeds", status_code=200,
+          summary="Organizer: seed teams by hand, before the start", tags=TAGS,
+          security=BEARER, responses=written("SeedsSet", "not_organizer", "bad_seeds"))
+    async def seed(self, me: Claims, tournaments: Tournaments, tournament_id: TournamentId,
+                   data: api.SeedsBody) -> api.TournamentChanged:
+        """The teams named come first, in this order; the others follow by the mean
+        rating of their players. 400 `bad_seeds`; 409 `already_started`."""
+        return await tournaments.seed(me, tournament_id, data)
+
+    @post("/v1/tournaments/{tournament_id:str}/rounds/{round_no:int}/pairings",
+          status_code=200, summary="Organizer: the next Swiss round's pairings, by hand",
+          tags=TAGS, security=BEARER,
+          responses=written("PairingsSet", "not_organizer", "not_swiss", "bad_round",
+                            "bad_pairings"))
+    async def set_pairings(self, me: Claims, tournaments: Tournaments, tournament_id: TournamentId,
+                           round_no: Annotated[int, Parameter(ge=1, le=64)],
+                           data: api.PairingsBody) -> api.TournamentChanged:
+        """Used instead of the computed pairings when the round is paired. 400
+        `bad_pairings` (every team still in once, a bye only when odd), `bad_round` (only
+        the next round), `not_swiss`."""
+        return await tournaments.set_pairings(me, tournament_id, round_no, data)
+
+    @post("/v1/tournaments/{tournament_id:str}/waive-ban", status_code=200,
+          summary="Organizer: let a player with a no-show ban register here", tags=TAGS,
+          security=BEARER, responses=written("BanWaived", "not_organizer"))
+    async def waive_ban(self, me: Claims, tournaments: Tournaments, tournament_id: TournamentId,
+                        data: api.WaiveBanBody) -> api.TournamentChanged:
+        """A player who stayed away from a tournament match may not register for 24 h,
+        doubling with each no-show up to 30 days (403 `no_show_ban`), except where the
+        organizer waived it."""
+        return await tournaments.waive_ban(me, tournament_id, data)
+
+
+class TeamController(Controller):
+    """A team's life in a tournament: register, confirm, withdraw, check in."""
 
     @post("/v1/tournaments/{tournament_id:str}/teams", status_code=201,
           summary="Register a team with a partner, who confirms it", tags=TAGS,
@@ -120,99 +160,66 @@ def routes(tokens: Tokens, tournaments: Tournaments) -> list[Any]:
                                              *WRITE, "registered_only", "self_partner",
                              "player_not_found", "partner_is_guest", "ratings_unavailable",
                              "team_exists", "already_registered", "no_show_ban"))
-    async def register(request: Request[Any, Any, Any], tournament_id: TournamentId,
+    async def register(self, me: Claims, tournaments: Tournaments, tournament_id: TournamentId,
                        data: api.RegisterTeamBody) -> api.TournamentChanged:
         """Both players are registered accounts (403 `registered_only` for a guest, 400
         `partner_is_guest`); 400 `self_partner`; 409 `registration_closed`,
         `already_registered`. The team is seeded by the mean of the two ratings."""
-        return await tournaments.register(me(request), tournament_id, data)
+        return await tournaments.register(me, tournament_id, data)
 
     @post("/v1/tournaments/{tournament_id:str}/teams/{team_id:str}/confirm", status_code=200,
           summary="Partner: confirm the team", tags=TAGS, security=BEARER,
           responses=written("TeamConfirmed", "no_team", "not_partner", "tournament_full"))
-    async def confirm(request: Request[Any, Any, Any], tournament_id: TournamentId,
+    async def confirm(self, me: Claims, tournaments: Tournaments, tournament_id: TournamentId,
                       team_id: TeamId) -> api.TournamentChanged:
         """403 `not_partner` for anyone but the invited partner. Past `max_teams` the team
         is on the waiting list (`waiting`)."""
-        return await tournaments.confirm(me(request), tournament_id, team_id)
+        return await tournaments.confirm(me, tournament_id, team_id)
 
     @delete("/v1/tournaments/{tournament_id:str}/teams/{team_id:str}", status_code=200,
             summary="A team's player: withdraw the team", tags=TAGS, security=BEARER,
             responses=written("TeamWithdrawn", "no_team", "not_in_team"))
-    async def withdraw(request: Request[Any, Any, Any], tournament_id: TournamentId,
+    async def withdraw(self, me: Claims, tournaments: Tournaments, tournament_id: TournamentId,
                        team_id: TeamId) -> api.TournamentChanged:
         """403 `not_in_team`. Once running, the team's remaining matches are forfeited."""
-        return await tournaments.withdraw(me(request), tournament_id, team_id)
+        return await tournaments.withdraw(me, tournament_id, team_id)
 
     @post("/v1/tournaments/{tournament_id:str}/check-in", status_code=200,
           summary="Check in for one's team (both partners do)", tags=TAGS, security=BEARER,
           responses=written("TeamCheckedIn", "check_in_closed", "not_in_team",
                                              "not_confirmed"))
-    async def check_in(request: Request[Any, Any, Any],
+    async def check_in(self, me: Claims, tournaments: Tournaments,
                        tournament_id: TournamentId) -> api.TournamentChanged:
         """409 `check_in_closed` outside the `check_in_minutes` before the start,
         `not_confirmed`; 403 `not_in_team`."""
-        return await tournaments.check_in(me(request), tournament_id)
+        return await tournaments.check_in(me, tournament_id)
 
-    @post("/v1/tournaments/{tournament_id:str}/matches/{match_id:str}/override",
-          status_code=200, summary="Organizer: override a match's result", tags=TAGS,
-          security=BEARER, responses=written("ResultOverridden", "not_organizer", "no_match",
-                                                    "draw_not_allowed", "override_too_late"))
-    async def override(request: Request[Any, Any, Any], tournament_id: TournamentId,
-                       match_id: MatchId, data: api.OverrideBody) -> api.TournamentChanged:
-        """Who and why are kept in the record. 409 `override_too_late` once a team of the
-        match is paired for its next one."""
-        return await tournaments.override(me(request), tournament_id, match_id, data)
 
-    @post("/v1/tournaments/{tournament_id:str}/teams/{team_id:str}/disqualify",
-          status_code=200, summary="Organizer: disqualify a team", tags=TAGS,
-          security=BEARER, responses=written("TeamWithdrawn", "not_organizer", "no_team"))
-    async def disqualify(request: Request[Any, Any, Any], tournament_id: TournamentId,
-                         team_id: TeamId, data: api.DisqualifyBody) -> api.TournamentChanged:
-        """Its remaining matches are forfeited."""
-        return await tournaments.disqualify(me(request), tournament_id, team_id, data)
+class TournamentReadController(Controller):
+    """What anyone signed in (the guard) may read of tournaments."""
 
-    @post("/v1/tournaments/{tournament_id:str}/bots", status_code=201,
-          summary="Organizer: enter a team of two bots", tags=TAGS, security=BEARER,
-          responses=written("TeamRegistered", "not_organizer", "rated_needs_people",
-                            "team_exists", "tournament_full", status=201))
-    async def add_bots(request: Request[Any, Any, Any], tournament_id: TournamentId,
-                       data: api.BotTeamBody) -> api.TournamentChanged:
-        """Registered, confirmed and checked in at once; unrated tournaments only (400
-        `rated_needs_people`). Bots are always ready."""
-        return await tournaments.add_bots(me(request), tournament_id, data)
+    guards = [signed_in]
 
-    @post("/v1/tournaments/{tournament_id:str}/seeds", status_code=200,
-          summary="Organizer: seed teams by hand, before the start", tags=TAGS,
-          security=BEARER, responses=written("SeedsSet", "not_organizer", "bad_seeds"))
-    async def seed(request: Request[Any, Any, Any], tournament_id: TournamentId,
-                   data: api.SeedsBody) -> api.TournamentChanged:
-        """The teams named come first, in this order; the others follow by the mean
-        rating of their players. 400 `bad_seeds`; 409 `already_started`."""
-        return await tournaments.seed(me(request), tournament_id, data)
+    @get("/v1/tournaments", summary="Tournaments by start time, of one status or all",
+         tags=TAGS, security=BEARER,
+         responses=answers(200, api.TournamentList, {"tournaments": [SUMMARY]},
+                           *SIGNED_IN, "bad_request", "tournaments_unavailable"))
+    async def list_(self, tournaments: Tournaments,
+                    status: Literal["registering", "running", "finished", "cancelled"]
+                    | None = None,
+                    limit: Annotated[int, Parameter(ge=1, le=500)] = 100) -> api.TournamentList:
+        """Soonest start first; `status` one of registering, running, finished, cancelled."""
+        return await tournaments.list(status, limit)
 
-    @post("/v1/tournaments/{tournament_id:str}/rounds/{round_no:int}/pairings",
-          status_code=200, summary="Organizer: the next Swiss round's pairings, by hand",
-          tags=TAGS, security=BEARER,
-          responses=written("PairingsSet", "not_organizer", "not_swiss", "bad_round",
-                            "bad_pairings"))
-    async def set_pairings(request: Request[Any, Any, Any], tournament_id: TournamentId,
-                           round_no: Annotated[int, Parameter(ge=1, le=64)],
-                           data: api.PairingsBody) -> api.TournamentChanged:
-        """Used instead of the computed pairings when the round is paired. 400
-        `bad_pairings` (every team still in once, a bye only when odd), `bad_round` (only
-        the next round), `not_swiss`."""
-        return await tournaments.set_pairings(me(request), tournament_id, round_no, data)
-
-    @post("/v1/tournaments/{tournament_id:str}/waive-ban", status_code=200,
-          summary="Organizer: let a player with a no-show ban register here", tags=TAGS,
-          security=BEARER, responses=written("BanWaived", "not_organizer"))
-    async def waive_ban(request: Request[Any, Any, Any], tournament_id: TournamentId,
-                        data: api.WaiveBanBody) -> api.TournamentChanged:
-        """A player who stayed away from a tournament match may not register for 24 h,
-        doubling with each no-show up to 30 days (403 `no_show_ban`), except where the
-        organizer waived it."""
-        return await tournaments.waive_ban(me(request), tournament_id, data)
+    @get("/v1/tournaments/{tournament_id:str}", summary="A tournament: settings, teams, "
+         "matches, standings", tags=TAGS, security=BEARER,
+         responses=answers(200, api.TournamentView, VIEW,
+                           *READ))
+    async def show(self, tournaments: Tournaments,
+                   tournament_id: TournamentId) -> api.TournamentView:
+        """404 `no_tournament`. The same, kept current, over /v1/ws after
+        `watch_tournament`."""
+        return await tournaments.get(tournament_id)
 
     @get("/v1/tournaments/{tournament_id:str}/events", summary="The tournament's record: "
          "its events in order", tags=TAGS, security=BEARER,
@@ -221,25 +228,23 @@ def routes(tokens: Tokens, tournaments: Tournaments) -> list[Any]:
                  "type": "TeamRegistered", "at": 1798700000000, "team_id": "a41c09e7d2b84f61",
                  "name": "Aces", "players": ["p-7f3a", "p-11b0"], "rating": 1540.0}}]},
                              *READ))
-    async def events(request: Request[Any, Any, Any], tournament_id: TournamentId,
+    async def events(self, tournaments: Tournaments, tournament_id: TournamentId,
                      after: Annotated[int, count("the last version held")] = 0,
                      limit: Annotated[int, Parameter(ge=1, le=1000)] = 500,
                      ) -> api.TournamentEvents:
         """Every event of `schemas/tournament_events.py` after `after`, with its version:
         registrations, pairings, results with who overrode them and why. A round's deal
         seed shows once the round is over (`RoundCompleted`)."""
-        me(request)
         return await tournaments.events(tournament_id, after, limit)
 
     @get("/v1/tournaments/{tournament_id:str}/standings", summary="Standings with their "
          "tie-breaks", tags=TAGS, security=BEARER,
          responses=answers(200, api.Standings, {"tournament_id": TID, "standings": [STANDING]},
                            *READ))
-    async def standings(request: Request[Any, Any, Any],
+    async def standings(self, tournaments: Tournaments,
                         tournament_id: TournamentId) -> api.Standings:
         """A total order: match points, then the format's tie-breaks (or the organizer's
         order), then the seed. Match points as numbers: 1.5 is one and a half."""
-        me(request)
         return await tournaments.standings(tournament_id)
 
     @get("/v1/tournaments/{tournament_id:str}/bracket", summary="Matches paired so far, "
@@ -248,18 +253,12 @@ def routes(tokens: Tokens, tournaments: Tournaments) -> list[Any]:
                                               "format": "single_elimination",
                                               "rounds": [[MATCH]]},
                              *READ))
-    async def bracket(request: Request[Any, Any, Any],
+    async def bracket(self, tournaments: Tournaments,
                       tournament_id: TournamentId) -> api.Bracket:
         """Elimination matches appear as their two teams become known; Swiss and round-robin
         rounds as they are paired."""
-        me(request)
         return await tournaments.bracket(tournament_id)
 
-    return [create, list_, show, change, cancel, register, confirm, withdraw, check_in,
-            override, disqualify, add_bots, seed, set_pairings, waive_ban, events, standings,
-            bracket,
-            static_file("/tournaments", "tournaments.html"),
-            static_file("/tournaments.js", "tournaments.js")]
 
 
-__all__ = ["routes"]
+__all__ = ["TeamController", "TournamentController", "TournamentReadController"]

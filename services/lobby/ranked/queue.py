@@ -18,7 +18,6 @@ from typing import Any
 import msgspec
 
 from schemas.codes import MATCH_CLOSED, MATCH_NOT_FOUND
-from schemas.events import GameEnded
 from schemas.matches import MatchOpened, OpenMatch
 from schemas.notes import QueueInvite, QueueStatus
 from schemas.queue import Band, QueueState, QueueStats
@@ -28,15 +27,14 @@ from services.lobby.base.clock import now_ms
 from services.lobby.base.errors import LobbyError
 from services.lobby.base.settings import LobbySettings
 from services.lobby.clients.broadcasts import Broadcasts
-from services.lobby.clients.games import GameClient, GameUnavailable
+from services.lobby.clients.games import GameClient
 from services.lobby.clients.ratings import RatingsBus
 from services.lobby.matches import store as matchstore
 from services.lobby.matches.matches import Matches
 from services.lobby.ranked import store as qs
+from services.lobby.ranked.eligibility import Eligibility
 from services.lobby.ranked.matching import MatchRules
-from services.lobby.tables import store as tablestore
 from services.platform import logs
-from services.platform.events import game_registry
 from services.platform.periodic import Periodic
 
 _log = logs.get("queue")
@@ -63,7 +61,7 @@ class Queue:
         self.broadcasts = broadcasts
         self.settings, self.gateway = settings, gateway
         self.rules = MatchRules(cycle=settings.queue_cycle_seconds)
-        self.registry = game_registry()
+        self.eligibility = Eligibility(pool, games, settings)
         self.sockets: set[str] = set()  # this gateway's sockets that joined the queue
         self.heartbeat = Periodic("queue_heartbeat", settings.queue_heartbeat_seconds,
                                   lambda: qs.heartbeat(pool, gateway, list(self.sockets)))
@@ -95,41 +93,6 @@ class Queue:
 
     # --- joining -----------------------------------------------------------------------------
 
-    async def _eligible(self, player: str) -> None:
-        """Refuse a player who may not queue now: too few games, cooling down, playing."""
-        need = self.settings.ranked_min_games
-        if need and await qs.finished_games(self.pool, player) < need:
-            raise LobbyError("registered_only", f"ranked games are for registered "
-                                                f"accounts with {need} finished games")
-        until = await qs.cooldown_until(self.pool, player)
-        if until:
-            raise LobbyError("queue_cooldown", "you may queue again after a cooldown",
-                             until=until)
-        for game_id, _, _ in await tablestore.running_games_of(self.pool, player):
-            if not await self._over(game_id, player):
-                raise LobbyError("in_game", "finish your game before queueing")
-
-    async def _over(self, game_id: str, player: str) -> bool:
-        """Whether a game the games projection still counts as running has ended in its
-        own store. The projection's consumer runs behind the events a socket shows, so a
-        player who saw ``GameEnded`` is out of the game at once, as they saw it. A rated
-        game this player left cools them down as the projection will
-        (``ranked.store.leavers``)."""
-        try:
-            env = await self.games.last_event(game_id)
-        except GameUnavailable:
-            return False  # the projection's word stands
-        if env is None or env.type != GameEnded.__name__:
-            return False
-        ended = self.registry.decode(env.type, env.schema_version, env.body)
-        assert isinstance(ended, GameEnded)
-        if ended.rated and player in (ended.players[s] for s in qs.left_seats(ended)):
-            until = env.occurred_at_ms + int(self.settings.queue_leaver_seconds * 1000)
-            if until > now_ms():
-                raise LobbyError("queue_cooldown", "you may queue again after a cooldown",
-                                 until=until)
-        return True
-
     async def join(self, player: str, guest: bool, socket: str,
                    partner: str | None) -> qs.TicketRow:
         if guest:
@@ -137,9 +100,9 @@ class Queue:
                                                 "accounts; sign up to queue")
         if await qs.ticket_of(self.pool, player) is not None:
             raise LobbyError("already_queued", "you are in the queue already")
-        await self._eligible(player)
+        await self.eligibility.check(player)
         if partner is not None:
-            await self._partner_free(player, partner)
+            await self.eligibility.partner_free(player, partner)
         asked = [player] if partner is None else [player, partner]
         rated = await self.ratings.ratings(asked)
         # Stamped from now on: should the socket close during the join, its close finds
@@ -165,22 +128,6 @@ class Queue:
                 player_id=player, name=names.get(player, ""),
                 expires_at=ticket.since_ms + int(self.settings.queue_invite_seconds * 1000)))
         return ticket
-
-    async def _partner_free(self, player: str, partner: str) -> None:
-        unavailable = LobbyError("partner_unavailable",
-                                 "that player cannot queue with you now")
-        if partner == player:
-            raise LobbyError("partner_unavailable", "you cannot partner yourself")
-        known = await accountstore.people(self.pool, [partner])
-        if partner not in known or not known[partner][1]:
-            raise unavailable
-        try:
-            await self._eligible(partner)
-        except LobbyError:
-            raise unavailable from None
-        theirs = await qs.ticket_of(self.pool, partner)
-        if theirs is not None and not (theirs.state == "inviting" and theirs.partner == player):
-            raise unavailable
 
     # --- leaving -------------------------------------------------------------------------------
 

@@ -9,97 +9,28 @@ from __future__ import annotations
 
 import secrets
 import uuid
-from typing import Any, Protocol
+from typing import Any
 
-import msgspec
-
-from engine.presets import PRESETS
 from schemas.api import CurrentGame, GameSummary, Me, SeatInfo, Table
 from schemas.codes import GAME_UNAVAILABLE, REJECTED, TABLE_STARTED
 from schemas.commands import LeaveSeat
-from schemas.matches import MatchOpened, MatchSeat, OpenMatch
-from schemas.notes import MatchOffered, PlayAgainAsked
+from schemas.matches import MatchSeat, OpenMatch
+from schemas.notes import PlayAgainAsked
 from schemas.play import GameRequest
 from services.lobby.accounts.auth import Claims
 from services.lobby.base.errors import LobbyError
 from services.lobby.base.rulesets import rules_of
-from services.lobby.base.throttle import CodeGuesses
-from services.lobby.clients.broadcasts import Broadcasts
-from services.lobby.clients.games import GameClient, GameUnavailable
+from services.lobby.clients.games import GameUnavailable
 from services.lobby.tables import playagain, store
+from services.lobby.tables.hosting import HostOptions
 from services.lobby.tables.playagain import seat_of
-from services.lobby.tables.watching import may_watch
+from services.lobby.tables.rows import to_api
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read aloud and typed
 CODE_LENGTH = 6
 
 
-class MatchStarter(Protocol):
-    """What a table needs of the matches room above it (``Matches``): start its game,
-    and the ready checks a player is offered."""
-
-    async def open(self, req: OpenMatch,
-                   table: store.TableRow | None = None) -> MatchOpened: ...
-
-    async def offers(self, player_id: str) -> list[MatchOffered]: ...
-
-
-def to_api(t: store.TableRow, viewer: str | None) -> Table:
-    """The table as ``viewer`` may see it: the room code only for those at the table."""
-    at_table = viewer is not None and (viewer == t.host
-                                       or any(s.player_id == viewer for s in t.seats))
-    return Table(
-        table_id=t.table_id, host=t.host, private=t.private,
-        code=t.code if at_table else None, rules=t.rules, preset=t.preset,
-        seats=[SeatInfo(seat=i, player_id=s.player_id, name=s.name,
-                          bot=s.bot, guest=s.guest)  # type: ignore[arg-type]
-               for i, s in enumerate(t.seats)],
-        free_seats=[i for i, s in enumerate(t.seats) if s.free], state=t.state,  # type: ignore[arg-type]
-        game_id=t.game_id, banter=t.banter, play_again=playagain.agreed(t))
-
-
-class Tables:
-    def __init__(self, pool: store.Pool, games: GameClient, broadcasts: Broadcasts,
-                 matches: MatchStarter, guesses: CodeGuesses | None = None) -> None:
-        self.pool, self.games, self.matches = pool, games, matches
-        self.broadcasts = broadcasts
-        self.guesses = guesses or CodeGuesses("20/10 minutes")
-
-    async def _by_code(self, me: Claims, code: str) -> store.TableRow:
-        """The table with room code ``code``; a wrong one counts against the caller."""
-        self.guesses.check(me.player_id)
-        t = await store.table_by_code(self.pool, code.strip().upper())
-        if t is None:
-            self.guesses.missed(me.player_id)
-            raise LobbyError("table_not_found", "no table has that room code")
-        return t
-
-    def may_watch(self, t: store.TableRow | None, me: str, code: str | None) -> None:
-        """``me`` may watch ``t``'s game (``watching.may_watch``); a wrong code counts."""
-        if code:
-            self.guesses.check(me)
-        try:
-            may_watch(t, me, code)
-        except LobbyError:
-            if code:
-                self.guesses.missed(me)
-            raise
-
-    async def _get(self, table_id: str) -> store.TableRow:
-        t = await store.get_table(self.pool, table_id)
-        if t is None:
-            raise LobbyError("table_not_found", f"no table {table_id}")
-        return t
-
-    async def _change(self, table_id: str, change: Any) -> store.TableRow:
-        try:
-            before, after = await store.change_table(self.pool, table_id, change)
-        except store.NotFound:
-            raise LobbyError("table_not_found", f"no table {table_id}") from None
-        if after != before:
-            await self.broadcasts.table_changed(after.table_id, after.game_id or "")
-        return after
-
+class Tables(HostOptions):
     async def create(self, me: Claims, spec: str | dict[str, Any], private: bool,
                      banter: bool, seat: int | None) -> Table:
         if not private and not (isinstance(spec, str) or set(spec) <= {"preset"}):
@@ -209,54 +140,6 @@ class Tables:
             raise LobbyError(GAME_UNAVAILABLE, "no game worker answered") from None
         if not reply.ok:
             raise LobbyError(reply.code or REJECTED, reply.message)
-
-    async def set_bots(self, me: Claims, table_id: str, seat: int | None, level: str,
-                       remove: bool) -> Table:
-        def bots(t: store.TableRow) -> store.TableRow:
-            self._host_of_open(t, me)
-            seats = list(t.seats)
-            targets = [seat] if seat is not None else [i for i, s in enumerate(seats) if s.free]
-            for i in targets:
-                if seats[i].player_id is not None:
-                    raise LobbyError("seat_taken", f"a player sits at seat {i}")
-                seats[i] = store.Seat() if remove else store.Seat(bot=level, name=f"Bot {i + 1}")
-            return t.with_(seats=tuple(seats))
-
-        return to_api(await self._change(table_id, bots), me.player_id)
-
-    @staticmethod
-    def _host_of_open(t: store.TableRow, me: Claims) -> None:
-        if t.host != me.player_id:
-            raise LobbyError("not_host", "only the table's host may do that")
-        if t.state != "open":
-            raise LobbyError(TABLE_STARTED, "the game has already started")
-
-    async def change_rules(self, me: Claims, table_id: str, overrides: dict[str, Any]) -> Table:
-        def rules(t: store.TableRow) -> store.TableRow:
-            self._host_of_open(t, me)
-            if not t.private:
-                raise LobbyError("public_rules_fixed", "a public table keeps its preset")
-            if "preset" in overrides:
-                raise LobbyError("bad_rules", "change options, or reset to the preset")
-            merged = {**t.rules, **overrides, "preset": t.preset}
-            return t.with_(rules=rules_of(merged)[1])
-
-        return to_api(await self._change(table_id, rules), me.player_id)
-
-    async def reset_rules(self, me: Claims, table_id: str) -> Table:
-        def reset(t: store.TableRow) -> store.TableRow:
-            self._host_of_open(t, me)
-            return t.with_(rules=msgspec.to_builtins(PRESETS[t.preset]))
-
-        return to_api(await self._change(table_id, reset), me.player_id)
-
-    async def set_banter(self, me: Claims, table_id: str, banter: bool) -> Table:
-        def switch(t: store.TableRow) -> store.TableRow:
-            if t.host != me.player_id:
-                raise LobbyError("not_host", "only the table's host may do that")
-            return t.with_(banter=banter)
-
-        return to_api(await self._change(table_id, switch), me.player_id)
 
     async def start(self, me: Claims, table_id: str) -> Table:
         """The host starts the table's game as a match of origin ``table``: empty seats
