@@ -1,7 +1,8 @@
-"""The lobby's HTTP routes under ``/v1``: decode, call one service function, encode.
+"""The lobby's own HTTP routes under ``/v1`` (sessions, tables, the caller's games):
+decode, call one room's function, encode.
 
-Who calls is read from ``Authorization: Bearer <token>`` on every route but
-the sign-in ones; errors become ``ApiError`` bodies in ``service.py``.
+Who calls arrives as ``me`` (``deps``: the claims of ``Authorization: Bearer <token>``)
+on every route but the sign-in ones; errors become ``ApiError`` bodies in ``service.py``.
 """
 
 from __future__ import annotations

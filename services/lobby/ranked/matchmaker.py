@@ -10,7 +10,7 @@ lost the lease commits nothing):
    the same request (the match's record, from any copy): a started game takes its
    tickets out; a failed check puts back the tickets whose players all accepted,
    keeping their wait, and cools the absent down;
-3. read the waiting tickets, call the pure matcher (``matchmaking``), and record
+3. read the waiting tickets, call the pure matcher (``matching``), and record
    its offers in one transaction that drops any offer whose ticket changed since
    it was read (a cancel racing a match: in the match or out of the queue);
 4. open each offer as a rated match with a ready check; the players accept it
