@@ -1,23 +1,17 @@
 """The lobby: the public HTTP API and the WebSocket gateway.
 
-Controllers decode, call one function, encode. Every lobby error is a
-`LobbyError` with a stable code, turned into an HTTP answer here, in one place
-(the WebSocket's error frames are made in ``socket.py``).
+This module builds every part and wires the rooms together (``services/lobby/<room>/``,
+README "Layout"). Every lobby error is a ``LobbyError`` with a stable code, turned into
+an HTTP answer in one place (``http/errors.py``) and into an error frame in another
+(``edge/socket.py``).
 """
 
 from __future__ import annotations
 
-import asyncio
 import secrets
 import uuid
-from typing import Any
-
-from litestar import Request, Response, get
 
 from schemas import subjects
-from schemas.api import ApiError, PlatformStatus, ServiceStatus
-from schemas.bus import StatusReply, StatusRequest
-from schemas.errors import RETRY_AFTER, lookup
 from schemas.matches import OPEN_MATCH, MatchOpened, OpenMatch
 from services.lobby.accounts.auth import Tokens
 from services.lobby.accounts.guests import GuestPurge
@@ -34,7 +28,8 @@ from services.lobby.edge.gateway import Gateway
 from services.lobby.games import operators
 from services.lobby.games.projection import projection_handlers
 from services.lobby.http import apidocs
-from services.lobby.http.routes import router
+from services.lobby.http.errors import bad_id_response, error_response
+from services.lobby.http.routes import platform_route, router
 from services.lobby.matches.matches import Matches
 from services.lobby.matches.outcomes import Outcomes
 from services.lobby.matches.sweeps import Expiry, Sweeper
@@ -42,7 +37,7 @@ from services.lobby.ranked.matchmaker import Matchmaker
 from services.lobby.ranked.queue import Queue
 from services.lobby.tables.tables import Tables
 from services.lobby.tournaments.tournaments import Tournaments
-from services.platform import bus, db, logs
+from services.platform import bus, logs
 from services.platform.bus import Consumer
 from services.platform.busclient import Refused
 from services.platform.runtime import VERSION, Runtime
@@ -51,45 +46,6 @@ from services.platform.settings import StartupError
 NAME = "lobby"
 
 __all__ = ["LobbyError", "LobbySettings", "setup"]
-
-
-def error_response(_: Request[Any, Any, Any], exc: LobbyError) -> Response[ApiError]:
-    """A code whose registry entry carries ``retry_after`` (the 503s, 429 rate_limited)
-    always tells the client when to try again."""
-    retry = exc.retry_after
-    if retry is None and RETRY_AFTER in lookup(exc.code).fields:
-        retry = db.RETRY_AFTER_SECONDS
-    headers = {"retry-after": str(retry)} if retry else None
-    return Response(ApiError(code=exc.code, message=exc.message), status_code=exc.status,
-                    headers=headers)
-
-
-def bad_id_response(_: Request[Any, Any, Any], exc: subjects.BadId) -> Response[ApiError]:
-    """An id that slipped past the edge's checks and would have made a bad subject."""
-    return Response(ApiError(code="bad_id", message=str(exc)),
-                    status_code=lookup("bad_id").status)
-
-
-def legacy_routes(rt: Runtime) -> list[object]:
-    """The platform check that predates ``/v1``."""
-    assert isinstance(rt.settings, LobbySettings)
-    timeout = rt.settings.request_timeout_seconds
-
-    @get("/api/v1/platform", summary="Which services answer on the bus")
-    async def platform() -> PlatformStatus:
-        async def ask(service: str) -> ServiceStatus:
-            try:
-                reply = await rt.client.request(rt.names.endpoint(service, "status"),
-                                                StatusRequest(), StatusReply, timeout=timeout)
-            except Exception:
-                return ServiceStatus(service=service, reachable=False)
-            return ServiceStatus(service=service, reachable=True, instance=reply.instance,
-                                 version=reply.version)
-
-        return PlatformStatus(services=list(await asyncio.gather(
-            *(ask(s) for s in subjects.SERVICES))))
-
-    return [platform]
 
 
 async def setup(rt: Runtime) -> None:
@@ -151,7 +107,7 @@ async def setup(rt: Runtime) -> None:
     rt.routes.extend(apidocs.routes())
     # Past the lobby's own cap a frame gets an error frame; far past it uvicorn cuts it off.
     rt.ws_max_size = 16 * s.ws_max_frame_bytes
-    rt.routes.extend(legacy_routes(rt))  # type: ignore[arg-type]
+    rt.routes.append(platform_route(rt.client, rt.names, s.request_timeout_seconds))
     rt.routes.append(router(
         pool=rt.pool, tokens=tokens, throttle=throttle, tables=tables, gateway=gateway,
         standings=Standings(rt.pool, ratings), tournaments=tournaments, matches=matches,

@@ -1,7 +1,7 @@
 """Operators' HTTP routes under ``/v1/admin`` and the replay viewer page.
 
 Every ``/v1/admin`` route is handed the caller (401 without a token); it decodes,
-calls one ``Operators`` method (403 for anyone but an operator), encodes.
+checks the role, calls one ``Operators`` method, encodes.
 The viewer page itself is plain code with no data in it, so it is served to
 anyone; everything it shows comes from these routes with an operator token.
 """
@@ -17,7 +17,8 @@ from litestar.params import Parameter
 
 from schemas.admin import EventLog, GameSearch, StateAt, Verification
 from schemas.subjects import ID_PATTERN
-from services.lobby.accounts.auth import Claims
+from services.lobby.accounts.auth import Claims, require_operator
+from services.lobby.base.store import Pool
 from services.lobby.games.operators import Operators
 from services.lobby.http.apidocs import BEARER, SIGNED_IN, STORE, answers
 from services.lobby.http.params import ID_HELP, LAST_MS, PLAYER_PATTERN, GameId, count
@@ -38,15 +39,16 @@ OPERATOR = (*SIGNED_IN, "operators_only", *STORE)
 
 
 class OperatorController(Controller):
-    """Operators' routes: the caller (``me``, 401 without a token) is an operator or
-    gets 403 ``operators_only`` from ``Operators``, once the parameters are checked."""
+    """Operators' routes: the caller (``me``, 401 without a token) must be an operator
+    now (403 ``operators_only``), checked once the parameters are (a guard would come
+    first, and make a malformed request 403 for a non-operator instead of 400)."""
 
     @get("/v1/admin/games", summary="Operators: search games by player, table, start time "
          "and outcome (newest first)", tags=TAGS, security=BEARER,
          responses=answers(200, GameSearch, FOUND,
                            *OPERATOR, "bad_request", "bad_outcome"))
     async def search(
-        self, me: Claims, operators: Operators,
+        self, me: Claims, pool: Pool, operators: Operators,
         player: Annotated[str | None, Parameter(
             pattern=PLAYER_PATTERN, max_length=64,
             description="a player id, or a name seated at the game's table")] = None,
@@ -65,7 +67,8 @@ class OperatorController(Controller):
     ) -> GameSearch:
         """403 `operators_only` for a player's token; `spades operator grant NAME` makes an
         operator, who then signs in again."""
-        return await operators.search(me, player=player, table_id=table,
+        await require_operator(pool, me)
+        return await operators.search(player=player, table_id=table,
                                       started_after_ms=started_after,
                                       started_before_ms=started_before, outcome=outcome,
                                       limit=limit)
@@ -76,9 +79,11 @@ class OperatorController(Controller):
                                            "events": [LOGGED]},
                              *OPERATOR, "bad_request", "game_not_found",
                              "game_unavailable"))
-    async def events(self, me: Claims, operators: Operators, game_id: GameId) -> EventLog:
+    async def events(self, me: Claims, pool: Pool, operators: Operators,
+                     game_id: GameId) -> EventLog:
         """Versions count from 1; the log of an older event version is served upcast."""
-        return await operators.log(me, game_id)
+        await require_operator(pool, me)
+        return await operators.log(game_id)
 
     @get("/v1/admin/games/{game_id:str}/state", summary="Operators: the state after event "
          "N (every hand face up), or what one seat saw then", tags=TAGS, security=BEARER,
@@ -88,14 +93,15 @@ class OperatorController(Controller):
                              *OPERATOR, "bad_request", "game_not_found",
                              "game_unavailable", "event_out_of_range"))
     async def state(
-        self, me: Claims, operators: Operators, game_id: GameId,
+        self, me: Claims, pool: Pool, operators: Operators, game_id: GameId,
         at: Annotated[int | None, count(
             "events folded (0: before the first); the last if absent")] = None,
         seat: Annotated[int | None, Parameter(
             ge=0, le=3, description="that seat's view, exactly as it was sent")] = None,
     ) -> StateAt:
         """`at` counts events folded, as `spades replay --at` does: 0 is before the first."""
-        return await operators.state_at(me, game_id, at, seat)
+        await require_operator(pool, me)
+        return await operators.state_at(game_id, at, seat)
 
     @get("/v1/admin/games/{game_id:str}/verification", summary="Operators: does today's "
          "engine reproduce the stored log? Else the first divergence", tags=TAGS,
@@ -103,10 +109,11 @@ class OperatorController(Controller):
              "game_id": "g-9c1d", "events": 57, "verified": True, "divergence": None},
                              *OPERATOR, "bad_request", "game_not_found",
                              "game_unavailable"))
-    async def verification(self, me: Claims, operators: Operators,
+    async def verification(self, me: Claims, pool: Pool, operators: Operators,
                            game_id: GameId) -> Verification:
         """Exit status of `spades replay` in HTTP form: verified, or where it diverged."""
-        return await operators.verification(me, game_id)
+        await require_operator(pool, me)
+        return await operators.verification(game_id)
 
 
 
