@@ -209,9 +209,12 @@ LOBBY = [
     *_codes(403, {
         "operators_only": "this needs an operator account",
         "organizers_only": "this needs an organizer account (or an operator's)",
-        "registered_only": ("ranked games and tournament teams are for registered accounts "
-                            "(ranked: with SPADES_RANKED_MIN_GAMES finished games)",
+        "registered_only": ("ranked games and tournament teams are for registered accounts",
                             "ranked games are for registered accounts; sign up to queue"),
+        "more_games_needed": ("this deployment asks for SPADES_RANKED_MIN_GAMES finished "
+                              "games before ranked play (none by default); `GET /v1/queue` "
+                              "says how many are missing", "finish 3 more games to play "
+                              "ranked (GET /v1/queue counts them)"),
         "room_code_required": ("a private table's game is watched by its own people, or "
                                "with its room code (`code`)", "this game's table is private; "
                                "send its room code"),
@@ -222,6 +225,8 @@ LOBBY = [
         "not_your_seat": ("the command acts for a seat you do not hold (spectators hold "
                           "none)", "you do not hold seat 2"),
         "not_in_match": "you have no seat in this match",
+        "not_your_game": ("a finished game is replayed by the players who sat in it "
+                          "(operators: `/v1/admin/games`)", "you did not play in game g-9c1d"),
     }),
     *_codes(403, {"queue_cooldown": ("you left or missed a ranked match lately; queue again "
                                      "after `until` (ms)",

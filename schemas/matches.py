@@ -43,6 +43,23 @@ def game_of(match_id: str) -> str:
     return uuid.uuid5(_IDS, f"game:{match_id}").hex
 
 
+def lobby_match_id(tournament_id: str, match_id: str) -> str:
+    """The lobby's id of a tournament's match: the same on every ask and every copy,
+    so the lobby's record of a game names the tournament and its match."""
+    return f"t{uuid.UUID(tournament_id).hex}-{match_id}"
+
+
+def parse_lobby_match_id(lobby_id: str) -> tuple[str, str] | None:
+    """(tournament id, match id) of a lobby match id made by ``lobby_match_id``."""
+    head, _, match_id = lobby_id.partition("-")
+    if not head.startswith("t") or not match_id:
+        return None
+    try:
+        return str(uuid.UUID(head[1:])), match_id
+    except ValueError:
+        return None
+
+
 MatchId = Annotated[str, msgspec.Meta(pattern=ID_PATTERN)]
 Origin = Literal["table", "queue", "tournament"]
 

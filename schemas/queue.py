@@ -15,7 +15,10 @@ import msgspec
 class QueueState(msgspec.Struct, frozen=True, kw_only=True):
     """The caller's place: ``state`` ``none`` when not queued. ``since`` (ms) is when the
     wait began; ``window`` the rating distance accepted now (None: anyone);
-    ``cooldown_until`` (ms) when a cooldown keeps the caller out of the queue."""
+    ``cooldown_until`` (ms) when a cooldown keeps the caller out of the queue.
+    Not queued, ``blocked_by`` is the error code ``queue_join`` would answer now
+    (``registered_only``, ``more_games_needed``, ``queue_cooldown``; empty: the
+    caller may join), and ``games_needed`` the finished games still missing."""
 
     state: Literal["none", "inviting", "waiting", "matched"]
     players: list[str] = msgspec.field(default_factory=list)
@@ -24,6 +27,8 @@ class QueueState(msgspec.Struct, frozen=True, kw_only=True):
     window: int | None = None
     match_id: str | None = None
     cooldown_until: int = 0
+    blocked_by: Literal["", "registered_only", "more_games_needed", "queue_cooldown"] = ""
+    games_needed: int = 0
 
 
 class Band(msgspec.Struct, frozen=True, kw_only=True):

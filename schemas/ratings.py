@@ -86,6 +86,8 @@ class HistoryRequest(msgspec.Struct, frozen=True, kw_only=True):
     player_id: PlayerId
     before: Annotated[int, msgspec.Meta(ge=1)] | None = None
     limit: Annotated[int, msgspec.Meta(ge=1, le=100)] = 20
+    # Only these games (a page of the lobby's list of a player's games); None: all.
+    games: Annotated[list[str], msgspec.Meta(max_length=100)] | None = None
 
 
 class RatedGame(msgspec.Struct, frozen=True, kw_only=True):

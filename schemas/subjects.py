@@ -32,6 +32,7 @@ TOURNAMENTS_RESULTS = "tournaments-results"
 TOURNAMENTS_MATCHES = "tournaments-matches"  # the tournaments' LOBBY_MATCHES consumer
 LOBBY_GAMES_STARTED = "lobby-games-started"  # the lobby's games projection, for operators
 LOBBY_GAMES_ENDED = "lobby-games-ended"
+LOBBY_HISTORY = "lobby-history"  # each player's finished games, with their score sheets
 
 # The event type whose arrival means a game is over, and the one that opens a game.
 GAME_ENDED = "GameEnded"

@@ -29,7 +29,7 @@ IO_LIBRARIES = {"asyncio", "asyncpg", "nats", "litestar", "uvicorn", "socket", "
                 "threading", "urllib", "http", "time", "datetime"}
 # lowest first: a room imports only rooms before it, and nothing of the lobby's top level
 LOBBY_ROOMS = ("base", "clients", "accounts", "tables", "matches", "ranked", "tournaments",
-               "games", "edge", "http")
+               "games", "history", "edge", "http")
 ROOM_USERS = {  # a room only these top-level modules may import (the others: any)
     "ranked": {"service"},  # the service builds the queue and hands it to the rooms above
 }

@@ -27,6 +27,8 @@ from services.lobby.edge import socket
 from services.lobby.edge.gateway import Gateway
 from services.lobby.games import operators
 from services.lobby.games.projection import projection_handlers
+from services.lobby.history.games import History
+from services.lobby.history.projection import history_handler
 from services.lobby.http import apidocs
 from services.lobby.http.errors import bad_id_response, error_response
 from services.lobby.http.routes import platform_route, router
@@ -111,13 +113,15 @@ async def setup(rt: Runtime) -> None:
     rt.routes.append(router(
         pool=rt.pool, tokens=tokens, throttle=throttle, tables=tables, gateway=gateway,
         standings=Standings(rt.pool, ratings), tournaments=tournaments, matches=matches,
-        queue=queue, operators=operators.Operators(rt.pool, games, s.operator_cache_games)))
+        queue=queue, operators=operators.Operators(rt.pool, games, s.operator_cache_games),
+        history=History(rt.pool, ratings, tournaments.bus)))
     rt.routes.append(socket.handler(gateway, tokens, origins, s.ws_max_frame_bytes))
     projection = projection_handlers(s.queue_leaver_seconds, broadcasts)
     for durable, event_type, handler, after_commit in (
             (subjects.LOBBY_GAMES_STARTED, subjects.GAME_STARTED, projection.started, None),
             (subjects.LOBBY_GAMES_ENDED, subjects.GAME_ENDED, projection.ended,
-             projection.ended_committed)):
+             projection.ended_committed),
+            (subjects.LOBBY_HISTORY, subjects.GAME_ENDED, history_handler(games), None)):
         consumer = Consumer(rt.js, rt.pool, rt.consumer(
             durable, rt.names.game_events_of_type(event_type)), handler,
             after_commit=after_commit)

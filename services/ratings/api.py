@@ -80,7 +80,7 @@ class Ratings:
             for r in rows])
 
     async def history(self, req: api.HistoryRequest) -> api.HistoryReply:
-        rows = await store.history(self.pool, req.player_id, req.before, req.limit)
+        rows = await store.history(self.pool, req.player_id, req.before, req.limit, req.games)
         entries = [api.HistoryEntry(
             id=r["id"], game_id=r["game_stream"], rated_at_ms=int(r["rated_at"].timestamp() * 1000),
             rating_before=r["rating_before"], rating_after=r["rating_after"], delta=r["delta"],

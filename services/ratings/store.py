@@ -199,12 +199,13 @@ async def rank(pool: asyncpg.Pool, player: str) -> int | None:
 
 
 async def history(pool: asyncpg.Pool, player: str, before: int | None,
-                  limit: int) -> list[asyncpg.Record]:
+                  limit: int, games: list[str] | None = None) -> list[asyncpg.Record]:
     return list(await pool.fetch(
         "SELECT id, game_stream, rated_at, rating_before, rating_after, delta, k, result,"
         " partner, opponents FROM rating_history"
-        " WHERE player_id = $1 AND ($2::bigint IS NULL OR id < $2) ORDER BY id DESC LIMIT $3",
-        player, before, limit))
+        " WHERE player_id = $1 AND ($2::bigint IS NULL OR id < $2)"
+        " AND ($4::text[] IS NULL OR game_stream = ANY($4)) ORDER BY id DESC LIMIT $3",
+        player, before, limit, games))
 
 
 async def reset(conn: asyncpg.Connection, consumer: str) -> None:

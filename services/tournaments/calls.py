@@ -19,7 +19,6 @@ arrived is recorded by the same path as the consumer's, once.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Awaitable, Callable, Collection
 from typing import Protocol
 
@@ -29,7 +28,13 @@ from schemas import tournament_commands as cmd
 from schemas import tournament_events as ev
 from schemas.bus import EventEnvelope
 from schemas.events import GameEnded
-from schemas.matches import MAX_READY_SECONDS, MatchOpened, MatchSeat, OpenMatch
+from schemas.matches import (
+    MAX_READY_SECONDS,
+    MatchOpened,
+    MatchSeat,
+    OpenMatch,
+    lobby_match_id,
+)
 from schemas.matches import game_of as game_of_match
 from schemas.notes import Note, TournamentCall
 from schemas.seats import TEAM_SEATS, seated
@@ -77,27 +82,11 @@ class CallRefused(Exception):
         self.code = code
 
 
-def lobby_match_id(tournament_id: str, match_id: str) -> str:
-    """The lobby's id of a tournament match: the same on every ask and every copy."""
-    return f"t{uuid.UUID(tournament_id).hex}-{match_id}"
-
-
 def game_of(tournament_id: str, match_id: str) -> str:
     """The game id the lobby gives the match's game (derived from the lobby's match id,
     ``schemas.matches.game_of``), so a game's end finds its match even before the
     lobby's answer is recorded."""
     return game_of_match(lobby_match_id(tournament_id, match_id))
-
-
-def parse_lobby_match_id(lobby_id: str) -> tuple[str, str] | None:
-    """(tournament id, match id) of a lobby match id made by ``lobby_match_id``."""
-    head, _, match_id = lobby_id.partition("-")
-    if not head.startswith("t") or not match_id:
-        return None
-    try:
-        return str(uuid.UUID(head[1:])), match_id
-    except ValueError:
-        return None
 
 
 def seats_of(state: Tournament, m: MatchState) -> tuple[str, str, str, str]:

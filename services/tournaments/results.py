@@ -20,11 +20,11 @@ import msgspec
 from schemas import tournament_commands as cmd
 from schemas.bus import EventEnvelope
 from schemas.events import GameEnded
-from schemas.matches import MatchOutcome
+from schemas.matches import MatchOutcome, parse_lobby_match_id
 from services.platform import logs
 from services.platform.bus import BatchHandler, Handler
 from services.platform.events import game_registry
-from services.tournaments.calls import answer, parse_lobby_match_id, result_of, seats_of
+from services.tournaments.calls import answer, result_of, seats_of
 from services.tournaments.errors import TournamentError
 from services.tournaments.store import TournamentStore, matches_of_games
 

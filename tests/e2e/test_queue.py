@@ -353,6 +353,11 @@ async def test_eight_players_two_pairs_and_four_solos_play_two_rated_games_and_r
                 return page["ranked"] is not None and page["ranked"]["rating"] == want \
                     and page["ranked"]["games"] == 1
             await until(moved, timeout=30)
+            game = (await s.player.ok(
+                "GET", f"/v1/players/{s.player.player_id}/games"))["games"][0]
+            assert (game["game_id"], game["origin"], game["rated"], game["seat"]) == (
+                s.game_id, "queue", True, s.seat)
+            assert game["rating"] == {"before": 1500, "after": want, "delta": want - 1500}
 
     async def on_the_board() -> bool:  # recomputed every second on this platform
         board = await everyone[0].player.ok("GET",

@@ -23,12 +23,12 @@ import pytest
 
 from schemas import subjects
 from schemas import tournament_events as ev
+from schemas.matches import lobby_match_id
 from schemas.subjects import Names
 from services.platform import faults
 from services.platform.busclient import BusClient
 from services.platform.db import create_pool
 from services.platform.eventstore import EventStore
-from services.tournaments.calls import lobby_match_id
 from services.tournaments.reads import stale_projections
 from services.tournaments.store import TournamentStore, registry
 from services.tournaments.transport import MatchCalls
@@ -166,6 +166,15 @@ async def test_four_teams_play_to_a_champion_across_a_crash_and_a_kill(
             return v if v["summary"]["status"] == "finished" else None
 
         view = await until(finished, timeout=180, every=0.5)
+        # A champion's own list names the tournament and the round of each game (while
+        # the tournament service runs: without it a game names its tournament id only).
+        champion = next(t for t in view["teams"]
+                        if t["team_id"] == view["summary"]["champion"])
+        winner = next(p for p in players if p.player_id == champion["players"][0])
+        mine = await winner.ok("GET", f"/v1/players/{winner.player_id}/games")
+        assert [(g["origin"], g["tournament"]["name"], g["tournament"]["round_no"],
+                 g["result"]) for g in mine["games"]] == [("tournament", "Four cup", 2, "win"),
+                                                         ("tournament", "Four cup", 1, "win")]
     finally:
         await dismiss(attending)
         for svc in (*copies, doomed):

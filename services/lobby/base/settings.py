@@ -84,7 +84,8 @@ class LobbySettings(Settings, frozen=True, kw_only=True):
         ge=0, description="Finished games a registered account needs before it may queue "
                           "for ranked games: every ended game it held a seat in from the "
                           "start, whatever its table, rules or result, rated or not, "
-                          "with bots or not, including one it left.")] = 10
+                          "with bots or not, including one it left. 0: a new account "
+                          "plays rated at once, provisionally (docs/ratings.md).")] = 0
     ranked_rules: Annotated[str, msgspec.Meta(
         description="The rules of ranked games: a preset name, or a JSON object "
                     "{\"preset\": NAME, **options} (docs/rules.md).")] = "quick"

@@ -21,7 +21,14 @@ from services.lobby.accounts.auth import Claims, require_operator
 from services.lobby.base.store import Pool
 from services.lobby.games.operators import Operators
 from services.lobby.http.apidocs import BEARER, SIGNED_IN, STORE, answers
-from services.lobby.http.params import ID_HELP, LAST_MS, PLAYER_PATTERN, GameId, count
+from services.lobby.http.params import (
+    ID_HELP,
+    LAST_MS,
+    PLAYER_PATTERN,
+    EventsFolded,
+    GameId,
+    SeatView,
+)
 
 STATIC = Path(__file__).parents[1] / "static"  # services/lobby/static
 TAGS = ["operators"]
@@ -94,10 +101,7 @@ class OperatorController(Controller):
                              "game_unavailable", "event_out_of_range"))
     async def state(
         self, me: Claims, pool: Pool, operators: Operators, game_id: GameId,
-        at: Annotated[int | None, count(
-            "events folded (0: before the first); the last if absent")] = None,
-        seat: Annotated[int | None, Parameter(
-            ge=0, le=3, description="that seat's view, exactly as it was sent")] = None,
+        at: EventsFolded = None, seat: SeatView = None,
     ) -> StateAt:
         """`at` counts events folded, as `spades replay --at` does: 0 is before the first."""
         await require_operator(pool, me)

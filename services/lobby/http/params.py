@@ -47,14 +47,26 @@ def line(description: str, max_length: int, min_length: int = 1) -> Any:
     return Parameter(min_length=min_length, max_length=max_length, pattern=LINE_PATTERN,
                      description=description)
 
+
+# A replay's step: events folded, and whose view of them (both routes that step a game).
+EventsFolded = Annotated[int | None, count(
+    "events folded (0: before the first); the last if absent")]
+SeatView = Annotated[int | None, Parameter(
+    ge=0, le=3, description="that seat's view, exactly as it was sent")]
+Before = Annotated[int | None, count("the `next` of the previous page", ge=1)]
+
+
 __all__ = [
     "ID_HELP",
     "LAST_MS",
     "PLAYER_PATTERN",
+    "Before",
+    "EventsFolded",
     "GameId",
     "MatchId",
     "PlayerId",
     "RoomCode",
+    "SeatView",
     "TableId",
     "TeamId",
     "TournamentId",

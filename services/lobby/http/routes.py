@@ -22,6 +22,7 @@ from services.lobby.http.api import (
     TableController,
     static_file,
 )
+from services.lobby.http.history_api import PlayerGamesController
 from services.lobby.http.matches_api import MatchController
 from services.lobby.http.queue_api import QueueController
 from services.lobby.http.standings_api import StandingsController
@@ -34,7 +35,7 @@ from services.platform.busclient import BusClient
 
 CONTROLLERS = (SessionController, TableController, PlayerController, MatchController,
                QueueController, StandingsController, TournamentController, TeamController,
-               TournamentReadController, OperatorController)
+               TournamentReadController, OperatorController, PlayerGamesController)
 PAGES = (("/", "index.html"), ("/app.js", "app.js"), ("/tournaments", "tournaments.html"),
          ("/tournaments.js", "tournaments.js"))
 

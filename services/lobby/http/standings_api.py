@@ -17,7 +17,7 @@ from schemas.subjects import ID_PATTERN
 from services.lobby.accounts.standings import Standings
 from services.lobby.http.apidocs import BEARER, SIGNED_IN, STORE, answers
 from services.lobby.http.deps import signed_in
-from services.lobby.http.params import ID_HELP, PlayerId, count, line
+from services.lobby.http.params import ID_HELP, Before, PlayerId, line
 
 TAGS = ["ratings"]
 RANKED = {"player_id": "p-7f3a", "rating": 1612, "games": 57, "wins": 31, "losses": 24,
@@ -86,7 +86,7 @@ class StandingsController(Controller):
                            *STORE))
     async def history(
         self, standings: Standings, player_id: PlayerId,
-        before: Annotated[int | None, count("the `next` of the previous page", ge=1)] = None,
+        before: Before = None,
         limit: Annotated[int, Parameter(ge=1, le=100)] = 20,
     ) -> RatingHistory:
         """404 `player_not_found`; 503 `ratings_unavailable` (retry)."""

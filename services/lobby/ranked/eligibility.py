@@ -4,6 +4,8 @@ who may queue with them."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from schemas.events import GameEnded
 from services.lobby.accounts import store as accountstore
 from services.lobby.base import store as basestore
@@ -24,10 +26,11 @@ class Eligibility:
 
     async def check(self, player: str) -> None:
         """Refuse a player who may not queue now: too few games, cooling down, playing."""
-        need = self.settings.ranked_min_games
-        if need and await qs.finished_games(self.pool, player) < need:
-            raise LobbyError("registered_only", f"ranked games are for registered "
-                                                f"accounts with {need} finished games")
+        short = await self.games_needed(player)
+        if short:
+            raise LobbyError("more_games_needed", f"finish {short} more "
+                             f"game{'s' if short > 1 else ''} to play ranked "
+                             "(GET /v1/queue counts them)")
         until = await qs.cooldown_until(self.pool, player)
         if until:
             raise LobbyError("queue_cooldown", "you may queue again after a cooldown",
@@ -35,6 +38,24 @@ class Eligibility:
         for game_id, _, _ in await tablestore.running_games_of(self.pool, player):
             if not await self._over(game_id, player):
                 raise LobbyError("in_game", "finish your game before queueing")
+
+    async def games_needed(self, player: str) -> int:
+        """Finished games the player still needs before the queue takes them (0: none).
+        The default asks for none: a newcomer plays rated at once, provisionally
+        (docs/ratings.md)."""
+        need = self.settings.ranked_min_games
+        return max(0, need - await qs.finished_games(self.pool, player)) if need else 0
+
+    async def blocker(self, player: str, cooldown_until: int) -> dict[str, Any]:
+        """What keeps a player who holds no ticket out of the queue now, if anything:
+        the code ``queue_join`` would answer, and the games still needed."""
+        known = await accountstore.people(self.pool, [player])
+        if player not in known or not known[player][1]:
+            return {"blocked_by": "registered_only"}
+        needed = await self.games_needed(player)
+        if needed:
+            return {"blocked_by": "more_games_needed", "games_needed": needed}
+        return {"blocked_by": "queue_cooldown"} if cooldown_until else {}
 
     async def _over(self, game_id: str, player: str) -> bool:
         """Whether a game the games projection still counts as running has ended in its

@@ -210,7 +210,8 @@ class Queue:
         ticket = await qs.ticket_of(self.pool, player)
         until = await qs.cooldown_until(self.pool, player)
         if ticket is None:
-            return QueueState(state="none", cooldown_until=until)
+            return QueueState(state="none", cooldown_until=until,
+                              **await self.eligibility.blocker(player, until))
         return QueueState(
             state=ticket.state,  # type: ignore[arg-type]
             players=list(ticket.players), partner=ticket.partner,

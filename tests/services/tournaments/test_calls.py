@@ -17,7 +17,13 @@ from hypothesis import strategies as st
 from schemas import tournament_commands as cmd
 from schemas.bus import EventEnvelope
 from schemas.events import GameEnded
-from schemas.matches import MatchOpened, MatchOutcome, OpenMatch
+from schemas.matches import (
+    MatchOpened,
+    MatchOutcome,
+    OpenMatch,
+    lobby_match_id,
+    parse_lobby_match_id,
+)
 from schemas.matches import game_of as game_of_match
 from schemas.tournament_events import MatchCalled, MatchResult
 from services.platform.events import game_registry
@@ -79,14 +85,14 @@ def test_a_team_missing_a_player_forfeits_and_both_missing_is_a_double_forfeit(
 @given(st.uuids(), st.from_regex(r"[A-Z]{1,2}[0-9]{1,4}-[0-9]{1,5}", fullmatch=True))
 def test_the_lobby_match_id_names_the_tournament_and_the_match(tid: uuid.UUID,
                                                                match_id: str) -> None:
-    lobby_id = calls.lobby_match_id(str(tid), match_id)
+    lobby_id = lobby_match_id(str(tid), match_id)
     assert len(lobby_id) <= 64
-    assert calls.parse_lobby_match_id(lobby_id) == (str(tid), match_id)
+    assert parse_lobby_match_id(lobby_id) == (str(tid), match_id)
 
 
 def test_an_id_the_tournaments_did_not_make_is_none_of_theirs() -> None:
     for other in ("q-81", "t-", "tnothex-W1-1", "W1-1", ""):
-        assert calls.parse_lobby_match_id(other) is None
+        assert parse_lobby_match_id(other) is None
 
 
 async def test_paired_matches_are_called_then_asked_again_after_the_ready_check(
@@ -96,7 +102,7 @@ async def test_paired_matches_are_called_then_asked_again_after_the_ready_check(
     state = await store.load(tid)
     assert sorted(state.matches) == ["W1-1", "W1-2"]
     done = await store.fire_calls(STARTS, lobby.ask)
-    assert sorted(lobby.asked) == sorted(calls.lobby_match_id(tid, m) for m in state.matches)
+    assert sorted(lobby.asked) == sorted(lobby_match_id(tid, m) for m in state.matches)
     assert [type(e).__name__ for _, events in done for e in events] == ["MatchCalled"] * 2
     state = await store.load(tid)
     assert {m.call for m in state.matches.values()} == {"ready_check"}
@@ -257,7 +263,7 @@ def test_the_lobby_answer_shape_is_the_ready_checks() -> None:
 @given(st.uuids(), st.from_regex(r"[A-Z]{1,2}[0-9]{1,3}-[0-9]{1,4}", fullmatch=True))
 def test_the_game_of_a_match_is_the_game_the_lobby_opens_for_it(tid: uuid.UUID,
                                                                match_id: str) -> None:
-    lobby_id = calls.lobby_match_id(str(tid), match_id)
+    lobby_id = lobby_match_id(str(tid), match_id)
     assert calls.game_of(str(tid), match_id) == game_of_match(lobby_id)
 
 
@@ -361,7 +367,7 @@ async def test_a_game_whose_end_never_arrived_is_read_from_its_store_once(
 
 def _outcome(tid: str, match_id: str, state: str, absent: tuple[int, ...] = (),
              declined: tuple[int, ...] = ()) -> EventEnvelope:
-    lobby_id = calls.lobby_match_id(tid, match_id)
+    lobby_id = lobby_match_id(tid, match_id)
     outcome = MatchOutcome(match_id=lobby_id, origin="tournament", origin_id=tid,
                            state=state, table_id="t", game_id=game_of_match(lobby_id),  # type: ignore[arg-type]
                            rated=False, absent=absent, declined=declined)

@@ -1,0 +1,52 @@
+"""The history projection: at a game's end, fold its log once and record the row a
+player's list of games shows.
+
+The log comes from the game's worker (``EventsSince``), decoded with the registry
+every reader uses, and folded by the engine, so the score sheet is the engine's own
+(``GameState.sheet``), the one a seat saw during the game. When no worker answers, the
+handler raises and the consumer redelivers the ``GameEnded`` later; a redelivered one
+finds its row and changes nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.evolve import evolve
+from engine.state import GameState
+from engine.timeline import seat_names
+from schemas import events as ev
+from schemas.bus import EventEnvelope
+from services.lobby.clients.games import GameClient
+from services.lobby.history import store as history
+from services.lobby.tables import store
+from services.platform.bus import Handler
+from services.platform.events import game_registry
+
+
+def history_handler(games: GameClient) -> Handler:
+    registry = game_registry()
+
+    async def ended(conn: Any, env: EventEnvelope) -> None:
+        end = registry.decode(env.type, env.schema_version, env.body)
+        if not isinstance(end, ev.GameEnded) or end.rules is None:
+            return
+        match = await history.origin_of(conn, env.stream)
+        if match is None:  # not a game the lobby started: nobody's list shows it
+            return
+        log = (await games.events_after(env.stream, 0)).events
+        state = GameState()
+        for e in log:
+            state = evolve(state, registry.decode(e.type, e.schema_version, e.body))  # type: ignore[arg-type]
+        table = await store.table_by_game(conn, env.stream)
+        known = [s.name for s in table.seats] if table is not None else []
+        started = log[0].occurred_at_ms if log else env.occurred_at_ms
+        await history.record(conn, env.stream, end, list(seat_names(end.players, known)),
+                             started, env.occurred_at_ms, state.sheet, match["origin"],
+                             match["match_id"], match["table_id"],
+                             table is not None and table.private)
+
+    return ended
+
+
+__all__ = ["history_handler"]

@@ -1,0 +1,77 @@
+"""A player's own games over HTTP: the list with its score sheets, and the replay of a
+finished game, on the whole platform; who else may see them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.e2e.conftest import Platform
+from tests.e2e.test_play_again import ONE_HAND, finished_table
+from tests.services.lobby.harness import Player
+from tests.waiting import until
+
+
+async def listed(player: Player, whose: str, game_id: str) -> dict[str, Any]:
+    async def found() -> dict[str, Any] | None:
+        page = await player.ok("GET", f"/v1/players/{whose}/games")
+        return next((g for g in page["games"] if g["game_id"] == game_id), None)
+
+    return await until(found)
+
+
+async def test_a_finished_game_is_in_each_players_list_with_its_score_sheet(
+        platform: Platform) -> None:
+    async with finished_table(platform, ONE_HAND) as (ada, ben, t):
+        game_id = t["game_id"]
+        mine = await listed(ada, ada.player_id, game_id)
+        assert (mine["seat"], mine["team"], mine["origin"], mine["rated"]) == (0, 0, "table",
+                                                                              False)
+        assert mine["table_id"] == t["table_id"] and mine["tournament"] is None
+        assert [p["player_id"] for p in mine["players"]] == \
+            [ada.player_id, ben.player_id, "bot:basic", "bot:basic"]
+        assert [p["name"] for p in mine["players"]] == \
+            ["Ada", "Ben", "Bot 3 (basic)", "Bot 4 (basic)"]
+        assert mine["partner"]["name"] == "Bot 3 (basic)"
+        assert [p["name"] for p in mine["opponents"]] == ["Ben", "Bot 4 (basic)"]
+        assert mine["rules"]["max_hands"] == 1 and mine["reason"] == "hands"
+        assert mine["started_at"] <= mine["ended_at"]
+        [hand] = mine["hands"]
+        assert hand["hand_no"] == 1 and sum(hand["tricks"]) == 13
+        assert all(0 <= b <= 13 for b in hand["bids"])
+        assert [team["score_after"] for team in hand["teams"]] == mine["scores"]
+        us, them = mine["scores"]
+        assert mine["result"] == ("win" if us > them else "loss" if us < them else "draw")
+        theirs = await listed(ben, ben.player_id, game_id)
+        assert (theirs["seat"], theirs["team"], theirs["scores"]) == (1, 1, mine["scores"])
+        assert theirs["hands"] == mine["hands"]
+        assert theirs["result"] == {"win": "loss", "loss": "win", "draw": "draw"}[mine["result"]]
+        # Ben, who sat in Ada's private game, sees it in her list too.
+        assert (await listed(ben, ada.player_id, game_id))["seat"] == 0
+
+
+async def test_a_player_replays_a_game_they_played_and_nobody_else_does(
+        platform: Platform) -> None:
+    async with finished_table(platform, ONE_HAND) as (ada, _, t):
+        game_id = t["game_id"]
+        await listed(ada, ada.player_id, game_id)
+        log = await ada.ok("GET", f"/v1/games/{game_id}/replay")
+        assert log["over"] is True and log["version"] == len(log["events"])
+        assert log["events"][0]["event"]["type"] == "GameStarted"
+        assert log["events"][-1]["event"]["type"] == "GameEnded"
+        assert log["names"][:2] == ["Ada", "Ben"]
+        dealt = next(e["version"] for e in log["events"] if e["event"]["type"] == "HandDealt")
+        at = await ada.ok("GET", f"/v1/games/{game_id}/replay/state?at={dealt}")
+        assert at["at"] == dealt and all(len(h) == 13 for h in at["state"]["hands"])
+        cy = await Player.guest(platform.a.url, "Cy")
+        try:
+            page = await cy.ok("GET", f"/v1/players/{ada.player_id}/games")
+            assert game_id not in [g["game_id"] for g in page["games"]]  # a private table
+            for path in (f"/v1/games/{game_id}/replay", f"/v1/games/{game_id}/replay/state"):
+                status, body = await cy.call("GET", path)
+                assert (status, body["code"]) == (403, "not_your_game"), body
+            status, body = await ada.call("GET", "/v1/games/0123456789abcdef/replay")
+            assert (status, body["code"]) == (404, "game_not_found")
+            status, body = await cy.call("GET", "/v1/players/p-nobody/games")
+            assert (status, body["code"]) == (404, "player_not_found")
+        finally:
+            await cy.aclose()
