@@ -109,7 +109,7 @@ class TableController(Controller):
          responses=answers(200, TableList, {"tables": [{**TABLE, "private": False,
                                                        "code": None}]},
                              *STORE))
-    async def list_tables(self, tables: Tables, ) -> TableList:
+    async def list_tables(self, tables: Tables) -> TableList:
         """Open to anyone, signed in or not: a visitor sees what is on before signing in.
         A table with `state` "playing" has a `game_id` to watch (subscribe with
         `spectate`). The same list, kept current, comes over /v1/ws after `watch_tables`."""
