@@ -148,8 +148,8 @@ def serve_one(name: str) -> int:
 def role_cmd(role: str, grant: bool, name: str) -> int:
     import asyncio
 
-    from services.lobby import roles
-    from services.lobby.errors import LobbyError
+    from services.lobby.accounts import roles
+    from services.lobby.base.errors import LobbyError
 
     url = devdata.database_url()
     change = roles.set_role if role == "operator" else roles.set_organizer

@@ -12,8 +12,8 @@ import pytest
 from engine import errors as rule_errors
 from schemas import codes, errordocs, ws
 from schemas.errors import REGISTRY, RETRY_AFTER, UnknownCode, from_service, lookup
-from services.lobby.errors import LobbyError
-from services.lobby.service import error_response
+from services.lobby.base.errors import LobbyError
+from services.lobby.http.errors import error_response
 from services.tournaments import errors as tournament_errors
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -11,10 +11,9 @@
   reads a NATS connection's or JetStream context's attribute (``.nc``, ``.js``,
   ``.jetstream``): what a service does on the bus goes through the platform's client;
 - the lobby's rooms (DESIGN rule 15: ``services/lobby/<room>/``) import only rooms
-  below them (``LOBBY_ROOMS``, lowest first) and, of the lobby's top level, only the
-  modules ``ROOM_NEEDS`` lists (to shrink as the top level moves into rooms); a room
-  that ``ROOM_USERS`` names is imported, outside the rooms above it, only by the
-  top-level modules listed there.
+  below them (``LOBBY_ROOMS``, lowest first) and nothing of the lobby's top level (the
+  service that wires them); a room that ``ROOM_USERS`` names is imported, outside the
+  rooms above it, only by the top-level modules listed there.
 
 Every import counts, also one inside a function or under ``TYPE_CHECKING``.
 """
@@ -30,16 +29,11 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 IO_LIBRARIES = {"asyncio", "asyncpg", "nats", "litestar", "uvicorn", "socket", "subprocess",
                 "threading", "urllib", "http", "time", "datetime"}
-LOBBY_ROOMS = ("clients", "ranked")  # lowest first: a room imports only rooms before it
-ROOM_NEEDS = {  # the lobby's top-level modules each room still imports
-    "clients": {"errors"},  # the lobby's one error type: it imports only schemas
-    "ranked": {"errors", "store", "commands", "connections", "matches", "rulesets",
-               "settings"},
-}
+# lowest first: a room imports only rooms before it, and nothing of the lobby's top level
+LOBBY_ROOMS = ("base", "clients", "accounts", "tables", "matches", "ranked", "tournaments",
+               "games", "history", "edge", "http")
 ROOM_USERS = {  # a room only these top-level modules may import (the others: any)
-    # the service builds the queue, the gateway routes frames to it, queue_api is its
-    # HTTP routes, operators' game-ended projection records a ranked game's leavers
-    "ranked": {"service", "gateway", "queue_api", "operators"},
+    "ranked": {"service"},  # the service builds the queue and hands it to the rooms above
 }
 
 
@@ -84,8 +78,8 @@ def lobby_rule(rel: tuple[str, ...], module: str) -> str | None:
         below = LOBBY_ROOMS[:LOBBY_ROOMS.index(mine)]
         if theirs in LOBBY_ROOMS and theirs not in below:
             return f"the lobby's {mine}/ room imports only rooms below it"
-        if theirs not in LOBBY_ROOMS and theirs not in ROOM_NEEDS[mine]:
-            return f"the lobby's {mine}/ room imports of the lobby's top level only its needs"
+        if theirs not in LOBBY_ROOMS:
+            return f"the lobby's {mine}/ room imports nothing of the lobby's top level"
         return None
     users = ROOM_USERS.get(theirs)
     if mine is None and users is not None and Path(rel[-1]).stem not in users:
@@ -170,11 +164,19 @@ def test_the_tree_keeps_the_import_rules() -> None:
     ("services/x.py", "js = client.jetstream()", "only services/platform holds"),
     ("services/lobby/clients/x.py", "from services.lobby.ranked.queue import Queue",
      "room imports only rooms below it"),
-    ("services/lobby/clients/x.py", "from services.lobby import store", "only its needs"),
-    ("services/lobby/clients/x.py", "from ..tables import Tables", "only its needs"),
-    ("services/lobby/ranked/x.py", "from services.lobby.gateway import Gateway",
-     "only its needs"),
-    ("services/lobby/tables.py", "from services.lobby.ranked import store",
+    ("services/lobby/clients/x.py", "from services.lobby import service", "nothing of the"),
+    ("services/lobby/base/x.py", "from services.lobby import store", "nothing of the lobby's"),
+    ("services/lobby/clients/x.py", "from ..tables import Tables", "rooms below it"),
+    ("services/lobby/base/x.py", "from services.lobby.clients.games import GameClient",
+     "rooms below it"),
+    ("services/lobby/tables/x.py", "from services.lobby.matches.matches import Matches",
+     "rooms below it"),
+    ("services/lobby/ranked/x.py", "from services.lobby.edge.connections import Conn",
+     "rooms below it"),
+    ("services/lobby/ranked/x.py", "from ..games import store", "rooms below it"),
+    ("services/lobby/edge/x.py", "from services.lobby.http.api import static_file",
+     "rooms below it"),
+    ("services/lobby/x.py", "from services.lobby.ranked import store",
      "of the lobby's top level import its ranked/ room"),
     ("services/lobby/chat.py", "from .ranked.queue import Queue", "its ranked/ room"),
 ])
@@ -193,11 +195,15 @@ def test_each_rule_catches_a_breach(tmp_path: Path, where: str, line: str, rule:
 
 @pytest.mark.parametrize(("where", "line"), [
     ("services/lobby/x.py", "from services.lobby import store"),
-    ("services/lobby/clients/x.py", "from services.lobby.errors import LobbyError"),
+    ("services/lobby/clients/x.py", "from services.lobby.base.errors import LobbyError"),
     ("services/lobby/clients/x.py", "from .broadcasts import Broadcasts"),
     ("services/lobby/ranked/x.py", "from services.lobby.clients.games import GameClient"),
-    ("services/lobby/ranked/x.py", "from services.lobby import store"),
-    ("services/lobby/gateway.py", "from services.lobby.ranked.queue import Queue"),
+    ("services/lobby/ranked/x.py", "from services.lobby.matches import store"),
+    ("services/lobby/ranked/x.py", "from ..tables.store import TableRow"),
+    ("services/lobby/games/x.py", "from services.lobby.ranked import leavers"),
+    ("services/lobby/http/x.py", "from ..edge.gateway import Gateway"),
+    ("services/lobby/service.py", "from services.lobby.ranked.queue import Queue"),
+    ("services/lobby/edge/gateway.py", "from services.lobby.ranked.queue import Queue"),
     ("services/lobby/x.py", "from services.lobby.clients import broadcasts"),
     ("services/lobby/x.py", "from services.platform import bus"),
     ("services/platform/x.py", "import nats.errors"),

@@ -16,7 +16,6 @@ not, and a JSON example under no marker, fails here.
 from __future__ import annotations
 
 import importlib
-import inspect
 import json
 import re
 from collections.abc import Callable, Iterator
@@ -26,6 +25,10 @@ from typing import Any
 
 import msgspec
 import pytest
+from litestar.handlers import HTTPRouteHandler
+from litestar.utils import join_paths
+
+from services.lobby.http.routes import CONTROLLERS
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "protocol.md"
@@ -34,8 +37,6 @@ SPAN = re.compile(r"`([^`]+)`")
 ROUTE = re.compile(r"^(GET|POST|PATCH|PUT|DELETE) (/\S*)$")
 TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\],:]|[^\s{}\[\],:"]+')
 TAGGED = re.compile(r'^\{"(type|kind)":')  # a frame or a note: always whole JSON
-LOBBY_ROUTES = ("api", "tournaments_api", "queue_api", "matches_api", "standings_api",
-                "admin_api")
 
 
 @dataclass(frozen=True)
@@ -123,12 +124,13 @@ def examples(lines: list[str]) -> Iterator[Example]:
 def _handlers() -> dict[tuple[str, str], Callable[..., Any]]:
     """The lobby's route handlers by (method, path with its parameters as ``{}``)."""
     found: dict[tuple[str, str], Callable[..., Any]] = {}
-    for name in LOBBY_ROUTES:
-        factory = importlib.import_module(f"services.lobby.{name}").routes
-        for handler in factory(*[None] * len(inspect.signature(factory).parameters)):
-            for path in handler.paths:
-                for method in handler.http_methods:
-                    found[(method, _path(path))] = handler.fn
+    for controller in CONTROLLERS:
+        for handler in vars(controller).values():
+            if isinstance(handler, HTTPRouteHandler):
+                for path in handler.paths:
+                    for method in handler.http_methods:
+                        prefix = vars(controller).get("path", "/")
+                        found[(method, _path(join_paths([prefix, path])))] = handler.fn
     return found
 
 

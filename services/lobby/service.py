@@ -1,55 +1,45 @@
 """The lobby: the public HTTP API and the WebSocket gateway.
 
-Controllers decode, call one function, encode. Every lobby error is a
-`LobbyError` with a stable code, turned into an HTTP answer here, in one place
-(the WebSocket's error frames are made in ``socket.py``).
+This module builds every part and wires the rooms together (``services/lobby/<room>/``,
+README "Layout"). Every lobby error is a ``LobbyError`` with a stable code, turned into
+an HTTP answer in one place (``http/errors.py``) and into an error frame in another
+(``edge/socket.py``).
 """
 
 from __future__ import annotations
 
-import asyncio
 import secrets
 import uuid
-from typing import Any
-
-from litestar import Request, Response, get
 
 from schemas import subjects
-from schemas.api import ApiError, PlatformStatus, ServiceStatus
-from schemas.bus import StatusReply, StatusRequest
-from schemas.errors import RETRY_AFTER, lookup
 from schemas.matches import OPEN_MATCH, MatchOpened, OpenMatch
-from services.lobby import (
-    admin_api,
-    api,
-    apidocs,
-    history_api,
-    matches_api,
-    operators,
-    queue_api,
-    socket,
-    standings_api,
-    tournaments_api,
-)
-from services.lobby.auth import Tokens
+from services.lobby.accounts.auth import Tokens
+from services.lobby.accounts.guests import GuestPurge
+from services.lobby.accounts.standings import Standings
+from services.lobby.base.errors import LobbyError
+from services.lobby.base.settings import LobbySettings
+from services.lobby.base.throttle import CodeGuesses, Throttle
 from services.lobby.clients.broadcasts import Broadcasts
 from services.lobby.clients.games import GameClient
 from services.lobby.clients.ratings import RatingsBus
 from services.lobby.clients.tournaments import TournamentBus
-from services.lobby.errors import LobbyError
-from services.lobby.gateway import Gateway
-from services.lobby.guests import GuestPurge
+from services.lobby.edge import socket
+from services.lobby.edge.gateway import Gateway
+from services.lobby.games import operators
+from services.lobby.games.projection import projection_handlers
 from services.lobby.history.games import History
 from services.lobby.history.projection import history_handler
-from services.lobby.matches import Expiry, Matches, Outcomes, Sweeper
+from services.lobby.http import apidocs
+from services.lobby.http.errors import bad_id_response, error_response
+from services.lobby.http.routes import platform_route, router
+from services.lobby.matches.matches import Matches
+from services.lobby.matches.outcomes import Outcomes
+from services.lobby.matches.sweeps import Expiry, Sweeper
 from services.lobby.ranked.matchmaker import Matchmaker
 from services.lobby.ranked.queue import Queue
-from services.lobby.settings import LobbySettings
-from services.lobby.standings import Standings
-from services.lobby.tables import Tables
-from services.lobby.throttle import CodeGuesses, Throttle
-from services.lobby.tournaments import Tournaments
-from services.platform import bus, db, logs
+from services.lobby.tables.tables import Tables
+from services.lobby.tournaments.tournaments import Tournaments
+from services.platform import bus, logs
 from services.platform.busclient import Refused
 from services.platform.consumer import Consumer
 from services.platform.runtime import VERSION, Runtime
@@ -58,45 +48,6 @@ from services.platform.settings import StartupError
 NAME = "lobby"
 
 __all__ = ["LobbyError", "LobbySettings", "setup"]
-
-
-def error_response(_: Request[Any, Any, Any], exc: LobbyError) -> Response[ApiError]:
-    """A code whose registry entry carries ``retry_after`` (the 503s, 429 rate_limited)
-    always tells the client when to try again."""
-    retry = exc.retry_after
-    if retry is None and RETRY_AFTER in lookup(exc.code).fields:
-        retry = db.RETRY_AFTER_SECONDS
-    headers = {"retry-after": str(retry)} if retry else None
-    return Response(ApiError(code=exc.code, message=exc.message), status_code=exc.status,
-                    headers=headers)
-
-
-def bad_id_response(_: Request[Any, Any, Any], exc: subjects.BadId) -> Response[ApiError]:
-    """An id that slipped past the edge's checks and would have made a bad subject."""
-    return Response(ApiError(code="bad_id", message=str(exc)),
-                    status_code=lookup("bad_id").status)
-
-
-def legacy_routes(rt: Runtime) -> list[object]:
-    """The platform check that predates ``/v1``."""
-    assert isinstance(rt.settings, LobbySettings)
-    timeout = rt.settings.request_timeout_seconds
-
-    @get("/api/v1/platform", summary="Which services answer on the bus")
-    async def platform() -> PlatformStatus:
-        async def ask(service: str) -> ServiceStatus:
-            try:
-                reply = await rt.client.request(rt.names.endpoint(service, "status"),
-                                                StatusRequest(), StatusReply, timeout=timeout)
-            except Exception:
-                return ServiceStatus(service=service, reachable=False)
-            return ServiceStatus(service=service, reachable=True, instance=reply.instance,
-                                 version=reply.version)
-
-        return PlatformStatus(services=list(await asyncio.gather(
-            *(ask(s) for s in subjects.SERVICES))))
-
-    return [platform]
 
 
 async def setup(rt: Runtime) -> None:
@@ -158,19 +109,14 @@ async def setup(rt: Runtime) -> None:
     rt.routes.extend(apidocs.routes())
     # Past the lobby's own cap a frame gets an error frame; far past it uvicorn cuts it off.
     rt.ws_max_size = 16 * s.ws_max_frame_bytes
-    rt.routes.extend(legacy_routes(rt))  # type: ignore[arg-type]
-    rt.routes.extend(api.routes(rt.pool, tokens, throttle, tables, gateway))
-    standings = Standings(rt.pool, ratings)
-    rt.routes.extend(standings_api.routes(tokens, standings))
-    rt.routes.extend(tournaments_api.routes(tokens, tournaments))
-    rt.routes.extend(matches_api.routes(tokens, matches))
-    rt.routes.extend(queue_api.routes(tokens, queue))
+    rt.routes.append(platform_route(rt.client, rt.names, s.request_timeout_seconds))
+    rt.routes.append(router(
+        pool=rt.pool, tokens=tokens, throttle=throttle, tables=tables, gateway=gateway,
+        standings=Standings(rt.pool, ratings), tournaments=tournaments, matches=matches,
+        queue=queue, operators=operators.Operators(rt.pool, games, s.operator_cache_games),
+        history=History(rt.pool, ratings, tournaments.bus)))
     rt.routes.append(socket.handler(gateway, tokens, origins, s.ws_max_frame_bytes))
-    game_logs = operators.Operators(rt.pool, games, s.operator_cache_games)
-    rt.routes.extend(admin_api.routes(rt.pool, tokens, game_logs))
-    rt.routes.extend(history_api.routes(rt.pool, tokens, History(
-        rt.pool, ratings, tournaments.bus), game_logs))
-    projection = operators.projection_handlers(s.queue_leaver_seconds, broadcasts)
+    projection = projection_handlers(s.queue_leaver_seconds, broadcasts)
     for durable, event_type, handler, after_commit in (
             (subjects.LOBBY_GAMES_STARTED, subjects.GAME_STARTED, projection.started, None),
             (subjects.LOBBY_GAMES_ENDED, subjects.GAME_ENDED, projection.ended,

@@ -1,6 +1,6 @@
 """The gateway's fan-out: a followed game's events into every subscriber's frame.
 
-What a gateway does per event of a game it follows (``services.lobby.following``):
+What a gateway does per event of a game it follows (``services.lobby.edge.following``):
 fold the event into the game's state, keep it in the bounded history, and send
 each socket the event as its seat may see it with its turn (its legal moves).
 Measured with no network: whole ``quick`` games played by the basic bot, each
@@ -19,10 +19,10 @@ from typing import Any
 
 from engine.presets import QUICK
 from schemas.events import Event
-from services.lobby.auth import Claims
-from services.lobby.connections import Conn
-from services.lobby.following import Hub, Sub
-from services.lobby.settings import LobbySettings
+from services.lobby.accounts.auth import Claims
+from services.lobby.base.settings import LobbySettings
+from services.lobby.edge.connections import Conn
+from services.lobby.edge.following import Hub, Sub
 from services.platform.events import game_registry
 from tests.engine.helpers import bot_game
 

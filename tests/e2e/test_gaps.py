@@ -9,18 +9,19 @@ import nats
 
 from engine.evolve import fold
 from schemas.subjects import Names
-from services.lobby import store
+from services.lobby.base.settings import LobbySettings
 from services.lobby.clients.broadcasts import Broadcasts
 from services.lobby.clients.games import GameClient
 from services.lobby.clients.ratings import RatingsBus
 from services.lobby.clients.tournaments import TournamentBus
-from services.lobby.following import Hub
-from services.lobby.gateway import Gateway
-from services.lobby.matches import Matches, Outcomes
+from services.lobby.edge.following import Hub
+from services.lobby.edge.gateway import Gateway
+from services.lobby.matches.matches import Matches
+from services.lobby.matches.outcomes import Outcomes
 from services.lobby.ranked.queue import Queue
-from services.lobby.settings import LobbySettings
-from services.lobby.tables import Tables
-from services.lobby.tournaments import Tournaments
+from services.lobby.tables import store
+from services.lobby.tables.tables import Tables
+from services.lobby.tournaments.tournaments import Tournaments
 from services.platform.busclient import BusClient
 from tests.e2e.conftest import Platform
 from tests.e2e.truth import stored_events

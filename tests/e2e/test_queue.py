@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from services.lobby.commands import now_ms
+from services.lobby.base.clock import now_ms
 from tests.e2e.browser import chromium, new_page, play_a_little, shot
 from tests.e2e.players import Seat, play_until_over
 from tests.e2e.ranked import ONE_HAND, Queuer, Ranked, close_all, ranked_platform
@@ -353,6 +353,11 @@ async def test_eight_players_two_pairs_and_four_solos_play_two_rated_games_and_r
                 return page["ranked"] is not None and page["ranked"]["rating"] == want \
                     and page["ranked"]["games"] == 1
             await until(moved, timeout=30)
+
+            async def listed(s: Seat = s) -> bool:  # the history's own consumer may trail
+                page = await s.player.ok("GET", f"/v1/players/{s.player.player_id}/games")
+                return bool(page["games"])
+            await until(listed, timeout=30)
             game = (await s.player.ok(
                 "GET", f"/v1/players/{s.player.player_id}/games"))["games"][0]
             assert (game["game_id"], game["origin"], game["rated"], game["seat"]) == (

@@ -14,7 +14,7 @@ import msgspec
 from schemas import ratings as api
 from schemas.codes import RATINGS_UNAVAILABLE
 from schemas.subjects import Names
-from services.lobby.errors import LobbyError
+from services.lobby.base.errors import LobbyError
 from services.platform import bus, logs
 from services.platform.busclient import BusClient, Unavailable
 

@@ -17,7 +17,7 @@ from schemas import tournament_commands as cmd
 from schemas.codes import TOURNAMENTS_UNAVAILABLE
 from schemas.errors import from_service
 from schemas.subjects import Names
-from services.lobby.errors import LobbyError
+from services.lobby.base.errors import LobbyError
 from services.platform import bus, logs
 from services.platform.busclient import BusClient, Unavailable
 

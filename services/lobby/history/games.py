@@ -19,9 +19,9 @@ from schemas.matches import parse_lobby_match_id
 from schemas.rules import Rules
 from schemas.seats import opponents_of, partner_of, team_of
 from schemas.views import HandSheet
+from services.lobby.base.errors import LobbyError
 from services.lobby.clients.ratings import RatingsBus
 from services.lobby.clients.tournaments import TournamentBus
-from services.lobby.errors import LobbyError
 from services.lobby.history import store
 
 

@@ -17,9 +17,9 @@ from engine.state import GameState
 from engine.timeline import seat_names
 from schemas import events as ev
 from schemas.bus import EventEnvelope
-from services.lobby import store
 from services.lobby.clients.games import GameClient
 from services.lobby.history import store as history
+from services.lobby.tables import store
 from services.platform.consumer import Handler
 from services.platform.events import game_registry
 

@@ -10,7 +10,7 @@ lost the lease commits nothing):
    the same request (the match's record, from any copy): a started game takes its
    tickets out; a failed check puts back the tickets whose players all accepted,
    keeping their wait, and cools the absent down;
-3. read the waiting tickets, call the pure matcher (``matchmaking``), and record
+3. read the waiting tickets, call the pure matcher (``matching``), and record
    its offers in one transaction that drops any offer whose ticket changed since
    it was read (a cancel racing a match: in the match or out of the queue);
 4. open each offer as a rated match with a ready check; the players accept it
@@ -44,14 +44,16 @@ from schemas.bus import EventEnvelope
 from schemas.matches import MatchOpened, MatchSeat, OpenMatch
 from schemas.notes import MatchFound, QueuedPlayer
 from schemas.seats import seated, teams_of
-from services.lobby import store
-from services.lobby.errors import LobbyError
-from services.lobby.matches import Matches
+from services.lobby.accounts import store as accountstore
+from services.lobby.base import store as basestore
+from services.lobby.base.errors import LobbyError
+from services.lobby.base.rulesets import rules_of
+from services.lobby.base.settings import LobbySettings
+from services.lobby.matches import store as matchstore
+from services.lobby.matches.matches import Matches
 from services.lobby.ranked import store as qs
 from services.lobby.ranked.matching import Match, Ticket, match
 from services.lobby.ranked.queue import Queue, blamed
-from services.lobby.rulesets import rules_of
-from services.lobby.settings import LobbySettings
 from services.platform import logs
 from services.platform.lease import FencedError, LeaseHeld, Leases
 from services.platform.periodic import Periodic
@@ -84,7 +86,7 @@ def ranked_rules(setting: str) -> str | dict[str, Any]:
 
 
 class Matchmaker(Periodic):
-    def __init__(self, pool: store.Pool, queue: Queue, matches: Matches,
+    def __init__(self, pool: basestore.Pool, queue: Queue, matches: Matches,
                  settings: LobbySettings, holder: str) -> None:
         super().__init__("matchmaker", settings.queue_cycle_seconds, self.cycle)
         self.pool, self.queue, self.matches, self.settings = pool, queue, matches, settings
@@ -232,15 +234,15 @@ class Matchmaker(Periodic):
         (asking again would offer it to its players again); a match never opened, or
         whose game is not created yet, is asked for."""
         try:
-            match = await store.match(self.pool, req.match_id)
-        except store.NotFound:
+            match = await matchstore.match(self.pool, req.match_id)
+        except basestore.NotFound:
             return await self._open(req, None)
         if match.state == "starting":
             return await self._open(req, None)
         return match.state, blamed(req, match.absent, match.declined), match.game_id
 
     async def _found(self, offer: qs.Offer, opened: MatchOpened) -> None:
-        names = await store.names(self.pool, list(offer.players))
+        names = await accountstore.names(self.pool, list(offer.players))
         people = [QueuedPlayer(player_id=p, name=names.get(p, ""), rating=r)
                   for p, r in zip(offer.players, offer.ratings, strict=True)]
         teams = teams_of(people)

@@ -17,25 +17,24 @@ from typing import Any
 
 import msgspec
 
-from schemas import ws
 from schemas.codes import MATCH_CLOSED, MATCH_NOT_FOUND
-from schemas.events import GameEnded
 from schemas.matches import MatchOpened, OpenMatch
 from schemas.notes import QueueInvite, QueueStatus
 from schemas.queue import Band, QueueState, QueueStats
-from services.lobby import store
+from services.lobby.accounts import store as accountstore
+from services.lobby.base import store as basestore
+from services.lobby.base.clock import now_ms
+from services.lobby.base.errors import LobbyError
+from services.lobby.base.settings import LobbySettings
 from services.lobby.clients.broadcasts import Broadcasts
-from services.lobby.clients.games import GameClient, GameUnavailable
+from services.lobby.clients.games import GameClient
 from services.lobby.clients.ratings import RatingsBus
-from services.lobby.commands import now_ms
-from services.lobby.connections import Conn
-from services.lobby.errors import LobbyError
-from services.lobby.matches import Matches
+from services.lobby.matches import store as matchstore
+from services.lobby.matches.matches import Matches
 from services.lobby.ranked import store as qs
+from services.lobby.ranked.eligibility import Eligibility
 from services.lobby.ranked.matching import MatchRules
-from services.lobby.settings import LobbySettings
 from services.platform import logs
-from services.platform.events import game_registry
 from services.platform.periodic import Periodic
 
 _log = logs.get("queue")
@@ -55,14 +54,14 @@ def percentile(sorted_values: list[int], share: float) -> int:
 
 
 class Queue:
-    def __init__(self, pool: store.Pool, games: GameClient, broadcasts: Broadcasts,
+    def __init__(self, pool: basestore.Pool, games: GameClient, broadcasts: Broadcasts,
                  matches: Matches, ratings: RatingsBus, settings: LobbySettings,
                  gateway: str) -> None:
         self.pool, self.games, self.matches, self.ratings = pool, games, matches, ratings
         self.broadcasts = broadcasts
         self.settings, self.gateway = settings, gateway
         self.rules = MatchRules(cycle=settings.queue_cycle_seconds)
-        self.registry = game_registry()
+        self.eligibility = Eligibility(pool, games, settings)
         self.sockets: set[str] = set()  # this gateway's sockets that joined the queue
         self.heartbeat = Periodic("queue_heartbeat", settings.queue_heartbeat_seconds,
                                   lambda: qs.heartbeat(pool, gateway, list(self.sockets)))
@@ -94,49 +93,6 @@ class Queue:
 
     # --- joining -----------------------------------------------------------------------------
 
-    async def _eligible(self, player: str) -> None:
-        """Refuse a player who may not queue now: too few games, cooling down, playing."""
-        short = await self.games_needed(player)
-        if short:
-            raise LobbyError("more_games_needed", f"finish {short} more "
-                             f"game{'s' if short > 1 else ''} to play ranked "
-                             "(GET /v1/queue counts them)")
-        until = await qs.cooldown_until(self.pool, player)
-        if until:
-            raise LobbyError("queue_cooldown", "you may queue again after a cooldown",
-                             until=until)
-        for game_id, _, _ in await store.running_games_of(self.pool, player):
-            if not await self._over(game_id, player):
-                raise LobbyError("in_game", "finish your game before queueing")
-
-    async def games_needed(self, player: str) -> int:
-        """Finished games the player still needs before the queue takes them (0: none).
-        The default asks for none: a newcomer plays rated at once, provisionally
-        (docs/ratings.md)."""
-        need = self.settings.ranked_min_games
-        return max(0, need - await qs.finished_games(self.pool, player)) if need else 0
-
-    async def _over(self, game_id: str, player: str) -> bool:
-        """Whether a game the games projection still counts as running has ended in its
-        own store. The projection's consumer runs behind the events a socket shows, so a
-        player who saw ``GameEnded`` is out of the game at once, as they saw it. A rated
-        game this player left cools them down as the projection will
-        (``ranked.store.leavers``)."""
-        try:
-            env = await self.games.last_event(game_id)
-        except GameUnavailable:
-            return False  # the projection's word stands
-        if env is None or env.type != GameEnded.__name__:
-            return False
-        ended = self.registry.decode(env.type, env.schema_version, env.body)
-        assert isinstance(ended, GameEnded)
-        if ended.rated and player in (ended.players[s] for s in qs.left_seats(ended)):
-            until = env.occurred_at_ms + int(self.settings.queue_leaver_seconds * 1000)
-            if until > now_ms():
-                raise LobbyError("queue_cooldown", "you may queue again after a cooldown",
-                                 until=until)
-        return True
-
     async def join(self, player: str, guest: bool, socket: str,
                    partner: str | None) -> qs.TicketRow:
         if guest:
@@ -144,9 +100,9 @@ class Queue:
                                                 "accounts; sign up to queue")
         if await qs.ticket_of(self.pool, player) is not None:
             raise LobbyError("already_queued", "you are in the queue already")
-        await self._eligible(player)
+        await self.eligibility.check(player)
         if partner is not None:
-            await self._partner_free(player, partner)
+            await self.eligibility.partner_free(player, partner)
         asked = [player] if partner is None else [player, partner]
         rated = await self.ratings.ratings(asked)
         # Stamped from now on: should the socket close during the join, its close finds
@@ -167,27 +123,11 @@ class Queue:
                   state=ticket.state, partner=partner)
         await self.tell_status(ticket)
         if ticket.state == "inviting" and partner is not None:
-            names = await store.names(self.pool, [player])
+            names = await accountstore.names(self.pool, [player])
             await self.broadcasts.note(partner, QueueInvite(
                 player_id=player, name=names.get(player, ""),
                 expires_at=ticket.since_ms + int(self.settings.queue_invite_seconds * 1000)))
         return ticket
-
-    async def _partner_free(self, player: str, partner: str) -> None:
-        unavailable = LobbyError("partner_unavailable",
-                                 "that player cannot queue with you now")
-        if partner == player:
-            raise LobbyError("partner_unavailable", "you cannot partner yourself")
-        known = await store.people(self.pool, [partner])
-        if partner not in known or not known[partner][1]:
-            raise unavailable
-        try:
-            await self._eligible(partner)
-        except LobbyError:
-            raise unavailable from None
-        theirs = await qs.ticket_of(self.pool, partner)
-        if theirs is not None and not (theirs.state == "inviting" and theirs.partner == player):
-            raise unavailable
 
     # --- leaving -------------------------------------------------------------------------------
 
@@ -242,8 +182,8 @@ class Queue:
         if offer is None:
             return
         try:
-            m = await store.match(self.pool, match_id)
-        except store.NotFound:
+            m = await matchstore.match(self.pool, match_id)
+        except basestore.NotFound:
             return
         if m.state in ("not_ready", "failed"):
             req = msgspec.msgpack.decode(offer.request, type=OpenMatch)
@@ -271,23 +211,12 @@ class Queue:
         until = await qs.cooldown_until(self.pool, player)
         if ticket is None:
             return QueueState(state="none", cooldown_until=until,
-                              **await self._blocker(player, until))
+                              **await self.eligibility.blocker(player, until))
         return QueueState(
             state=ticket.state,  # type: ignore[arg-type]
             players=list(ticket.players), partner=ticket.partner,
             since=ticket.since_ms, window=window_of(self.rules, ticket.since_ms, now_ms()),
             match_id=ticket.match_id, cooldown_until=until)
-
-    async def _blocker(self, player: str, cooldown_until: int) -> dict[str, Any]:
-        """What keeps a player who holds no ticket out of the queue now, if anything:
-        the code ``queue_join`` would answer, and the games still needed."""
-        known = await store.people(self.pool, [player])
-        if player not in known or not known[player][1]:
-            return {"blocked_by": "registered_only"}
-        needed = await self.games_needed(player)
-        if needed:
-            return {"blocked_by": "more_games_needed", "games_needed": needed}
-        return {"blocked_by": "queue_cooldown"} if cooldown_until else {}
 
     async def stats(self) -> QueueStats:
         tickets, waits = await qs.stats(self.pool)
@@ -302,21 +231,6 @@ class Queue:
             bands=[Band(low=low, solo=s, pair=p) for low, (s, p) in sorted(bands.items())],
             matched_10m=len(waits), median_wait_ms=int(statistics.median(waits)) if waits else 0,
             p90_wait_ms=percentile(waits, 0.9))
-
-    # --- frames ----------------------------------------------------------------------------------
-
-    async def on_join(self, conn: Conn, frame: ws.QueueJoin) -> None:
-        await self.join(conn.player_id, conn.claims.guest, conn.id, frame.partner)
-
-    async def on_leave(self, conn: Conn, frame: ws.QueueLeave) -> None:
-        await self.leave(conn.player_id)
-
-    async def on_accept(self, conn: Conn, frame: ws.QueueAccept) -> None:
-        conn.send(ws.MatchFrame(match=await self.accept(conn.player_id, frame.match_id)))
-
-    def handlers(self) -> dict[type[ws.ClientFrame], Any]:
-        return {ws.QueueJoin: self.on_join, ws.QueueLeave: self.on_leave,
-                ws.QueueAccept: self.on_accept}
 
 
 def blamed(req: OpenMatch, absent: tuple[int, ...], declined: tuple[int, ...]) -> set[str]:

@@ -20,7 +20,7 @@ import httpx
 
 from schemas.errors import REGISTRY
 from schemas.ws import frame_errors
-from services.lobby.apidocs import declared
+from services.lobby.http.apidocs import declared
 from tests.services.lobby.harness import Player, Service
 from tests.services.lobby.test_bounds import EXCEPTION_NAME, HUGE
 from tests.services.lobby.test_tournaments import PASSWORD, body, organizer, registered, role

@@ -14,10 +14,10 @@ from engine.presets import PRESETS
 from engine.state import GameState
 from engine.views import redact, turn
 from schemas import ws
-from services.lobby.auth import Claims
-from services.lobby.connections import Conn, encode
-from services.lobby.following import Hub, Sub
-from services.lobby.settings import LobbySettings
+from services.lobby.accounts.auth import Claims
+from services.lobby.base.settings import LobbySettings
+from services.lobby.edge.connections import Conn, encode
+from services.lobby.edge.following import Hub, Sub
 from tests.engine.helpers import bot_game
 
 SEATS: tuple[int | None, ...] = (0, 1, 2, 3, None)

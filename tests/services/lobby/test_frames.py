@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from schemas import ws
-from services.lobby.connections import Conn
-from services.lobby.frames import FrameTable, client_frame_types
+from services.lobby.edge.connections import Conn
+from services.lobby.edge.frames import FrameTable, client_frame_types
 
 
 async def _noop(conn: Conn, frame: Any) -> None:

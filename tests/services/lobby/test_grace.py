@@ -11,10 +11,10 @@ from typing import Any, cast
 
 from engine.state import GameState
 from schemas import commands as cmd
-from services.lobby.commands import Commands
-from services.lobby.errors import LobbyError
-from services.lobby.following import Hub
-from services.lobby.grace import Grace
+from services.lobby.base.errors import LobbyError
+from services.lobby.edge.commands import Commands
+from services.lobby.edge.following import Hub
+from services.lobby.edge.grace import Grace
 
 
 class _Faulty:

@@ -6,7 +6,7 @@ import uuid
 
 import asyncpg
 
-from services.lobby import guests
+from services.lobby.accounts import guests
 from tests.services.lobby.harness import Player, Service
 
 

@@ -9,7 +9,7 @@ import uuid
 import httpx
 import pytest
 
-from services.lobby import names
+from services.lobby.accounts import names
 from tests.services.lobby.harness import Player, Service
 
 PASSWORD = "a good long password"

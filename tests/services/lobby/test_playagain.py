@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from services.lobby import playagain, store
-from services.lobby.errors import LobbyError
+from services.lobby.base.errors import LobbyError
+from services.lobby.tables import playagain, store
 
 PEOPLE = [f"p{i}" for i in range(6)]
 

@@ -17,9 +17,9 @@ from engine.presets import resolve
 from schemas import events as ev
 from schemas.bus import EventEnvelope
 from schemas.subjects import Names
+from services.lobby.base.clock import now_ms
 from services.lobby.clients.broadcasts import Broadcasts
-from services.lobby.commands import now_ms
-from services.lobby.operators import projection_handlers
+from services.lobby.games.projection import projection_handlers
 from services.lobby.ranked import store as qs
 from services.platform.busclient import BusClient
 from services.platform.events import game_registry

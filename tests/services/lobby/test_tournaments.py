@@ -17,14 +17,14 @@ from nats.aio.client import Client
 from schemas import ws
 from schemas.bus import EventEnvelope
 from schemas.subjects import Names
-from services.lobby.auth import Claims
+from services.lobby.accounts.auth import Claims
+from services.lobby.base.settings import LobbySettings
 from services.lobby.clients.broadcasts import Broadcasts
 from services.lobby.clients.ratings import RatingsBus
 from services.lobby.clients.tournaments import TournamentBus
-from services.lobby.connections import Connections
-from services.lobby.settings import LobbySettings
-from services.lobby.tournamentfeed import TournamentFeed
-from services.lobby.tournaments import Tournaments
+from services.lobby.edge.connections import Connections
+from services.lobby.edge.tournamentfeed import TournamentFeed
+from services.lobby.tournaments.tournaments import Tournaments
 from services.platform.busclient import BusClient
 from services.platform.db import create_pool
 from tests.services.lobby.harness import ROOT, Player, Service

@@ -1,0 +1,150 @@
+"""Sign-in: guests and registered accounts, and the signed tokens that prove who calls.
+
+Tokens are JWTs signed with HS256 and verified with that algorithm only (a
+token cannot choose its own algorithm, "none" included); they carry an expiry
+that every check enforces. Nothing about a token is stored: any gateway that
+shares the secret can check it, which is what lets several gateways run side
+by side. Passwords are kept as argon2id hashes (memory-hard), never in clear.
+A token carries the account's role (``player``, ``organizer`` or ``operator``) so a
+player's request to an operator or organizer route is refused without a database read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from dataclasses import dataclass
+
+import argon2
+import jwt
+
+from schemas.api import Session
+from services.lobby.accounts import names, store
+from services.lobby.base.errors import LobbyError
+from services.lobby.base.throttle import Throttle
+
+ALGORITHM = "HS256"
+PLAYER, OPERATOR, ORGANIZER = "player", "operator", "organizer"
+MAY_ORGANIZE = frozenset({ORGANIZER, OPERATOR})
+_hasher = argon2.PasswordHasher()
+
+
+@dataclass(frozen=True)
+class Claims:
+    player_id: str
+    name: str
+    guest: bool
+    expires_at: int
+    role: str = PLAYER
+
+
+class Tokens:
+    def __init__(self, secret: str, ttl_seconds: int) -> None:
+        self._secret, self.ttl = secret, ttl_seconds
+
+    def issue(self, player_id: str, name: str, guest: bool, role: str = PLAYER) -> Session:
+        now = int(time.time())
+        exp = now + self.ttl
+        token = jwt.encode({"sub": player_id, "name": name, "guest": guest, "role": role,
+                            "iat": now, "exp": exp}, self._secret, algorithm=ALGORITHM)
+        return Session(token=token, player_id=player_id, name=name, expires_at=exp, role=role,
+                       guest=guest)
+
+    def check(self, token: str | None) -> Claims:
+        """The caller's claims, or ``LobbyError`` (401) for a missing, forged or expired token."""
+        if not token:
+            raise LobbyError("unauthenticated", "a bearer token is required")
+        try:
+            data = jwt.decode(token, self._secret, algorithms=[ALGORITHM],
+                              options={"require": ["sub", "exp", "iat"]})
+        except jwt.ExpiredSignatureError:
+            raise LobbyError("token_expired", "the token has expired; sign in again"
+                             ) from None
+        except jwt.PyJWTError:
+            raise LobbyError("bad_token", "the token is not valid") from None
+        return Claims(str(data["sub"]), str(data.get("name", "")), bool(data.get("guest")),
+                      int(data["exp"]), str(data.get("role", PLAYER)))
+
+    def from_header(self, authorization: str | None) -> Claims:
+        if not authorization or not authorization.lower().startswith("bearer "):
+            raise LobbyError("unauthenticated", "send Authorization: Bearer <token>")
+        return self.check(authorization[7:].strip())
+
+
+def _name(name: str) -> tuple[str, str]:
+    """The name as shown and its skeleton (``names``), or 400 if nothing is left."""
+    name = names.shown(name)
+    if not any(ch.isalnum() for ch in name):
+        raise LobbyError("bad_request", "a name needs a letter or a digit")
+    return name, names.skeleton(name)
+
+
+async def guest(pool: store.Pool, tokens: Tokens, name: str) -> Session:
+    name, skeleton = _name(name)
+    player_id = str(uuid.uuid4())
+    try:
+        await store.create_account(pool, player_id, name, skeleton, None)
+    except store.NameTaken:
+        raise LobbyError("name_taken", f"{name!r} is (or looks like) a registered name"
+                         ) from None
+    return tokens.issue(player_id, name, guest=True)
+
+
+async def register(pool: store.Pool, tokens: Tokens, name: str, password: str) -> Session:
+    name, skeleton = _name(name)
+    # Hashing is deliberately slow; keep it off the event loop.
+    hashed = await asyncio.to_thread(_hasher.hash, password)
+    player_id = str(uuid.uuid4())
+    try:
+        await store.create_account(pool, player_id, name, skeleton, hashed)
+    except store.NameTaken:
+        raise LobbyError("name_taken", f"{name!r} is (or looks like) a registered name"
+                         ) from None
+    return tokens.issue(player_id, name, guest=False)
+
+
+async def login(pool: store.Pool, tokens: Tokens, throttle: Throttle, name: str,
+                password: str, address: str) -> Session:
+    account = names.skeleton(name)
+    throttle.before_login(account, address)
+    found = await store.registered_account(pool, account)
+    wrong = LobbyError("bad_credentials", "unknown name or wrong password")
+    if found is None:
+        throttle.login_failed(account, address)
+        raise wrong
+    player_id, real_name, hashed, role = found
+    try:
+        await asyncio.to_thread(_hasher.verify, hashed, password)
+    except argon2.exceptions.VerificationError:
+        throttle.login_failed(account, address)
+        raise wrong from None
+    return tokens.issue(player_id, real_name, guest=False, role=role)
+
+
+async def require_operator(pool: store.Pool, me: Claims) -> Claims:
+    """The caller, if an operator: the token must say so and the account must still
+    hold the role (a role taken away ends at once, not when the token expires)."""
+    if me.role != OPERATOR or await store.account_role(pool, me.player_id) != OPERATOR:
+        raise LobbyError("operators_only", "this needs an operator account")
+    return me
+
+
+async def require_organizer(pool: store.Pool, me: Claims) -> Claims:
+    """The caller, if it may organize tournaments (an organizer or an operator), by its
+    token and by the account as it is now."""
+    if me.role not in MAY_ORGANIZE or await store.account_role(pool, me.player_id) \
+            not in MAY_ORGANIZE:
+        raise LobbyError("organizers_only", "this needs an organizer account "
+                                            "(spades organizer grant NAME)")
+    return me
+
+
+async def set_role(pool: store.Pool, name: str, role: str,
+                   only_from: tuple[str, ...] | None = None) -> str:
+    """Give a registered name ``role`` (guests hold none); the role it held before. With
+    ``only_from``, an account holding another role keeps it (the role held is returned)."""
+    held = await store.set_role(pool, name, role, only_from)
+    if held is None:
+        raise LobbyError("account_not_found", f"no registered account named {name!r}")
+    return held

@@ -1,0 +1,328 @@
+"""Following a game on this gateway: its events in, each subscriber's view out.
+
+For each game that has subscribers here, a ``Hub`` follows the game's events
+on JetStream (an ordered consumer from the first event, so history and live
+events arrive the same way and in order), folds them into the game's full
+state, and sends each socket only what ``engine.views`` lets its seat see. A
+gap on JetStream is filled from the game worker's store. The hub keeps the
+last ``resume_max_events`` (event, state) pairs, no more: a socket that
+resumes from further back gets a snapshot anyway.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from tenacity import AsyncRetrying, RetryCallState
+
+from engine.evolve import evolve
+from engine.state import GameState
+from engine.views import redact, turn, view
+from schemas import ws
+from schemas.bus import EventEnvelope
+from schemas.events import Event, GameStarted
+from schemas.play import ChatLine, SeatPresent
+from schemas.subjects import Names
+from services.lobby.base.errors import LobbyError
+from services.lobby.base.settings import LobbySettings
+from services.lobby.clients.broadcasts import Broadcasts
+from services.lobby.clients.games import Following, GameClient, GameUnavailable
+from services.lobby.edge.connections import Conn, encode
+from services.lobby.tables import store
+from services.platform import logs
+from services.platform.events import EventRegistry
+
+_log = logs.get("gateway")
+
+
+def _fill_wait(rs: RetryCallState) -> float:
+    """Between asks for a gap's events: a second if the worker was away, else 0.2 s."""
+    return 1.0 if rs.outcome is not None and rs.outcome.failed else 0.2
+
+
+class Host(Protocol):
+    """What a followed game needs from the gateway around it."""
+
+    games: GameClient
+    broadcasts: Broadcasts
+    names: Names
+    registry: EventRegistry
+    settings: LobbySettings
+    instance: str  # tells this gateway's presence notes from others'
+
+    def bots_muted(self, player_id: str, game_id: str) -> bool: ...
+
+    def seat_back(self, game_id: str, seat: int) -> None: ...  # present on another gateway
+
+
+@dataclass(eq=False)
+class Sub:
+    """One socket following one game, as a seat or (``seat`` None) as a spectator."""
+
+    conn: Conn
+    hub: Hub
+    seat: int | None
+
+
+def followed(conn: Conn, game_id: str) -> Sub:
+    """The socket's subscription to ``game_id``; ``not_in_game`` without one."""
+    sub = conn.subs.get(game_id)
+    if sub is None:
+        raise LobbyError("not_in_game",
+                         f"this socket does not follow game {game_id}; subscribe first")
+    return sub
+
+
+class Hub:
+    """One game followed by this gateway: its folded state, recent history, subscribers."""
+
+    def __init__(self, host: Host, game_id: str, table: store.TableRow | None,
+                 on_idle: Callable[[Hub], Awaitable[None]]) -> None:
+        self.host, self.game_id, self.table, self.on_idle = host, game_id, table, on_idle
+        self.state = GameState()
+        # The last events and the state after each; the newest is at version state.version.
+        self.history: collections.deque[tuple[Event, GameState]] = collections.deque(
+            maxlen=host.settings.resume_max_events)
+        self.subs: set[Sub] = set()
+        self.ready = asyncio.Event()  # the stored history is in (maybe none yet)
+        self.started = asyncio.Event()  # GameStarted is in: the game says who sits where
+        self.pending: dict[int, Event] = {}
+        self._filling: asyncio.Task[None] | None = None
+        self._subscriptions: list[Any] = []
+        self._following: Following | None = None
+        self._linger: asyncio.Task[None] | None = None
+        self._moved: asyncio.Event | None = None  # set when the state advances; reach waits
+
+    @property
+    def table_id(self) -> str:
+        return self.table.table_id if self.table is not None else ""
+
+    async def start(self) -> None:
+        host = self.host
+        self._following = await host.games.follow(self.game_id, self._on_envelope)
+        self.ready = self._following.caught_up
+        self._subscriptions.append(await host.broadcasts.listen(
+            host.names.game_chat(self.game_id), ChatLine, self._on_chat))
+        self._subscriptions.append(await host.broadcasts.listen(
+            host.names.lobby_presence(self.game_id), SeatPresent, self._on_presence))
+
+    async def stop(self) -> None:
+        if self._following is not None:
+            await self._following.stop()
+        for s in self._subscriptions:
+            with contextlib.suppress(Exception):
+                await s.unsubscribe()
+        if self._filling:
+            self._filling.cancel()
+
+    # --- events in ---------------------------------------------------------------------
+
+    def deliver(self, env: EventEnvelope) -> None:
+        """An event from JetStream or from the store; duplicates change nothing."""
+        self._on_envelope(env)
+
+    async def reach(self, version: int, timeout: float = 1.0) -> None:
+        """Wait a moment for ``version`` to arrive: another gateway, or the worker's
+        reply, may be ahead of this gateway's copy of the events. Woken by each event
+        this hub takes in, not by polling."""
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(timeout):
+                while self.state.version < version:
+                    if self._moved is None:
+                        self._moved = asyncio.Event()
+                    await self._moved.wait()
+
+    def _on_envelope(self, env: EventEnvelope) -> None:
+        try:
+            event = self.host.registry.decode(env.type, env.schema_version, env.body)
+        except Exception as exc:
+            _log.error("undecodable_event", game_id=self.game_id, error=type(exc).__name__)
+            return
+        self.apply(env.version, event)  # type: ignore[arg-type]
+
+    def apply(self, version: int, event: Event) -> None:
+        if version <= self.state.version:
+            return  # a duplicate delivery
+        if version > self.state.version + 1:
+            self.pending[version] = event
+            if self._filling is None or self._filling.done():
+                self._filling = asyncio.create_task(self._fill())
+            return
+        self._advance(event)
+        while self.state.version + 1 in self.pending:
+            self._advance(self.pending.pop(self.state.version + 1))
+        for v in [v for v in self.pending if v <= self.state.version]:
+            del self.pending[v]
+
+    async def _fill(self) -> None:
+        """A gap on JetStream: ask the game worker for the stored events we lack, again
+        and again while some are missing (every second while the worker is away)."""
+
+        def again(rs: RetryCallState) -> bool:
+            assert rs.outcome is not None
+            unavailable = isinstance(rs.outcome.exception(), GameUnavailable)
+            return bool(self.pending) and (unavailable or not rs.outcome.failed)
+
+        with contextlib.suppress(GameUnavailable):  # the gap closed meanwhile
+            async for attempt in AsyncRetrying(retry=again, wait=_fill_wait, reraise=True):
+                with attempt:
+                    reply = await self.host.games.events_since(self.game_id,
+                                                               self.state.version)
+                    for env in reply.events:
+                        event = self.host.registry.decode(env.type, env.schema_version,
+                                                          env.body)
+                        self.apply(env.version, event)  # type: ignore[arg-type]
+
+    def _advance(self, event: Event) -> None:
+        after = evolve(self.state, event)
+        self.state = after
+        self.history.append((event, after))
+        if self._moved is not None:  # wake whoever waits in reach
+            self._moved.set()
+            self._moved = None
+        if self.subs:
+            frames = _Audiences(self.game_id, event, after)
+            for sub in list(self.subs):
+                data = frames.of(sub.seat)
+                if data is not None:
+                    sub.conn.send_raw(data)
+        if isinstance(event, GameStarted):
+            self.started.set()
+
+    def _frame(self, event: Event, after: GameState, seat: int | None) -> str | None:
+        return _Audiences(self.game_id, event, after).of(seat)
+
+    # --- chat and presence ----------------------------------------------------------------
+
+    async def _on_chat(self, line: ChatLine) -> None:
+        if line.bot and self.table is not None and not self.table.banter:
+            return
+        frame = encode(ws.ChatFrame(game_id=line.game_id, seat=line.seat,
+                                    player_id=line.player_id, name=line.name,
+                                    text=line.text, bot=line.bot, at=line.at))
+        for sub in list(self.subs):
+            if line.bot and self.host.bots_muted(sub.conn.player_id, self.game_id):
+                continue
+            sub.conn.send_raw(frame)
+
+    async def _on_presence(self, p: SeatPresent) -> None:
+        if p.gateway != self.host.instance:
+            self.host.seat_back(self.game_id, p.seat)
+
+    # --- subscribers ----------------------------------------------------------------------
+
+    def join(self, sub: Sub, since: int | None) -> None:
+        """Bring ``sub`` up to date and add it, with no await in between, so no live
+        event can slip between the catch-up and the subscription."""
+        conn, state = sub.conn, self.state
+        missed = state.version - since if since is not None else -1
+        resumed = 0 <= missed <= min(len(self.history), self.host.settings.resume_max_events)
+        if resumed:
+            for event, after in list(self.history)[len(self.history) - missed:]:
+                data = self._frame(event, after, sub.seat)
+                if data is not None:
+                    conn.send_raw(data)
+        else:
+            self.snapshot(sub)
+        conn.send(ws.Subscribed(game_id=self.game_id, table_id=self.table_id,
+                                seat=sub.seat, version=state.version, resumed=resumed))
+        self.subs.add(sub)
+        if self._linger is not None:
+            self._linger.cancel()
+            self._linger = None
+
+    def snapshot(self, sub: Sub) -> None:
+        state = self.state
+        sub.conn.send(ws.Snapshot(game_id=self.game_id, table_id=self.table_id,
+                                  version=state.version, view=view(state, sub.seat)))
+
+    def leave(self, sub: Sub) -> None:
+        self.subs.discard(sub)
+        if not self.subs and self._linger is None:
+            self._linger = asyncio.get_running_loop().create_task(self._close_later())
+
+    def seat_watched(self, seat: int) -> bool:
+        return any(s.seat == seat for s in self.subs)
+
+    async def _close_later(self) -> None:
+        await asyncio.sleep(self.host.settings.follow_linger_seconds)
+        if not self.subs:
+            await self.on_idle(self)
+
+
+class _Audiences:
+    """One event's frames, encoded once per audience rather than once per socket.
+
+    Most seats see an event as a spectator does: the same event (``redact`` hands it
+    back untouched) and a turn with no moves of their own (it is not their turn).
+    Those seats share the spectator's frame; only a seat with something of its own
+    (its cards, its secret bid, its legal moves) gets a frame of its own.
+    """
+
+    def __init__(self, game_id: str, event: Event, after: GameState) -> None:
+        self.game_id, self.event, self.after = game_id, event, after
+        self.by_seat: dict[int | None, str | None] = {}
+        self._public: tuple[Event | None, ws.Turn] | None = None
+
+    def of(self, seat: int | None) -> str | None:
+        if seat in self.by_seat:
+            return self.by_seat[seat]
+        if seat is None:
+            shown, now = self.public()
+        else:
+            shown, now = redact(self.event, self.after, seat), turn(self.after, seat)
+            public, public_turn = self.public()
+            if (shown is public or shown == public) and now == public_turn:
+                data = self.by_seat[seat] = self.of(None)
+                return data
+        data = None if shown is None else encode(ws.EventFrame(
+            game_id=self.game_id, version=self.after.version, event=shown,  # type: ignore[arg-type]
+            turn=now, phase=self.after.phase))
+        self.by_seat[seat] = data
+        return data
+
+    def public(self) -> tuple[Event | None, ws.Turn]:
+        if self._public is None:
+            self._public = redact(self.event, self.after, None), turn(self.after, None)
+        return self._public
+
+
+class Hubs:
+    """The games this gateway follows, one hub each, started once however many ask."""
+
+    def __init__(self, host: Host) -> None:
+        self.host = host
+        self.by_game: dict[str, Hub] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    def get(self, game_id: str) -> Hub | None:
+        return self.by_game.get(game_id)
+
+    def __iter__(self) -> Any:
+        return iter(list(self.by_game.values()))
+
+    async def follow(self, game_id: str, table: store.TableRow | None) -> Hub:
+        lock = self._locks.setdefault(game_id, asyncio.Lock())
+        async with lock:
+            hub = self.by_game.get(game_id)
+            if hub is None:
+                hub = Hub(self.host, game_id, table, self.stop_following)
+                await hub.start()
+                self.by_game[game_id] = hub
+            return hub
+
+    async def stop_following(self, hub: Hub) -> None:
+        """Nobody here follows ``hub``'s game any more: let it go."""
+        if self.by_game.get(hub.game_id) is hub and not hub.subs:
+            del self.by_game[hub.game_id]
+            self._locks.pop(hub.game_id, None)
+            await hub.stop()
+
+    async def stop(self) -> None:
+        for hub in list(self.by_game.values()):
+            await hub.stop()

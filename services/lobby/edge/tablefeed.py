@@ -1,0 +1,77 @@
+"""Open tables out to the sockets that watch them.
+
+Any lobby copy that changes a table says so on ``lobby.tables``; every
+gateway then sends a fresh ``table_list`` to its sockets that watch the list,
+a ``table`` frame to those that follow that table, and refreshes the table
+row its followed game keeps (banter switch). A burst of changes makes one
+refresh.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any
+
+from schemas import ws
+from schemas.play import TableChanged
+from schemas.subjects import Names
+from services.lobby.clients.broadcasts import Broadcasts
+from services.lobby.edge.connections import Conn, Connections, encode
+from services.lobby.edge.following import Hubs
+from services.lobby.tables import store
+from services.lobby.tables.rows import to_api
+from services.lobby.tables.tables import Tables
+
+
+class TableFeed:
+    def __init__(self, tables: Tables, broadcasts: Broadcasts, names: Names,
+                 conns: Connections, hubs: Hubs) -> None:
+        self.tables, self.broadcasts, self.names = tables, broadcasts, names
+        self.conns, self.hubs = conns, hubs
+        self._note: asyncio.Task[None] | None = None
+        self._changed: set[str] = set()
+        self._listening: Any = None
+
+    async def start(self) -> None:
+        self._listening = await self.broadcasts.listen(self.names.lobby_tables, TableChanged,
+                                                       self._on_table_changed)
+
+    async def stop(self) -> None:
+        if self._listening is not None:
+            with contextlib.suppress(Exception):
+                await self._listening.unsubscribe()
+
+    async def on_watch(self, conn: Conn, frame: ws.WatchTables) -> None:
+        conn.watching_tables = frame.on
+        if frame.on:
+            conn.send(ws.TableListFrame(tables=await self.tables.list_open()))
+
+    def handlers(self) -> dict[type[ws.ClientFrame], Any]:
+        return {ws.WatchTables: self.on_watch}
+
+    async def _on_table_changed(self, note: TableChanged) -> None:
+        self._changed.add(note.table_id)
+        if self._note is None or self._note.done():
+            self._note = asyncio.get_running_loop().create_task(self._tables_changed())
+
+    async def _tables_changed(self) -> None:
+        await asyncio.sleep(0.05)  # one refresh for a burst of changes
+        changed, self._changed = self._changed, set()
+        watchers = [c for c in self.conns.all if c.watching_tables]
+        if watchers:
+            frame = encode(ws.TableListFrame(tables=await self.tables.list_open()))
+            for c in watchers:
+                c.send_raw(frame)
+        for table_id in changed:
+            followers = [c for c in self.conns.all if table_id in c.follows]
+            hubs = [h for h in self.hubs if h.table_id == table_id]
+            if not followers and not hubs:
+                continue
+            table = await store.get_table(self.tables.pool, table_id)
+            if table is None:
+                continue
+            for hub in hubs:
+                hub.table = table
+            for c in followers:
+                c.send(ws.TableFrame(table=to_api(table, c.player_id)))

@@ -1,0 +1,196 @@
+"""Tournaments out to the sockets that follow them (``watch_tournament``).
+
+Each gateway listens to ``tournament.evt.>`` once (a plain subscription on the
+subjects the TOURNAMENT_EVENTS stream captures) and passes each event to the
+sockets of this gateway that follow its tournament. A socket that starts to
+follow gets the tournament's whole view first, then every later version once,
+in order: docs/protocol.md tells a client to drop an event whose version its
+view holds, so one sent ahead of an earlier one would cost it the earlier one.
+
+The subscription does not hear a tournament's events in version order: a
+round's results are appended in the game-end consumer's transaction and
+published by the outbox relay a moment later, while the scheduler publishes the
+next round's pairing straight after its own commit. So each followed tournament
+has a ``Line`` here that puts them back in order: an event goes out only once
+every version before it has, one that comes early waits, and the versions it
+skipped are read from the tournament service's store (as a followed game's hub
+fills a gap from its worker's, ``following.py``). The line starts before the
+first watcher's view is read, so nothing falls between the two. A round's deal
+seed stays secret until the round is over: it is blanked in ``RoundPaired``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from schemas import tournament_events as ev
+from schemas import ws
+from schemas.bus import EventEnvelope
+from schemas.subjects import TOURNAMENT_STREAM_PREFIX, Names
+from services.lobby.base.errors import LobbyError
+from services.lobby.clients.broadcasts import Broadcasts
+from services.lobby.edge.connections import Conn, Connections, encode
+from services.lobby.tournaments.tournaments import Tournaments
+from services.platform import logs
+from services.platform.events import tournament_registry
+
+MAX_WATCHED = 8  # tournaments one socket may follow at once
+RECENT = 256  # frames a line keeps for a watcher whose view is older than the line
+FILL_BATCH = 500  # events read from the store at once to fill a gap
+_log = logs.get("gateway")
+
+
+@dataclass(eq=False)
+class Line:
+    """One followed tournament on this gateway, its events put in version order.
+
+    ``version`` is the last version sent on (-1 until the first watcher's view says
+    where to start); ``recent`` the frames sent on, the newest at ``version`` (None for
+    an event this gateway cannot decode: it is skipped, not waited for); ``early`` the
+    frames that came before a version they follow."""
+
+    version: int = -1
+    recent: collections.deque[tuple[int, str | None]] = field(
+        default_factory=lambda: collections.deque(maxlen=RECENT))
+    early: dict[int, str | None] = field(default_factory=dict)
+    filling: asyncio.Task[None] | None = None
+
+    def covers(self, since: int) -> bool:
+        """Whether the frames after version ``since`` up to this line's are all at hand."""
+        return since >= self.version or (bool(self.recent) and self.recent[0][0] <= since + 1)
+
+
+class TournamentFeed:
+    def __init__(self, tournaments: Tournaments, broadcasts: Broadcasts, names: Names,
+                 conns: Connections) -> None:
+        self.tournaments, self.broadcasts, self.names = tournaments, broadcasts, names
+        self.conns = conns
+        self.registry = tournament_registry()
+        self.lines: dict[str, Line] = {}
+        self._listening: Any = None
+
+    async def start(self) -> None:
+        self._listening = await self.broadcasts.listen(self.names.tournament_events_all,
+                                                       EventEnvelope, self._on_event)
+
+    async def stop(self) -> None:
+        if self._listening is not None:
+            with contextlib.suppress(Exception):
+                await self._listening.unsubscribe()
+        for line in self.lines.values():
+            if line.filling is not None:
+                line.filling.cancel()
+
+    def handlers(self) -> dict[type[ws.ClientFrame], Any]:
+        return {ws.WatchTournament: self.on_watch}
+
+    async def on_watch(self, conn: Conn, frame: ws.WatchTournament) -> None:
+        tid = frame.tournament_id
+        watched: dict[str, int] = conn.tournaments  # tournament -> last version sent
+        if not frame.on:
+            watched.pop(tid, None)
+            return
+        if tid not in watched and len(watched) >= MAX_WATCHED:
+            raise LobbyError("too_many_tournaments",
+                             f"a socket follows at most {MAX_WATCHED} tournaments")
+        line = self.lines.get(tid)
+        if line is None:
+            line = self.lines[tid] = Line()
+        try:
+            for _ in range(3):  # again only if the line ran far ahead of the read
+                view = await self.tournaments.get(tid)
+                if line.covers(view.version):
+                    break
+        except BaseException:  # no such tournament, or the socket went: no line to keep
+            if line.version < 0 and self.lines.get(tid) is line:
+                del self.lines[tid]  # another watch under way puts it back
+            raise
+        line = self.lines.setdefault(tid, line)
+        conn.send(ws.TournamentFrame(tournament_id=tid, version=view.version, view=view))
+        watched[tid] = view.version
+        if line.version < 0:  # the first watcher: the line starts at its view
+            line.version = view.version
+            self._advance(tid, line)
+            return
+        for version, data in line.recent:  # what the line sent on while the view was read
+            if version > view.version and data is not None:
+                conn.send_raw(data)
+        watched[tid] = max(view.version, line.version)
+
+    def _watchers(self, tid: str) -> list[Conn]:
+        return [c for c in self.conns.all if tid in c.tournaments]
+
+    async def _on_event(self, env: EventEnvelope) -> None:
+        tid = env.stream.removeprefix(TOURNAMENT_STREAM_PREFIX)
+        line = self.lines.get(tid)
+        if line is None:
+            return
+        if line.version >= 0 and not self._watchers(tid):  # nobody here follows it now
+            del self.lines[tid]
+            if line.filling is not None:
+                line.filling.cancel()
+            return
+        try:
+            event = self.registry.decode(env.type, env.schema_version, env.body)
+        except (LookupError, msgspec.DecodeError):
+            data = None  # a newer service's event this gateway does not know yet
+        else:
+            data = self._frame(tid, env.version, event)  # type: ignore[arg-type]
+        self._receive(tid, line, env.version, data)
+
+    @staticmethod
+    def _frame(tid: str, version: int, event: ev.Event) -> str:
+        return encode(ws.TournamentFrame(tournament_id=tid, version=version,
+                                         event=ev.public(event)))  # type: ignore[arg-type]
+
+    def _receive(self, tid: str, line: Line, version: int, data: str | None) -> None:
+        if version <= line.version:
+            return  # sent on already (a duplicate, or read from the store)
+        line.early[version] = data
+        if line.version >= 0:  # else the first view decides where the line starts
+            self._advance(tid, line)
+
+    def _advance(self, tid: str, line: Line) -> None:
+        """Send on what follows; what is left waits for a gap, which the store fills."""
+        self._drain(tid, line)
+        if line.early and (line.filling is None or line.filling.done()):
+            line.filling = asyncio.get_running_loop().create_task(self._fill(tid, line))
+
+    def _drain(self, tid: str, line: Line) -> None:
+        """Send on every frame that now follows the last one sent, in order."""
+        for stale in [v for v in line.early if v <= line.version]:
+            del line.early[stale]
+        if line.version + 1 not in line.early:
+            return
+        watchers = self._watchers(tid)
+        while line.version + 1 in line.early:
+            version = line.version + 1
+            data = line.early.pop(version)
+            line.version = version
+            line.recent.append((version, data))
+            for c in watchers:
+                if c.tournaments.get(tid, version) < version:
+                    if data is not None:
+                        c.send_raw(data)
+                    c.tournaments[tid] = version
+
+    async def _fill(self, tid: str, line: Line) -> None:
+        """A gap: read the versions the line lacks from the tournament service's store."""
+        while line.early and self.lines.get(tid) is line:
+            try:
+                got = await self.tournaments.events(tid, line.version, FILL_BATCH)
+            except LobbyError as exc:  # the service did not answer: try again shortly
+                _log.warning("tournament_gap_unfilled", tournament_id=tid, code=exc.code)
+                await asyncio.sleep(1.0)
+                continue
+            for recorded in got.events:
+                self._receive(tid, line, recorded.version,
+                              self._frame(tid, recorded.version, recorded.event))
+            if line.early:
+                await asyncio.sleep(0.2)

@@ -1,0 +1,71 @@
+"""Every HTTP route of the lobby in one router: the controllers, the pages, and the
+objects they are handed (``deps``); and the platform check that predates ``/v1``."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from litestar import Router, get
+from litestar.handlers import HTTPRouteHandler
+from litestar.types import ControllerRouterHandler
+
+from schemas import subjects
+from schemas.api import PlatformStatus, ServiceStatus
+from schemas.bus import StatusReply, StatusRequest
+from schemas.subjects import Names
+from services.lobby.http import deps
+from services.lobby.http.admin_api import OperatorController, replay_pages
+from services.lobby.http.api import (
+    PlayerController,
+    SessionController,
+    TableController,
+    static_file,
+)
+from services.lobby.http.history_api import PlayerGamesController
+from services.lobby.http.matches_api import MatchController
+from services.lobby.http.queue_api import QueueController
+from services.lobby.http.standings_api import StandingsController
+from services.lobby.http.tournaments_api import (
+    TeamController,
+    TournamentController,
+    TournamentReadController,
+)
+from services.platform.busclient import BusClient
+
+CONTROLLERS = (SessionController, TableController, PlayerController, MatchController,
+               QueueController, StandingsController, TournamentController, TeamController,
+               TournamentReadController, OperatorController, PlayerGamesController)
+PAGES = (("/", "index.html"), ("/app.js", "app.js"), ("/tournaments", "tournaments.html"),
+         ("/tournaments.js", "tournaments.js"))
+
+
+def router(**objects: Any) -> Router:
+    """The lobby's routes, handed ``objects`` by name (``tokens`` among them)."""
+    handlers: list[ControllerRouterHandler] = [*CONTROLLERS, *replay_pages()]
+    handlers += [static_file(path, name) for path, name in PAGES]
+    return Router(path="/", route_handlers=handlers, dependencies=deps.objects(**objects),
+                  opt={deps.TOKENS: objects["tokens"]})
+
+
+def platform_route(client: BusClient, names: Names, timeout: float) -> HTTPRouteHandler:
+    """The platform check that predates ``/v1``: which services answer on the bus."""
+
+    @get("/api/v1/platform", summary="Which services answer on the bus")
+    async def platform() -> PlatformStatus:
+        async def ask(service: str) -> ServiceStatus:
+            try:
+                reply = await client.request(names.endpoint(service, "status"),
+                                             StatusRequest(), StatusReply, timeout=timeout)
+            except Exception:
+                return ServiceStatus(service=service, reachable=False)
+            return ServiceStatus(service=service, reachable=True, instance=reply.instance,
+                                 version=reply.version)
+
+        return PlatformStatus(services=list(await asyncio.gather(
+            *(ask(s) for s in subjects.SERVICES))))
+
+    return platform
+
+
+__all__ = ["CONTROLLERS", "platform_route", "router"]

@@ -1,0 +1,218 @@
+"""The matches room's store: the ``matches`` table; opening a match seats its table
+(``game_tables``, through the tables room's row) in the same transaction."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass
+
+import asyncpg
+
+from services.lobby.base.store import NotFound, Pool
+from services.lobby.tables.store import TableRow, insert_table, seats_json
+
+__all__ = ["MatchRow", "NotAwaiting", "NotFound", "Pool", "TableNotOpen", "confirm", "decline",
+           "lapsed_checks", "match", "match_state", "offers_of", "open_match", "outcome_sent",
+           "unsent_outcomes", "unstarted_matches"]
+
+
+class TableNotOpen(Exception):
+    """The table a match was to start has started or closed meanwhile."""
+
+
+@dataclass(frozen=True)
+class MatchRow:
+    match_id: str
+    origin: str
+    origin_id: str
+    rated: bool
+    table_id: str
+    game_id: str
+    request: bytes
+    state: str = "starting"
+    people: tuple[int, ...] = ()  # the seats people sit at
+    players: tuple[str, ...] = ()  # who sits there, in that order
+    ready_by_ms: int = 0  # 0: no ready check
+    ready: tuple[int, ...] = ()
+    declined: tuple[int, ...] = ()
+    absent: tuple[int, ...] = ()
+
+
+_MATCH_COLUMNS = ("match_id, origin, origin_id, rated, table_id, game_id, request, state,"
+                  " people, players, ready, declined, absent,"
+                  " (extract(epoch FROM ready_by) * 1000)::bigint AS ready_by_ms")
+
+
+def _match(r: asyncpg.Record) -> MatchRow:
+    return MatchRow(match_id=r["match_id"], origin=r["origin"], origin_id=r["origin_id"],
+                    rated=r["rated"], table_id=str(r["table_id"]), game_id=r["game_id"],
+                    request=bytes(r["request"]), state=r["state"], people=tuple(r["people"]),
+                    players=tuple(r["players"]),
+                    ready_by_ms=r["ready_by_ms"] or 0, ready=tuple(r["ready"]),
+                    declined=tuple(r["declined"]), absent=tuple(r["absent"]))
+
+
+async def open_match(pool: asyncpg.Pool, m: MatchRow, table: TableRow | None,
+                     table_exists: bool = False,
+                     ready_seconds: int = 0) -> tuple[MatchRow, bool]:
+    """Record the match and seat its table, in one transaction; (the match, fresh).
+
+    The first ask writes both; a repeated ask (same match id) writes nothing and
+    gets the match as first recorded. ``table_exists``: a person's open table
+    becomes the match's (``TableNotOpen`` if it is no longer open); otherwise the
+    match gets a table row of its own, its seats taken. ``table`` None: a ready check
+    of ``ready_seconds`` comes first, and the table is written when it passes.
+    """
+    async with pool.acquire() as conn, conn.transaction():
+        got = await conn.fetchrow(
+            "INSERT INTO matches (match_id, origin, origin_id, rated, table_id, game_id,"
+            " request, state, people, players, ready_by, seats, rules) VALUES ($1, $2, $3, $4,"
+            " $5, $6, $7, $8, $9, $10,"
+            " CASE WHEN $11 > 0 THEN now() + make_interval(secs => $11) END, $12, $13)"
+            # Any key: the game id is derived from the match id, so racing asks for one
+            # match may meet on either unique column first.
+            f" ON CONFLICT DO NOTHING RETURNING {_MATCH_COLUMNS}",
+            m.match_id, m.origin, m.origin_id, m.rated, uuid.UUID(m.table_id), m.game_id,
+            m.request, m.state, list(m.people), list(m.players), float(ready_seconds),
+            # The seats and rules it starts with, for a table that plays again later.
+            None if table is None else seats_json(table.seats),
+            None if table is None else json.dumps(table.rules))
+        if got is None:
+            first = await conn.fetchrow(
+                f"SELECT {_MATCH_COLUMNS} FROM matches WHERE match_id = $1", m.match_id)
+            return _match(first), False
+        if table_exists:
+            assert table is not None
+            status = await conn.execute(
+                "UPDATE game_tables SET seats = $2, state = 'playing', game_id = $3,"
+                " updated_at = now() WHERE table_id = $1 AND state = 'open'",
+                uuid.UUID(table.table_id), seats_json(table.seats), m.game_id)
+            if status.endswith(" 0"):
+                raise TableNotOpen(table.table_id)
+        elif table is not None:
+            await insert_table(conn, table)
+        return _match(got), True
+
+
+async def match(pool: asyncpg.Pool, match_id: str) -> MatchRow:
+    row = await pool.fetchrow(f"SELECT {_MATCH_COLUMNS} FROM matches WHERE match_id = $1",
+                              match_id)
+    if row is None:
+        raise NotFound(match_id)
+    return _match(row)
+
+
+class NotAwaiting(Exception):
+    """The match is no longer waiting for its players (started, or ended unstarted)."""
+
+    def __init__(self, m: MatchRow) -> None:
+        super().__init__(m.match_id)
+        self.match = m
+
+
+async def confirm(pool: asyncpg.Pool, match_id: str, seats: tuple[int, ...],
+                  table: TableRow) -> tuple[MatchRow, str]:
+    """``seats`` confirmed: (the match, "waiting" | "complete" | "lapsed").
+
+    Under the match's row lock: a match past its deadline ends ``not_ready`` here
+    ("lapsed": the sweep would have said the same); the last confirmation moves it to
+    'starting' and writes its table ("complete"), so exactly one confirmer goes on to
+    create the game. ``NotAwaiting`` when the check was already over.
+    """
+    async with pool.acquire() as conn, conn.transaction():
+        row = await conn.fetchrow(
+            f"SELECT {_MATCH_COLUMNS}, ready_by <= now() AS late FROM matches"
+            " WHERE match_id = $1 FOR UPDATE", match_id)
+        if row is None:
+            raise NotFound(match_id)
+        m = _match(row)
+        if m.state != "ready_check":
+            raise NotAwaiting(m)
+        if row["late"]:
+            return await _end_check(conn, match_id, ()), "lapsed"
+        ready = tuple(sorted(set(m.ready) | set(seats)))
+        done = set(m.people) <= set(ready)
+        got = await conn.fetchrow(
+            f"UPDATE matches SET ready = $2, state = $3 WHERE match_id = $1"
+            f" RETURNING {_MATCH_COLUMNS}",
+            match_id, list(ready), "starting" if done else "ready_check")
+        if done:
+            await insert_table(conn, table)
+        return _match(got), "complete" if done else "waiting"
+
+
+async def _end_check(conn: asyncpg.Connection, match_id: str,
+                     declined: tuple[int, ...]) -> MatchRow:
+    got = await conn.fetchrow(
+        "UPDATE matches SET state = 'not_ready', declined = $2,"
+        " absent = ARRAY(SELECT s FROM unnest(people) s EXCEPT SELECT unnest(ready)"
+        "                ORDER BY 1)::smallint[]"
+        f" WHERE match_id = $1 RETURNING {_MATCH_COLUMNS}", match_id, list(declined))
+    return _match(got)
+
+
+async def decline(pool: asyncpg.Pool, match_id: str, seats: tuple[int, ...]) -> MatchRow:
+    """``seats`` said no: the check ends now. ``NotAwaiting`` when it was over."""
+    async with pool.acquire() as conn, conn.transaction():
+        row = await conn.fetchrow(
+            f"SELECT {_MATCH_COLUMNS} FROM matches WHERE match_id = $1 FOR UPDATE", match_id)
+        if row is None:
+            raise NotFound(match_id)
+        if row["state"] != "ready_check":
+            raise NotAwaiting(_match(row))
+        await conn.execute("UPDATE matches SET ready = ARRAY(SELECT unnest(ready) EXCEPT"
+                           " SELECT unnest($2::smallint[]))::smallint[] WHERE match_id = $1",
+                           match_id, list(seats))
+        return await _end_check(conn, match_id, seats)
+
+
+async def lapsed_checks(pool: asyncpg.Pool, limit: int = 100) -> list[MatchRow]:
+    """End the ready checks whose deadline passed (``not_ready``); the matches ended.
+    Any lobby copy may run it: the row lock lets one of them end each check."""
+    async with pool.acquire() as conn, conn.transaction():
+        ids = await conn.fetch(
+            "SELECT match_id FROM matches WHERE state = 'ready_check' AND ready_by <= now()"
+            " ORDER BY ready_by LIMIT $1 FOR UPDATE SKIP LOCKED", limit)
+        return [await _end_check(conn, r["match_id"], ()) for r in ids]
+
+
+async def offers_of(pool: asyncpg.Pool, player_id: str) -> list[MatchRow]:
+    """The matches waiting for this player's confirmation (a reload during a ready
+    check), soonest deadline first."""
+    rows = await pool.fetch(
+        f"SELECT {_MATCH_COLUMNS} FROM matches WHERE state = 'ready_check'"
+        " AND ready_by > now() AND $1 = ANY(players) ORDER BY ready_by", player_id)
+    return [_match(r) for r in rows]
+
+
+async def match_state(pool: asyncpg.Pool, match_id: str, state: str) -> None:
+    await pool.execute(
+        "UPDATE matches SET state = $2, started_at = CASE WHEN $2 = 'started' THEN now()"
+        " ELSE started_at END WHERE match_id = $1 AND state = 'starting'", match_id, state)
+
+
+async def unstarted_matches(pool: asyncpg.Pool, older_than_seconds: float,
+                            limit: int = 100) -> list[MatchRow]:
+    """Matches recorded but not started for a while: their starter died, or no game
+    worker answered it."""
+    rows = await pool.fetch(
+        f"SELECT {_MATCH_COLUMNS} FROM matches WHERE state = 'starting'"
+        " AND created_at < now() - make_interval(secs => $1) ORDER BY created_at LIMIT $2",
+        older_than_seconds, limit)
+    return [_match(r) for r in rows]
+
+
+async def unsent_outcomes(pool: asyncpg.Pool, older_than_seconds: float,
+                          limit: int = 100) -> list[MatchRow]:
+    """Matches whose start ended a while ago and whose outcome was never published."""
+    rows = await pool.fetch(
+        f"SELECT {_MATCH_COLUMNS} FROM matches WHERE NOT outcome_sent"
+        " AND state IN ('started', 'not_ready', 'failed')"
+        " AND created_at < now() - make_interval(secs => $1) ORDER BY created_at LIMIT $2",
+        older_than_seconds, limit)
+    return [_match(r) for r in rows]
+
+
+async def outcome_sent(pool: asyncpg.Pool, match_id: str) -> None:
+    await pool.execute("UPDATE matches SET outcome_sent = true WHERE match_id = $1", match_id)

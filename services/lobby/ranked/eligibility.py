@@ -1,0 +1,95 @@
+"""Who may queue now: registered, with enough finished games, not cooling down, not in
+a running game (as the game's own store says, not only the projection); and a partner
+who may queue with them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from schemas.events import GameEnded
+from services.lobby.accounts import store as accountstore
+from services.lobby.base import store as basestore
+from services.lobby.base.clock import now_ms
+from services.lobby.base.errors import LobbyError
+from services.lobby.base.settings import LobbySettings
+from services.lobby.clients.games import GameClient, GameUnavailable
+from services.lobby.ranked import store as qs
+from services.lobby.tables import store as tablestore
+from services.platform.events import game_registry
+
+
+class Eligibility:
+    def __init__(self, pool: basestore.Pool, games: GameClient,
+                 settings: LobbySettings) -> None:
+        self.pool, self.games, self.settings = pool, games, settings
+        self.registry = game_registry()
+
+    async def check(self, player: str) -> None:
+        """Refuse a player who may not queue now: too few games, cooling down, playing."""
+        short = await self.games_needed(player)
+        if short:
+            raise LobbyError("more_games_needed", f"finish {short} more "
+                             f"game{'s' if short > 1 else ''} to play ranked "
+                             "(GET /v1/queue counts them)")
+        until = await qs.cooldown_until(self.pool, player)
+        if until:
+            raise LobbyError("queue_cooldown", "you may queue again after a cooldown",
+                             until=until)
+        for game_id, _, _ in await tablestore.running_games_of(self.pool, player):
+            if not await self._over(game_id, player):
+                raise LobbyError("in_game", "finish your game before queueing")
+
+    async def games_needed(self, player: str) -> int:
+        """Finished games the player still needs before the queue takes them (0: none).
+        The default asks for none: a newcomer plays rated at once, provisionally
+        (docs/ratings.md)."""
+        need = self.settings.ranked_min_games
+        return max(0, need - await qs.finished_games(self.pool, player)) if need else 0
+
+    async def blocker(self, player: str, cooldown_until: int) -> dict[str, Any]:
+        """What keeps a player who holds no ticket out of the queue now, if anything:
+        the code ``queue_join`` would answer, and the games still needed."""
+        known = await accountstore.people(self.pool, [player])
+        if player not in known or not known[player][1]:
+            return {"blocked_by": "registered_only"}
+        needed = await self.games_needed(player)
+        if needed:
+            return {"blocked_by": "more_games_needed", "games_needed": needed}
+        return {"blocked_by": "queue_cooldown"} if cooldown_until else {}
+
+    async def _over(self, game_id: str, player: str) -> bool:
+        """Whether a game the games projection still counts as running has ended in its
+        own store. The projection's consumer runs behind the events a socket shows, so a
+        player who saw ``GameEnded`` is out of the game at once, as they saw it. A rated
+        game this player left cools them down as the projection will
+        (``ranked.store.leavers``)."""
+        try:
+            env = await self.games.last_event(game_id)
+        except GameUnavailable:
+            return False  # the projection's word stands
+        if env is None or env.type != GameEnded.__name__:
+            return False
+        ended = self.registry.decode(env.type, env.schema_version, env.body)
+        assert isinstance(ended, GameEnded)
+        if ended.rated and player in (ended.players[s] for s in qs.left_seats(ended)):
+            until = env.occurred_at_ms + int(self.settings.queue_leaver_seconds * 1000)
+            if until > now_ms():
+                raise LobbyError("queue_cooldown", "you may queue again after a cooldown",
+                                 until=until)
+        return True
+
+    async def partner_free(self, player: str, partner: str) -> None:
+        unavailable = LobbyError("partner_unavailable",
+                                 "that player cannot queue with you now")
+        if partner == player:
+            raise LobbyError("partner_unavailable", "you cannot partner yourself")
+        known = await accountstore.people(self.pool, [partner])
+        if partner not in known or not known[partner][1]:
+            raise unavailable
+        try:
+            await self.check(partner)
+        except LobbyError:
+            raise unavailable from None
+        theirs = await qs.ticket_of(self.pool, partner)
+        if theirs is not None and not (theirs.state == "inviting" and theirs.partner == player):
+            raise unavailable

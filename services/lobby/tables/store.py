@@ -1,0 +1,194 @@
+"""The tables room's store: the ``game_tables`` rows (people's tables and the tables
+matches seat), and the games a player sits in."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import asyncpg
+
+from services.lobby.base.store import NotFound, Pool, as_uuid
+
+__all__ = ["CodeTaken", "NotFound", "Pool", "Seat", "TableRow", "change_table", "close_table_of",
+           "get_table", "insert_table", "open_public_tables", "running_games_of", "seats_json",
+           "table_by_code", "table_by_game", "tables_of"]
+
+
+class CodeTaken(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class Seat:
+    player_id: str | None = None
+    name: str | None = None
+    bot: str | None = None  # bot level when a bot sits here
+    guest: bool = False  # a guest account (no password) sits here
+
+    @property
+    def free(self) -> bool:
+        return self.player_id is None and self.bot is None
+
+
+@dataclass(frozen=True)
+class TableRow:
+    table_id: str
+    host: str
+    private: bool
+    code: str | None
+    rules: dict[str, Any]
+    preset: str
+    seats: tuple[Seat, ...] = field(default_factory=lambda: (Seat(),) * 4)
+    state: str = "open"
+    game_id: str | None = None
+    banter: bool = True
+    play_again: tuple[str, ...] | None = None  # who agreed to another game, once asked
+
+    def with_(self, **changes: Any) -> TableRow:
+        return replace(self, **changes)
+
+
+_COLUMNS = ("table_id, host, private, code, rules, preset, seats, state, game_id, banter,"
+            " play_again")
+
+
+def _row(r: asyncpg.Record) -> TableRow:
+    seats = tuple(Seat(**s) for s in json.loads(r["seats"]))
+    again = r["play_again"]
+    return TableRow(table_id=str(r["table_id"]), host=str(r["host"]), private=r["private"],
+                    code=r["code"], rules=json.loads(r["rules"]), preset=r["preset"],
+                    seats=seats, state=r["state"], game_id=r["game_id"], banter=r["banter"],
+                    play_again=None if again is None else tuple(json.loads(again)))
+
+
+def _again_json(again: tuple[str, ...] | None) -> str | None:
+    return None if again is None else json.dumps(list(again))
+
+
+def seats_json(seats: tuple[Seat, ...]) -> str:
+    return json.dumps([{"player_id": s.player_id, "name": s.name, "bot": s.bot,
+                        "guest": s.guest} for s in seats])
+
+
+async def insert_table(pool: asyncpg.Pool | asyncpg.Connection, t: TableRow) -> None:
+    try:
+        await pool.execute(
+            f"INSERT INTO game_tables ({_COLUMNS})"
+            " VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11)",
+            uuid.UUID(t.table_id), uuid.UUID(t.host), t.private, t.code, json.dumps(t.rules),
+            t.preset, seats_json(t.seats), t.state, t.game_id, t.banter,
+            _again_json(t.play_again))
+    except asyncpg.UniqueViolationError:
+        raise CodeTaken(t.code) from None
+
+
+async def get_table(pool: asyncpg.Pool, table_id: str) -> TableRow | None:
+    key = as_uuid(table_id)
+    if key is None:
+        return None
+    r = await pool.fetchrow(f"SELECT {_COLUMNS} FROM game_tables WHERE table_id = $1", key)
+    return None if r is None else _row(r)
+
+
+async def table_by_code(pool: asyncpg.Pool, code: str) -> TableRow | None:
+    r = await pool.fetchrow(f"SELECT {_COLUMNS} FROM game_tables WHERE code = $1", code)
+    return None if r is None else _row(r)
+
+
+async def table_by_game(pool: asyncpg.Pool, game_id: str) -> TableRow | None:
+    """The table a game was played at, as it was for that game: the table's current
+    game is the row itself; an earlier one (the table played again since) has the
+    seats and rules its match started with, and is over."""
+    r = await pool.fetchrow(
+        "SELECT t.table_id, t.host, t.private, t.code, t.preset, t.banter,"
+        "       CASE WHEN t.game_id = $1 THEN t.play_again END AS play_again,"
+        "       CASE WHEN t.game_id = $1 THEN t.rules ELSE coalesce(m.rules, t.rules) END"
+        "         AS rules,"
+        "       CASE WHEN t.game_id = $1 THEN t.seats ELSE coalesce(m.seats, t.seats) END"
+        "         AS seats,"
+        "       CASE WHEN t.game_id = $1 THEN t.state ELSE 'over' END AS state,"
+        "       $1 AS game_id"
+        " FROM game_tables t LEFT JOIN matches m ON m.game_id = $1 AND m.state <> 'failed'"
+        " WHERE t.game_id = $1 OR t.table_id = m.table_id LIMIT 1", game_id)
+    return None if r is None else _row(r)
+
+
+async def open_public_tables(pool: asyncpg.Pool, limit: int = 200) -> list[TableRow]:
+    """Public tables to join (open) or to watch (playing), newest first."""
+    rows = await pool.fetch(f"SELECT {_COLUMNS} FROM game_tables WHERE state IN ('open', "
+                            "'playing') AND NOT private ORDER BY created_at DESC LIMIT $1", limit)
+    return [_row(r) for r in rows]
+
+
+async def tables_of(pool: asyncpg.Pool, player_id: str) -> list[TableRow]:
+    """Open or playing tables where the player sits or hosts, newest first."""
+    key = as_uuid(player_id)
+    if key is None:
+        return []
+    rows = await pool.fetch(
+        f"SELECT {_COLUMNS} FROM game_tables t WHERE state IN ('open', 'playing')"
+        " AND (host = $1 OR seats @> jsonb_build_array(jsonb_build_object('player_id', $2::text)))"
+        " ORDER BY created_at DESC", key, player_id)
+    return [_row(r) for r in rows]
+
+
+async def running_games_of(pool: asyncpg.Pool, player_id: str) -> list[tuple[str, str, int]]:
+    """(game_id, table_id or "", seat) of the games the player sits in that have not
+    ended: from the games projection, and from playing tables whose game the projection
+    has not seen yet."""
+    rows = await pool.fetch(
+        "SELECT g.game_id, coalesce(m.table_id::text, '') AS table_id,"
+        "       array_position(g.players, $1) - 1 AS seat, g.started_at AS at"
+        " FROM games g LEFT JOIN matches m ON m.game_id = g.game_id"
+        " WHERE g.players @> ARRAY[$1] AND g.ended_at IS NULL AND g.started_at IS NOT NULL"
+        " UNION"
+        " SELECT t.game_id, t.table_id::text, (s.n - 1)::int, t.updated_at"
+        " FROM game_tables t, jsonb_array_elements(t.seats) WITH ORDINALITY AS s(seat, n)"
+        " WHERE t.state = 'playing' AND s.seat->>'player_id' = $1"
+        "   AND NOT EXISTS (SELECT 1 FROM games g WHERE g.game_id = t.game_id"
+        "                   AND g.ended_at IS NOT NULL)"
+        " ORDER BY at DESC", player_id)
+    seen: dict[str, tuple[str, str, int]] = {}
+    for r in rows:
+        seen.setdefault(r["game_id"], (r["game_id"], r["table_id"], r["seat"]))
+    return list(seen.values())
+
+
+async def change_table(pool: asyncpg.Pool, table_id: str,
+                       change: Callable[[TableRow], TableRow]) -> tuple[TableRow, TableRow]:
+    """Apply ``change`` to the table under a row lock; returns (before, after).
+
+    ``change`` is the service's pure decision; whatever it raises aborts the
+    transaction and reaches the caller unchanged.
+    """
+    key = as_uuid(table_id)
+    if key is None:
+        raise NotFound(table_id)
+    async with pool.acquire() as conn, conn.transaction():
+        r = await conn.fetchrow(
+            f"SELECT {_COLUMNS} FROM game_tables WHERE table_id = $1 FOR UPDATE", key)
+        if r is None:
+            raise NotFound(table_id)
+        before = _row(r)
+        after = change(before)
+        if after != before:
+            await conn.execute(
+                "UPDATE game_tables SET host = $2, rules = $3, seats = $4, state = $5,"
+                " game_id = $6, banter = $7, play_again = $8, updated_at = now()"
+                " WHERE table_id = $1",
+                key, uuid.UUID(after.host), json.dumps(after.rules), seats_json(after.seats),
+                after.state, after.game_id, after.banter, _again_json(after.play_again))
+    return before, after
+
+
+async def close_table_of(conn: asyncpg.Connection, game_id: str) -> str | None:
+    """Called inside the GameEnded consumer's transaction: the table playing this game is
+    over (unless it moved on to another game). Returns the table closed, if any."""
+    closed = await conn.fetchval(
+        "UPDATE game_tables SET state = 'over', play_again = NULL, updated_at = now()"
+        " WHERE game_id = $1 AND state = 'playing' RETURNING table_id", game_id)
+    return None if closed is None else str(closed)

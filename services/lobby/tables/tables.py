@@ -1,0 +1,210 @@
+"""Tables: rules, seats, room codes, bots, and starting the game.
+
+Each change is a pure decision over the table row (``_decide_*``), applied by
+the store under a row lock, then announced on the bus so every gateway can
+refresh the table list and the table's followers.
+"""
+
+from __future__ import annotations
+
+import secrets
+import uuid
+from typing import Any
+
+from schemas.api import CurrentGame, GameSummary, Me, SeatInfo, Table
+from schemas.codes import GAME_UNAVAILABLE, REJECTED, TABLE_STARTED
+from schemas.commands import LeaveSeat
+from schemas.matches import MatchSeat, OpenMatch
+from schemas.notes import PlayAgainAsked
+from schemas.play import GameRequest
+from services.lobby.accounts.auth import Claims
+from services.lobby.base.errors import LobbyError
+from services.lobby.base.rulesets import rules_of
+from services.lobby.clients.games import GameUnavailable
+from services.lobby.tables import playagain, store
+from services.lobby.tables.hosting import HostOptions
+from services.lobby.tables.playagain import seat_of
+from services.lobby.tables.rows import to_api
+
+CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read aloud and typed
+CODE_LENGTH = 6
+
+
+class Tables(HostOptions):
+    async def create(self, me: Claims, spec: str | dict[str, Any], private: bool,
+                     banter: bool, seat: int | None) -> Table:
+        if not private and not (isinstance(spec, str) or set(spec) <= {"preset"}):
+            raise LobbyError("public_rules_fixed",
+                             "a public table plays a preset as it is; open a private table "
+                             "to change rules")
+        preset, rules = rules_of(spec)
+        seats = [store.Seat()] * 4
+        if seat is not None:
+            seats[seat] = store.Seat(player_id=me.player_id, name=me.name, guest=me.guest)
+        for _ in range(10):
+            row = store.TableRow(
+                table_id=str(uuid.uuid4()), host=me.player_id, private=private,
+                code="".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+                if private else None, rules=rules, preset=preset, seats=tuple(seats),
+                banter=banter)
+            try:
+                await store.insert_table(self.pool, row)
+                break
+            except store.CodeTaken:
+                continue
+        else:  # pragma: no cover - 32**6 codes
+            raise LobbyError("no_room_code", "no free room code; try again")
+        await self.broadcasts.table_changed(row.table_id)
+        return to_api(row, me.player_id)
+
+    async def get(self, me: Claims, table_id: str) -> Table:
+        return to_api(await self._get(table_id), me.player_id)
+
+    async def list_open(self) -> list[Table]:
+        return [to_api(t, None) for t in await store.open_public_tables(self.pool)]
+
+    async def join(self, me: Claims, table_id: str, seat: int | None,
+                   *, by_code: bool = False) -> Table:
+        """Take a seat. A private table's id is no secret (it is in links and frames),
+        so a newcomer needs its room code; its host and seated players do not."""
+        def sit(t: store.TableRow) -> store.TableRow:
+            held = seat_of(t, me.player_id)
+            if t.private and not by_code and held is None and t.host != me.player_id:
+                raise LobbyError("room_code_required",
+                                 "a private table is joined with its room code")
+            if t.state != "open":
+                if held is not None:
+                    return t
+                raise LobbyError(TABLE_STARTED,
+                                 "the game has started; watch it as a spectator")
+            if held is not None and (seat is None or seat == held):
+                return t
+            want = seat if seat is not None else next(
+                (i for i, s in enumerate(t.seats) if s.free), None)
+            if want is None:
+                raise LobbyError("table_full", "every seat is taken")
+            if not t.seats[want].free:
+                raise LobbyError("seat_taken", f"seat {want} is taken")
+            seats = list(t.seats)
+            if held is not None:
+                seats[held] = store.Seat()
+            seats[want] = store.Seat(player_id=me.player_id, name=me.name, guest=me.guest)
+            return playagain.sat_down(t, t.with_(seats=tuple(seats)), me.player_id)
+
+        t = await self._change(table_id, sit)
+        return to_api(await self._go_on_if_agreed(t), me.player_id)
+
+    async def join_by_code(self, me: Claims, code: str, seat: int | None) -> Table:
+        t = await self._by_code(me, code)
+        return await self.join(me, t.table_id, seat, by_code=True)
+
+    async def watch_by_code(self, me: Claims, code: str) -> Table:
+        """A private table's game, found by its room code, to follow as a spectator
+        (``subscribe`` with ``spectate`` and the same ``code``)."""
+        t = await self._by_code(me, code)
+        if t.game_id is None:
+            raise LobbyError("table_not_started",
+                             "the table's game has not started; join the table instead")
+        return to_api(t, me.player_id)
+
+    async def leave(self, me: Claims, table_id: str) -> Table:
+        def stand(t: store.TableRow) -> store.TableRow:
+            held = seat_of(t, me.player_id)
+            if held is None:
+                raise LobbyError("not_seated", "you hold no seat at this table")
+            if t.state == "playing":
+                return t  # the game decides what happens to a seat in play
+            if t.state == "over" or t.play_again is not None:
+                t = playagain.stood_up(t, held, me.player_id)  # after a game
+            else:
+                seats = list(t.seats)
+                seats[held] = store.Seat()
+                t = t.with_(seats=tuple(seats))
+            people = [s.player_id for s in t.seats if s.player_id]
+            host = t.host if t.host != me.player_id else (people[0] if people else t.host)
+            return t.with_(host=host, state="over" if not people and host == me.player_id
+                           else t.state, play_again=t.play_again if people else None)
+
+        t = await self._change(table_id, stand)
+        held = seat_of(t, me.player_id)
+        if t.state == "playing" and t.game_id and held is not None:
+            await self._send_leave(t.game_id, held, me.player_id)
+        return to_api(await self._go_on_if_agreed(t), me.player_id)
+
+    async def _send_leave(self, game_id: str, seat: int, player_id: str) -> None:
+        try:
+            reply = await self.games.command(GameRequest(
+                game_id=game_id, command_id=f"{player_id}:leave:{uuid.uuid4().hex}",
+                command=LeaveSeat(seat=seat), player_id=player_id))
+        except GameUnavailable:
+            raise LobbyError(GAME_UNAVAILABLE, "no game worker answered") from None
+        if not reply.ok:
+            raise LobbyError(reply.code or REJECTED, reply.message)
+
+    async def start(self, me: Claims, table_id: str) -> Table:
+        """The host starts the table's game as a match of origin ``table``: empty seats
+        get basic bots (and, when playing again, the seats of people who did not agree).
+        A start that fails leaves the table open again."""
+        t = await self._get(table_id)
+        self._host_of_open(t, me)
+        return to_api(await self._start(t), me.player_id)
+
+    async def _start(self, t: store.TableRow) -> store.TableRow:
+        seats = tuple(MatchSeat(player_id=s.player_id) if s.player_id else
+                      MatchSeat(bot=s.bot or "basic") for s in playagain.playing_on(t))
+        opened = await self.matches.open(OpenMatch(
+            match_id=f"table-{uuid.uuid4().hex}", seats=seats,  # type: ignore[arg-type]
+            rules=t.rules, rated=False, origin="table", origin_id=t.table_id,
+            banter=t.banter), table=t)
+        return await self._get(opened.table_id)
+
+    async def play_again(self, me: Claims, table_id: str) -> Table:
+        """Ask for another game at this table, or agree to one asked for: the first ask
+        tells the other people seated; the last agreement starts the game."""
+        before = await self._get(table_id)
+        t = await self._change(table_id, lambda row: playagain.ask(row, me.player_id))
+        if before.state == "over" and t.play_again == (me.player_id,):  # the first ask
+            for seat, s in enumerate(t.seats):
+                if s.player_id and s.player_id != me.player_id:
+                    await self.broadcasts.note(s.player_id, PlayAgainAsked(
+                        table_id=t.table_id, game_id=before.game_id or "", asked_by=me.name,
+                        seat=seat))
+        return to_api(await self._go_on_if_agreed(t), me.player_id)
+
+    async def _go_on_if_agreed(self, t: store.TableRow) -> store.TableRow:
+        """Start the next game once every seat agreed; whoever gets there first starts
+        it, and a later ask finds the table playing already."""
+        if not playagain.everyone_agreed(t):
+            return t
+        try:
+            return await self._start(t)
+        except LobbyError as exc:
+            if exc.code != TABLE_STARTED:
+                raise
+            return await self._get(t.table_id)
+
+    async def whereabouts(self, me: Claims) -> Me:
+        """The player's running games and tables: the way back in after a reload."""
+        games = await store.running_games_of(self.pool, me.player_id)
+        mine = await store.tables_of(self.pool, me.player_id)
+        return Me(player_id=me.player_id, name=me.name,
+                  games=[CurrentGame(game_id=g, table_id=t, seat=s) for g, t, s in games],
+                  tables=[to_api(t, me.player_id) for t in mine],
+                  offers=await self.matches.offers(me.player_id))
+
+    async def summary_base(self, game_id: str) -> store.TableRow:
+        t = await store.table_by_game(self.pool, game_id)
+        if t is None:
+            raise LobbyError("game_not_found", f"no game {game_id}")
+        return t
+
+
+def summary(t: store.TableRow, view: Any) -> GameSummary:
+    """The public headline of a game from its table and the spectator's view."""
+    return GameSummary(
+        game_id=t.game_id or "", table_id=t.table_id,
+        players=[SeatInfo(seat=i, player_id=s.player_id, name=s.name,
+                          bot=s.bot, guest=s.guest)  # type: ignore[arg-type]
+                 for i, s in enumerate(t.seats)],
+        rules=t.rules, state=view.phase, version=view.version, hand_no=view.hand_no,
+        scores=view.scores, bags=view.bags, winner=view.winner, end_reason=view.end_reason)

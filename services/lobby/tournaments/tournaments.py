@@ -1,0 +1,168 @@
+"""Tournaments as the lobby offers them: the caller's token becomes the command's author.
+
+The tournament service decides (who organizes, who partners whom, what the
+state allows); the lobby adds what only it knows: who is calling, whether an
+account may organize (an organizer or an operator) or play in a team (a
+registered account, not a guest), and the team's seeding rating (the mean of
+the two players' ratings, from the ratings service).
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import msgspec
+
+from schemas import tournament_api as api
+from schemas import tournament_commands as cmd
+from schemas.rules import Rules
+from schemas.tournament_events import TournamentSettings
+from services.lobby.accounts import auth, store
+from services.lobby.accounts.auth import Claims
+from services.lobby.base.errors import LobbyError
+from services.lobby.base.rulesets import rules_of
+from services.lobby.clients.ratings import RatingsBus
+from services.lobby.clients.tournaments import TournamentBus
+
+
+def _changed(reply: api.CommandReply, team_id: str | None = None) -> api.TournamentChanged:
+    return api.TournamentChanged(tournament_id=reply.tournament_id, version=reply.version,
+                                 events=reply.events, team_id=team_id)
+
+
+def settings_of(body: api.TournamentBody) -> TournamentSettings:
+    """The settings a body asks for, its rules checked as a private table's are."""
+    _, rules = rules_of(body.rules)
+    terms = msgspec.structs.asdict(body)
+    del terms["rules"]
+    return TournamentSettings(**terms, rules=msgspec.convert(rules, Rules))
+
+
+def _registered_only(me: Claims) -> None:
+    if me.guest:
+        raise LobbyError("registered_only", "tournament teams are registered players; "
+                                            "register a name first")
+
+
+class Tournaments:
+    def __init__(self, pool: store.Pool, tournaments: TournamentBus,
+                 ratings: RatingsBus) -> None:
+        self.pool, self.bus, self.ratings = pool, tournaments, ratings
+
+    async def create(self, me: Claims, body: api.TournamentBody) -> api.TournamentChanged:
+        await auth.require_organizer(self.pool, me)
+        tid = str(uuid.uuid4())
+        return _changed(await self.bus.write("create", tid, cmd.CreateTournament(
+            tournament_id=tid, organizer=me.player_id, settings=settings_of(body))))
+
+    async def _organizing(self, me: Claims, tid: str) -> None:
+        """Before an organizer's action on ``tid``: the role, checked on every request
+        against the account as it is now, so a revoked organizer is refused at once on
+        their own tournaments (403 ``organizers_only``). A caller who is not the
+        tournament's organizer goes on to the service, which answers ``not_organizer``
+        as it always has."""
+        try:
+            await auth.require_organizer(self.pool, me)
+        except LobbyError:
+            if (await self.bus.get(tid)).summary.organizer == me.player_id:
+                raise
+
+    async def change(self, me: Claims, tid: str,
+                     body: api.TournamentBody) -> api.TournamentChanged:
+        await self._organizing(me, tid)
+        return _changed(await self.bus.write("patch", tid, cmd.ChangeSettings(
+            by=me.player_id, settings=settings_of(body))))
+
+    async def cancel(self, me: Claims, tid: str) -> api.TournamentChanged:
+        await self._organizing(me, tid)
+        return _changed(await self.bus.write("cancel", tid, cmd.Cancel(by=me.player_id)))
+
+    async def register(self, me: Claims, tid: str,
+                       body: api.RegisterTeamBody) -> api.TournamentChanged:
+        _registered_only(me)
+        if body.partner == me.player_id:
+            raise LobbyError("self_partner", "a team is two different players")
+        known = await store.people(self.pool, [body.partner])
+        if body.partner not in known:
+            raise LobbyError("player_not_found", f"no player {body.partner}")
+        if not known[body.partner][1]:
+            raise LobbyError("partner_is_guest", "the partner must be a registered player")
+        rated = await self.ratings.ratings([me.player_id, body.partner])
+        team_id = uuid.uuid4().hex[:16]
+        return _changed(await self.bus.write("register", tid, cmd.RegisterTeam(
+            team_id=team_id, name=body.name, player=me.player_id, partner=body.partner,
+            rating=sum(r.rating for r in rated) / len(rated))), team_id)
+
+    async def confirm(self, me: Claims, tid: str, team_id: str) -> api.TournamentChanged:
+        return _changed(await self.bus.write("confirm", tid, cmd.ConfirmTeam(
+            team_id=team_id, player=me.player_id)))
+
+    async def withdraw(self, me: Claims, tid: str, team_id: str) -> api.TournamentChanged:
+        return _changed(await self.bus.write("withdraw", tid, cmd.WithdrawTeam(
+            team_id=team_id, player=me.player_id)))
+
+    async def check_in(self, me: Claims, tid: str) -> api.TournamentChanged:
+        return _changed(await self.bus.write("check_in", tid, cmd.CheckIn(
+            player=me.player_id)))
+
+    async def override(self, me: Claims, tid: str, match_id: str,
+                       body: api.OverrideBody) -> api.TournamentChanged:
+        await self._organizing(me, tid)
+        return _changed(await self.bus.write("override", tid, cmd.OverrideResult(
+            match_id=match_id, outcome=body.outcome, by=me.player_id, why=body.why,
+            scores=body.scores)))
+
+    async def disqualify(self, me: Claims, tid: str, team_id: str,
+                         body: api.DisqualifyBody) -> api.TournamentChanged:
+        await self._organizing(me, tid)
+        return _changed(await self.bus.write("disqualify", tid, cmd.Disqualify(
+            team_id=team_id, by=me.player_id, why=body.why)))
+
+    async def add_bots(self, me: Claims, tid: str,
+                       body: api.BotTeamBody) -> api.TournamentChanged:
+        await self._organizing(me, tid)
+        team_id = uuid.uuid4().hex[:16]
+        return _changed(await self.bus.write("add_bots", tid, cmd.AddBotTeam(
+            team_id=team_id, name=body.name, by=me.player_id, level=body.level)), team_id)
+
+    async def seed(self, me: Claims, tid: str, body: api.SeedsBody) -> api.TournamentChanged:
+        await self._organizing(me, tid)
+        return _changed(await self.bus.write("seed", tid, cmd.SetSeeds(
+            by=me.player_id, order=body.order)))
+
+    async def set_pairings(self, me: Claims, tid: str, round_no: int,
+                           body: api.PairingsBody) -> api.TournamentChanged:
+        await self._organizing(me, tid)
+        return _changed(await self.bus.write("set_pairings", tid, cmd.SetPairings(
+            by=me.player_id, round_no=round_no, pairs=body.pairs, bye=body.bye)))
+
+    async def waive_ban(self, me: Claims, tid: str,
+                        body: api.WaiveBanBody) -> api.TournamentChanged:
+        await self._organizing(me, tid)
+        return _changed(await self.bus.write("waive_ban", tid, cmd.WaiveBan(
+            player=body.player, by=me.player_id)))
+
+    async def get(self, tid: str) -> api.TournamentView:
+        """The tournament service's view, with the names of the people in it (a bot team's
+        players have no account, and no name here)."""
+        view = await self.bus.get(tid)
+        people = [view.summary.organizer, *(p for t in view.teams for p in t.players)]
+        return msgspec.structs.replace(view, names=await store.names(self.pool, people))
+
+    async def events(self, tid: str, after: int, limit: int) -> api.TournamentEvents:
+        return await self.bus.events(tid, after, limit)
+
+    async def list(self, status: str | None, limit: int) -> api.TournamentList:
+        return await self.bus.list(status, limit)
+
+    async def standings(self, tid: str) -> api.Standings:
+        view = await self.bus.get(tid)
+        return api.Standings(tournament_id=tid, standings=view.standings)
+
+    async def bracket(self, tid: str) -> api.Bracket:
+        view = await self.bus.get(tid)
+        rounds: dict[int, list[api.MatchView]] = {}
+        for m in view.matches:
+            rounds.setdefault(m.round_no, []).append(m)
+        return api.Bracket(tournament_id=tid, format=view.summary.format,
+                           rounds=[rounds[r] for r in sorted(rounds)])
