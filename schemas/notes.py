@@ -90,6 +90,18 @@ class TournamentCall(PlayerNote, frozen=True, tag="tournament_call"):
     ready_by: int = 0
 
 
+class TournamentInvite(PlayerNote, frozen=True, tag="tournament_invite"):
+    """A player registered a team with this player as partner: accept it with
+    ``POST /v1/tournaments/{tournament_id}/teams/{team_id}/confirm``."""
+
+    tournament_id: str
+    tournament: str  # the tournament's name
+    team_id: str
+    team: str  # the team's name
+    player_id: str  # who asked
+    name: str
+
+
 class QueueStatus(PlayerNote, frozen=True, tag="queue_status"):
     """Where this player stands in the ranked queue. ``state``: ``inviting`` (a partner
     was asked and has until ``invite_until``), ``waiting``, ``matched`` (a ready check
@@ -134,4 +146,4 @@ class MatchFound(PlayerNote, frozen=True, tag="match_found"):
 
 
 Note = (MatchOffered | MatchStarted | MatchCancelled | PlayAgainAsked | RatingChanged
-        | TournamentCall | QueueStatus | QueueInvite | MatchFound)
+        | TournamentCall | TournamentInvite | QueueStatus | QueueInvite | MatchFound)

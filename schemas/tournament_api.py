@@ -182,10 +182,12 @@ class TournamentBody(TournamentTerms, frozen=True, forbid_unknown_fields=True, k
 
 
 class RegisterTeamBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """The caller registers a team with ``partner`` (a registered player's id), who then
-    confirms it."""
+    """The caller registers a team with a registered partner, named by ``partner_name``
+    (as a person types it: any case, look-alike letters alike) or by ``partner`` (an
+    id), one of the two; the partner gets a ``tournament_invite`` note and confirms."""
 
-    partner: PlayerRef
+    partner: PlayerRef | None = None
+    partner_name: Annotated[str, line(32)] | None = None
     name: TeamName
 
 

@@ -86,7 +86,8 @@ async def setup(rt: Runtime) -> None:
     rt.endpoints.append(bus.Endpoint(OPEN_MATCH, OpenMatch, open_match))
     ratings = RatingsBus(rt.client, rt.names, s.request_timeout_seconds)
     tournaments = Tournaments(rt.pool, TournamentBus(rt.client, rt.names,
-                                                     s.request_timeout_seconds), ratings)
+                                                     s.request_timeout_seconds), ratings,
+                              broadcasts)
     # The ranked queue is the service's: the gateway routes frames and closing sockets to
     # it, the matchmaker and the HTTP routes use it. Its id names this copy's gateway.
     queue = Queue(rt.pool, games, broadcasts, matches, ratings, s, uuid.uuid4().hex)

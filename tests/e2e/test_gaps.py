@@ -52,7 +52,8 @@ async def test_events_after_a_gap_wait_until_the_worker_supplies_the_missing_one
         settings = LobbySettings(database_url="", nats_url="", resume_max_events=16)
         matches = Matches(pool, games, broadcasts, Outcomes(pool, BusClient(nc), names))
         ratings = RatingsBus(BusClient(nc), names, 2.0)
-        tournaments = Tournaments(pool, TournamentBus(BusClient(nc), names, 2.0), ratings)
+        tournaments = Tournaments(pool, TournamentBus(BusClient(nc), names, 2.0), ratings,
+                                  broadcasts)
         queue = Queue(pool, games, broadcasts, matches, ratings, settings, "gaps")
         gateway = Gateway(Tables(pool, games, broadcasts, matches), games, broadcasts, names,
                           settings, tournaments, queue)

@@ -30,15 +30,22 @@ CHANGED = {"tournament_id": TID, "version": 2, "events": ["TeamRegistered"],
            "team_id": "a41c09e7d2b84f61"}
 SUMMARY = {"tournament_id": TID, "name": "Friday Night Spades", "status": "registering",
            "format": "single_elimination", "organizer": "p-7f3a",
-           "starts_at": 1798761600000, "champion": None}
+           "starts_at": 1798761600000, "champion": None,
+           "check_in_opens_at": 1798759800000, "check_in_closes_at": 1798761600000}
 MATCH = {"match_id": "W1-1", "round_no": 1, "home": "a41c09e7d2b84f61",
-         "away": "0c7d2e5f9b134a80", "outcome": None, "reason": "played", "scores": [0, 0]}
+         "away": "0c7d2e5f9b134a80", "outcome": None, "reason": "played", "scores": [0, 0],
+         "stage": "bracket", "round_name": "Semi-finals"}
 STANDING = {"team_id": "a41c09e7d2b84f61", "rank": 1, "match_points": 1.0, "buchholz": 0.0,
-            "head_to_head": 0.0, "differential": 120, "bags": 3, "points": 520}
+            "head_to_head": 0.0, "differential": 120, "bags": 3, "points": 520, "seed": 1,
+            "reached": 2, "reached_round": "Final", "eliminated": False}
 VIEW = {"summary": SUMMARY, "settings": {"name": "Friday Night Spades"}, "version": 2,
         "teams": [{"team_id": "a41c09e7d2b84f61", "name": "Aces", "players": ["p-7f3a", "p-11b0"],
                    "confirmed": False, "waiting": False, "checked_in": [], "withdrawn": "",
-                   "seed": None}], "matches": [], "standings": []}
+                   "seed": None}], "matches": [MATCH], "standings": [STANDING],
+        "rounds": [{"stage": "bracket", "round_no": 1, "name": "Semi-finals"},
+                   {"stage": "bracket", "round_no": 2, "name": "Final"}],
+        "standings_columns": ["reached", "eliminated", "match_points", "differential",
+                              "seed"]}
 # Every call reaches the tournament service, which may be away or not know the id.
 READ = (*SIGNED_IN, "bad_request", "bad_tournament_id", "no_tournament",
         "tournaments_unavailable", *STORE)
@@ -89,6 +96,18 @@ class TournamentController(Controller):
                      tournament_id: TournamentId) -> api.TournamentChanged:
         """403 `not_organizer`; 409 `tournament_over`."""
         return await tournaments.cancel(me, tournament_id)
+
+    @post("/v1/tournaments/{tournament_id:str}/start", status_code=200,
+          summary="Organizer: start now, before the start time", tags=TAGS, security=BEARER,
+          responses=written("TournamentStarted", "not_organizer", "organizers_only",
+                            "not_enough_teams"))
+    async def start(self, me: Claims, tournaments: Tournaments,
+                    tournament_id: TournamentId) -> api.TournamentChanged:
+        """The start the timer would make, now, with the teams present now (with a
+        check-in, those both of whose players checked in). 409 `not_enough_teams` leaves
+        the tournament open (the timed start would cancel it); `already_started`,
+        `tournament_over`."""
+        return await tournaments.start_now(me, tournament_id)
 
     @post("/v1/tournaments/{tournament_id:str}/matches/{match_id:str}/override",
           status_code=200, summary="Organizer: override a match's result", tags=TAGS,
@@ -155,16 +174,18 @@ class TeamController(Controller):
     """A team's life in a tournament: register, confirm, withdraw, check in."""
 
     @post("/v1/tournaments/{tournament_id:str}/teams", status_code=201,
-          summary="Register a team with a partner, who confirms it", tags=TAGS,
+          summary="Register a team with a partner (by name or id), who confirms it", tags=TAGS,
           security=BEARER, responses=answers(201, api.TournamentChanged, CHANGED,
                                              *WRITE, "registered_only", "self_partner",
                              "player_not_found", "partner_is_guest", "ratings_unavailable",
                              "team_exists", "already_registered", "no_show_ban"))
     async def register(self, me: Claims, tournaments: Tournaments, tournament_id: TournamentId,
                        data: api.RegisterTeamBody) -> api.TournamentChanged:
-        """Both players are registered accounts (403 `registered_only` for a guest, 400
-        `partner_is_guest`); 400 `self_partner`; 409 `registration_closed`,
-        `already_registered`. The team is seeded by the mean of the two ratings."""
+        """`partner_name` as a person types it (any case), or `partner` (an id): one of
+        the two (400 `bad_request`); 404 `player_not_found`. Both players are registered
+        accounts (403 `registered_only` for a guest, 400 `partner_is_guest`); 400
+        `self_partner`; 409 `registration_closed`, `already_registered`. The partner gets
+        a `tournament_invite` note. The team is seeded by the mean of the two ratings."""
         return await tournaments.register(me, tournament_id, data)
 
     @post("/v1/tournaments/{tournament_id:str}/teams/{team_id:str}/confirm", status_code=200,

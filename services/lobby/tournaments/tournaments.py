@@ -15,12 +15,15 @@ import msgspec
 
 from schemas import tournament_api as api
 from schemas import tournament_commands as cmd
+from schemas.notes import TournamentInvite
 from schemas.rules import Rules
 from schemas.tournament_events import TournamentSettings
 from services.lobby.accounts import auth, store
 from services.lobby.accounts.auth import Claims
+from services.lobby.accounts.names import skeleton
 from services.lobby.base.errors import LobbyError
 from services.lobby.base.rulesets import rules_of
+from services.lobby.clients.broadcasts import Broadcasts
 from services.lobby.clients.ratings import RatingsBus
 from services.lobby.clients.tournaments import TournamentBus
 
@@ -46,8 +49,9 @@ def _registered_only(me: Claims) -> None:
 
 class Tournaments:
     def __init__(self, pool: store.Pool, tournaments: TournamentBus,
-                 ratings: RatingsBus) -> None:
+                 ratings: RatingsBus, broadcasts: Broadcasts) -> None:
         self.pool, self.bus, self.ratings = pool, tournaments, ratings
+        self.broadcasts = broadcasts
 
     async def create(self, me: Claims, body: api.TournamentBody) -> api.TournamentChanged:
         await auth.require_organizer(self.pool, me)
@@ -77,21 +81,48 @@ class Tournaments:
         await self._organizing(me, tid)
         return _changed(await self.bus.write("cancel", tid, cmd.Cancel(by=me.player_id)))
 
+    async def start_now(self, me: Claims, tid: str) -> api.TournamentChanged:
+        await self._organizing(me, tid)
+        return _changed(await self.bus.write("start_now", tid, cmd.StartNow(by=me.player_id)))
+
+    async def _partner(self, me: Claims, body: api.RegisterTeamBody) -> str:
+        """The partner's id, from the id or the name the body gives (one of them)."""
+        if (body.partner is None) == (body.partner_name is None):
+            raise LobbyError("bad_request", "name the partner by `partner_name` or by "
+                                            "`partner` (an id), one of the two")
+        if body.partner_name is not None:
+            found = await store.registered_account(self.pool, skeleton(body.partner_name))
+            if found is None:
+                raise LobbyError("player_not_found",
+                                 f"no registered player is named {body.partner_name!r}")
+            partner = found[0]
+        else:
+            assert body.partner is not None
+            partner = body.partner
+        if partner == me.player_id:
+            raise LobbyError("self_partner", "a team is two different players")
+        return partner
+
     async def register(self, me: Claims, tid: str,
                        body: api.RegisterTeamBody) -> api.TournamentChanged:
         _registered_only(me)
-        if body.partner == me.player_id:
-            raise LobbyError("self_partner", "a team is two different players")
-        known = await store.people(self.pool, [body.partner])
-        if body.partner not in known:
-            raise LobbyError("player_not_found", f"no player {body.partner}")
-        if not known[body.partner][1]:
+        partner = await self._partner(me, body)
+        known = await store.people(self.pool, [me.player_id, partner])
+        if partner not in known:
+            raise LobbyError("player_not_found", f"no player {partner}")
+        if not known[partner][1]:
             raise LobbyError("partner_is_guest", "the partner must be a registered player")
-        rated = await self.ratings.ratings([me.player_id, body.partner])
+        rated = await self.ratings.ratings([me.player_id, partner])
         team_id = uuid.uuid4().hex[:16]
-        return _changed(await self.bus.write("register", tid, cmd.RegisterTeam(
-            team_id=team_id, name=body.name, player=me.player_id, partner=body.partner,
+        changed = _changed(await self.bus.write("register", tid, cmd.RegisterTeam(
+            team_id=team_id, name=body.name, player=me.player_id, partner=partner,
             rating=sum(r.rating for r in rated) / len(rated))), team_id)
+        if changed.events:  # a repeat changed nothing and invites nobody again
+            view = await self.bus.get(tid)
+            await self.broadcasts.note(partner, TournamentInvite(
+                tournament_id=tid, tournament=view.summary.name, team_id=team_id,
+                team=body.name, player_id=me.player_id, name=known[me.player_id][0]))
+        return changed
 
     async def confirm(self, me: Claims, tid: str, team_id: str) -> api.TournamentChanged:
         return _changed(await self.bus.write("confirm", tid, cmd.ConfirmTeam(

@@ -125,6 +125,7 @@ async def test_a_revoked_organizer_may_no_longer_act_on_their_own_tournaments(
     actions: list[tuple[str, str, Any]] = [
         ("PATCH", f"/v1/tournaments/{tid}", body(name="Still mine")),
         ("POST", f"/v1/tournaments/{tid}/cancel", None),
+        ("POST", f"/v1/tournaments/{tid}/start", None),
         ("POST", f"/v1/tournaments/{tid}/teams/{team}/disqualify", {"why": "spite"}),
         ("POST", f"/v1/tournaments/{tid}/bots", {"name": "Robots"}),
         ("POST", f"/v1/tournaments/{tid}/seeds", {"order": [team]}),
@@ -208,6 +209,60 @@ async def test_a_team_registers_its_partner_confirms_and_both_check_in(
     assert tid in [s["tournament_id"] for s in listed["tournaments"]]
     assert (await cy.ok("GET", f"/v1/tournaments/{tid}/bracket"))["rounds"] == []
     assert (await cy.ok("GET", f"/v1/tournaments/{tid}/standings"))["standings"] == []
+
+
+async def test_a_partner_named_as_typed_is_invited_by_a_note_and_confirms(
+        lobby: Service, tournaments: Service, database_url: str) -> None:
+    org = await organizer(lobby, database_url)
+    tid = (await org.ok("POST", "/v1/tournaments", body()))["tournament_id"]
+    ada, ben = await registered(lobby.url), await registered(lobby.url)
+    bens = await ben.socket(lobby.ws_url)
+    made = await ada.ok("POST", f"/v1/tournaments/{tid}/teams",
+                        {"partner_name": ben.name.upper(), "name": "Aces"})
+    invite = (await bens.until(lambda f: f["type"] == "note"
+                               and f["note"]["kind"] == "tournament_invite"))["note"]
+    assert invite == {"kind": "tournament_invite", "tournament_id": tid,
+                      "tournament": "Friday cup", "team_id": made["team_id"], "team": "Aces",
+                      "player_id": ada.player_id, "name": ada.name}
+    confirmed = await ben.ok("POST", f"/v1/tournaments/{tid}/teams/{invite['team_id']}/confirm")
+    assert confirmed["events"] == ["TeamConfirmed"]
+    (team,) = (await ada.ok("GET", f"/v1/tournaments/{tid}"))["teams"]
+    assert team["players"] == [ada.player_id, ben.player_id] and team["confirmed"]
+    guest = await Player.guest(lobby.url, "Gwen")
+    for data, status, code in (
+            ({"partner_name": "nobody by this name", "name": "X"}, 404, "player_not_found"),
+            ({"partner_name": guest.name, "name": "X"}, 404, "player_not_found"),
+            ({"partner_name": ada.name, "name": "X"}, 400, "self_partner"),
+            ({"name": "X"}, 400, "bad_request"),
+            ({"partner_name": ben.name, "partner": ben.player_id, "name": "X"}, 400,
+             "bad_request")):
+        cy = await registered(lobby.url)
+        got, err = await (ada if code == "self_partner" else cy).call(
+            "POST", f"/v1/tournaments/{tid}/teams", data)
+        assert (got, err["code"]) == (status, code), (data, err)
+    assert len((await ada.ok("GET", f"/v1/tournaments/{tid}"))["teams"]) == 1
+    await bens.close()
+
+
+async def test_an_organizer_starts_now_once_enough_teams_are_in(
+        lobby: Service, tournaments: Service, database_url: str) -> None:
+    org = await organizer(lobby, database_url)
+    tid = (await org.ok("POST", "/v1/tournaments", body(min_teams=2)))["tournament_id"]
+    await org.ok("POST", f"/v1/tournaments/{tid}/bots", {"name": "Robots"})
+    status, err = await org.call("POST", f"/v1/tournaments/{tid}/start")
+    assert (status, err["code"]) == (409, "not_enough_teams")
+    assert (await org.ok("GET", f"/v1/tournaments/{tid}"))["summary"]["status"] == "registering"
+    ada = await registered(lobby.url)
+    status, err = await ada.call("POST", f"/v1/tournaments/{tid}/start")
+    assert (status, err["code"]) == (403, "not_organizer")
+    await org.ok("POST", f"/v1/tournaments/{tid}/bots", {"name": "Droids"})
+    started = await org.ok("POST", f"/v1/tournaments/{tid}/start")
+    assert "TournamentStarted" in started["events"]
+    view = await org.ok("GET", f"/v1/tournaments/{tid}")
+    assert view["summary"]["status"] == "running"
+    assert [r["name"] for r in view["rounds"]] == ["Final"]
+    status, err = await org.call("POST", f"/v1/tournaments/{tid}/start")
+    assert (status, err["code"]) == (409, "already_started")
 
 
 async def test_bad_writes_are_typed_errors_and_change_nothing(
@@ -332,8 +387,10 @@ async def test_an_event_the_live_subscription_lost_is_filled_from_the_store(
     games = Losing(nc, names, lose={3})
     pool = await create_pool(database_url, "lobby")
     conns = Connections(LobbySettings(database_url="", nats_url=""))
-    feed = TournamentFeed(Tournaments(pool, TournamentBus(BusClient(nc), names, 5.0),
-                                      RatingsBus(BusClient(nc), names, 5.0)), games, names, conns)
+    bus = BusClient(nc)
+    feed = TournamentFeed(Tournaments(pool, TournamentBus(bus, names, 5.0),
+                                      RatingsBus(bus, names, 5.0), Broadcasts(bus, names)),
+                          games, names, conns)
     await feed.start()
     try:
         conn = conns.open(Claims("watcher", "Watcher", False, 0))
