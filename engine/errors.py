@@ -19,5 +19,5 @@ class RuleError(Exception):
 
 
 # The stable codes, for clients that switch on them: their meanings and statuses live in
-# the one registry of every client-facing code (schemas/errors.py).
+# the one registry of every client-facing code (schemas/errors/__init__.py).
 CODES = {code: REGISTRY[code].meaning for code in RULE_CODES}

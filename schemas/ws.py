@@ -19,8 +19,8 @@ from schemas.events import GameEvent
 from schemas.matches import MatchId, MatchOpened
 from schemas.notes import Note
 from schemas.subjects import ID_PATTERN
-from schemas.tournament_api import TournamentView
-from schemas.tournament_events import TournamentEvent
+from schemas.tournaments.api import TournamentView
+from schemas.tournaments.events import TournamentEvent
 from schemas.views import SeatView
 
 CommandId = Annotated[str, bounds.line(64)]
@@ -166,7 +166,7 @@ ClientMessage = (
     | MatchReady | MatchDecline | QueueJoin | QueueLeave | QueueAccept
 )
 
-# --- The error codes each client frame may be answered with (schemas/errors.py) ------------
+# --- The error codes each client frame may be answered with (schemas/errors) ---------------------
 
 # Any frame: one that cannot be read, one too many, a socket whose token ran out, a
 # gateway or a store that failed on it.

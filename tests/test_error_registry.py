@@ -1,5 +1,5 @@
 """DESIGN rule 14, kept by a test: every code the services raise is in the one registry
-(``schemas/errors.py``), the modules that list codes read them from it, and a raise
+(``schemas/errors/__init__.py``), the modules that list codes read them from it, and a raise
 names a code, never an HTTP status."""
 
 from __future__ import annotations
@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from engine import errors as rule_errors
-from schemas import codes, errordocs, ws
-from schemas.errors import REGISTRY, RETRY_AFTER, UnknownCode, from_service, lookup
+from schemas import ws
+from schemas.errors import REGISTRY, RETRY_AFTER, UnknownCode, codes, from_service, lookup
+from schemas.errors import docs as errordocs
 from services.lobby.base.errors import LobbyError
 from services.lobby.http.errors import error_response
 from services.tournaments import errors as tournament_errors
@@ -93,7 +94,7 @@ def test_every_frame_type_declares_registered_codes() -> None:
 
 
 def test_the_protocol_doc_tables_are_the_registry() -> None:
-    """Run ``python -m schemas.errordocs`` after changing a code, and commit the result."""
+    """Run ``python -m schemas.errors.docs`` after changing a code, and commit the result."""
     text = errordocs.DOC.read_text()
     assert errordocs.BEGIN in text and errordocs.END in text
     assert errordocs.rewrite(text) == text

@@ -33,7 +33,7 @@ from engine.errors import RuleError
 from engine.state import OVER, GameState
 from schemas import commands as cmd
 from schemas import events as ev
-from schemas.codes import CONFLICT, NOT_ALLOWED, NOT_OWNER, UNAVAILABLE
+from schemas.errors.codes import CONFLICT, NOT_ALLOWED, NOT_OWNER, UNAVAILABLE
 from schemas.play import ChatLine, GameReply
 from services.game import banter, metrics
 from services.game.answers import Answers, command_hash, outcome, reused

@@ -49,7 +49,7 @@ from engine.evolve import fold
 from engine.state import OVER, GameState
 from schemas import commands as cmd
 from schemas.bus import EventEnvelope
-from schemas.codes import BAD_REQUEST, BUSY, GAME_EXISTS, NOT_OWNER
+from schemas.errors.codes import BAD_REQUEST, BUSY, GAME_EXISTS, NOT_OWNER
 from schemas.events import Event
 from schemas.play import ChatLine, CreateGame, EventsReply, EventsSince, GameReply, GameRequest
 from services.game import metrics

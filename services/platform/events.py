@@ -17,7 +17,7 @@ from typing import Any
 import msgspec
 
 from schemas.events import GameEvent
-from schemas.tournament_events import TournamentEvent
+from schemas.tournaments.events import TournamentEvent
 from schemas.upcasters import GAME_UPCASTERS, TOURNAMENT_UPCASTERS
 
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]

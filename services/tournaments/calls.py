@@ -24,8 +24,6 @@ from typing import Protocol
 
 import msgspec
 
-from schemas import tournament_commands as cmd
-from schemas import tournament_events as ev
 from schemas.bus import EventEnvelope
 from schemas.events import GameEnded
 from schemas.matches import (
@@ -38,6 +36,8 @@ from schemas.matches import (
 from schemas.matches import game_of as game_of_match
 from schemas.notes import Note, TournamentCall
 from schemas.seats import TEAM_SEATS, seated
+from schemas.tournaments import commands as cmd
+from schemas.tournaments import events as ev
 from services.platform import logs
 from services.platform.events import game_registry
 from services.tournaments.decide import bot_level

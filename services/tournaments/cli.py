@@ -17,7 +17,7 @@ import msgspec
 if TYPE_CHECKING:  # the store pulls in the formats (networkx); only the commands need it
     import asyncpg
 
-    from schemas import tournament_api as api
+    from schemas.tournaments import api as api
 
 
 class TournamentCliError(Exception):

@@ -18,8 +18,8 @@ import hashlib
 from collections.abc import Callable, Collection
 from typing import Any
 
-from schemas import tournament_commands as cmd
-from schemas import tournament_events as ev
+from schemas.tournaments import commands as cmd
+from schemas.tournaments import events as ev
 from services.tournaments import formats, registration
 from services.tournaments.errors import TournamentError
 from services.tournaments.formats import TieBreakError

@@ -15,7 +15,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from schemas.tournament_events import DealResult
+from schemas.tournaments.events import DealResult
 from services.tournaments.state import Tournament
 
 

@@ -16,5 +16,5 @@ class TournamentError(RuleError):
 
 
 # The stable codes, for clients that switch on them: their meanings and statuses live in
-# the one registry of every client-facing code (schemas/errors.py).
+# the one registry of every client-facing code (schemas/errors/__init__.py).
 CODES = {code: REGISTRY[code].meaning for code in TOURNAMENT_CODES}

@@ -4,7 +4,7 @@ saying why not, before anything is decided."""
 
 from __future__ import annotations
 
-from schemas import tournament_events as ev
+from schemas.tournaments import events as ev
 from services.tournaments import formats
 from services.tournaments.errors import TournamentError
 from services.tournaments.formats import Format

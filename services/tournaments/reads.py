@@ -10,7 +10,7 @@ import uuid
 import asyncpg
 import msgspec
 
-from schemas import tournament_api as api
+from schemas.tournaments import api as api
 from services.tournaments import formats
 from services.tournaments.duplicate import DuplicateScore
 from services.tournaments.state import Tournament

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from schemas import tournament_commands as cmd
-from schemas import tournament_events as ev
+from schemas.tournaments import commands as cmd
+from schemas.tournaments import events as ev
 from services.tournaments import formats
 from services.tournaments.errors import TournamentError
 from services.tournaments.guards import in_status, not_over, organizer_only, settings_of, team_named

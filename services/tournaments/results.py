@@ -17,10 +17,10 @@ from collections import defaultdict
 import asyncpg
 import msgspec
 
-from schemas import tournament_commands as cmd
 from schemas.bus import EventEnvelope
 from schemas.events import GameEnded
 from schemas.matches import MatchOutcome, parse_lobby_match_id
+from schemas.tournaments import commands as cmd
 from services.platform import logs
 from services.platform.consumer import BatchHandler, Handler
 from services.platform.events import game_registry

@@ -24,7 +24,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from schemas.tournament_events import Outcome, ResultReason, TieBreak
+from schemas.tournaments.events import Outcome, ResultReason, TieBreak
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from schemas import tournament_events as ev
+from schemas.tournaments import events as ev
 from services.tournaments.standings import Result
 
 Status = Literal["new", "registering", "running", "finished", "cancelled"]

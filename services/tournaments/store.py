@@ -30,8 +30,8 @@ import asyncpg
 import msgspec
 
 from schemas import subjects
-from schemas import tournament_commands as cmd
-from schemas import tournament_events as ev
+from schemas.tournaments import commands as cmd
+from schemas.tournaments import events as ev
 from services.platform import faults, logs
 from services.platform.events import EventRegistry, tournament_registry
 from services.platform.eventstore import AppendResult, EventStore

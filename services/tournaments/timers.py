@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from schemas import tournament_commands as cmd
+from schemas.tournaments import commands as cmd
 from services.tournaments import formats
 from services.tournaments.state import Tournament
 

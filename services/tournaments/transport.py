@@ -16,14 +16,14 @@ from typing import Any
 
 import msgspec
 
-from schemas import tournament_api as api
-from schemas import tournament_commands as cmd
 from schemas.bus import EventEnvelope
 from schemas.matches import OPEN_MATCH, MatchOpened, OpenMatch
 from schemas.notes import Note
 from schemas.play import EventsReply, EventsSince
 from schemas.subjects import Names
-from schemas.tournament_events import public
+from schemas.tournaments import api as api
+from schemas.tournaments import commands as cmd
+from schemas.tournaments.events import public
 from services.platform import bus
 from services.platform.busclient import BusClient, Refused, Unavailable
 from services.tournaments.calls import CallRefused

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from schemas.tournament_events import Outcome
+from schemas.tournaments.events import Outcome
 from services.tournaments import formats
 from services.tournaments.formats import bracket, double_elimination
 from services.tournaments.formats.swiss import EXACT_LIMIT, SwissTeam, pair

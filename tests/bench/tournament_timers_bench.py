@@ -20,10 +20,10 @@ import uuid
 import asyncpg
 
 from engine.presets import PRESETS
-from schemas import tournament_commands as cmd
-from schemas import tournament_events as ev
 from schemas.bus import EventEnvelope
 from schemas.events import GameEnded
+from schemas.tournaments import commands as cmd
+from schemas.tournaments import events as ev
 from services import catalog
 from services.platform import dbadmin, migrations
 from services.platform.db import create_pool

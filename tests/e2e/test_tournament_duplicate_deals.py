@@ -20,8 +20,8 @@ import pytest
 from nats.aio.client import Client
 
 from schemas import events as gev
-from schemas import tournament_events as ev
 from schemas.matches import MatchSeat, OpenMatch
+from schemas.tournaments import events as ev
 from services.platform.eventstore import EventStore
 from services.tournaments.store import TournamentStore, registry
 from tests.e2e.conftest import Platform

@@ -22,9 +22,9 @@ import nats
 import pytest
 
 from schemas import subjects
-from schemas import tournament_events as ev
 from schemas.matches import lobby_match_id
 from schemas.subjects import Names
+from schemas.tournaments import events as ev
 from services.platform import faults
 from services.platform.busclient import BusClient
 from services.platform.db import create_pool

@@ -1,7 +1,7 @@
 """The lobby's one error type: a stable code from the registry and a plain message.
 
 Service functions raise ``LobbyError(code, message, **fields)`` and never name an HTTP
-status: the status, and the fields a code may carry, come from ``schemas/errors.py``.
+status: the status, and the fields a code may carry, come from ``schemas/errors/__init__.py``.
 The HTTP layer turns it into a status and an ``ApiError`` body, the WebSocket layer
 into an ``error`` frame, each in one place.
 """

@@ -12,7 +12,7 @@ from typing import TypeVar
 import msgspec
 
 from schemas import ratings as api
-from schemas.codes import RATINGS_UNAVAILABLE
+from schemas.errors.codes import RATINGS_UNAVAILABLE
 from schemas.subjects import Names
 from services.lobby.base.errors import LobbyError
 from services.platform import bus, logs

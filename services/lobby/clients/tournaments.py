@@ -2,7 +2,7 @@
 
 The service answers a refused command with its stable code (``not_organizer``,
 ``registration_closed`` ...), which the lobby passes on: its HTTP status comes from
-the registry of codes (``schemas/errors.py``). A service that does not answer in time
+the registry of codes (``schemas/errors/__init__.py``). A service that does not answer in time
 is 503 ``tournaments_unavailable``.
 """
 
@@ -12,11 +12,11 @@ from typing import Any, TypeVar
 
 import msgspec
 
-from schemas import tournament_api as api
-from schemas import tournament_commands as cmd
-from schemas.codes import TOURNAMENTS_UNAVAILABLE
 from schemas.errors import from_service
+from schemas.errors.codes import TOURNAMENTS_UNAVAILABLE
 from schemas.subjects import Names
+from schemas.tournaments import api as api
+from schemas.tournaments import commands as cmd
 from services.lobby.base.errors import LobbyError
 from services.platform import bus, logs
 from services.platform.busclient import BusClient, Unavailable

@@ -14,7 +14,7 @@ from typing import Any
 
 from schemas import commands as cmd
 from schemas import ws
-from schemas.codes import GAME_UNAVAILABLE, REJECTED
+from schemas.errors.codes import GAME_UNAVAILABLE, REJECTED
 from schemas.play import GameRequest
 from services.lobby.base.clock import now_ms
 from services.lobby.base.errors import LobbyError

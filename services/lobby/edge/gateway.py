@@ -26,7 +26,7 @@ from engine.views import view
 from schemas import commands as cmd
 from schemas import ws
 from schemas.api import GameSummary
-from schemas.codes import GAME_UNAVAILABLE
+from schemas.errors.codes import GAME_UNAVAILABLE
 from schemas.play import SeatPresent
 from schemas.subjects import Names
 from services.lobby.accounts.auth import Claims

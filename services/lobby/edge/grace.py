@@ -24,7 +24,7 @@ from tenacity import (
 
 from engine.state import OVER
 from schemas import commands as cmd
-from schemas.codes import TRANSIENT
+from schemas.errors.codes import TRANSIENT
 from services.lobby.base.clock import now_ms
 from services.lobby.base.errors import LobbyError
 from services.lobby.edge.commands import Commands

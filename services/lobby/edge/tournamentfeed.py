@@ -29,10 +29,10 @@ from typing import Any
 
 import msgspec
 
-from schemas import tournament_events as ev
 from schemas import ws
 from schemas.bus import EventEnvelope
 from schemas.subjects import TOURNAMENT_STREAM_PREFIX, Names
+from schemas.tournaments import events as ev
 from services.lobby.base.errors import LobbyError
 from services.lobby.clients.broadcasts import Broadcasts
 from services.lobby.edge.connections import Conn, Connections, encode

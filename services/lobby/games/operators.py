@@ -26,7 +26,7 @@ from engine.views import operator_view, redact, view
 from schemas import admin
 from schemas import events as ev
 from schemas.bus import EventEnvelope
-from schemas.codes import GAME_UNAVAILABLE
+from schemas.errors.codes import GAME_UNAVAILABLE
 from services.lobby.base.errors import LobbyError
 from services.lobby.clients.games import GameClient, GameUnavailable
 from services.lobby.games import store

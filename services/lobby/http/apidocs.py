@@ -3,7 +3,7 @@
 A client author may have only this document, so it says what the server really
 does: the bearer-token scheme, the one error shape ``{code, message}`` (not the
 framework's own) with every error code each route declares (from the registry in
-``schemas/errors.py``: its status and meaning), and an example of each body. The
+``schemas/errors/__init__.py``: its status and meaning), and an example of each body. The
 viewer (Swagger UI) is served from the ``swagger-ui-py`` package, not a CDN, so the
 docs work on a machine with no outside network.
 """

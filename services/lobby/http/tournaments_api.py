@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal
 from litestar import Controller, delete, get, patch, post
 from litestar.params import Parameter
 
-from schemas import tournament_api as api
+from schemas.tournaments import api as api
 from services.lobby.accounts.auth import Claims
 from services.lobby.http.apidocs import BEARER, SIGNED_IN, STORE, answers
 from services.lobby.http.deps import signed_in
@@ -253,7 +253,7 @@ class TournamentReadController(Controller):
                      after: Annotated[int, count("the last version held")] = 0,
                      limit: Annotated[int, Parameter(ge=1, le=1000)] = 500,
                      ) -> api.TournamentEvents:
-        """Every event of `schemas/tournament_events.py` after `after`, with its version:
+        """Every event of `schemas/tournaments/events.py` after `after`, with its version:
         registrations, pairings, results with who overrode them and why. A round's deal
         seed shows once the round is over (`RoundCompleted`)."""
         return await tournaments.events(tournament_id, after, limit)

@@ -29,7 +29,7 @@ from typing import Any
 
 import msgspec
 
-from schemas.codes import (
+from schemas.errors.codes import (
     MATCH_CLOSED,
     MATCH_NOT_FOUND,
     TABLE_STARTED,

@@ -11,7 +11,7 @@ import msgspec
 
 from engine.bots import LEVELS
 from engine.presets import resolve
-from schemas.codes import GAME_UNAVAILABLE, REJECTED
+from schemas.errors.codes import GAME_UNAVAILABLE, REJECTED
 from schemas.matches import OpenMatch
 from schemas.notes import MatchStarted
 from schemas.play import CreateGame

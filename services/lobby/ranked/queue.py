@@ -17,7 +17,7 @@ from typing import Any
 
 import msgspec
 
-from schemas.codes import MATCH_CLOSED, MATCH_NOT_FOUND
+from schemas.errors.codes import MATCH_CLOSED, MATCH_NOT_FOUND
 from schemas.matches import MatchOpened, OpenMatch
 from schemas.notes import QueueInvite, QueueStatus
 from schemas.queue import Band, QueueState, QueueStats

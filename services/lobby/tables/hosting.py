@@ -8,7 +8,7 @@ import msgspec
 
 from engine.presets import PRESETS
 from schemas.api import Table
-from schemas.codes import TABLE_STARTED
+from schemas.errors.codes import TABLE_STARTED
 from services.lobby.accounts.auth import Claims
 from services.lobby.base.errors import LobbyError
 from services.lobby.base.rulesets import rules_of

@@ -12,8 +12,8 @@ import uuid
 from typing import Any
 
 from schemas.api import CurrentGame, GameSummary, Me, SeatInfo, Table
-from schemas.codes import GAME_UNAVAILABLE, REJECTED, TABLE_STARTED
 from schemas.commands import LeaveSeat
+from schemas.errors.codes import GAME_UNAVAILABLE, REJECTED, TABLE_STARTED
 from schemas.matches import MatchSeat, OpenMatch
 from schemas.notes import PlayAgainAsked
 from schemas.play import GameRequest

@@ -13,11 +13,11 @@ import uuid
 
 import msgspec
 
-from schemas import tournament_api as api
-from schemas import tournament_commands as cmd
 from schemas.notes import TournamentInvite
 from schemas.rules import Rules
-from schemas.tournament_events import TournamentSettings
+from schemas.tournaments import api as api
+from schemas.tournaments import commands as cmd
+from schemas.tournaments.events import TournamentSettings
 from services.lobby.accounts import auth, store
 from services.lobby.accounts.auth import Claims
 from services.lobby.accounts.names import skeleton

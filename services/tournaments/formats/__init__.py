@@ -4,7 +4,7 @@ arrives as an argument, so a replay draws and pairs exactly as the first run did
 
 A new format is its module here, ending in ``FORMAT: Format = ...`` (so the type
 checker holds it to the protocol), and its line in ``_MODULES``; its name joins
-``FormatKind`` in ``schemas/tournament_events.py`` (a test holds the two lists equal).
+``FormatKind`` in ``schemas/tournaments/events.py`` (a test holds the two lists equal).
 """
 
 from __future__ import annotations

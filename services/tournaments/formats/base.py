@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Protocol
 
-from schemas import tournament_events as ev
+from schemas.tournaments import events as ev
 from services.tournaments.errors import TournamentError
 from services.tournaments.standings import Row, standings
 from services.tournaments.state import Tournament

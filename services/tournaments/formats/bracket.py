@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import ClassVar
 
-from schemas.tournament_events import (
+from schemas.tournaments.events import (
     BracketDrawn,
     BracketMatch,
     Event,

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from schemas.tournament_events import BracketMatch, FormatKind, FormatOptions, Source
+from schemas.tournaments.events import BracketMatch, FormatKind, FormatOptions, Source
 from services.tournaments.formats.base import Format
 from services.tournaments.formats.bracket import BracketFormat, knockout_name
 from services.tournaments.formats.single_elimination import winners_bracket

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from schemas.tournament_events import FormatKind, FormatOptions
+from schemas.tournaments.events import FormatKind, FormatOptions
 from services.tournaments.formats.base import Format, Pairs
 from services.tournaments.formats.round_robin import RoundRobin
 from services.tournaments.state import Tournament

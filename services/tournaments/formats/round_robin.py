@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from schemas.tournament_events import FormatKind, FormatOptions, TournamentSettings
+from schemas.tournaments.events import FormatKind, FormatOptions, TournamentSettings
 from services.tournaments.errors import TournamentError
 from services.tournaments.formats.base import Format, Pairs, RoundFormat
 from services.tournaments.formats.seeding import snake

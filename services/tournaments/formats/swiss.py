@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from schemas.tournament_events import FormatKind, FormatOptions, TournamentSettings
+from schemas.tournaments.events import FormatKind, FormatOptions, TournamentSettings
 from services.tournaments.errors import TournamentError
 from services.tournaments.formats.base import Format, Pairs, RoundFormat
 from services.tournaments.state import Tournament

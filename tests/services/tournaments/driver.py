@@ -8,8 +8,8 @@ import random
 from dataclasses import dataclass, field
 
 from engine.presets import PRESETS
-from schemas import tournament_commands as cmd
-from schemas import tournament_events as ev
+from schemas.tournaments import commands as cmd
+from schemas.tournaments import events as ev
 from services.tournaments.decide import decide
 from services.tournaments.formats.swiss import SwissRound, SwissTeam, pair
 from services.tournaments.state import Tournament

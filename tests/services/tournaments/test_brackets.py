@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from schemas.tournament_events import Outcome
+from schemas.tournaments.events import Outcome
 from services.tournaments.formats import bracket, double_elimination, single_elimination
 from services.tournaments.formats.seeding import bracket_size, snake, standard_order
 

@@ -14,7 +14,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from schemas import tournament_commands as cmd
 from schemas.bus import EventEnvelope
 from schemas.events import GameEnded
 from schemas.matches import (
@@ -25,7 +24,8 @@ from schemas.matches import (
     parse_lobby_match_id,
 )
 from schemas.matches import game_of as game_of_match
-from schemas.tournament_events import MatchCalled, MatchResult
+from schemas.tournaments import commands as cmd
+from schemas.tournaments.events import MatchCalled, MatchResult
 from services.platform.events import game_registry
 from services.tournaments import calls
 from services.tournaments.decide import standings_of

@@ -9,7 +9,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
-from schemas import tournament_commands as cmd
+from schemas.tournaments import commands as cmd
 from services import dev_cli, devdata
 from services.platform.db import create_pool
 from services.platform.eventstore import EventStore

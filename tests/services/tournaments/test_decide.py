@@ -11,8 +11,8 @@ from typing import get_args
 import msgspec
 import pytest
 
-from schemas import tournament_commands as cmd
-from schemas import tournament_events as ev
+from schemas.tournaments import commands as cmd
+from schemas.tournaments import events as ev
 from services.tournaments import formats
 from services.tournaments.decide import decide, standings_of
 from services.tournaments.errors import CODES, TournamentError

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import msgspec
 
-from schemas import tournament_events as ev
-from schemas.tournament_events import DealResult
+from schemas.tournaments import events as ev
+from schemas.tournaments.events import DealResult
 from services.tournaments.duplicate import TableDeals, matchpoints
 
 

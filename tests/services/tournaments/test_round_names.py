@@ -8,8 +8,8 @@ import random
 import msgspec
 import pytest
 
-from schemas import tournament_commands as cmd
-from schemas import tournament_events as ev
+from schemas.tournaments import commands as cmd
+from schemas.tournaments import events as ev
 from services.tournaments import formats
 from services.tournaments.decide import standings_of
 

@@ -10,7 +10,7 @@ from itertools import combinations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from schemas import tournament_commands as cmd
+from schemas.tournaments import commands as cmd
 from services.tournaments.decide import standings_of
 from services.tournaments.formats.round_robin import berger, round_pairs, rounds_of
 from services.tournaments.state import fold

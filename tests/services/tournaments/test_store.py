@@ -10,8 +10,8 @@ from collections.abc import Sequence
 import asyncpg
 import pytest
 
-from schemas import tournament_commands as cmd
 from schemas.bus import EventEnvelope
+from schemas.tournaments import commands as cmd
 from services.platform.eventstore import EventStore
 from services.tournaments.errors import TournamentError
 from services.tournaments.state import Tournament

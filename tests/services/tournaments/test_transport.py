@@ -14,9 +14,9 @@ import pytest
 from nats.aio.client import Client
 
 from schemas import subjects
-from schemas import tournament_api as api
-from schemas import tournament_commands as cmd
 from schemas.bus import EventEnvelope
+from schemas.tournaments import api as api
+from schemas.tournaments import commands as cmd
 from services.platform import bus
 from services.platform.busclient import BusClient
 from services.platform.db import create_pool

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from schemas import tournament_commands as cmd
-from schemas import tournament_events as ev
+from schemas.tournaments import commands as cmd
+from schemas.tournaments import events as ev
 from services.tournaments import formats
 from services.tournaments.decide import decide, standings_of
 from services.tournaments.errors import TournamentError

@@ -26,7 +26,7 @@ RETRYABLE = frozenset({BUSY, NOT_OWNER, CONFLICT, UNAVAILABLE})
 # The same, as a gateway sees them: also when no worker answered at all.
 TRANSIENT = RETRYABLE | {GAME_UNAVAILABLE}
 
-# The lobby's codes that its own code compares (the registry, ``schemas/errors.py``,
+# The lobby's codes that its own code compares (the registry, ``schemas/errors/__init__.py``,
 # says what each means and its HTTP status; a test holds every name here registered).
 TABLE_STARTED = "table_started"
 MATCH_CLOSED = "match_closed"

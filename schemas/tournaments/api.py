@@ -15,7 +15,7 @@ import msgspec
 
 from schemas.bounds import Count, Int64, line, text, whole
 from schemas.subjects import ID_PATTERN
-from schemas.tournament_events import FormatKind, TournamentEvent, TournamentTerms
+from schemas.tournaments.events import FormatKind, TournamentEvent, TournamentTerms
 
 C = TypeVar("C")
 

@@ -12,7 +12,7 @@ from typing import Literal
 
 import msgspec
 
-from schemas.tournament_events import (
+from schemas.tournaments.events import (
     CallState,
     DealResult,
     Outcome,

@@ -1,6 +1,6 @@
 """The error-code tables of docs/protocol.md, generated from the registry.
 
-``python -m schemas.errordocs`` rewrites the part of docs/protocol.md between the two
+``python -m schemas.errors.docs`` rewrites the part of docs/protocol.md between the two
 markers below (and nothing else); a test fails when the file and the registry differ,
 so the tables cannot drift from what the services answer.
 """
@@ -23,10 +23,10 @@ from schemas.errors import (
     ErrorCode,
 )
 
-BEGIN = ("<!-- error codes: generated from schemas/errors.py and schemas/ws.py by "
-         "`python -m schemas.errordocs`; edit those, not this -->")
+BEGIN = ("<!-- error codes: generated from schemas/errors/__init__.py and schemas/ws.py by "
+         "`python -m schemas.errors.docs`; edit those, not this -->")
 END = "<!-- end of the generated error codes -->"
-DOC = Path(__file__).resolve().parents[1] / "docs" / "protocol.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
 
 _FIELDS = {RETRY_AFTER: "HTTP: `Retry-After` says when to try again",
            UNTIL: "an `error` frame carries `until` (ms)"}
