@@ -15,7 +15,7 @@ from services.game.settings import GameSettings, game_databases
 from services.platform.settings import load
 
 if TYPE_CHECKING:
-    from services.platform.outbox import Republished
+    from services.platform.eventstore.outbox import Republished
 
 
 class CliError(Exception):
@@ -72,7 +72,7 @@ async def _republish(settings: GameSettings, from_position: int, stream: str | N
     from schemas.subjects import Names
     from services.platform import db
     from services.platform.busclient import Unavailable, reach_once
-    from services.platform.outbox import republish
+    from services.platform.eventstore.outbox import republish
 
     urls = game_databases(settings.database_url, settings.shard_database_urls)
     pools = [await db.create_pool(url, "game", min_size=1, max_size=1) for url in urls]

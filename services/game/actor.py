@@ -44,7 +44,7 @@ from services.game.shards import Games
 from services.game.store import Refusal
 from services.platform import logs
 from services.platform.eventstore import ConcurrencyError
-from services.platform.groupcommit import GroupCommit
+from services.platform.eventstore.groupcommit import GroupCommit
 from services.platform.lease import FencedError
 
 _log = logs.get("game")

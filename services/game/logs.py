@@ -16,7 +16,7 @@ from services.game.store import GameStore
 from services.platform.db import create_pool
 from services.platform.events import game_registry
 from services.platform.eventstore import EventStore
-from services.platform.shards import ShardedEventStore
+from services.platform.eventstore.shards import ShardedEventStore
 
 
 async def read_game(database_urls: Sequence[str], game_id: str) -> list[ev.Event]:

@@ -26,7 +26,7 @@ from services.game.worker import GameWorker
 from services.platform import db, migrations
 from services.platform.events import game_registry
 from services.platform.eventstore import EventStore
-from services.platform.outbox import OutboxRelay, Publisher
+from services.platform.eventstore.outbox import OutboxRelay, Publisher
 from services.platform.runtime import Runtime
 
 NAME = "game"

@@ -5,10 +5,10 @@ database: the lease is checked inside the append, so it must sit where the
 stream does, and every write about one game stays one transaction in one
 database. Which one is settled when the game is created (a new game goes where
 its id hashes to among the databases named now) and found again by its rows
-(``services.platform.shards.Homes``), so a database added later moves no game. What spans games
-(renewing a worker's leases, claiming lapsed ones, letting them go) is done
-in each database in turn. The worker sees one store with the same methods as
-``GameStore``.
+(``services.platform.eventstore.shards.Homes``), so a database added later moves
+no game. What spans games (renewing a worker's leases, claiming lapsed ones,
+letting them go) is done in each database in turn. The worker sees one store
+with the same methods as ``GameStore``.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ import msgspec
 
 from services.game.store import GameRow, GameStore, Refusal
 from services.platform.eventstore import AppendResult, RecordedEvent
+from services.platform.eventstore.shards import ShardedEventStore
 from services.platform.lease import Lease
-from services.platform.shards import ShardedEventStore
 
 
 class ShardedGameStore:

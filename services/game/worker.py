@@ -60,7 +60,7 @@ from services.game.shards import Games
 from services.game.store import GameExists
 from services.platform import logs
 from services.platform.eventstore import RecordedEvent
-from services.platform.groupcommit import GroupCommit
+from services.platform.eventstore.groupcommit import GroupCommit
 from services.platform.lease import Lease, LeaseHeld
 
 _log = logs.get("game")

@@ -22,7 +22,7 @@ from services.platform import bus
 from services.platform.bus import StreamMissing
 from services.platform.consumer import Consumer
 from services.platform.eventstore import EventStore
-from services.platform.outbox import OutboxRelay, Publisher
+from services.platform.eventstore.outbox import OutboxRelay, Publisher
 from services.platform.runtime import Runtime
 from services.platform.settings import Settings
 from services.tournaments.results import on_game_ended, on_games_ended, on_match_outcome

@@ -22,8 +22,8 @@ from services.platform import bus, dbadmin, eventstore, migrations
 from services.platform.busclient import BusClient
 from services.platform.events import EventRegistry
 from services.platform.eventstore import EventStore
+from services.platform.eventstore.outbox import OutboxRelay
 from services.platform.migrations import MigrationSet
-from services.platform.outbox import OutboxRelay
 from tests.bench.servers import bench_servers, percentiles
 
 ROUND_TRIPS = 2000

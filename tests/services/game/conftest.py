@@ -41,7 +41,7 @@ from services.platform import bus, servers
 from services.platform.busclient import BusClient
 from services.platform.events import game_registry
 from services.platform.eventstore import EventStore
-from services.platform.outbox import OutboxRelay, Publisher
+from services.platform.eventstore.outbox import OutboxRelay, Publisher
 
 ROOT = Path(__file__).resolve().parents[3]
 _seq = itertools.count()

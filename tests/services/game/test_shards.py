@@ -28,8 +28,8 @@ from services.game.shards import ShardedGameStore
 from services.game.store import GameStore
 from services.platform import dbadmin
 from services.platform.eventstore import EventStore
-from services.platform.outbox import OutboxRelay, Publisher
-from services.platform.shards import shard_of
+from services.platform.eventstore.outbox import OutboxRelay, Publisher
+from services.platform.eventstore.shards import shard_of
 from tests.conftest import Servers
 from tests.services.game.conftest import (
     REGISTRY,

@@ -22,8 +22,8 @@ from services.platform.busclient import BusClient
 from services.platform.consumer import Consumer
 from services.platform.events import EventRegistry
 from services.platform.eventstore import EventStore
-from services.platform.groupcommit import GroupCommit
-from services.platform.outbox import OutboxRelay, Publisher
+from services.platform.eventstore.groupcommit import GroupCommit
+from services.platform.eventstore.outbox import OutboxRelay, Publisher
 from tests.services.platform.sample_events import Counted, Sample
 
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from services.platform.events import EventRegistry
 from services.platform.eventstore import Append, AppendResult, ConcurrencyError, EventStore
-from services.platform.groupcommit import GroupCommit
+from services.platform.eventstore.groupcommit import GroupCommit
 from services.platform.lease import FencedError, Leases
 from tests.services.platform.sample_events import Counted, Opened, Sample
 

@@ -17,7 +17,7 @@ from services.platform import bus
 from services.platform.busclient import BusClient
 from services.platform.events import EventRegistry
 from services.platform.eventstore import EventStore
-from services.platform.outbox import OutboxRelay, Publisher
+from services.platform.eventstore.outbox import OutboxRelay, Publisher
 from tests.services.platform.sample_events import Counted, Opened, Sample
 
 

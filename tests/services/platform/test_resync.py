@@ -27,7 +27,7 @@ from services.platform.busclient import BusClient
 from services.platform.consumer import Consumer
 from services.platform.events import EventRegistry
 from services.platform.eventstore import EventStore
-from services.platform.outbox import OutboxRelay, republish
+from services.platform.eventstore.outbox import OutboxRelay, republish
 from tests.services.platform.sample_events import Counted, Sample
 
 ROOT = Path(__file__).resolve().parents[3]

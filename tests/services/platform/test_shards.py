@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 
 from services.platform.events import EventRegistry
 from services.platform.eventstore import Append, AppendResult, ConcurrencyError, EventStore
-from services.platform.groupcommit import GroupCommit
+from services.platform.eventstore.groupcommit import GroupCommit
+from services.platform.eventstore.shards import ShardedEventStore, shard_of
 from services.platform.lease import FencedError, Leases
-from services.platform.shards import ShardedEventStore, shard_of
 from tests.services.platform.sample_events import Counted, Opened, Sample
 
 

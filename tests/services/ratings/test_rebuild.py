@@ -19,7 +19,7 @@ from services.platform.consumer import Consumer
 from services.platform.db import create_pool
 from services.platform.events import game_registry
 from services.platform.eventstore import EventStore
-from services.platform.outbox import OutboxRelay
+from services.platform.eventstore.outbox import OutboxRelay
 from services.ratings import results
 from services.ratings.elo import Elo, KSchedule
 from tests.services.ratings.conftest import SCHEDULE, ended

@@ -21,7 +21,7 @@ from services.platform import bus
 from services.platform.busclient import BusClient
 from services.platform.db import create_pool
 from services.platform.eventstore import EventStore
-from services.platform.outbox import OutboxRelay, Publisher
+from services.platform.eventstore.outbox import OutboxRelay, Publisher
 from services.tournaments.store import TournamentStore, registry, stream_of
 from services.tournaments.transport import endpoints
 
