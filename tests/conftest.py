@@ -208,20 +208,26 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Which tests a worker runs together (``--dist loadgroup``): a test file's tests, so
     module fixtures start once; the lobby's package, whose lobby process starts once; and
-    the end-to-end package in two halves of whole files, one a worker, each half with the
-    platform's processes started once."""
-    e2e = sorted({item.path for item in items if item.path.is_relative_to(TESTS / "e2e")})
+    the end-to-end package in two halves, one a worker, each with the platform's processes
+    started once: the files that drive a browser, and the others. Two browsers never run
+    at once, so a page's short waits keep the time they have when the suite runs alone."""
     for item in items:
         if not item.path.is_relative_to(TESTS):
             continue
         where = item.path.relative_to(TESTS)
         if where.parts[0] == "e2e":
-            group = f"e2e-{e2e.index(item.path) % WORKERS}"
+            group = "e2e-browser" if _drives_a_browser(item) else "e2e"
         elif where.parts[:2] == ("services", "lobby"):
             group = "lobby"
         else:
             group = where.as_posix()
         item.add_marker(pytest.mark.xdist_group(group))
+
+
+def _drives_a_browser(item: pytest.Item) -> bool:
+    module = getattr(item, "module", None)
+    return any(getattr(value, "__module__", None) == "tests.e2e.browser"
+               for value in vars(module).values()) if module else False
 
 
 def pytest_report_header(config: pytest.Config) -> str:
