@@ -5,6 +5,9 @@ testcontainers when a Docker engine answers; else the embedded binaries from
 the pinned pip packages, started once for the session under a temp folder.
 Each run gets its own database, cloned from a migrated template, and its own
 JetStream names (a per-run prefix), so concurrent runs never see each other.
+
+A run of folders is shared by two xdist workers, each a session of its own with its
+own servers (or its own names on the given ones); see ``pytest_xdist_auto_num_workers``.
 """
 
 from __future__ import annotations
@@ -63,9 +66,23 @@ def _from_containers() -> Iterator[Servers]:
         yield Servers(pg.get_connection_url(), url, "testcontainers")
 
 
+def _scratch() -> str | None:
+    """Where the embedded servers keep this run's data: in memory when /dev/shm has room.
+    The run writes a few hundred cloned databases and throws them away whole; on a disk
+    (one mounted with discard above all) writing and deleting them costs a minute."""
+    shm = Path("/dev/shm")
+    with contextlib.suppress(OSError):
+        if os.access(shm, os.W_OK) and shutil.disk_usage(shm).free >= SCRATCH_ROOM:
+            return str(shm)
+    return None  # the temp folder
+
+
+SCRATCH_ROOM = 8 << 30  # two workers' servers hold a few GB at most
+
+
 @contextlib.contextmanager
 def _embedded() -> Iterator[Servers]:
-    root = Path(tempfile.mkdtemp(prefix="spades-test-"))
+    root = Path(tempfile.mkdtemp(prefix="spades-test-", dir=_scratch()))
     os.environ.setdefault("SPADES_EPHEMERAL_PG", "1")
     both = servers.embedded(root)
     both.start()
@@ -148,7 +165,9 @@ async def make_database(test_servers: Servers, template_db: str,
     async def make() -> str:
         name = f"spades_run_{run_id}_{len(made)}"
         made.append(name)
-        return await dbadmin.clone(test_servers.admin_url, template_db, name)
+        # Our own server runs without fsync, so the checkpoint of a file copy is cheap.
+        return await dbadmin.clone(test_servers.admin_url, template_db, name,
+                                   file_copy=test_servers.source == "embedded")
 
     yield make
     if test_servers.source == "embedded":
@@ -170,6 +189,45 @@ async def contract_pool(database_url: str) -> AsyncIterator[asyncpg.Pool]:
     assert pool is not None
     yield pool
     await pool.close()
+
+
+WORKERS = 2
+TESTS = Path(__file__).parent
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto`` (pyproject's default): two workers for a run of folders (``make test``),
+    none when files or tests are named. Most of the suite waits on servers, processes and
+    timers, so two workers share even two cores well; more would crowd the tests whose
+    meaning is a timing. ``-n 0`` (or ``--pdb``) runs in one process."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return int(os.environ["PYTEST_XDIST_AUTO_NUM_WORKERS"])
+    return 0 if any(".py" in arg for arg in config.args) else WORKERS
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Which tests a worker runs together (``--dist loadgroup``): a test file's tests, so
+    module fixtures start once; the lobby's package, whose lobby process starts once; and
+    the end-to-end package in two halves, one a worker, each with the platform's processes
+    started once: the files that drive a browser, and the others. Two browsers never run
+    at once, so a page's short waits keep the time they have when the suite runs alone."""
+    for item in items:
+        if not item.path.is_relative_to(TESTS):
+            continue
+        where = item.path.relative_to(TESTS)
+        if where.parts[0] == "e2e":
+            group = "e2e-browser" if _drives_a_browser(item) else "e2e"
+        elif where.parts[:2] == ("services", "lobby"):
+            group = "lobby"
+        else:
+            group = where.as_posix()
+        item.add_marker(pytest.mark.xdist_group(group))
+
+
+def _drives_a_browser(item: pytest.Item) -> bool:
+    module = getattr(item, "module", None)
+    return any(getattr(value, "__module__", None) == "tests.e2e.browser"
+               for value in vars(module).values()) if module else False
 
 
 def pytest_report_header(config: pytest.Config) -> str:

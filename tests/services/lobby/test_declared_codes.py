@@ -184,7 +184,8 @@ def frames(table_id: str, game_id: str) -> list[dict[str, Any]]:
 async def test_every_error_frame_is_a_code_its_frame_declares(lobby: Service) -> None:
     failures = []
     seen: set[str] = set()
-    for who in (await Player.guest(lobby.url, "Sock"), await registered(lobby.url, "sock")):
+
+    async def drive(who: Player) -> None:
         table = await who.ok("POST", "/v1/tables", {"rules": "quick", "private": True})
         sock = await who.socket(lobby.ws_url)
         for frame in frames(table["table_id"], "g-none"):
@@ -201,6 +202,10 @@ async def test_every_error_frame_is_a_code_its_frame_declares(lobby: Service) ->
             await asyncio.sleep(0.25)  # under the fixture's 10 frames a second
         await sock.close()
         await who.aclose()
+
+    # The limit is a socket's: the guest's and the registered player's sockets side by side.
+    await asyncio.gather(drive(await Player.guest(lobby.url, "Sock")),
+                         drive(await registered(lobby.url, "sock")))
     assert not failures, "\n".join(map(str, failures))
     assert {"unknown_type", "bad_field", "not_in_game", "table_not_found", "registered_only",
             "match_not_found", "not_queued"} <= seen, seen

@@ -1,0 +1,64 @@
+"""What both servers' processes share: ports, errors, stopping, dying with the caller."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import subprocess
+import sys
+from collections.abc import Callable
+
+
+class ServerError(RuntimeError):
+    """A server could not be started; the message is one line naming why."""
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
+def port_in_use(port: int, host: str = "127.0.0.1") -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.settimeout(0.2)
+        return sock.connect_ex((host, port)) == 0
+
+
+def die_with_parent(sig: int) -> Callable[[], None] | None:
+    """A pre-exec hook asking Linux to signal the child when its parent dies.
+
+    The servers run in their own session (a terminal's Ctrl-C must not reach
+    them before the services have drained), so this is what keeps them from
+    outliving a parent that was killed outright.
+    """
+    if not sys.platform.startswith("linux"):
+        return None
+
+    import ctypes
+    import ctypes.util
+
+    prctl = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True).prctl
+
+    def hook() -> None:
+        prctl(1, sig)  # PR_SET_PDEATHSIG
+
+    return hook
+
+
+def has_exited(process: subprocess.Popen[bytes] | None) -> bool:
+    """A started server's process is gone; polling reaps it, so no zombie keeps its pid."""
+    return process is not None and process.poll() is not None
+
+
+def stop_process(process: subprocess.Popen[bytes] | None, sig: int, timeout: float = 15.0) -> None:
+    if process is None or process.poll() is not None:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        process.send_signal(sig)
+    try:
+        process.wait(timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
