@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import contextlib
+import random
 import socket
 import subprocess
 import sys
 from collections.abc import Callable
+from pathlib import Path
+
+_EPHEMERAL = Path("/proc/sys/net/ipv4/ip_local_port_range")
+_LOWEST = 10000  # above every well-known server's port on a developer's machine
 
 
 class ServerError(RuntimeError):
@@ -14,6 +19,20 @@ class ServerError(RuntimeError):
 
 
 def free_port(host: str = "127.0.0.1") -> int:
+    """A port free now, below the kernel's ephemeral range. A port inside that range
+    (what binding port 0 gives) that is free now may be taken a moment later, before the
+    server binds it, as the local end of some outgoing connection: with an initdb
+    between choosing and binding, on a busy machine, that happened."""
+    ceiling = int(_EPHEMERAL.read_text().split()[0]) if _EPHEMERAL.exists() else 32768
+    pick = random.SystemRandom()
+    for _ in range(100):
+        port = pick.randrange(_LOWEST, ceiling)
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            try:
+                sock.bind((host, port))
+            except OSError:
+                continue
+            return port
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind((host, 0))
         return int(sock.getsockname()[1])
