@@ -19,6 +19,7 @@ const S = {
   asked: null,       // a play_again_asked note not answered yet
   offer: null,       // a match offered to this player: the match_offered note, while it stands
   ratingChanges: {}, // game_id -> the rating_changed note of a rated game of this player
+  started: {},       // game_id -> the match_started note of a match this player sat in
 };
 const SUIT = { S: "♠", H: "♥", D: "♦", C: "♣" };
 const SIDES = ["south", "west", "north", "east"];
@@ -508,7 +509,8 @@ function onNote(note) {
     S.asked = note;
     if (S.game === note.game_id) renderGame(); else offerAgain();
   } else if ((note.kind === "match_started" || note.kind === "tournament_call")
-           && note.game_id && note.game_id !== S.game) {  // a call's ready check has no game yet
+           && note.game_id && note.game_id !== S.game) {
+    S.started[note.game_id] = note;  // a call's ready check has no game yet
     const confirmed = S.offer && S.offer.match_id === note.match_id;
     if (confirmed) { S.offer = null; tickOffer(); resumeGame(note); }
     // The table we wait at began its next game: its table frame takes us there.
@@ -1101,6 +1103,18 @@ function renderEnd() {
     enterLobby();
   });
   fresh.id = "new-table";
+  const started = S.started[S.game];
+  if (v.seat !== null && ((started && started.origin === "queue") || S.ratingChanges[S.game]
+                          && !(started && started.origin === "tournament"))) {
+    // A ranked game: back to the lobby and into the queue again, alone.
+    const again = button("Queue again", () => {
+      send({ type: "unsubscribe", game_id: S.game });
+      enterLobby();
+      send({ type: "queue_join", partner: null });
+    });
+    again.id = "queue-again";
+    parts.push(again, " ");
+  }
   if (seated) fresh.title = "Leave this table (your seat goes to a bot, or is freed, as its rules say) and open or join another";
   box.replaceChildren(...parts, fresh);
   const change = S.ratingChanges[S.game];
@@ -1179,8 +1193,22 @@ function countdown(ms) {
   return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, "0")} s`;
 }
 
+// What keeps this player out of the queue now, as GET /v1/queue says (its notes do not
+// carry it: the last answer stands until the next), or "" when they may join.
+function blocked(q) {
+  const by = q.blocked_by !== undefined ? q.blocked_by : S.blockedBy || "";
+  if (by === "registered_only") return "Ranked play is for registered players: register a name to queue.";
+  if (by === "more_games_needed") {
+    const n = q.games_needed !== undefined ? q.games_needed : S.gamesNeeded;
+    return `Finish ${n} more game${n === 1 ? "" : "s"} at any table before you queue for ranked play.`;
+  }
+  return "";
+}
+
 function renderQueue(q) {
   const waiting = q.state === "waiting" || q.state === "inviting" || q.state === "matched";
+  if (q.blocked_by !== undefined) { S.blockedBy = q.blocked_by; S.gamesNeeded = q.games_needed; }
+  $("queue-join").disabled = !waiting && !!blocked(q);
   $("queue-join").hidden = waiting;
   $("queue-leave").hidden = !waiting;
   S.queue = q;
@@ -1191,6 +1219,7 @@ function renderQueue(q) {
       + (q.window === null ? ", open to anyone." : `, ratings within ±${q.window}.`)
       + (q.partner ? " With your partner." : "");
   } else if (q.state === "matched") text = "A match was found.";
+  else if (blocked(q)) text = blocked(q);
   else {
     const why = { left: "You left the queue.", socket_closed: "Your connection dropped; queue again.",
                   gateway_lost: "The server lost your place; queue again.",
@@ -1306,6 +1335,7 @@ function cell(tr, text, className = "") {
 function gameRow(g) {
   const tr = document.createElement("tr");
   tr.dataset.game = g.game_id;
+  if (g.scores) tr.dataset.scores = g.scores.join(" ");  // by team, as the replay shows them
   const team = g.team === null || g.team === undefined ? 0 : g.team;
   cell(tr, new Date(g.ended_at || g.started_at).toLocaleString([], {
     dateStyle: "medium", timeStyle: "short" }), "date");
