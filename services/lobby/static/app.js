@@ -706,7 +706,9 @@ function onFrame(f) {
     case "error":
       status(plainError(f));
       if (f.code === "queue_cooldown" && f.until) {  // the queue line counts it down
-        renderQueue({ ...(S.queue || {}), state: "idle", reason: null, cooldown_until: f.until });
+        // The server's newer word: a cooldown is what keeps this player out now.
+        renderQueue({ ...(S.queue || {}), state: "idle", reason: null, cooldown_until: f.until,
+                      blocked_by: "queue_cooldown", games_needed: 0 });
       }
       if (f.code === "token_expired") signOut();
       break;
