@@ -19,6 +19,7 @@ from tests.e2e.browser import chromium, new_page, play_a_little, shot
 from tests.e2e.players import Seat, play_until_over
 from tests.e2e.ranked import ONE_HAND, Queuer, Ranked, close_all, ranked_platform
 from tests.e2e.replays import PASSWORD
+from tests.e2e.test_web_profile import fits, my_game, replay, signed_in_as
 from tests.services.lobby.harness import Player, start
 from tests.waiting import until
 
@@ -426,6 +427,9 @@ async def test_a_page_queues_accepts_plays_and_sees_its_rating_change(ranked: Ra
             await page.fill("#register-password", PASSWORD)
             await page.click("#register-go")
             await page.wait_for_selector("#lobby:not([hidden])")
+            # Before any click the panel says the new account may queue (no games needed here).
+            await page.wait_for_selector("#queue-state:text-is('Not queued.')")
+            assert await page.is_enabled("#queue-join")
             await page.click("#queue-join")
             await page.wait_for_selector("#queue-state:has-text('In the queue')")
             for q in others:
@@ -455,12 +459,31 @@ async def test_a_page_queues_accepts_plays_and_sees_its_rating_change(ranked: Ra
             await page.wait_for_selector("#rating-change", timeout=30000)
             change = await page.text_content("#rating-change")
             assert change is not None and change.startswith("Rating 1500 → ")
+            assert await page.is_visible("#queue-again")
+            await shot(page, "web-ranked-end")
             await page.click("#back")
             while await page.locator("#leaderboard tr.me").count() == 0:
                 assert time.monotonic() < deadline + 30, "no leaderboard row"
                 await page.click("#board-around")
                 await page.wait_for_timeout(500)
             await shot(page, "web-ranked")
+            # The rated game on the player's page, with its rating change, and its replay;
+            # then the same on a phone, in the same session.
+            me = json.loads(await page.evaluate("sessionStorage.getItem('me')"))
+            game_id = str(notes[0]["game_id"])
+            row = await my_game(page, me["player_id"], game_id, rated=True)
+            assert "1500 → " in (await row.locator(".rating").text_content() or "")
+            assert await row.locator(".event").text_content() == "ranked"
+            await shot(page, "web-ranked-profile")
+            await replay(page, row, "web-ranked")
+            phone = await new_page(browser, problems, width=375)
+            await signed_in_as(phone, me["player_id"], me["name"],
+                               await page.evaluate("sessionStorage.getItem('token')"))
+            await phone.goto(f"{ranked.lobby(0).url}/")
+            row = await my_game(phone, me["player_id"], game_id, rated=True)
+            await shot(phone, "web-ranked-phone-profile")
+            assert await fits(phone)
+            await replay(phone, row, "web-ranked-phone")
         except Exception as exc:
             await shot(page, "web-ranked-failed")
             raise AssertionError(f"{exc}; status: {await page.text_content('#status')}; "

@@ -47,15 +47,24 @@ async def test_a_player_registers_checks_in_readies_and_sees_a_champion(
         async with chromium() as browser:
             page = await new_page(browser, problems)
             await signed_in(page, lobby.url, me.name)
+            invited = await new_page(browser, problems)  # the partner, on the list
+            await signed_in(invited, lobby.url, partner.name)
+            await invited.wait_for_selector("#list:not([hidden])")
             await page.click(f"#tournaments tr[data-tournament='{tid}'] a")
             await page.wait_for_selector("#detail:not([hidden])")
             await page.fill("#team-name", "Browsers")
-            await page.fill("#partner", partner.player_id)
+            await page.fill("#partner", partner.name.upper())  # by name, as a person types it
             await page.click("#register-go")
             await page.wait_for_selector("#my-team:not([hidden])")
             team = await page.get_attribute("#my-team", "data-team")
             assert team
-            await partner.ok("POST", f"/v1/tournaments/{tid}/teams/{team}/confirm")
+            # The partner's page shows the invitation (the tournament_invite note): accept.
+            await invited.wait_for_selector("#accept-invite:not([hidden])", timeout=10_000)
+            assert me.name in (await invited.text_content("#banner-text") or "")
+            await shot(invited, "tournament-invited")
+            await invited.click("#accept-invite")
+            await invited.wait_for_selector("#detail:not([hidden])[data-status='registering']")
+            await invited.wait_for_selector("#my-team-text:has-text('confirmed')")
             await page.wait_for_selector("#check-in:not([hidden])")  # live: the confirmation
             await page.click("#check-in")
             await page.wait_for_selector("#my-team-text:has-text('checked in')")
@@ -67,6 +76,7 @@ async def test_a_player_registers_checks_in_readies_and_sees_a_champion(
             assert f"{me.name} & {partner.name}" in shown
             assert all(p.name in shown and p.player_id not in shown for p in others)
             assert await page.text_content("#t-organizer") == org.name
+            assert (await page.text_content("#t-check-in") or "").startswith("Check-in: from ")
             await shot(page, "tournament-checked-in")
 
             # The start draws the bracket; the first round's matches are offered.
@@ -83,6 +93,13 @@ async def test_a_player_registers_checks_in_readies_and_sees_a_champion(
             champion = (await page.text_content("#t-champion")) or ""
             assert champion.startswith("Champion: ")
             assert await page.locator("#bracket .match[data-outcome='']").count() == 0
+            # A knockout's rounds by name, the last the Final; its standings without the
+            # Swiss tie-breaks; a finished tournament offers no Withdraw.
+            rounds = await page.locator("#bracket .round h3").all_text_contents()
+            assert rounds[-1] == "Final", rounds
+            heads = await page.locator("#standings th").all_text_contents()
+            assert "Buchholz" not in heads and "Reached" in heads, heads
+            assert await page.is_hidden("#withdraw")
             await shot(page, "tournament-champion")
         view = await org.ok("GET", f"/v1/tournaments/{tid}")
     finally:
@@ -106,8 +123,15 @@ async def test_an_organizer_creates_and_edits_a_tournament_on_the_page(
             await page.wait_for_selector("#list:not([hidden])")
             await page.fill("#create-name", "Sunday cup")
             await page.select_option("#create-format", "swiss")
+            await page.select_option("#create-rules", "classic")
+            await page.fill("#create-min", "2")
             await page.click("#create-go")
             await page.wait_for_selector("#detail:not([hidden]) #edit-form:not([hidden])")
+            # Two bot teams, then the start at once: the organizer's controls.
+            for name in ("Robots", "Droids"):
+                await page.fill("#bot-name", name)
+                await page.click("#add-bots")
+                await page.wait_for_selector(f"#teams td:text-is('{name}')")
             assert await page.text_content("#t-name") == "Sunday cup"
             assert await page.input_value("#edit-max") == "16"
             await page.fill("#edit-name", "Sunday night cup")
@@ -116,10 +140,18 @@ async def test_an_organizer_creates_and_edits_a_tournament_on_the_page(
             await page.wait_for_selector("#t-name:has-text('Sunday night cup')")
             await shot(page, "tournament-organizer")
             tid = page.url.rsplit("#", 1)[1]
+            await page.click("#start-now")
+            await page.wait_for_selector("#detail[data-status='running']", timeout=20_000)
+            await page.wait_for_selector("#bracket .round h3", timeout=20_000)
+            assert await page.is_hidden("#start-now")
+            heads = await page.locator("#standings th").all_text_contents()
+            assert "Buchholz" in heads and "Reached" not in heads, heads  # Swiss's columns
+            await shot(page, "tournament-started")
         view = await org.ok("GET", f"/v1/tournaments/{tid}")
     finally:
         scheduler.stop()
     assert view["summary"]["name"] == "Sunday night cup"
     assert view["settings"]["max_teams"] == 8 and view["settings"]["format"]["kind"] == "swiss"
-    assert view["settings"]["rules"]["preset"] == "quick"
+    assert view["settings"]["rules"]["preset"] == "classic"
+    assert view["settings"]["rated"] is False and len(view["teams"]) == 2
     assert not problems, problems

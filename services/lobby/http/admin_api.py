@@ -122,7 +122,8 @@ class OperatorController(Controller):
 
 
 def replay_pages() -> list[HTTPRouteHandler]:
-    """The replay viewer's page and script (plain code, no data: served to anyone)."""
+    """The replay viewer's page and script (plain code, no data: served to anyone), for
+    operators and for a player replaying a finished game of theirs."""
     page, code = (STATIC / "replay.html").read_bytes(), (STATIC / "replay.js").read_bytes()
 
     @get("/admin/replay", include_in_schema=False, sync_to_thread=False)
@@ -130,8 +131,10 @@ def replay_pages() -> list[HTTPRouteHandler]:
         """The same page without a game: it opens on the search of games."""
         return Response(page, media_type="text/html; charset=utf-8")
 
-    @get("/admin/replay/{game_id:str}", include_in_schema=False, sync_to_thread=False)
+    @get(["/admin/replay/{game_id:str}", "/replay/{game_id:str}"], include_in_schema=False,
+         sync_to_thread=False)
     def viewer(game_id: GameId) -> Response[bytes]:
+        """One game: an operator's (``/admin/replay/``) or a player's own (``/replay/``)."""
         return Response(page, media_type="text/html; charset=utf-8")
 
     @get("/admin/replay.js", include_in_schema=False, sync_to_thread=False)

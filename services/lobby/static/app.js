@@ -19,6 +19,7 @@ const S = {
   asked: null,       // a play_again_asked note not answered yet
   offer: null,       // a match offered to this player: the match_offered note, while it stands
   ratingChanges: {}, // game_id -> the rating_changed note of a rated game of this player
+  started: {},       // game_id -> the match_started note of a match this player sat in
 };
 const SUIT = { S: "♠", H: "♥", D: "♦", C: "♣" };
 const SIDES = ["south", "west", "north", "east"];
@@ -106,11 +107,15 @@ function plainError(e) {
 function clearStatus() { if ($("status").textContent) status(""); }
 
 function show(section) {
-  for (const id of ["signin", "lobby", "table", "game"]) {
+  for (const id of ["signin", "lobby", "profile", "table", "game"]) {
     if ($(id).hidden === (id === section)) clearStatus();
     $(id).hidden = id !== section;
   }
   $("sign-out").hidden = section === "signin";
+  $("nav").hidden = section === "signin";
+  // Leaving a player's page by a button, not a link: the address says home again.
+  if (section !== "profile" && location.hash.startsWith("#/players/")) history.replaceState(null, "", "#/");
+  if (S.me) $("my-profile").href = `#/players/${encodeURIComponent(S.me.player_id)}`;
 }
 
 async function api(method, path, body) {
@@ -504,7 +509,8 @@ function onNote(note) {
     S.asked = note;
     if (S.game === note.game_id) renderGame(); else offerAgain();
   } else if ((note.kind === "match_started" || note.kind === "tournament_call")
-           && note.game_id && note.game_id !== S.game) {  // a call's ready check has no game yet
+           && note.game_id && note.game_id !== S.game) {
+    S.started[note.game_id] = note;  // a call's ready check has no game yet
     const confirmed = S.offer && S.offer.match_id === note.match_id;
     if (confirmed) { S.offer = null; tickOffer(); resumeGame(note); }
     // The table we wait at began its next game: its table frame takes us there.
@@ -700,7 +706,9 @@ function onFrame(f) {
     case "error":
       status(plainError(f));
       if (f.code === "queue_cooldown" && f.until) {  // the queue line counts it down
-        renderQueue({ ...(S.queue || {}), state: "idle", reason: null, cooldown_until: f.until });
+        // The server's newer word: a cooldown is what keeps this player out now.
+        renderQueue({ ...(S.queue || {}), state: "idle", reason: null, cooldown_until: f.until,
+                      blocked_by: "queue_cooldown", games_needed: 0 });
       }
       if (f.code === "token_expired") signOut();
       break;
@@ -1097,6 +1105,18 @@ function renderEnd() {
     enterLobby();
   });
   fresh.id = "new-table";
+  const started = S.started[S.game];
+  if (v.seat !== null && ((started && started.origin === "queue") || S.ratingChanges[S.game]
+                          && !(started && started.origin === "tournament"))) {
+    // A ranked game: back to the lobby and into the queue again, alone.
+    const again = button("Queue again", () => {
+      send({ type: "unsubscribe", game_id: S.game });
+      enterLobby();
+      send({ type: "queue_join", partner: null });
+    });
+    again.id = "queue-again";
+    parts.push(again, " ");
+  }
   if (seated) fresh.title = "Leave this table (your seat goes to a bot, or is freed, as its rules say) and open or join another";
   box.replaceChildren(...parts, fresh);
   const change = S.ratingChanges[S.game];
@@ -1159,7 +1179,11 @@ setInterval(() => {
   if (S.statusAt && Date.now() - S.statusAt > 10000) clearStatus();  // a stale error goes
 }, 500);
 
-if (S.token && S.me) enterLobby(); else show("signin");
+if (S.token && S.me) {  // an address of a player's page opens it, over the lobby
+  const wanted = location.hash;
+  enterLobby();
+  if (wanted.startsWith("#/players/")) { history.replaceState(null, "", wanted); route(); }
+} else show("signin");
 
 // --- ranked: the queue, the ready check, the leaderboard and player pages ---------------
 
@@ -1171,8 +1195,22 @@ function countdown(ms) {
   return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, "0")} s`;
 }
 
+// What keeps this player out of the queue now, as GET /v1/queue says (its notes do not
+// carry it: the last answer stands until the next), or "" when they may join.
+function blocked(q) {
+  const by = q.blocked_by !== undefined ? q.blocked_by : S.blockedBy || "";
+  if (by === "registered_only") return "Ranked play is for registered players: register a name to queue.";
+  if (by === "more_games_needed") {
+    const n = q.games_needed !== undefined ? q.games_needed : S.gamesNeeded;
+    return `Finish ${n} more game${n === 1 ? "" : "s"} at any table before you queue for ranked play.`;
+  }
+  return "";
+}
+
 function renderQueue(q) {
   const waiting = q.state === "waiting" || q.state === "inviting" || q.state === "matched";
+  if (q.blocked_by !== undefined) { S.blockedBy = q.blocked_by; S.gamesNeeded = q.games_needed; }
+  $("queue-join").disabled = !waiting && !!blocked(q);
   $("queue-join").hidden = waiting;
   $("queue-leave").hidden = !waiting;
   S.queue = q;
@@ -1183,6 +1221,7 @@ function renderQueue(q) {
       + (q.window === null ? ", open to anyone." : `, ratings within ±${q.window}.`)
       + (q.partner ? " With your partner." : "");
   } else if (q.state === "matched") text = "A match was found.";
+  else if (blocked(q)) text = blocked(q);
   else {
     const why = { left: "You left the queue.", socket_closed: "Your connection dropped; queue again.",
                   gateway_lost: "The server lost your place; queue again.",
@@ -1254,7 +1293,7 @@ async function refreshBoard(around = S.boardAround) {
                           `${e.wins}-${e.losses}-${e.draws}`]) {
         const td = document.createElement("td"); td.textContent = text; tr.append(td);
       }
-      tr.onclick = () => showPlayer(e.player_id);
+      tr.onclick = () => { location.hash = `#/players/${encodeURIComponent(e.player_id)}`; };
       return tr;
     }));
   } catch (err) { /* ratings away: the board waits for the next refresh */ }
@@ -1262,24 +1301,87 @@ async function refreshBoard(around = S.boardAround) {
 $("board-top").onclick = () => refreshBoard(false);
 $("board-around").onclick = () => refreshBoard(true);
 
-async function showPlayer(playerId) {
+// --- pages with an address: the home page's parts and a player's page -------------------
+
+// "#/players/<id>" is a player's page; "#/play", "#/ranked" and "#/leaderboard" are parts
+// of the home page (the lobby), "#/" its top. A game or a table keeps the screen until
+// its player leaves it, except for a player's page, which shows at once.
+function route() {
+  if (!S.token || !S.me) return;
+  const hash = location.hash || "#/";
+  const player = hash.match(/^#\/players\/([^/?]+)$/);
+  if (player) { showPlayer(decodeURIComponent(player[1])); return; }
+  if ($("lobby").hidden) {
+    if (!$("game").hidden && S.game) send({ type: "unsubscribe", game_id: S.game });
+    enterLobby();
+  }
+  const anchor = { "#/play": "play-h", "#/ranked": "ranked-h", "#/leaderboard": "leaderboard-h" }[hash];
+  if (anchor) $(anchor).scrollIntoView();
+  else window.scrollTo(0, 0);
+}
+window.addEventListener("hashchange", route);
+
+const RESULTS = { win: "won", loss: "lost", draw: "draw", left: "left" };
+
+function cell(tr, text, className = "") {
+  const td = document.createElement("td");
+  if (typeof text === "string" || typeof text === "number") td.textContent = text;
+  else td.append(text);
+  if (className) td.className = className;
+  tr.append(td);
+  return td;
+}
+
+// One finished game on a player's page: when, with and against whom, the score (theirs
+// first), the result, the rating change, the tournament and round, and its replay.
+function gameRow(g) {
+  const tr = document.createElement("tr");
+  tr.dataset.game = g.game_id;
+  if (g.scores) tr.dataset.scores = g.scores.join(" ");  // by team, as the replay shows them
+  const team = g.team === null || g.team === undefined ? 0 : g.team;
+  cell(tr, new Date(g.ended_at || g.started_at).toLocaleString([], {
+    dateStyle: "medium", timeStyle: "short" }), "date");
+  cell(tr, g.partner ? g.partner.name : "");
+  cell(tr, (g.opponents || []).map((o) => o.name).join(" & "));
+  cell(tr, g.scores ? `${g.scores[team]} – ${g.scores[1 - team]}` : "", "score");
+  cell(tr, RESULTS[g.result] || g.result, `result ${g.result}`);
+  cell(tr, g.rating ? `${g.rating.before} → ${g.rating.after} (${signed(g.rating.delta)})`
+    : g.rated ? "rated" : "unrated", "rating");
+  const t = g.tournament;
+  cell(tr, t ? `${t.name || "Tournament"}${t.round_no ? `, round ${t.round_no}` : ""}`
+    : { queue: "ranked", table: "table", tournament: "tournament" }[g.origin] || g.origin, "event");
+  const a = Object.assign(document.createElement("a"), {
+    href: `/replay/${encodeURIComponent(g.game_id)}`, textContent: "Replay" });
+  a.className = "replay-link";
+  cell(tr, a);
+  return tr;
+}
+
+async function showPlayer(playerId, before = null) {
   try {
-    const page = await api("GET", `/v1/players/${playerId}`);
-    const hist = await api("GET", `/v1/players/${playerId}/ratings?limit=10`);
-    const box = $("player-page");
-    box.hidden = false;
-    const h = document.createElement("h3");
+    const q = before ? `&before=${encodeURIComponent(before)}` : "";
+    const [page, games] = await Promise.all([
+      api("GET", `/v1/players/${encodeURIComponent(playerId)}`),
+      api("GET", `/v1/players/${encodeURIComponent(playerId)}/games?limit=20${q}`)]);
+    show("profile");
+    $("profile").dataset.player = playerId;
+    $("profile-name").textContent = page.name + (S.me && playerId === S.me.player_id ? " (you)" : "");
     const r = page.ranked;
-    h.textContent = r ? `${page.name}: ${r.rating}${r.provisional ? "?" : ""} (peak ${r.peak}), `
-      + `${r.wins}-${r.losses}-${r.draws}, left ${r.left}` : page.name;
-    const list = document.createElement("ul");
-    for (const e of hist.entries) {
-      const li = document.createElement("li");
-      li.textContent = `${e.result} with ${e.partner.name} against `
-        + `${e.opponents.map((o) => o.name).join(" & ")}: ${e.rating_before} → ${e.rating_after}`;
-      list.append(li);
+    $("profile-record").textContent = r
+      ? `Rated: ${r.rating}${r.provisional ? " (provisional)" : ""}, peak ${r.peak}; `
+        + `${r.wins} won, ${r.losses} lost, ${r.draws} drawn, ${r.left} left.`
+      : "No rated games yet.";
+    const body = $("profile-games").tBodies[0];
+    if (!before) body.replaceChildren();
+    body.append(...games.games.map(gameRow));
+    if (!body.children.length) {
+      const tr = document.createElement("tr");
+      cell(tr, "No finished games yet.").colSpan = 8;
+      body.append(tr);
     }
-    box.replaceChildren(h, list);
+    const more = $("profile-more");
+    more.hidden = !games.next;
+    more.onclick = () => showPlayer(playerId, games.next);
   } catch (err) { status(err.message); }
 }
 

@@ -1,15 +1,23 @@
-// The operators' replay viewer: plain script, no build step, /v1/admin routes only
-// (docs/operators.md). It fetches the log once, to list the events and to know where
+// The replay viewer, operators' and players': plain script, no build step; an operator's
+// through /v1/admin (docs/operators.md), a player's through /v1/games/{id}/replay. It fetches the log once, to list the events and to know where
 // tricks and hands begin; every state it draws is the server's, which is engine.views
 // output, never a fold of its own, so what it shows is the engine's truth.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
+// At /replay/<game> a player replays a finished game they sat in, signed in as the web
+// client is (its session's token), through the players' routes; at /admin/replay/ an
+// operator replays or searches any game.
+const PLAYER = location.pathname.startsWith("/replay/");
+const BASE = PLAYER ? "/replay/" : "/admin/replay/";
 const KEY = "spades.operator";
-const GAME = location.pathname.startsWith("/admin/replay/")
-  ? decodeURIComponent(location.pathname.slice("/admin/replay/".length)) : "";
+const GAME = location.pathname.startsWith(BASE)
+  ? decodeURIComponent(location.pathname.slice(BASE.length)) : "";
+const ROUTES = PLAYER
+  ? { events: (g) => `/v1/games/${g}/replay`, state: (g) => `/v1/games/${g}/replay/state` }
+  : { events: (g) => `/v1/admin/games/${g}/events`, state: (g) => `/v1/admin/games/${g}/state` };
 const SUIT = { S: "♠", H: "♥", D: "♦", C: "♣" };
-const R = { token: localStorage.getItem(KEY), log: null, at: 0, want: 0, eyes: "",
+const R = { token: PLAYER ? sessionStorage.getItem("token") : localStorage.getItem(KEY), log: null, at: 0, want: 0, eyes: "",
             states: new Map() };
 
 function status(text) { $("status").textContent = text || ""; }
@@ -27,6 +35,11 @@ async function api(path, options = {}) {
 }
 
 function signIn(why) {
+  if (PLAYER) {  // a player signs in on the web client's page, then comes back
+    $("viewer").hidden = true;
+    status(why || "sign in on the home page first, then open the replay from your games");
+    return;
+  }
   localStorage.removeItem(KEY);
   R.token = null;
   $("viewer").hidden = true;
@@ -100,7 +113,7 @@ function stateAt(n) {
   const key = `${R.eyes}:${n}`;
   if (!R.states.has(key)) {
     const seat = R.eyes === "" ? "" : `&seat=${R.eyes}`;
-    const p = api(`/v1/admin/games/${encodeURIComponent(GAME)}/state?at=${n}${seat}`);
+    const p = api(`${ROUTES.state(encodeURIComponent(GAME))}?at=${n}${seat}`);
     p.catch(() => R.states.delete(key));
     R.states.set(key, p);
   }
@@ -235,6 +248,12 @@ $("search-form").addEventListener("submit", (e) => { e.preventDefault(); search(
 
 async function start() {
   $("game-id").textContent = GAME;
+  if (PLAYER) {  // back to the player's own page instead of the operators' search
+    const me = JSON.parse(sessionStorage.getItem("me") || "null");
+    Object.assign($("to-search"), { textContent: "your games",
+      href: me ? `/#/players/${encodeURIComponent(me.player_id)}` : "/" });
+    $("eyes").options[0].textContent = "every hand";
+  }
   if (!R.token) { signIn(); return; }
   if (!GAME) {
     $("signin").hidden = true;
@@ -243,7 +262,7 @@ async function start() {
     return;
   }
   try {
-    R.log = await api(`/v1/admin/games/${encodeURIComponent(GAME)}/events`);
+    R.log = await api(ROUTES.events(encodeURIComponent(GAME)));
   } catch (err) { status(err.message); return; }
   $("signin").hidden = true;
   $("viewer").hidden = false;
@@ -260,7 +279,7 @@ async function start() {
     li.addEventListener("click", () => go(i + 1));
     list.append(li);
   });
-  api(`/v1/admin/games/${encodeURIComponent(GAME)}/verification`).then((v) => {
+  if (!PLAYER) api(`/v1/admin/games/${encodeURIComponent(GAME)}/verification`).then((v) => {
     $("verdict").textContent = v.verified ? "✔ verified" :
       `✘ diverges at event ${v.divergence.index + 1}: ${v.divergence.reason}`;
   }).catch(() => {});

@@ -97,6 +97,9 @@ $("create-form").addEventListener("submit", async (e) => {
     name: $("create-name").value.trim(), format: { kind: $("create-format").value },
     registration_opens_at: now - 1000, registration_closes_at: starts, starts_at: starts,
     check_in_minutes: Number($("create-check-in").value),
+    // The preset chosen; a player who leaves forfeits for the pair, as by default.
+    rules: { preset: $("create-rules").value, abandon: "forfeit" },
+    rated: $("create-rated").checked,
     min_teams: Number($("create-min").value), max_teams: Number($("create-max").value) });
   if (done) location.hash = done.tournament_id;
 });
@@ -133,6 +136,12 @@ function render() {
   $("t-starts").textContent = when(s.starts_at);
   $("t-champion").textContent = s.champion ? `Champion: ${teamName(s.champion)}` : "";
   if (s.status === "finished" || s.status === "cancelled") $("banner").hidden = true;
+  const over = s.status === "finished" || s.status === "cancelled";
+  $("t-check-in").hidden = !s.check_in_opens_at || over;
+  if (s.check_in_opens_at) {
+    $("t-check-in").textContent = `Check-in: from ${when(s.check_in_opens_at)} `
+      + `to ${when(s.check_in_closes_at)}.`;
+  }
 
   const mine = v.teams.find((t) => t.players.includes(me) && !t.withdrawn);
   $("register-form").hidden = Boolean(mine) || s.status !== "registering";
@@ -146,9 +155,12 @@ function render() {
     $("check-in").hidden = !mine.confirmed || mine.checked_in.includes(me)
       || s.status !== "registering";
     $("my-team").dataset.team = mine.team_id;
+    $("withdraw").hidden = over;  // a finished or cancelled tournament has none to leave
   }
   $("organize").hidden = s.organizer !== me || !["registering", "running"].includes(s.status);
   $("edit-form").hidden = s.organizer !== me || s.status !== "registering";
+  $("start-now").hidden = s.status !== "registering";
+  $("bot-team").hidden = s.status !== "registering" || Boolean(v.settings.rated);
   if (!$("edit-form").hidden && document.activeElement.closest("#edit-form") === null) {
     $("edit-name").value = v.settings.name;
     $("edit-max").value = v.settings.max_teams;
@@ -175,7 +187,8 @@ function render() {
     const col = document.createElement("div");
     col.className = "round";
     const h = document.createElement("h3");
-    h.textContent = `Round ${n}`;
+    const named = (v.rounds || []).find((r) => r.round_no === n);
+    h.textContent = rounds.get(n)[0].round_name || (named && named.name) || `Round ${n}`;
     col.append(h);
     for (const m of rounds.get(n)) {
       const box = document.createElement("div");
@@ -200,12 +213,33 @@ function render() {
     return col;
   }));
 
-  const duplicate = v.standings.some((r) => r.duplicate);
-  $("standings").querySelector("th.duplicate").hidden = !duplicate;
+  // Only the columns that decide this format, in the server's order.
+  const columns = v.standings_columns && v.standings_columns.length ? v.standings_columns
+    : ["match_points", "buchholz", "head_to_head", "differential", "bags", "points"];
+  $("standings").tHead.rows[0].replaceChildren(...["#", "Team", ...columns.map(
+    (c) => COLUMNS[c] || c.replaceAll("_", " "))].map((text, i) => {
+    const th = document.createElement("th");
+    th.textContent = text;
+    if (i > 1) th.dataset.column = columns[i - 2];
+    return th;
+  }));
   rows("standings", v.standings.map((r) => [r.team_id, [
-    r.rank, teamName(r.team_id), r.match_points, r.buchholz, r.head_to_head, r.differential,
-    r.bags, r.points, ...(duplicate ? [r.duplicate
-      ? `${r.duplicate.matchpoints}/${r.duplicate.top} (${r.duplicate.percent}%)` : ""] : [])]]));
+    r.rank, teamName(r.team_id), ...columns.map((c) => standingCell(r, c))]]));
+}
+
+const COLUMNS = { match_points: "Points", buchholz: "Buchholz", head_to_head: "Head to head",
+                  differential: "Differential", bags: "Bags", points: "Scored",
+                  duplicate: "Duplicate", seed: "Seed", reached: "Reached",
+                  reached_round: "Reached", eliminated: "Out" };
+
+function standingCell(r, column) {
+  const value = r[column];
+  if (column === "duplicate") {
+    return value ? `${value.matchpoints}/${value.top} (${value.percent}%)` : "";
+  }
+  if (column === "reached") return r.reached_round || (value ?? "");
+  if (column === "eliminated") return value ? "out" : value === false ? "in" : "";
+  return value ?? "";
 }
 
 // A table's body anew: one row per [team id, cell texts].
@@ -224,7 +258,7 @@ $("back").onclick = () => { location.hash = ""; };
 $("register-form").addEventListener("submit", (e) => {
   e.preventDefault();
   act("POST", here("/teams"), { name: $("team-name").value.trim(),
-                                 partner: $("partner").value.trim() });
+                                 partner_name: $("partner").value.trim() });
 });
 $("confirm").onclick = () => act("POST", here(`/teams/${$("my-team").dataset.team}/confirm`));
 $("check-in").onclick = () => act("POST", here("/check-in"));
@@ -233,6 +267,9 @@ $("override-go").onclick = () => act(
   "POST", here(`/matches/${$("override-match").value}/override`),
   { outcome: $("override-outcome").value, why: $("override-why").value.trim() || "organizer" });
 $("cancel").onclick = () => act("POST", here("/cancel"));
+$("start-now").onclick = () => act("POST", here("/start"));
+$("add-bots").onclick = () => act("POST", here("/bots"), { name: $("bot-name").value.trim(),
+                                                          level: $("bot-level").value });
 // The whole settings go back with the organizer's changes: the rules as they are stored
 // (every option named) resolve to themselves.
 $("edit-form").addEventListener("submit", (e) => {
@@ -270,7 +307,27 @@ function watch(id, on = true) {
 }
 
 function note(n) {
-  if (n.kind === "match_offered" && n.origin === "tournament") {
+  if (n.kind === "tournament_invite") {  // a player named this one as partner
+    $("banner").hidden = false;
+    $("banner").dataset.invite = n.team_id;
+    $("banner-text").textContent = `${n.name} invites you to play ${n.tournament} as team `
+      + `${n.team}.`;
+    $("ready").hidden = true;
+    $("play").hidden = true;
+    const accept = $("accept-invite");
+    accept.hidden = false;
+    accept.onclick = async () => {
+      try {
+        await api("POST", `/v1/tournaments/${encodeURIComponent(n.tournament_id)}`
+          + `/teams/${encodeURIComponent(n.team_id)}/confirm`);
+        accept.hidden = true;
+        $("banner-text").textContent = `You play ${n.tournament} with ${n.name}.`;
+        location.hash = n.tournament_id;
+        if (T.id === n.tournament_id) await load(T.id);
+      } catch (err) { status(err.message); }
+    };
+  } else if (n.kind === "match_offered" && n.origin === "tournament") {
+    $("accept-invite").hidden = true;
     T.offer = n;
     $("banner").hidden = false;
     $("banner").dataset.match = n.match_id;
