@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from schemas.bounds import line, whole
+from schemas.history import TournamentRound
 from schemas.notes import MatchOffered
 from schemas.ratings import LeaderboardRow, PlayerRating, RatedGame
 
@@ -165,6 +166,8 @@ class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
     bags: tuple[int, int]
     winner: int | None = None
     end_reason: str = ""
+    origin: str = ""  # what started it: table, queue or tournament
+    tournament: TournamentRound | None = None  # which tournament, round and teams
 
 
 # --- Ratings and the leaderboard (from the ratings service, names from the lobby) -------------

@@ -34,6 +34,9 @@ class TournamentRound(msgspec.Struct, frozen=True, kw_only=True):
     tournament_id: str
     name: str  # empty when the tournament service did not answer
     round_no: int  # 0 when the tournament service did not answer
+    round_name: str = ""  # as the format calls it: "Semi-finals", "Final", "Round 3"
+    home: str = ""  # the teams' names (home at seats 0 and 2)
+    away: str = ""
 
 
 class PlayedGame(msgspec.Struct, frozen=True, kw_only=True):

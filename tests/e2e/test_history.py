@@ -35,6 +35,8 @@ async def test_a_finished_game_is_in_each_players_list_with_its_score_sheet(
         assert [p["name"] for p in mine["opponents"]] == ["Ben", "Bot 4 (basic)"]
         assert mine["rules"]["max_hands"] == 1 and mine["reason"] == "hands"
         assert mine["started_at"] <= mine["ended_at"]
+        summary = await ada.ok("GET", f"/v1/games/{game_id}")
+        assert (summary["origin"], summary["tournament"]) == ("table", None)
         [hand] = mine["hands"]
         assert hand["hand_no"] == 1 and sum(hand["tricks"]) == 13
         assert all(0 <= b <= 13 for b in hand["bids"])

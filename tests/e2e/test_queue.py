@@ -445,6 +445,7 @@ async def test_a_page_queues_accepts_plays_and_sees_its_rating_change(ranked: Ra
                 await q.sock.send({"type": "queue_accept", "match_id": offer["match_id"]})
             notes = [await q.note("match_started", 20) for q in others]
             await page.wait_for_selector("#game:not([hidden])", timeout=20000)
+            await page.wait_for_selector("#game-origin:text-is('Ranked game')")
             seats = [Seat(q.player, q.sock, str(n["game_id"])) for q, n in zip(others, notes,
                                                                               strict=True)]
             for s in seats:

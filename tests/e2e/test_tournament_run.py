@@ -173,8 +173,16 @@ async def test_four_teams_play_to_a_champion_across_a_crash_and_a_kill(
         winner = next(p for p in players if p.player_id == champion["players"][0])
         mine = await winner.ok("GET", f"/v1/players/{winner.player_id}/games")
         assert [(g["origin"], g["tournament"]["name"], g["tournament"]["round_no"],
-                 g["result"]) for g in mine["games"]] == [("tournament", "Four cup", 2, "win"),
-                                                         ("tournament", "Four cup", 1, "win")]
+                 g["tournament"]["round_name"], g["result"]) for g in mine["games"]] == [
+            ("tournament", "Four cup", 2, "Final", "win"),
+            ("tournament", "Four cup", 1, "Semi-finals", "win")]
+        # The final's own page says which tournament, round and teams it is.
+        final_game = await winner.ok("GET", f"/v1/games/{mine['games'][0]['game_id']}")
+        teams = {t["team_id"]: t["name"] for t in view["teams"]}
+        final_match = next(m for m in view["matches"] if m["match_id"] == "W2-1")
+        assert (final_game["origin"], final_game["tournament"]) == ("tournament", {
+            "tournament_id": tid, "name": "Four cup", "round_no": 2, "round_name": "Final",
+            "home": teams[final_match["home"]], "away": teams[final_match["away"]]})
     finally:
         await dismiss(attending)
         for svc in (*copies, doomed):

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import asyncio
 
+import msgspec
+
 from engine.evolve import fold
 from engine.state import OVER
 from engine.views import view
@@ -45,6 +47,7 @@ from services.lobby.edge.notes import Notes
 from services.lobby.edge.offers import Offers, QueueFrames
 from services.lobby.edge.tablefeed import TableFeed
 from services.lobby.edge.tournamentfeed import TournamentFeed
+from services.lobby.matches import store as match_store
 from services.lobby.ranked.queue import Queue
 from services.lobby.tables import store
 from services.lobby.tables.rows import to_api
@@ -72,6 +75,7 @@ class Gateway:
         self.notes = Notes(broadcasts, self.conns)
         self.queue = queue
         self.tournaments = TournamentFeed(tournaments, broadcasts, names, self.conns)
+        self.rounds = tournaments.rounds_of
         self.frames = FrameTable(
             {ws.Subscribe: self.on_subscribe, ws.Unsubscribe: self.on_unsubscribe,
              ws.SnapshotRequest: self.on_snapshot, ws.Ping: self.on_ping},
@@ -244,7 +248,14 @@ class Gateway:
                 raise LobbyError(GAME_UNAVAILABLE, "no game worker answered") from None
             state = fold(self.registry.decode(env.type, env.schema_version, env.body)  # type: ignore[misc]
                          for env in reply.events)
-        return summary(table, view(state, None))
+        headline = summary(table, view(state, None))
+        started = await match_store.origin_of(self.tables.pool, game_id)
+        if started is None:
+            return headline
+        rounds = (await self.rounds([started["match_id"]])
+                  if started["origin"] == "tournament" else {})
+        return msgspec.structs.replace(headline, origin=str(started["origin"]),
+                                       tournament=rounds.get(started["match_id"]))
 
 
 __all__ = ["Conn", "Gateway"]

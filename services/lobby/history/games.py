@@ -15,14 +15,13 @@ import msgspec
 
 from schemas import history as h
 from schemas import ratings as api
-from schemas.matches import parse_lobby_match_id
 from schemas.rules import Rules
 from schemas.seats import opponents_of, partner_of, team_of
 from schemas.views import HandSheet
 from services.lobby.base.errors import LobbyError
 from services.lobby.clients.ratings import RatingsBus
-from services.lobby.clients.tournaments import TournamentBus
 from services.lobby.history import store
+from services.lobby.tournaments.tournaments import Tournaments
 
 
 def _ms(value: Any) -> int:
@@ -38,7 +37,7 @@ def _result(row: dict[str, Any], seat: int) -> str:
 
 
 class History:
-    def __init__(self, pool: Any, ratings: RatingsBus, tournaments: TournamentBus) -> None:
+    def __init__(self, pool: Any, ratings: RatingsBus, tournaments: Tournaments) -> None:
         self.pool, self.ratings, self.tournaments = pool, ratings, tournaments
 
     async def page(self, player: str, before: int | None, limit: int,
@@ -47,7 +46,8 @@ class History:
         rows = await store.page(self.pool, player, before, limit, asker)
         changes, complete = await self._rating_changes(
             player, [r["game_id"] for r in rows if r["rated"]])
-        rounds = await self._rounds([r["match_id"] for r in rows if r["origin"] == "tournament"])
+        rounds = await self.tournaments.rounds_of(
+            [r["match_id"] for r in rows if r["origin"] == "tournament"])
         games = [self._game(r, player, changes.get(r["game_id"]), rounds) for r in rows]
         more = len(rows) == limit
         return h.PlayerGames(games=games, next=rows[-1]["id"] if more and rows else None,
@@ -64,29 +64,6 @@ class History:
             return {}, False
         return {e.game_id: h.RatingChange(before=e.rating_before, after=e.rating_after,
                                           delta=e.delta) for e in reply.entries}, True
-
-    async def _rounds(self, match_ids: list[str]) -> dict[str, h.TournamentRound]:
-        """Lobby match id -> the tournament round it was."""
-        wanted: dict[str, dict[str, str]] = {}  # tournament -> its match id -> lobby's
-        for lobby_id in match_ids:
-            found = parse_lobby_match_id(lobby_id)
-            if found is not None:
-                wanted.setdefault(found[0], {})[found[1]] = lobby_id
-        out: dict[str, h.TournamentRound] = {}
-        for tournament_id, matches in wanted.items():
-            try:
-                view = await self.tournaments.get(tournament_id)
-            except LobbyError:  # tournaments_unavailable, or gone: the id alone
-                out.update({lobby_id: h.TournamentRound(tournament_id=tournament_id, name="",
-                                                        round_no=0)
-                            for lobby_id in matches.values()})
-                continue
-            for m in view.matches:
-                if m.match_id in matches:
-                    out[matches[m.match_id]] = h.TournamentRound(
-                        tournament_id=tournament_id, name=view.summary.name,
-                        round_no=m.round_no)
-        return out
 
     def _game(self, row: dict[str, Any], player: str, rating: h.RatingChange | None,
               rounds: dict[str, h.TournamentRound]) -> h.PlayedGame:

@@ -19,6 +19,7 @@ from schemas import events as ev
 from schemas.bus import EventEnvelope
 from services.lobby.clients.games import GameClient
 from services.lobby.history import store as history
+from services.lobby.matches import store as matches
 from services.lobby.tables import store
 from services.platform.consumer import Handler
 from services.platform.events import game_registry
@@ -31,7 +32,7 @@ def history_handler(games: GameClient) -> Handler:
         end = registry.decode(env.type, env.schema_version, env.body)
         if not isinstance(end, ev.GameEnded) or end.rules is None:
             return
-        match = await history.origin_of(conn, env.stream)
+        match = await matches.origin_of(conn, env.stream)
         if match is None:  # not a game the lobby started: nobody's list shows it
             return
         log = (await games.events_after(env.stream, 0)).events

@@ -15,13 +15,6 @@ _COLUMNS = ("id, game_id, players, names, started_at, ended_at, rules, rated, wi
             " reason, abandoned, hands, origin, match_id, table_id")
 
 
-async def origin_of(conn: asyncpg.Connection, game_id: str) -> asyncpg.Record | None:
-    """(origin, match_id, table_id) of the match that started a game: every game starts
-    from a match (``matches.py``)."""
-    return await conn.fetchrow("SELECT origin, match_id, table_id::text AS table_id"
-                               " FROM matches WHERE game_id = $1", game_id)
-
-
 async def record(conn: asyncpg.Connection, game_id: str, ended: GameEnded, names: list[str],
                  started_at_ms: int, ended_at_ms: int, hands: tuple[HandSheet, ...],
                  origin: str, match_id: str, table_id: str, private: bool) -> None:

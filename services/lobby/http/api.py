@@ -53,7 +53,10 @@ GAME = {"game_id": "g-9c1d", "table_id": "t-1a2b3c",
                     {"seat": 2, "player_id": "p-11b0", "name": "Ben"},
                     {"seat": 3, "bot": "expert", "name": "Bot 4"}],
          "rules": {"preset": "house", "target": 500}, "state": "play", "version": 57,
-         "hand_no": 2, "scores": [120, 64], "bags": [3, 1], "winner": None, "end_reason": ""}
+         "hand_no": 2, "scores": [120, 64], "bags": [3, 1], "winner": None, "end_reason": "",
+         "origin": "tournament", "tournament": {
+             "tournament_id": "5b0e7c2a-3f1d-4c8e-9a61-2d7f0e4b9c13", "name": "Friday Night Spades",
+             "round_no": 2, "round_name": "Final", "home": "Aces", "away": "Spaders"}}
 
 
 class SessionController(Controller):

@@ -13,7 +13,8 @@ from services.lobby.base.store import NotFound, Pool
 from services.lobby.tables.store import TableRow, insert_table, seats_json
 
 __all__ = ["MatchRow", "NotAwaiting", "NotFound", "Pool", "TableNotOpen", "confirm", "decline",
-           "lapsed_checks", "match", "match_state", "offers_of", "open_match", "outcome_sent",
+           "lapsed_checks", "match", "match_state", "offers_of", "open_match", "origin_of",
+           "outcome_sent",
            "unsent_outcomes", "unstarted_matches"]
 
 
@@ -93,6 +94,14 @@ async def open_match(pool: asyncpg.Pool, m: MatchRow, table: TableRow | None,
         elif table is not None:
             await insert_table(conn, table)
         return _match(got), True
+
+
+async def origin_of(pool: asyncpg.Pool | asyncpg.Connection,
+                    game_id: str) -> asyncpg.Record | None:
+    """(origin, match_id, table_id) of the match that started a game: every game starts
+    from a match."""
+    return await pool.fetchrow("SELECT origin, match_id, table_id::text AS table_id"
+                               " FROM matches WHERE game_id = $1", game_id)
 
 
 async def match(pool: asyncpg.Pool, match_id: str) -> MatchRow:

@@ -730,8 +730,28 @@ function openGame(gameId, spectate = mySeatAtTable() === null) {
   $("sheet").replaceChildren();
   $("last-trick-box").hidden = true;
   show("game");
+  describeOrigin(gameId);
   send({ type: "subscribe", game_id: gameId, spectate,
          ...(spectate && S.watchCode ? { code: S.watchCode } : {}) });
+}
+
+// Which tournament, round and teams a game is, or that it is ranked: from the game's summary.
+async function describeOrigin(gameId) {
+  $("game-origin").textContent = "";
+  let g;
+  try {
+    const code = S.spectating && S.watchCode ? `?code=${encodeURIComponent(S.watchCode)}` : "";
+    g = await api("GET", `/v1/games/${encodeURIComponent(gameId)}${code}`);
+  } catch { return; }  // the game itself still shows; only its caption is missing
+  if (S.game !== gameId) return;
+  const t = g.tournament;
+  if (t) {
+    const round = t.round_name || (t.round_no ? `Round ${t.round_no}` : "");
+    const teams = t.home && t.away ? `${t.home} v ${t.away}` : "";
+    $("game-origin").textContent = [t.name || "A tournament", round, teams].filter(Boolean).join(" · ");
+  } else if (g.origin === "queue") {
+    $("game-origin").textContent = "Ranked game";
+  }
 }
 
 function mySeatAtTable() {
@@ -1348,7 +1368,7 @@ function gameRow(g) {
   cell(tr, g.rating ? `${g.rating.before} → ${g.rating.after} (${signed(g.rating.delta)})`
     : g.rated ? "rated" : "unrated", "rating");
   const t = g.tournament;
-  cell(tr, t ? `${t.name || "Tournament"}${t.round_no ? `, round ${t.round_no}` : ""}`
+  cell(tr, t ? `${t.name || "Tournament"}${t.round_name ? `, ${t.round_name}` : t.round_no ? `, round ${t.round_no}` : ""}`
     : { queue: "ranked", table: "table", tournament: "tournament" }[g.origin] || g.origin, "event");
   const a = Object.assign(document.createElement("a"), {
     href: `/replay/${encodeURIComponent(g.game_id)}`, textContent: "Replay" });

@@ -13,6 +13,8 @@ import uuid
 
 import msgspec
 
+from schemas.history import TournamentRound
+from schemas.matches import parse_lobby_match_id
 from schemas.notes import TournamentInvite
 from schemas.rules import Rules
 from schemas.tournaments import api as api
@@ -84,6 +86,31 @@ class Tournaments:
     async def start_now(self, me: Claims, tid: str) -> api.TournamentChanged:
         await self._organizing(me, tid)
         return _changed(await self.bus.write("start_now", tid, cmd.StartNow(by=me.player_id)))
+
+    async def rounds_of(self, match_ids: list[str]) -> dict[str, TournamentRound]:
+        """Lobby match id -> the tournament round it was, asking the tournament service
+        once a tournament; one it cannot answer for is named by its id alone."""
+        wanted: dict[str, dict[str, str]] = {}  # tournament -> its match id -> lobby's
+        for lobby_id in match_ids:
+            found = parse_lobby_match_id(lobby_id)
+            if found is not None:
+                wanted.setdefault(found[0], {})[found[1]] = lobby_id
+        out: dict[str, TournamentRound] = {}
+        for tid, matches in wanted.items():
+            try:
+                view = await self.bus.get(tid)
+            except LobbyError:  # tournaments_unavailable, or gone
+                out.update({lobby_id: TournamentRound(tournament_id=tid, name="", round_no=0)
+                            for lobby_id in matches.values()})
+                continue
+            teams = {t.team_id: t.name for t in view.teams}
+            for m in view.matches:
+                if m.match_id in matches:
+                    out[matches[m.match_id]] = TournamentRound(
+                        tournament_id=tid, name=view.summary.name, round_no=m.round_no,
+                        round_name=m.round_name, home=teams.get(m.home, ""),
+                        away=teams.get(m.away, ""))
+        return out
 
     async def _partner(self, me: Claims, body: api.RegisterTeamBody) -> str:
         """The partner's id, from the id or the name the body gives (one of them)."""
