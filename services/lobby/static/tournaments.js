@@ -137,7 +137,9 @@ function render() {
   $("t-champion").textContent = s.champion ? `Champion: ${teamName(s.champion)}` : "";
   if (s.status === "finished" || s.status === "cancelled") $("banner").hidden = true;
   const over = s.status === "finished" || s.status === "cancelled";
-  $("t-check-in").hidden = !s.check_in_opens_at || over;
+  // Check-in belongs to registration: once the tournament runs (at its time or started
+  // early by the organizer) the window is past.
+  $("t-check-in").hidden = !s.check_in_opens_at || s.status !== "registering";
   if (s.check_in_opens_at) {
     $("t-check-in").textContent = `Check-in: from ${when(s.check_in_opens_at)} `
       + `to ${when(s.check_in_closes_at)}.`;
