@@ -27,6 +27,7 @@ from schemas import commands as cmd
 from schemas import ws
 from schemas.api import GameSummary
 from schemas.codes import GAME_UNAVAILABLE
+from schemas.events import Event
 from schemas.play import SeatPresent
 from schemas.subjects import Names
 from services.lobby.accounts.auth import Claims
@@ -38,6 +39,7 @@ from services.lobby.clients.games import GameClient, GameUnavailable
 from services.lobby.edge.chat import Chat
 from services.lobby.edge.commands import Commands
 from services.lobby.edge.connections import Conn, Connections
+from services.lobby.edge.delay import delayed_state, live_watcher
 from services.lobby.edge.following import Hub, Hubs, Sub, followed
 from services.lobby.edge.frames import FrameTable
 from services.lobby.edge.grace import Grace
@@ -71,6 +73,7 @@ class Gateway:
         self.feed = TableFeed(tables, broadcasts, names, self.conns, self.hubs)
         self.notes = Notes(broadcasts, self.conns)
         self.queue = queue
+        self.organizing = tournaments  # a tournament's organizer watches its games live
         self.tournaments = TournamentFeed(tournaments, broadcasts, names, self.conns)
         self.frames = FrameTable(
             {ws.Subscribe: self.on_subscribe, ws.Unsubscribe: self.on_unsubscribe,
@@ -159,8 +162,9 @@ class Gateway:
             game_id = table.game_id
         else:
             raise LobbyError("bad_field", "subscribe names a game_id or a table_id")
+        delayed = False
         if frame.spectate:  # before the game is even read: a stranger learns nothing of it
-            self.tables.may_watch(table, me, frame.code)
+            delayed = await self._delayed(table, conn.claims, frame.code)
         cap = self.settings.ws_games_per_socket
         if game_id not in conn.subs and len(conn.subs) >= cap:
             raise LobbyError("too_many_games", f"one socket follows at most {cap} games")
@@ -189,7 +193,7 @@ class Gateway:
         old = conn.subs.pop(game_id, None)
         if old is not None:
             hub.leave(old)
-        sub = Sub(conn, hub, seat)
+        sub = Sub(conn, hub, seat, delayed)
         conn.subs[game_id] = sub
         hub.join(sub, frame.since if frame.since is not None and
                  frame.since <= hub.state.version else None)
@@ -201,6 +205,16 @@ class Gateway:
                                                       gateway=self.instance))
         if returning is not None:
             raise returning
+
+    async def _delayed(self, table: store.TableRow | None, me: Claims,
+                       code: str | None) -> bool:
+        """Whether ``me`` watches ``table``'s game delayed (``watching.may_watch``); an
+        operator, and a tournament game's organizer, watch it live."""
+        if not self.tables.may_watch(table, me.player_id, code):
+            return False
+        assert table is not None and table.game_id is not None
+        return not await live_watcher(self.tables.pool, self.organizing.bus,
+                                      table.game_id, me)
 
     async def _started(self, hub: Hub, expected: bool) -> None:
         """Wait until ``hub`` holds the game's ``GameStarted``: the game names its seats.
@@ -229,21 +243,24 @@ class Gateway:
 
     # --- public summary ----------------------------------------------------------------------
 
-    async def summary(self, game_id: str, player_id: str, code: str | None) -> GameSummary:
+    async def summary(self, game_id: str, claims: Claims, code: str | None) -> GameSummary:
         """From the followed state when this gateway has it, else from the stored events.
         A private table's game only to those who may watch it."""
         table = await self.tables.summary_base(game_id)
-        self.tables.may_watch(table, player_id, code)
+        delayed = await self._delayed(table, claims, code)
         hub = self.hubs.get(game_id)
         if hub is not None and hub.ready.is_set():
-            state = hub.state
+            state = hub.delay.shown if delayed else hub.state
         else:
             try:
                 reply = await self.games.events_after(game_id, 0)
             except GameUnavailable:
                 raise LobbyError(GAME_UNAVAILABLE, "no game worker answered") from None
-            state = fold(self.registry.decode(env.type, env.schema_version, env.body)  # type: ignore[misc]
-                         for env in reply.events)
+            events: list[Event] = [
+                self.registry.decode(env.type, env.schema_version, env.body)  # type: ignore[misc]
+                for env in reply.events]
+            state = delayed_state(events, self.settings.watch_delay_tricks) if delayed \
+                else fold(events)
         return summary(table, view(state, None))
 
 

@@ -1,0 +1,140 @@
+"""Watching a ranked or tournament match (a table with no room code): anyone signed
+in may, with a delay: an event reaches the watcher only once ``watch_delay_tricks``
+(3) tricks were completed after it, and all of it by the end. An operator watches it
+live. The players play in lockstep here, so the game is exactly where they are."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from typing import Any
+
+from nats.aio.client import Client
+
+from schemas.matches import OPEN_MATCH, MatchOpened, MatchSeat, OpenMatch
+from schemas.subjects import Names
+from services.platform import bus
+from tests.e2e.conftest import Platform
+from tests.e2e.players import Seat
+from tests.e2e.replays import operator
+from tests.services.lobby.harness import Player, Socket
+
+DELAY = 3  # the lobby's default watch_delay_tricks
+ONE_HAND = {"preset": "classic", "target": None, "max_hands": 1}
+
+
+async def _match(platform: Platform, nc: Client, nats_prefix: str,
+                 tag: str) -> tuple[str, list[Seat]]:
+    """Four guests seated by the queue's way in (no table of theirs: no room code)."""
+    people = [await Player.guest(platform.a.url, f"P{tag}{i}") for i in range(4)]
+    socks = [await p.socket(platform.a.ws_url) for p in people]
+    opened = await bus.request(
+        nc, Names(f"{nats_prefix}e2e").endpoint("lobby", OPEN_MATCH),
+        OpenMatch(match_id=f"watch-{tag}", rules=ONE_HAND, origin="queue",  # type: ignore[arg-type]
+                  origin_id="test",
+                  seats=tuple(MatchSeat(player_id=p.player_id) for p in people)),  # type: ignore[arg-type]
+        MatchOpened, timeout=10)
+    seats = [Seat(p, s, opened.game_id) for p, s in zip(people, socks, strict=True)]
+    for s in seats:
+        await s.subscribe()
+    return opened.game_id, seats
+
+
+async def _sync(seats: list[Seat], version: int) -> None:
+    for s in seats:
+        while s.version < version or s.pending:
+            s.absorb(await s.sock.recv(10))
+
+
+async def _drain(sock: Socket, into: list[dict[str, Any]], wait: float = 0.05) -> None:
+    while True:
+        try:
+            f = await sock.recv(wait)
+        except TimeoutError:
+            return
+        if f["type"] == "event":
+            into.append(f)
+
+
+def _allowed(events: list[dict[str, Any]], now: int) -> int:
+    """The last version a delayed watcher may have seen when the game is at ``now``:
+    an event after which the game had completed k tricks shows once it has completed
+    k + DELAY, that is every event before the (done - DELAY + 1)-th trick's end; all
+    once the game is over."""
+    if any(f["event"]["type"] == "GameEnded" for f in events if f["version"] <= now):
+        return now
+    done = [f["version"] for f in events
+            if f["event"]["type"] == "TrickWon" and f["version"] <= now]
+    return 0 if len(done) < DELAY else done[len(done) - DELAY] - 1
+
+
+async def _watch(watcher: Player, platform: Platform, game_id: str) -> tuple[Socket, int]:
+    sock = await watcher.socket(platform.b.ws_url)
+    await sock.send({"type": "subscribe", "game_id": game_id, "spectate": True})
+    snap = await sock.until(lambda f: f["type"] in ("snapshot", "error"))
+    assert snap["type"] == "snapshot", snap
+    assert (await sock.of_type("subscribed"))["seat"] is None
+    return sock, snap["version"]
+
+
+async def _play(seats: list[Seat], watcher: Socket,
+                check: Any) -> list[dict[str, Any]]:
+    """Play move by move; after each, what the watcher got is checked against the game."""
+    seen: list[dict[str, Any]] = []
+    await _sync(seats, max(s.version for s in seats))
+    while seats[0].ended is None:
+        mover = next(s for s in seats if s.next_move() is not None)
+        await mover.act()
+        while mover.pending:
+            f = await mover.sock.recv(10)
+            mover.absorb(f)
+            if f["type"] == "ack":
+                target = f["version"]
+        await _sync(seats, target)
+        await _drain(watcher, seen)
+        check(seen, seats[0].version)
+    await _drain(watcher, seen, 1.0)
+    return seen
+
+
+async def test_a_stranger_watches_a_ranked_match_tricks_behind_and_sees_it_all_by_the_end(
+        platform: Platform, nc: Client, nats_prefix: str) -> None:
+    tag = uuid.uuid4().hex[:6]
+    game_id, seats = await _match(platform, nc, nats_prefix, tag)
+    watcher = await Player.guest(platform.b.url, f"W{tag}")
+    sock, first = await _watch(watcher, platform, game_id)
+    assert first == 0  # no trick was played yet: nothing of the game is shown
+    released_before_end: list[int] = []
+
+    def check(seen: list[dict[str, Any]], now: int) -> None:
+        allowed = _allowed(seats[0].events, now)
+        late = [f["version"] for f in seen if f["version"] > allowed]
+        assert late == [], (late, allowed, now)
+        if seats[0].ended is None and seen:
+            released_before_end.append(seen[-1]["version"])
+
+    seen = await _play(seats, sock, check)
+    assert released_before_end, "the watcher saw nothing before the game ended"
+    assert [f["version"] for f in seen] == list(range(1, seats[0].version + 1))
+    assert all(f["turn"]["legal_cards"] == [] for f in seen)  # a spectator's frames
+    assert not any(f["event"].get("cards") for f in seen if f["event"]["type"] == "HandDealt")
+    status, body = await watcher.call("GET", f"/v1/games/{game_id}")
+    assert status == 200 and body["state"] == "over"
+    for p in [watcher, *(s.player for s in seats)]:
+        await p.aclose()
+
+
+async def test_an_operator_watches_a_ranked_match_live(
+        platform: Platform, nc: Client, nats_prefix: str, database_url: str) -> None:
+    tag = uuid.uuid4().hex[:6]
+    game_id, seats = await _match(platform, nc, nats_prefix, tag)
+    op = await operator(platform, database_url, f"Op{tag}")
+
+    def check(seen: list[dict[str, Any]], now: int) -> None:
+        assert seen and seen[-1]["version"] == now, (seen[-1:], now)
+
+    sock, _ = await _watch(op, platform, game_id)
+    await asyncio.sleep(0)
+    await _play(seats, sock, check)
+    for p in [op, *(s.player for s in seats)]:
+        await p.aclose()
