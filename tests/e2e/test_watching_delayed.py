@@ -1,7 +1,8 @@
 """Watching a ranked or tournament match (a table with no room code): anyone signed
 in may, with a delay: an event reaches the watcher only once ``watch_delay_tricks``
 (3) tricks were completed after it, and all of it by the end. An operator watches it
-live. The players play in lockstep here, so the game is exactly where they are."""
+live. The players play in lockstep here, so the game is exactly where they are.
+And the list of games being played now, best-rated first, never a private table's."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import asyncio
 import uuid
 from typing import Any
 
+import asyncpg
 from nats.aio.client import Client
 
 from schemas.matches import OPEN_MATCH, MatchOpened, MatchSeat, OpenMatch
@@ -16,8 +18,8 @@ from schemas.subjects import Names
 from services.platform import bus
 from tests.e2e.conftest import Platform
 from tests.e2e.players import Seat
-from tests.e2e.replays import operator
-from tests.services.lobby.harness import Player, Socket
+from tests.e2e.replays import operator, registered
+from tests.services.lobby.harness import Player, Service, Socket
 
 DELAY = 3  # the lobby's default watch_delay_tricks
 ONE_HAND = {"preset": "classic", "target": None, "max_hands": 1}
@@ -137,4 +139,55 @@ async def test_an_operator_watches_a_ranked_match_live(
     await asyncio.sleep(0)
     await _play(seats, sock, check)
     for p in [op, *(s.player for s in seats)]:
+        await p.aclose()
+
+
+async def test_the_live_list_puts_the_best_rated_first_and_never_a_private_table(
+        platform: Platform, nc: Client, nats_prefix: str, database_url: str,
+        ratings_beside: Service) -> None:
+    tag = uuid.uuid4().hex[:6]
+    strong = [await registered(platform.a.url, f"Hi{tag}{i}") for i in range(4)]
+    weak = [await registered(platform.a.url, f"Lo{tag}{i}") for i in range(4)]
+    conn = await asyncpg.connect(database_url)
+    try:
+        await conn.execute(
+            "INSERT INTO ratings.ratings (player_id, rating, games, peak, last_game_at)"
+            " SELECT p, r, 30, r, now()"
+            " FROM unnest($1::text[], $2::int[]) AS x(p, r)",
+            [p.player_id for p in strong + weak], [1900, 1880, 1920, 1900] + [1600] * 4)
+    finally:
+        await conn.close()
+    games = {}
+    for name, people in (("weak", weak), ("strong", strong)):
+        opened = await bus.request(
+            nc, Names(f"{nats_prefix}e2e").endpoint("lobby", OPEN_MATCH),
+            OpenMatch(match_id=f"live-{name}-{tag}", rules=ONE_HAND, origin="queue",  # type: ignore[arg-type]
+                      origin_id="test",
+                      seats=tuple(MatchSeat(player_id=p.player_id) for p in people)),  # type: ignore[arg-type]
+            MatchOpened, timeout=10)
+        games[name] = opened.game_id
+    host = await Player.guest(platform.b.url, f"Host{tag}")
+    for name, private in (("public", False), ("private", True)):
+        t = await host.ok("POST", "/v1/tables", {"rules": "house", "private": private})
+        await host.ok("POST", f"/v1/tables/{t['table_id']}/bots", {"level": "basic"})
+        games[name] = (await host.ok("POST", f"/v1/tables/{t['table_id']}/start"))["game_id"]
+    live = await host.ok("GET", "/v1/games/live?limit=100")
+    assert live["ratings_complete"] is True
+    order = [g["game_id"] for g in live["games"]]
+    assert games["private"] not in order
+    mine = [g for g in order if g in (games["strong"], games["weak"], games["public"])]
+    assert mine == [games["strong"], games["weak"], games["public"]], (mine, games)
+    by_id = {g["game_id"]: g for g in live["games"]}
+    top = by_id[games["strong"]]
+    assert (top["origin"], top["delayed"], top["rating"]) == ("queue", True, 1900)
+    assert [p["rating"] for p in top["players"]] == [1900, 1880, 1920, 1900]
+    assert [p["name"] for p in top["players"]] == [p.name for p in strong]
+    public = by_id[games["public"]]
+    assert (public["origin"], public["delayed"], public["rating"]) == ("table", False, None)
+    assert public["players"][0] == {"seat": 0, "player_id": host.player_id,
+                                    "name": host.name, "bot": None, "guest": True,
+                                    "rating": None}
+    status, _ = await host.call("GET", "/v1/games/live?limit=0")
+    assert status == 400
+    for p in [host, *strong, *weak]:
         await p.aclose()
