@@ -25,21 +25,27 @@ DELAY = 3  # the lobby's default watch_delay_tricks
 ONE_HAND = {"preset": "classic", "target": None, "max_hands": 1}
 
 
-async def _match(platform: Platform, nc: Client, nats_prefix: str,
-                 tag: str) -> tuple[str, list[Seat]]:
-    """Four guests seated by the queue's way in (no table of theirs: no room code)."""
-    people = [await Player.guest(platform.a.url, f"P{tag}{i}") for i in range(4)]
-    socks = [await p.socket(platform.a.ws_url) for p in people]
+async def _open(nc: Client, nats_prefix: str, match_id: str, people: list[Player]) -> str:
+    """``people`` seated by the queue's way in (no table of theirs: no room code)."""
     opened = await bus.request(
         nc, Names(f"{nats_prefix}e2e").endpoint("lobby", OPEN_MATCH),
-        OpenMatch(match_id=f"watch-{tag}", rules=ONE_HAND, origin="queue",  # type: ignore[arg-type]
+        OpenMatch(match_id=match_id, rules=ONE_HAND, origin="queue",  # type: ignore[arg-type]
                   origin_id="test",
                   seats=tuple(MatchSeat(player_id=p.player_id) for p in people)),  # type: ignore[arg-type]
         MatchOpened, timeout=10)
-    seats = [Seat(p, s, opened.game_id) for p, s in zip(people, socks, strict=True)]
+    return opened.game_id
+
+
+async def _match(platform: Platform, nc: Client, nats_prefix: str,
+                 tag: str) -> tuple[str, list[Seat]]:
+    """Four guests in a match, each following it as its seat."""
+    people = [await Player.guest(platform.a.url, f"P{tag}{i}") for i in range(4)]
+    socks = [await p.socket(platform.a.ws_url) for p in people]
+    game_id = await _open(nc, nats_prefix, f"watch-{tag}", people)
+    seats = [Seat(p, s, game_id) for p, s in zip(people, socks, strict=True)]
     for s in seats:
         await s.subscribe()
-    return opened.game_id, seats
+    return game_id, seats
 
 
 async def _sync(seats: list[Seat], version: int) -> None:
@@ -94,7 +100,7 @@ async def _play(seats: list[Seat], watcher: Socket,
                 target = f["version"]
         await _sync(seats, target)
         await _drain(watcher, seen)
-        check(seen, seats[0].version)
+        await check(seen, seats[0].version)
     await _drain(watcher, seen, 1.0)
     return seen
 
@@ -108,12 +114,15 @@ async def test_a_stranger_watches_a_ranked_match_tricks_behind_and_sees_it_all_b
     assert first == 0  # no trick was played yet: nothing of the game is shown
     released_before_end: list[int] = []
 
-    def check(seen: list[dict[str, Any]], now: int) -> None:
+    async def check(seen: list[dict[str, Any]], now: int) -> None:
         allowed = _allowed(seats[0].events, now)
         late = [f["version"] for f in seen if f["version"] > allowed]
         assert late == [], (late, allowed, now)
         if seats[0].ended is None and seen:
             released_before_end.append(seen[-1]["version"])
+        if now % 10 == 0:  # the summary is the delayed game's too
+            status, body = await watcher.call("GET", f"/v1/games/{game_id}")
+            assert status == 200 and body["version"] <= allowed, (body, allowed)
 
     seen = await _play(seats, sock, check)
     assert released_before_end, "the watcher saw nothing before the game ended"
@@ -132,7 +141,7 @@ async def test_an_operator_watches_a_ranked_match_live(
     game_id, seats = await _match(platform, nc, nats_prefix, tag)
     op = await operator(platform, database_url, f"Op{tag}")
 
-    def check(seen: list[dict[str, Any]], now: int) -> None:
+    async def check(seen: list[dict[str, Any]], now: int) -> None:
         assert seen and seen[-1]["version"] == now, (seen[-1:], now)
 
     sock, _ = await _watch(op, platform, game_id)
@@ -159,13 +168,7 @@ async def test_the_live_list_puts_the_best_rated_first_and_never_a_private_table
         await conn.close()
     games = {}
     for name, people in (("weak", weak), ("strong", strong)):
-        opened = await bus.request(
-            nc, Names(f"{nats_prefix}e2e").endpoint("lobby", OPEN_MATCH),
-            OpenMatch(match_id=f"live-{name}-{tag}", rules=ONE_HAND, origin="queue",  # type: ignore[arg-type]
-                      origin_id="test",
-                      seats=tuple(MatchSeat(player_id=p.player_id) for p in people)),  # type: ignore[arg-type]
-            MatchOpened, timeout=10)
-        games[name] = opened.game_id
+        games[name] = await _open(nc, nats_prefix, f"live-{name}-{tag}", people)
     host = await Player.guest(platform.b.url, f"Host{tag}")
     for name, private in (("public", False), ("private", True)):
         t = await host.ok("POST", "/v1/tables", {"rules": "house", "private": private})
