@@ -19,29 +19,33 @@ from services.platform import bus
 from tests.e2e.conftest import Platform
 from tests.e2e.players import Seat
 from tests.e2e.replays import operator, registered
+from tests.e2e.test_tournament_run import copy
 from tests.services.lobby.harness import Player, Service, Socket
+from tests.services.lobby.test_tournaments import body, role, signed_in_again
+from tests.services.lobby.test_tournaments import registered as organizer_account
 
 DELAY = 3  # the lobby's default watch_delay_tricks
 ONE_HAND = {"preset": "classic", "target": None, "max_hands": 1}
 
 
-async def _open(nc: Client, nats_prefix: str, match_id: str, people: list[Player]) -> str:
+async def _open(nc: Client, nats_prefix: str, match_id: str, people: list[Player],
+                origin: str = "queue", origin_id: str = "test") -> str:
     """``people`` seated by the queue's way in (no table of theirs: no room code)."""
     opened = await bus.request(
         nc, Names(f"{nats_prefix}e2e").endpoint("lobby", OPEN_MATCH),
-        OpenMatch(match_id=match_id, rules=ONE_HAND, origin="queue",  # type: ignore[arg-type]
-                  origin_id="test",
+        OpenMatch(match_id=match_id, rules=ONE_HAND, origin=origin,  # type: ignore[arg-type]
+                  origin_id=origin_id,
                   seats=tuple(MatchSeat(player_id=p.player_id) for p in people)),  # type: ignore[arg-type]
         MatchOpened, timeout=10)
     return opened.game_id
 
 
-async def _match(platform: Platform, nc: Client, nats_prefix: str,
-                 tag: str) -> tuple[str, list[Seat]]:
+async def _match(platform: Platform, nc: Client, nats_prefix: str, tag: str,
+                 **origin: str) -> tuple[str, list[Seat]]:
     """Four guests in a match, each following it as its seat."""
     people = [await Player.guest(platform.a.url, f"P{tag}{i}") for i in range(4)]
     socks = [await p.socket(platform.a.ws_url) for p in people]
-    game_id = await _open(nc, nats_prefix, f"watch-{tag}", people)
+    game_id = await _open(nc, nats_prefix, f"watch-{tag}", people, **origin)
     seats = [Seat(p, s, game_id) for p, s in zip(people, socks, strict=True)]
     for s in seats:
         await s.subscribe()
@@ -85,12 +89,15 @@ async def _watch(watcher: Player, platform: Platform, game_id: str) -> tuple[Soc
     return sock, snap["version"]
 
 
-async def _play(seats: list[Seat], watcher: Socket,
-                check: Any) -> list[dict[str, Any]]:
-    """Play move by move; after each, what the watcher got is checked against the game."""
+async def _play(seats: list[Seat], watcher: Socket, check: Any,
+                stop_after: int | None = None) -> list[dict[str, Any]]:
+    """Play move by move (to the end, or ``stop_after`` moves); after each, what the
+    watcher got is checked against the game."""
     seen: list[dict[str, Any]] = []
     await _sync(seats, max(s.version for s in seats))
-    while seats[0].ended is None:
+    moves = 0
+    while seats[0].ended is None and (stop_after is None or moves < stop_after):
+        moves += 1
         mover = next(s for s in seats if s.next_move() is not None)
         await mover.act()
         while mover.pending:
@@ -148,6 +155,42 @@ async def test_an_operator_watches_a_ranked_match_live(
     await asyncio.sleep(0)
     await _play(seats, sock, check)
     for p in [op, *(s.player for s in seats)]:
+        await p.aclose()
+
+
+async def test_a_tournaments_organizer_watches_its_game_live_and_another_organizer_delayed(
+        platform: Platform, platform_env: dict[str, str], nc: Client, nats_prefix: str,
+        database_url: str) -> None:
+    tag = uuid.uuid4().hex[:6]
+    service = copy(platform, platform_env, "watching")
+    try:
+        orgs = []
+        for prefix in ("org", "other"):
+            who = await organizer_account(platform.a.url, prefix)
+            done = role(database_url, "organizer", "grant", who.name)
+            assert done.returncode == 0, done.stderr
+            orgs.append(await signed_in_again(who))
+        org, other = orgs
+        tid = (await org.ok("POST", "/v1/tournaments", body()))["tournament_id"]
+        game_id, seats = await _match(platform, nc, nats_prefix, tag, origin="tournament",
+                                      origin_id=tid)
+        sock, _ = await _watch(org, platform, game_id)
+        late, first = await _watch(other, platform, game_id)
+        assert first == 0
+
+        behind: list[dict[str, Any]] = []
+
+        async def check(seen: list[dict[str, Any]], now: int) -> None:
+            assert seen and seen[-1]["version"] == now, (seen[-1:], now)
+            await _drain(late, behind, 0.01)
+            assert behind == [], behind[-1:]  # fewer than three tricks were played
+
+        await _play(seats, sock, check, stop_after=8)
+        await _drain(late, behind, 0.3)
+        assert behind == []
+    finally:
+        service.stop()
+    for p in [*orgs, *(s.player for s in seats)]:
         await p.aclose()
 
 
