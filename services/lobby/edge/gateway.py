@@ -197,8 +197,10 @@ class Gateway:
         conn.subs[game_id] = sub
         hub.join(sub, frame.since if frame.since is not None and
                  frame.since <= hub.state.version else None)
-        if seat is None and table is not None:
-            conn.follows.add(table.table_id)  # a spectator learns of the table's next game
+        if seat is None and table is not None and not delayed:
+            # A spectator learns of the table's next game; a delayed one is not told of
+            # the table's changes (its game's end) ahead of the game's own events.
+            conn.follows.add(table.table_id)
         if seat is not None:
             self.grace.cancel(game_id, seat)
             await self.broadcasts.seat_present(SeatPresent(game_id=game_id, seat=seat, player_id=me,
