@@ -170,6 +170,33 @@ class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
     tournament: TournamentRound | None = None  # which tournament, round and teams
 
 
+class LivePlayer(msgspec.Struct, frozen=True, kw_only=True):
+    seat: int
+    player_id: str | None = None
+    name: str | None = None
+    bot: BotLevel | None = None
+    guest: bool = False
+    rating: int | None = None  # a registered person's rating; None for bots, guests, unknown
+
+
+class LiveGame(msgspec.Struct, frozen=True, kw_only=True):
+    """A game being played now that anyone may watch (``GET /v1/games/live``)."""
+
+    game_id: str
+    table_id: str
+    origin: str  # table (a public table), queue (ranked) or tournament
+    rated: bool
+    players: list[LivePlayer]
+    started_at: int  # ms since the epoch
+    rating: int | None = None  # the mean of its players' known ratings: the list's order
+    delayed: bool = False  # a watcher sees it watch_delay_tricks tricks behind
+
+
+class LiveGames(msgspec.Struct, frozen=True, kw_only=True):
+    games: list[LiveGame]
+    ratings_complete: bool = True  # false: the ratings service did not answer
+
+
 # --- Ratings and the leaderboard (from the ratings service, names from the lobby) -------------
 
 

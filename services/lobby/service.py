@@ -26,6 +26,7 @@ from services.lobby.clients.tournaments import TournamentBus
 from services.lobby.edge import socket
 from services.lobby.edge.gateway import Gateway
 from services.lobby.games import operators
+from services.lobby.games.live import Live
 from services.lobby.games.projection import projection_handlers
 from services.lobby.history.games import History
 from services.lobby.history.projection import history_handler
@@ -115,7 +116,7 @@ async def setup(rt: Runtime) -> None:
         pool=rt.pool, tokens=tokens, throttle=throttle, tables=tables, gateway=gateway,
         standings=Standings(rt.pool, ratings), tournaments=tournaments, matches=matches,
         queue=queue, operators=operators.Operators(rt.pool, games, s.operator_cache_games),
-        history=History(rt.pool, ratings, tournaments)))
+        history=History(rt.pool, ratings, tournaments), live=Live(rt.pool, ratings)))
     rt.routes.append(socket.handler(gateway, tokens, origins, s.ws_max_frame_bytes))
     projection = projection_handlers(s.queue_leaver_seconds, broadcasts)
     for durable, event_type, handler, after_commit in (

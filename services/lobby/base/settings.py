@@ -43,6 +43,11 @@ class LobbySettings(Settings, frozen=True, kw_only=True):
     resume_max_events: Annotated[int, msgspec.Meta(
         ge=0, description="A resuming socket gets the missed events up to this many, "
                           "else a fresh snapshot.")] = 64
+    watch_delay_tricks: Annotated[int, msgspec.Meta(
+        ge=0, description="A ranked or tournament game is anyone's to watch this many "
+                          "completed tricks behind: an event reaches such a watcher once "
+                          "this many tricks were completed after it (all of it at the "
+                          "end). Its players, its organizer and operators watch live.")] = 3
     login_failures_per_account: Annotated[str, msgspec.Meta(
         description="Failed logins one account name may take, from any address, "
                     "e.g. '10/15 minutes'; past it: 429 until the window moves on.")

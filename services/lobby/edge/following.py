@@ -6,7 +6,9 @@ events arrive the same way and in order), folds them into the game's full
 state, and sends each socket only what ``engine.views`` lets its seat see. A
 gap on JetStream is filled from the game worker's store. The hub keeps the
 last ``resume_max_events`` (event, state) pairs, no more: a socket that
-resumes from further back gets a snapshot anyway.
+resumes from further back gets a snapshot anyway. A delayed watcher (``delayed``)
+gets each event only once ``watch_delay_tricks`` tricks were completed after it
+(``edge.delay``), and its snapshots show the game as it stood then.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from services.lobby.base.settings import LobbySettings
 from services.lobby.clients.broadcasts import Broadcasts
 from services.lobby.clients.games import Following, GameClient, GameUnavailable
 from services.lobby.edge.connections import Conn, encode
+from services.lobby.edge.delay import Delay
 from services.lobby.tables import store
 from services.platform import logs
 from services.platform.events import EventRegistry
@@ -62,11 +65,13 @@ class Host(Protocol):
 
 @dataclass(eq=False)
 class Sub:
-    """One socket following one game, as a seat or (``seat`` None) as a spectator."""
+    """One socket following one game, as a seat or (``seat`` None) as a spectator,
+    live or ``delayed``."""
 
     conn: Conn
     hub: Hub
     seat: int | None
+    delayed: bool = False
 
 
 def followed(conn: Conn, game_id: str) -> Sub:
@@ -92,6 +97,7 @@ class Hub:
         self.ready = asyncio.Event()  # the stored history is in (maybe none yet)
         self.started = asyncio.Event()  # GameStarted is in: the game says who sits where
         self.pending: dict[int, Event] = {}
+        self.delay = Delay(host.settings.watch_delay_tricks)  # what delayed watchers see
         self._filling: asyncio.Task[None] | None = None
         self._subscriptions: list[Any] = []
         self._following: Following | None = None
@@ -185,12 +191,19 @@ class Hub:
         if self._moved is not None:  # wake whoever waits in reach
             self._moved.set()
             self._moved = None
+        released = list(self.delay.add(event, after))
         if self.subs:
             frames = _Audiences(self.game_id, event, after)
+            late = [sub for sub in self.subs if sub.delayed]
             for sub in list(self.subs):
-                data = frames.of(sub.seat)
+                data = None if sub.delayed else frames.of(sub.seat)
                 if data is not None:
                     sub.conn.send_raw(data)
+            for old, then in released if late else ():
+                data = _Audiences(self.game_id, old, then).of(None)
+                for sub in late:
+                    if data is not None:
+                        sub.conn.send_raw(data)
         if isinstance(event, GameStarted):
             self.started.set()
 
@@ -219,8 +232,8 @@ class Hub:
     def join(self, sub: Sub, since: int | None) -> None:
         """Bring ``sub`` up to date and add it, with no await in between, so no live
         event can slip between the catch-up and the subscription."""
-        conn, state = sub.conn, self.state
-        missed = state.version - since if since is not None else -1
+        conn, state = sub.conn, self.delay.shown if sub.delayed else self.state
+        missed = state.version - since if since is not None and not sub.delayed else -1
         resumed = 0 <= missed <= min(len(self.history), self.host.settings.resume_max_events)
         if resumed:
             for event, after in list(self.history)[len(self.history) - missed:]:
@@ -237,7 +250,7 @@ class Hub:
             self._linger = None
 
     def snapshot(self, sub: Sub) -> None:
-        state = self.state
+        state = self.delay.shown if sub.delayed else self.state
         sub.conn.send(ws.Snapshot(game_id=self.game_id, table_id=self.table_id,
                                   version=state.version, view=view(state, sub.seat)))
 

@@ -23,12 +23,13 @@ import asyncio
 import msgspec
 
 from engine.evolve import fold
-from engine.state import OVER
+from engine.state import OVER, GameState
 from engine.views import view
 from schemas import commands as cmd
 from schemas import ws
 from schemas.api import GameSummary
 from schemas.errors.codes import GAME_UNAVAILABLE
+from schemas.events import Event
 from schemas.play import SeatPresent
 from schemas.subjects import Names
 from services.lobby.accounts.auth import Claims
@@ -40,6 +41,7 @@ from services.lobby.clients.games import GameClient, GameUnavailable
 from services.lobby.edge.chat import Chat
 from services.lobby.edge.commands import Commands
 from services.lobby.edge.connections import Conn, Connections
+from services.lobby.edge.delay import delayed_state, live_watcher
 from services.lobby.edge.following import Hub, Hubs, Sub, followed
 from services.lobby.edge.frames import FrameTable
 from services.lobby.edge.grace import Grace
@@ -47,7 +49,6 @@ from services.lobby.edge.notes import Notes
 from services.lobby.edge.offers import Offers, QueueFrames
 from services.lobby.edge.tablefeed import TableFeed
 from services.lobby.edge.tournamentfeed import TournamentFeed
-from services.lobby.matches import store as match_store
 from services.lobby.ranked.queue import Queue
 from services.lobby.tables import store
 from services.lobby.tables.rows import to_api
@@ -74,8 +75,9 @@ class Gateway:
         self.feed = TableFeed(tables, broadcasts, names, self.conns, self.hubs)
         self.notes = Notes(broadcasts, self.conns)
         self.queue = queue
+        self.organizing = tournaments  # a tournament's organizer watches its games live
         self.tournaments = TournamentFeed(tournaments, broadcasts, names, self.conns)
-        self.rounds = tournaments.rounds_of
+        self.placed = tournaments.placed  # where a game comes from, for its summary
         self.frames = FrameTable(
             {ws.Subscribe: self.on_subscribe, ws.Unsubscribe: self.on_unsubscribe,
              ws.SnapshotRequest: self.on_snapshot, ws.Ping: self.on_ping},
@@ -163,8 +165,9 @@ class Gateway:
             game_id = table.game_id
         else:
             raise LobbyError("bad_field", "subscribe names a game_id or a table_id")
+        delayed = False
         if frame.spectate:  # before the game is even read: a stranger learns nothing of it
-            self.tables.may_watch(table, me, frame.code)
+            delayed = await watches_delayed(self, table, conn.claims, frame.code)
         cap = self.settings.ws_games_per_socket
         if game_id not in conn.subs and len(conn.subs) >= cap:
             raise LobbyError("too_many_games", f"one socket follows at most {cap} games")
@@ -193,12 +196,14 @@ class Gateway:
         old = conn.subs.pop(game_id, None)
         if old is not None:
             hub.leave(old)
-        sub = Sub(conn, hub, seat)
+        sub = Sub(conn, hub, seat, delayed)
         conn.subs[game_id] = sub
         hub.join(sub, frame.since if frame.since is not None and
                  frame.since <= hub.state.version else None)
-        if seat is None and table is not None:
-            conn.follows.add(table.table_id)  # a spectator learns of the table's next game
+        if seat is None and table is not None and not delayed:
+            # A spectator learns of the table's next game; a delayed one is not told of
+            # the table's changes (its game's end) ahead of the game's own events.
+            conn.follows.add(table.table_id)
         if seat is not None:
             self.grace.cancel(game_id, seat)
             await self.broadcasts.seat_present(SeatPresent(game_id=game_id, seat=seat, player_id=me,
@@ -233,29 +238,44 @@ class Gateway:
 
     # --- public summary ----------------------------------------------------------------------
 
-    async def summary(self, game_id: str, player_id: str, code: str | None) -> GameSummary:
+    async def summary(self, game_id: str, claims: Claims, code: str | None) -> GameSummary:
         """From the followed state when this gateway has it, else from the stored events.
-        A private table's game only to those who may watch it."""
+        A private table's game only to those who may watch it; a delayed watcher's as
+        they see it."""
         table = await self.tables.summary_base(game_id)
-        self.tables.may_watch(table, player_id, code)
+        delayed = await watches_delayed(self, table, claims, code)
         hub = self.hubs.get(game_id)
         if hub is not None and hub.ready.is_set():
-            state = hub.state
+            state = hub.delay.shown if delayed else hub.state
         else:
-            try:
-                reply = await self.games.events_after(game_id, 0)
-            except GameUnavailable:
-                raise LobbyError(GAME_UNAVAILABLE, "no game worker answered") from None
-            state = fold(self.registry.decode(env.type, env.schema_version, env.body)  # type: ignore[misc]
-                         for env in reply.events)
-        headline = summary(table, view(state, None))
-        started = await match_store.origin_of(self.tables.pool, game_id)
-        if started is None:
-            return headline
-        rounds = (await self.rounds([started["match_id"]])
-                  if started["origin"] == "tournament" else {})
-        return msgspec.structs.replace(headline, origin=str(started["origin"]),
-                                       tournament=rounds.get(started["match_id"]))
+            state = await stored_state(self, game_id,
+                                       self.settings.watch_delay_tricks if delayed else None)
+        origin, tournament = await self.placed(game_id)
+        return msgspec.structs.replace(summary(table, view(state, None)), origin=origin,
+                                       tournament=tournament)
+
+
+async def watches_delayed(gateway: Gateway, table: store.TableRow | None, me: Claims,
+                          code: str | None) -> bool:
+    """Whether ``me`` watches ``table``'s game delayed (``watching.may_watch``); an
+    operator, and a tournament game's organizer, watch it live."""
+    if not gateway.tables.may_watch(table, me.player_id, code):
+        return False
+    assert table is not None and table.game_id is not None
+    return not await live_watcher(gateway.tables.pool, gateway.organizing.bus,
+                                  table.game_id, me)
+
+
+async def stored_state(gateway: Gateway, game_id: str, delay: int | None) -> GameState:
+    """A game's state folded from its stored events (``delay`` tricks behind, if given)."""
+    try:
+        reply = await gateway.games.events_after(game_id, 0)
+    except GameUnavailable:
+        raise LobbyError(GAME_UNAVAILABLE, "no game worker answered") from None
+    events: list[Event] = [
+        gateway.registry.decode(env.type, env.schema_version, env.body)  # type: ignore[misc]
+        for env in reply.events]
+    return fold(events) if delay is None else delayed_state(events, delay)
 
 
 __all__ = ["Conn", "Gateway"]

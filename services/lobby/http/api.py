@@ -8,9 +8,10 @@ on every route but the sign-in ones; errors become ``ApiError`` bodies in ``serv
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from litestar import Controller, Response, get, patch, post
+from litestar.params import Parameter
 
 from schemas.api import (
     CreateTable,
@@ -18,6 +19,7 @@ from schemas.api import (
     GuestSignIn,
     JoinByCode,
     JoinTable,
+    LiveGames,
     Login,
     Me,
     Register,
@@ -33,6 +35,7 @@ from services.lobby.accounts.auth import Claims, Tokens
 from services.lobby.base.store import Pool
 from services.lobby.base.throttle import Throttle
 from services.lobby.edge.gateway import Gateway
+from services.lobby.games.live import Live
 from services.lobby.http.apidocs import BEARER, GAME_REFUSALS, SIGNED_IN, STARTS, STORE, answers
 from services.lobby.http.params import GameId, RoomCode, TableId
 from services.lobby.tables.tables import Tables
@@ -57,6 +60,19 @@ GAME = {"game_id": "g-9c1d", "table_id": "t-1a2b3c",
          "origin": "tournament", "tournament": {
              "tournament_id": "5b0e7c2a-3f1d-4c8e-9a61-2d7f0e4b9c13", "name": "Friday Night Spades",
              "round_no": 2, "round_name": "Final", "home": "Aces", "away": "Spaders"}}
+LIVE = {"ratings_complete": True, "games": [{
+    "game_id": "g-9c1d", "table_id": "t-4d5e6f", "origin": "queue", "rated": True,
+    "players": [{"seat": 0, "player_id": "p-7f3a", "name": "Ada", "rating": 1712},
+                {"seat": 1, "player_id": "p-21c4", "name": "Cy", "rating": 1650},
+                {"seat": 2, "player_id": "p-11b0", "name": "Ben", "rating": 1690},
+                {"seat": 3, "player_id": "p-9e02", "name": "Di", "rating": 1604}],
+    "started_at": 1798700000000, "rating": 1664, "delayed": True}, {
+    "game_id": "g-5a6b", "table_id": "t-1a2b3c", "origin": "table", "rated": False,
+    "players": [{"seat": 0, "player_id": "p-3c3c", "name": "Eve", "guest": True},
+                {"seat": 1, "bot": "basic", "name": "Bot 2"},
+                {"seat": 2, "bot": "basic", "name": "Bot 3"},
+                {"seat": 3, "bot": "basic", "name": "Bot 4"}],
+    "started_at": 1798700300000, "rating": None, "delayed": False}]}
 
 
 class SessionController(Controller):
@@ -252,6 +268,18 @@ class PlayerController(Controller):
         or playing tables where the caller sits or hosts."""
         return await tables.whereabouts(me)
 
+    @get("/v1/games/live", summary="Games being played now that anyone may watch, "
+         "best-rated first", tags=["games"], security=BEARER,
+         responses=answers(200, LiveGames, LIVE, *SIGNED_IN, "bad_request", *STORE))
+    async def live(self, live: Live,
+                   limit: Annotated[int, Parameter(ge=1, le=100)] = 20) -> LiveGames:
+        """Public tables' games and ranked and tournament matches (never a private
+        table's), ordered by the mean rating of their registered players (`rating`;
+        games with none last), then newest first. `delayed`: a watcher sees the game
+        `watch_delay_tricks` tricks behind (a ranked or tournament match's). When the
+        ratings service does not answer the list still comes, `ratings_complete` false."""
+        return await live.games(limit)
+
     @get("/v1/games/{game_id:str}", summary="A game's public summary", tags=["games"],
          security=BEARER, responses=answers(200, GameSummary, GAME,
                                             *SIGNED_IN, "bad_request", "game_not_found",
@@ -261,8 +289,10 @@ class PlayerController(Controller):
                    code: RoomCode = None) -> GameSummary:
         """What anyone at the table may know: seats, rules, phase, score. A private
         table's game answers its host, its players and those who give its room code
-        (`?code=`), else 403 `room_code_required`."""
-        return await gateway.summary(game_id, me.player_id, code)
+        (`?code=`), else 403 `room_code_required`. A ranked or tournament match's answers
+        anyone, as it stood `watch_delay_tricks` tricks ago (live to its players, its
+        tournament's organizer and operators)."""
+        return await gateway.summary(game_id, me, code)
 
 
 

@@ -112,6 +112,12 @@ async def match(pool: asyncpg.Pool, match_id: str) -> MatchRow:
     return _match(row)
 
 
+async def match_of_game(pool: asyncpg.Pool, game_id: str) -> MatchRow | None:
+    row = await pool.fetchrow(f"SELECT {_MATCH_COLUMNS} FROM matches WHERE game_id = $1",
+                              game_id)
+    return None if row is None else _match(row)
+
+
 class NotAwaiting(Exception):
     """The match is no longer waiting for its players (started, or ended unstarted)."""
 

@@ -61,12 +61,13 @@ class TableRows:
             raise LobbyError("table_not_found", "no table has that room code")
         return t
 
-    def may_watch(self, t: store.TableRow | None, me: str, code: str | None) -> None:
-        """``me`` may watch ``t``'s game (``watching.may_watch``); a wrong code counts."""
+    def may_watch(self, t: store.TableRow | None, me: str, code: str | None) -> bool:
+        """``me`` may watch ``t``'s game (``watching.may_watch``: True, delayed); a wrong
+        code counts."""
         if code:
             self.guesses.check(me)
         try:
-            may_watch(t, me, code)
+            return may_watch(t, me, code)
         except LobbyError:
             if code:
                 self.guesses.missed(me)

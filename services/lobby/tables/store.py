@@ -124,6 +124,23 @@ async def open_public_tables(pool: asyncpg.Pool, limit: int = 200) -> list[Table
     return [_row(r) for r in rows]
 
 
+async def playing_watchable(pool: asyncpg.Pool,
+                            limit: int) -> list[tuple[TableRow, str, bool, int]]:
+    """Tables playing a game anyone may watch (public, or a match's with no room code,
+    never a private table's), each with its match's origin, whether it is rated and
+    when it started (ms), newest first."""
+    rows = await pool.fetch(
+        f"SELECT {', '.join('t.' + c.strip() for c in _COLUMNS.split(','))},"
+        "       coalesce(m.origin, 'table') AS origin, coalesce(m.rated, false) AS rated,"
+        "       (extract(epoch FROM coalesce(m.started_at, m.created_at, t.created_at))"
+        "        * 1000)::bigint AS started_ms"
+        " FROM game_tables t LEFT JOIN matches m ON m.game_id = t.game_id"
+        " WHERE t.state = 'playing' AND t.game_id IS NOT NULL"
+        "   AND (NOT t.private OR t.code IS NULL)"
+        " ORDER BY started_ms DESC LIMIT $1", limit)
+    return [(_row(r), r["origin"], r["rated"], r["started_ms"]) for r in rows]
+
+
 async def tables_of(pool: asyncpg.Pool, player_id: str) -> list[TableRow]:
     """Open or playing tables where the player sits or hosts, newest first."""
     key = as_uuid(player_id)

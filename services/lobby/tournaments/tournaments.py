@@ -28,6 +28,7 @@ from services.lobby.base.rulesets import rules_of
 from services.lobby.clients.broadcasts import Broadcasts
 from services.lobby.clients.ratings import RatingsBus
 from services.lobby.clients.tournaments import TournamentBus
+from services.lobby.matches import store as match_store
 
 
 def _changed(reply: api.CommandReply, team_id: str | None = None) -> api.TournamentChanged:
@@ -86,6 +87,17 @@ class Tournaments:
     async def start_now(self, me: Claims, tid: str) -> api.TournamentChanged:
         await self._organizing(me, tid)
         return _changed(await self.bus.write("start_now", tid, cmd.StartNow(by=me.player_id)))
+
+    async def placed(self, game_id: str) -> tuple[str, TournamentRound | None]:
+        """What started a game (``table``, ``queue``, ``tournament``; empty if nothing
+        the lobby knows) and, for a tournament's, which round and teams it is."""
+        started = await match_store.origin_of(self.pool, game_id)
+        if started is None:
+            return "", None
+        if started["origin"] != "tournament":
+            return str(started["origin"]), None
+        rounds = await self.rounds_of([started["match_id"]])
+        return "tournament", rounds.get(started["match_id"])
 
     async def rounds_of(self, match_ids: list[str]) -> dict[str, TournamentRound]:
         """Lobby match id -> the tournament round it was, asking the tournament service

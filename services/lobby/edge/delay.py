@@ -1,0 +1,71 @@
+"""A game as a delayed watcher sees it: each event held back until a number of tricks
+were completed after it.
+
+An event that happened when the game had completed ``k`` tricks (counting the
+``TrickWon`` it may itself be) is released once the game has completed ``k + n``:
+so nothing, a bid, a card or a score, reaches a delayed watcher before ``n`` tricks
+were played after a live spectator saw it. The game's end releases everything.
+``live_watcher`` says who watches such a game live all the same.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+from collections.abc import Iterable, Iterator
+
+from engine.evolve import evolve
+from engine.state import GameState
+from schemas.events import Event, GameEnded, TrickWon
+from services.lobby.accounts import auth
+from services.lobby.accounts.auth import Claims
+from services.lobby.base.errors import LobbyError
+from services.lobby.base.store import Pool
+from services.lobby.clients.tournaments import TournamentBus
+from services.lobby.matches import store as matchstore
+
+
+class Delay:
+    """Events in, in order; the ones now old enough out, with the state after each."""
+
+    def __init__(self, tricks: int) -> None:
+        self.tricks = tricks
+        self.done = 0  # tricks completed in the game so far
+        self.shown = GameState()  # the state after the last event released
+        self.held: collections.deque[tuple[Event, GameState, int]] = collections.deque()
+
+    def add(self, event: Event, after: GameState) -> Iterator[tuple[Event, GameState]]:
+        """Take in the next event; yield those it lets out, oldest first."""
+        if isinstance(event, TrickWon):
+            self.done += 1
+        self.held.append((event, after, self.done))
+        over = isinstance(event, GameEnded)
+        while self.held and (over or self.held[0][2] + self.tricks <= self.done):
+            shown, state, _ = self.held.popleft()
+            self.shown = state
+            yield shown, state
+
+
+def delayed_state(events: Iterable[Event], tricks: int) -> GameState:
+    """The state a delayed watcher sees after ``events``."""
+    delay, state = Delay(tricks), GameState()
+    for event in events:
+        state = evolve(state, event)
+        collections.deque(delay.add(event, state), maxlen=0)
+    return delay.shown
+
+
+async def live_watcher(pool: Pool, tournaments: TournamentBus, game_id: str,
+                       me: Claims) -> bool:
+    """``me`` watches ``game_id`` live though it is a delayed one's: an operator (by the
+    account as it is now), or the organizer of the tournament the game is part of."""
+    if me.role == auth.OPERATOR:
+        with contextlib.suppress(LobbyError):
+            await auth.require_operator(pool, me)
+            return True
+    match = await matchstore.match_of_game(pool, game_id)
+    if match is None or match.origin != "tournament" or not match.origin_id:
+        return False
+    with contextlib.suppress(LobbyError):
+        return (await tournaments.get(match.origin_id)).summary.organizer == me.player_id
+    return False

@@ -1,0 +1,43 @@
+"""A delayed watcher's events: each one released once three tricks were completed
+after it, in order, and all that is left when the game ends."""
+
+from __future__ import annotations
+
+from engine.state import GameState
+from schemas.events import BidPlaced, CardPlayed, Event, GameEnded, TrickWon
+from services.lobby.edge.delay import Delay
+
+CARDS = ("2C", "3C", "4C", "5C")
+
+
+def trick(no: int) -> list[Event]:
+    return [*(CardPlayed(seat=s, card=c) for s, c in enumerate(CARDS)),
+            TrickWon(trick_no=no, seat=3, cards=CARDS)]
+
+
+def test_an_event_is_released_once_three_tricks_were_completed_after_it() -> None:
+    delay = Delay(3)
+    events: list[Event] = [BidPlaced(seat=s, bid=3) for s in range(4)]
+    for no in range(1, 6):
+        events += trick(no)
+    released: dict[int, int] = {}  # version -> the version whose arrival released it
+    for v, e in enumerate(events, 1):
+        for _, after in delay.add(e, GameState(version=v)):
+            released[after.version] = v
+    won = [v for v, e in enumerate(events, 1) if isinstance(e, TrickWon)]
+    # The bids and the first trick's cards show when the third trick is won; the first
+    # trick's end (one trick done) when the fourth is; and so on.
+    assert [released[v] for v in range(1, 8)] == [won[2]] * 7
+    assert released[won[0]] == won[3]
+    # The third trick's cards (two tricks done) show when the fifth is won, its end not yet.
+    assert max(released) == won[2] - 1 and released[won[2] - 1] == won[4]
+    assert delay.shown.version == max(released)
+
+
+def test_the_end_of_the_game_releases_everything() -> None:
+    delay = Delay(3)
+    end = GameEnded(winner=0, reason="hands", scores=(10, 0), bags=(0, 0), hands_played=1)
+    events: list[Event] = [*trick(1), end]
+    out = [after.version for v, e in enumerate(events, 1)
+           for _, after in delay.add(e, GameState(version=v))]
+    assert out == list(range(1, len(events) + 1))
