@@ -54,3 +54,14 @@ async def test_a_pid_file_naming_another_live_process_is_stale(tmp_path: Path) -
         assert await _answers(pg.url)
     finally:
         pg.stop()
+
+
+async def test_a_server_in_a_folder_too_deep_for_a_unix_socket_starts_on_tcp(
+        tmp_path: Path) -> None:
+    deep = tmp_path / ("d" * 60) / ("e" * 60)  # past the 107 bytes a socket path may hold
+    pg = servers.PostgresServer(deep / "pg", servers.free_port())
+    try:
+        pg.start()
+        assert await _answers(pg.url)
+    finally:
+        pg.stop()
