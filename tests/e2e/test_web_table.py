@@ -354,3 +354,35 @@ async def test_a_pre_move_that_bounces_says_why(platform: Platform) -> None:
             "you had to follow the suit led", "spades were not broken yet"))
         await shot(page, "premove-bounced")
     assert problems == []
+
+
+async def test_the_lobby_lists_games_being_played_now_and_one_is_watched_from_it(
+        platform: Platform) -> None:
+    host = await Player.guest(platform.b.url, "Showman")
+    try:
+        # The host holds a seat and does not play: the game waits on them while it is
+        # listed and watched (four bots would finish it before the page looks).
+        t = await host.ok("POST", "/v1/tables", {"rules": "quick", "seat": 0})
+        await host.ok("POST", f"/v1/tables/{t['table_id']}/bots", {"level": "basic"})
+        game_id = (await host.ok("POST", f"/v1/tables/{t['table_id']}/start"))["game_id"]
+        problems: list[str] = []
+        async with chromium() as browser:
+            page = await new_page(browser, problems)
+            await sign_in(page, platform.a.url, "Viewer")
+            button = f"button.watch-live[data-game='{game_id}']"
+            watch = f"#live {button}"
+            for _ in range(50):  # the list is read on entering the lobby and on Refresh
+                if await page.locator(watch).count():
+                    break
+                await page.click("#live-refresh")
+                await page.wait_for_timeout(100)
+            row = page.locator("#live tr", has=page.locator(button))
+            assert "Table" in (await row.text_content() or "")
+            await shot(page, "playing-now")
+            await page.click(watch)
+            await page.wait_for_selector("#game:not([hidden])")
+            await page.wait_for_selector("#headline:has-text('watching')")
+            assert await page.locator("#hand button").count() == 0
+        assert problems == []
+    finally:
+        await host.aclose()

@@ -429,6 +429,36 @@ function enterLobby() {
   offerResume();
   refreshRanked();
   offerAgain();
+  refreshLive();
+}
+
+// The games being played now (GET /v1/games/live), best-rated first, each to watch.
+async function refreshLive() {
+  let live;
+  try { live = await api("GET", "/v1/games/live?limit=20"); } catch { return; }
+  const body = $("live");
+  body.replaceChildren();
+  for (const g of live.games) {
+    const tr = document.createElement("tr");
+    const kind = g.origin === "queue" ? "Ranked" : g.origin === "tournament" ? "Tournament"
+      : "Table";
+    const players = g.players.map((p) => p.bot ? botName(p.seat, p.bot, p.name)
+      : `${p.name}${p.rating ? ` (${p.rating})` : ""}`).join(", ");
+    const rating = g.rating === null ? "–" : String(g.rating);
+    for (const text of [g.delayed ? `${kind}, a few tricks behind` : kind, players, rating]) {
+      const td = document.createElement("td"); td.textContent = text; tr.append(td);
+    }
+    const td = document.createElement("td");
+    td.append(button("Watch", () => watchLive(g), false, "watch-live", { game: g.game_id }));
+    tr.append(td); body.append(tr);
+  }
+}
+$("live-refresh").onclick = refreshLive;
+
+async function watchLive(g) {
+  let table = null;
+  try { table = await api("GET", `/v1/tables/${g.table_id}`); } catch { /* seats from the game */ }
+  watch({ ...(table || { table_id: g.table_id, seats: [] }), game_id: g.game_id });
 }
 
 // Someone at a table of ours asks to play again: answer from the lobby, or at the end
