@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import random
 import signal
 import socket
 import subprocess
@@ -304,29 +303,14 @@ async def test_dev_starts_a_killed_postgres_again_and_nothing_acknowledged_is_lo
 
 
 def _free_runs(count: int, width: int) -> list[int]:
-    """``count`` base ports, each the first of ``width`` free consecutive ports, below the
-    kernel's ephemeral range: a port in that range that is free now may be taken a moment
-    later as the local end of some outgoing connection, before the server binds it."""
-    ephemeral = Path("/proc/sys/net/ipv4/ip_local_port_range")
-    low = int(ephemeral.read_text().split()[0]) if ephemeral.exists() else 32768
-    pick = random.Random()
+    """``count`` base ports, each the first of ``width`` free consecutive ports below the
+    kernel's ephemeral range (``servers.free_ports``), the runs not overlapping."""
     bases: list[int] = []
     while len(bases) < count:
-        base = pick.randrange(10000, low - width)
-        span = range(base, base + width)
-        if not any(b <= p < b + width for b in bases for p in span) \
-                and all(_bindable(p) for p in span):
+        base = servers.free_ports(width)
+        if not any(abs(base - b) < width for b in bases):
             bases.append(base)
     return bases
-
-
-def _bindable(port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
 
 
 def _pid_listening_on(port: int) -> int:

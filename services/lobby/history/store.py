@@ -41,14 +41,9 @@ async def page(pool: asyncpg.Pool, player: str, before: int | None, limit: int,
     return [dict(r) for r in rows]
 
 
-async def sat_in(pool: asyncpg.Pool, game_id: str, player: str) -> bool:
-    """Whether the player held a seat in this finished game."""
-    return bool(await pool.fetchval(
-        "SELECT true FROM player_games WHERE game_id = $1 AND players @> ARRAY[$2]",
-        game_id, player))
-
-
-async def ended(pool: asyncpg.Pool, game_id: str) -> bool:
-    """Whether the projection holds this game as finished."""
-    return bool(await pool.fetchval("SELECT true FROM player_games WHERE game_id = $1",
-                                    game_id))
+async def players_of(pool: asyncpg.Pool, game_id: str) -> list[str] | None:
+    """Who sat in this finished game, by seat; None when the game has not ended (or
+    never was)."""
+    players = await pool.fetchval("SELECT players FROM player_games WHERE game_id = $1",
+                                  game_id)
+    return None if players is None else list(players)

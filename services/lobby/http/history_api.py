@@ -55,11 +55,12 @@ LOGGED = {"version": 1, "schema_version": 2, "occurred_at_ms": 1798700000000,
 
 async def replayable(pool: Pool, me: Claims, game_id: str) -> None:
     """A finished game ``me`` sat in, or 404 ``game_not_found`` / 403 ``not_your_game``."""
-    if not await history_store.sat_in(pool, game_id, me.player_id):
-        if await history_store.ended(pool, game_id):
-            raise LobbyError("not_your_game", f"you did not play in game {game_id}")
+    players = await history_store.players_of(pool, game_id)
+    if players is None:
         raise LobbyError("game_not_found", f"no finished game {game_id} (a game is "
                                            "replayed once it has ended)")
+    if me.player_id not in players:
+        raise LobbyError("not_your_game", f"you did not play in game {game_id}")
 
 
 class PlayerGamesController(Controller):

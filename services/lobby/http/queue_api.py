@@ -30,7 +30,7 @@ class QueueController(Controller):
                                             *SIGNED_IN, *STORE))
     async def place(self, me: Claims, queue: Queue) -> QueueState:
         """`state` "none" when not queued; `cooldown_until` (ms) while a cooldown runs."""
-        return await queue.state(me.player_id)
+        return await queue.state(me.player_id, me.guest)
 
     @delete("/v1/queue", status_code=200, summary="Leave the ranked queue", tags=TAGS,
             security=BEARER, responses=answers(200, QueueState, {"state": "none"},
@@ -40,7 +40,7 @@ class QueueController(Controller):
         404 `not_queued`."""
         player = me.player_id
         await queue.leave(player)
-        return await queue.state(player)
+        return await queue.state(player, me.guest)
 
     @get("/v1/queue/stats", summary="Who waits in the ranked queue, and for how long",
          guards=[signed_in], tags=TAGS, security=BEARER, responses=answers(200, QueueStats, STATS,

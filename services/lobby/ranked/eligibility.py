@@ -46,11 +46,11 @@ class Eligibility:
         need = self.settings.ranked_min_games
         return max(0, need - await qs.finished_games(self.pool, player)) if need else 0
 
-    async def blocker(self, player: str, cooldown_until: int) -> dict[str, Any]:
+    async def blocker(self, player: str, guest: bool, cooldown_until: int) -> dict[str, Any]:
         """What keeps a player who holds no ticket out of the queue now, if anything:
-        the code ``queue_join`` would answer, and the games still needed."""
-        known = await accountstore.people(self.pool, [player])
-        if player not in known or not known[player][1]:
+        the code ``queue_join`` would answer (a guest's, as the join reads it from the
+        token), and the games still needed."""
+        if guest:
             return {"blocked_by": "registered_only"}
         needed = await self.games_needed(player)
         if needed:

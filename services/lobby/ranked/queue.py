@@ -206,12 +206,12 @@ class Queue:
 
     # --- looking -------------------------------------------------------------------------------
 
-    async def state(self, player: str) -> QueueState:
+    async def state(self, player: str, guest: bool) -> QueueState:
         ticket = await qs.ticket_of(self.pool, player)
         until = await qs.cooldown_until(self.pool, player)
         if ticket is None:
             return QueueState(state="none", cooldown_until=until,
-                              **await self.eligibility.blocker(player, until))
+                              **await self.eligibility.blocker(player, guest, until))
         return QueueState(
             state=ticket.state,  # type: ignore[arg-type]
             players=list(ticket.players), partner=ticket.partner,

@@ -19,23 +19,32 @@ class ServerError(RuntimeError):
 
 
 def free_port(host: str = "127.0.0.1") -> int:
-    """A port free now, below the kernel's ephemeral range. A port inside that range
-    (what binding port 0 gives) that is free now may be taken a moment later, before the
-    server binds it, as the local end of some outgoing connection: with an initdb
-    between choosing and binding, on a busy machine, that happened."""
+    """A port free now, below the kernel's ephemeral range (``free_ports``)."""
+    return free_ports(1, host)
+
+
+def free_ports(width: int, host: str = "127.0.0.1") -> int:
+    """The first of ``width`` consecutive ports free now, below the kernel's ephemeral
+    range. A port inside that range (what binding port 0 gives) that is free now may be
+    taken a moment later, before the server binds it, as the local end of some outgoing
+    connection: with an initdb between choosing and binding, on a busy machine, that
+    happened."""
     ceiling = int(_EPHEMERAL.read_text().split()[0]) if _EPHEMERAL.exists() else 32768
     pick = random.SystemRandom()
     for _ in range(100):
-        port = pick.randrange(_LOWEST, ceiling)
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-            try:
-                sock.bind((host, port))
-            except OSError:
-                continue
-            return port
+        base = pick.randrange(_LOWEST, ceiling - width)
+        if all(_bindable(port, host) for port in range(base, base + width)):
+            return base
+    raise ServerError(f"no {width} free consecutive ports below {ceiling}")
+
+
+def _bindable(port: int, host: str) -> bool:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((host, 0))
-        return int(sock.getsockname()[1])
+        try:
+            sock.bind((host, port))
+        except OSError:
+            return False
+        return True
 
 
 def port_in_use(port: int, host: str = "127.0.0.1") -> bool:
