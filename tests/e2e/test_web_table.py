@@ -337,10 +337,26 @@ async def test_a_pre_move_that_bounces_says_why(platform: Platform) -> None:
         await page.select_option("#trick-pause", "0")
         await fill_with_bots_and_start(page)
         await page.wait_for_selector("#hand button.card", timeout=10000)
+        # The cue shows the bounce until the player's next move, and this loop moves at
+        # once: the page itself keeps the first bounced cue it shows, whenever it comes.
+        await page.evaluate("""() => {
+            const cue = document.getElementById("turn-cue");
+            new MutationObserver(() => {
+                if (!window.bounced && cue.textContent.includes("went back to your hand"))
+                    window.bounced = cue.textContent;
+            }).observe(cue, {childList: true, characterData: true, subtree: true});
+        }""")
         deadline = time.monotonic() + 120
-        text = ""
-        while "went back to your hand" not in text:
-            assert time.monotonic() < deadline, "no pre-move bounced"
+        while True:
+            headline = await page.text_content("#headline") or ""
+            assert time.monotonic() < deadline and not headline.startswith("Game over"), \
+                f"no pre-move bounced: {headline}"
+            if await page.evaluate("window.bounced || ''"):
+                text = await page.text_content("#turn-cue") or ""
+                if "went back to your hand" in text:
+                    break
+                # A move went out as the bounce came in, and cleared it: wait for another.
+                await page.evaluate("window.bounced = null")
             premove = page.locator("#hand button.card[title^='pre-move']:not(.chosen)")
             if await premove.count() and not await page.locator("#hand .chosen").count():
                 with contextlib.suppress(PlaywrightTimeout):
@@ -348,7 +364,6 @@ async def test_a_pre_move_that_bounces_says_why(platform: Platform) -> None:
             else:
                 await play_a_little(page)
             await page.wait_for_timeout(10)
-            text = await page.text_content("#turn-cue") or ""
         assert text.startswith("Your turn: play a card (your pre-move ")
         assert any(why in text for why in (
             "you had to follow the suit led", "spades were not broken yet"))
