@@ -119,6 +119,7 @@ function show(section) {
 }
 
 async function api(method, path, body) {
+  const asked = Date.now();
   const r = await fetch(path, {
     method, headers: { "content-type": "application/json",
                        ...(S.token ? { authorization: `Bearer ${S.token}` } : {}) },
@@ -133,7 +134,8 @@ async function api(method, path, body) {
     err.until = data && data.until;
     throw err;
   }
-  clearStatus();
+  // A success clears an earlier refusal, never one said while this call was under way.
+  if (!S.statusAt || S.statusAt <= asked) clearStatus();
   return data;
 }
 
@@ -420,7 +422,9 @@ signInForm("login-form", "/v1/auth/login", { name: "login-name", password: "logi
 signInForm("register-form", "/v1/auth/register", { name: "register-name", password: "register-password" });
 $("sign-out").onclick = signOut;
 
-function enterLobby() {
+function enterLobby(keepTv = false) {
+  // Any way back to the lobby but TV's own wait for a game ends TV.
+  if (!keepTv && location.hash === "#/tv") history.replaceState(null, "", "#/");
   $("who").textContent = S.me ? `Signed in as ${S.me.name}` : "";
   S.table = null; S.game = null; S.view = null; S.held = null; S.lastTrick = null;
   S.watchCode = null;
@@ -442,18 +446,71 @@ async function refreshLive() {
     const tr = document.createElement("tr");
     const kind = g.origin === "queue" ? "Ranked" : g.origin === "tournament" ? "Tournament"
       : "Table";
-    const players = g.players.map((p) => p.bot ? botName(p.seat, p.bot, p.name)
-      : `${p.name}${p.rating ? ` (${p.rating})` : ""}`).join(", ");
     const rating = g.rating === null ? "–" : String(g.rating);
-    for (const text of [g.delayed ? `${kind}, a few tricks behind` : kind, players, rating]) {
-      const td = document.createElement("td"); td.textContent = text; tr.append(td);
-    }
+    cell(tr, g.delayed ? `${kind}, a few tricks behind` : kind);
+    cell(tr, livePlayers(g));
+    cell(tr, rating);
     const td = document.createElement("td");
     td.append(button("Watch", () => watchLive(g), false, "watch-live", { game: g.game_id }));
     tr.append(td); body.append(tr);
   }
 }
 $("live-refresh").onclick = refreshLive;
+
+// The two partnerships, "A & B v C & D": a registered player's name links to their page.
+function livePlayers(g) {
+  const span = document.createElement("span");
+  const seat = (i) => {
+    const p = g.players.find((x) => x.seat === i);
+    if (!p || p.bot || p.guest || !p.player_id) {
+      return document.createTextNode(p ? (p.bot ? botName(p.seat, p.bot, p.name) : p.name || "?") : "?");
+    }
+    const a = document.createElement("a");
+    a.href = `#/players/${encodeURIComponent(p.player_id)}`;
+    a.textContent = p.rating ? `${p.name} (${p.rating})` : p.name;
+    return a;
+  };
+  span.append(seat(0), " & ", seat(2), " v ", seat(1), " & ", seat(3));
+  return span;
+}
+
+// --- TV: the best-rated game being played now, then the next one ----------------------
+
+// "#/tv" watches the top of the live list; when that game ends the next best one follows
+// TV_NEXT_MS later, as long as the address stays "#/tv". With nothing on, the lobby shows
+// and the list is asked again at the same pace.
+const TV_NEXT_MS = 5000;
+
+async function tuneTv(ended = null) {
+  if (location.hash !== "#/tv") return;
+  let live = null;
+  try { live = await api("GET", "/v1/games/live?limit=5"); } catch { /* asked again below */ }
+  if (location.hash !== "#/tv") return;
+  const g = live && live.games.find((x) => x.game_id !== ended);
+  if (!g) {
+    if ($("lobby").hidden) {
+      if (S.game) send({ type: "unsubscribe", game_id: S.game });
+      enterLobby(true);
+    }
+    status("TV: no game anyone may watch is being played now; looking again in a few seconds.");
+    setTimeout(() => tuneTv(ended), TV_NEXT_MS);
+    return;
+  }
+  if (S.game && S.game !== g.game_id) send({ type: "unsubscribe", game_id: S.game });
+  await watchLive(g);
+}
+
+function tvNext(parts) {
+  if (location.hash !== "#/tv" || S.view.seat !== null) return;
+  const p = document.createElement("p");
+  p.id = "tv-next";
+  p.textContent = "TV: the next best-rated game comes on in a few seconds.";
+  parts.push(p);
+  if (S.tvEnded === S.game) return;  // renderEnd runs on every frame after the end
+  S.tvEnded = S.game;
+  const ended = S.game;
+  setTimeout(() => { if (S.game === ended) tuneTv(ended); }, TV_NEXT_MS);
+}
 
 async function watchLive(g) {
   let table = null;
@@ -775,13 +832,18 @@ async function describeOrigin(gameId) {
   } catch { return; }  // the game itself still shows; only its caption is missing
   if (S.game !== gameId) return;
   const t = g.tournament;
+  const tv = location.hash === "#/tv" ? ["TV"] : [];
+  let parts = [];
   if (t) {
     const round = t.round_name || (t.round_no ? `Round ${t.round_no}` : "");
     const teams = t.home && t.away ? `${t.home} v ${t.away}` : "";
-    $("game-origin").textContent = [t.name || "A tournament", round, teams].filter(Boolean).join(" · ");
+    parts = [t.name || "A tournament", round, teams];
   } else if (g.origin === "queue") {
-    $("game-origin").textContent = "Ranked game";
+    parts = ["Ranked game"];
+  } else if (tv.length) {
+    parts = ["A public table"];
   }
+  $("game-origin").textContent = [...tv, ...parts].filter(Boolean).join(" · ");
 }
 
 function mySeatAtTable() {
@@ -1122,6 +1184,7 @@ function renderEnd() {
     + `Final score: ${teamNames(team)} ${v.scores[team]}, ${teamNames(1 - team)} ${v.scores[1 - team]}, `
     + `after ${v.sheet.length} hand(s).`;
   const parts = [h, why];
+  tvNext(parts);
   // Playing again is for those seated at a person's table; a spectator, and the players
   // of a ranked or tournament match (a private table with no room code), only go back.
   const matchTable = S.table && S.table.private && !S.table.code;
@@ -1232,7 +1295,7 @@ setInterval(() => {
 if (S.token && S.me) {  // an address of a player's page opens it, over the lobby
   const wanted = location.hash;
   enterLobby();
-  if (wanted.startsWith("#/players/")) { history.replaceState(null, "", wanted); route(); }
+  if (wanted.startsWith("#/players/") || wanted === "#/tv") { history.replaceState(null, "", wanted); route(); }
 } else show("signin");
 
 // --- ranked: the queue, the ready check, the leaderboard and player pages ---------------
@@ -1361,6 +1424,7 @@ function route() {
   const hash = location.hash || "#/";
   const player = hash.match(/^#\/players\/([^/?]+)$/);
   if (player) { showPlayer(decodeURIComponent(player[1])); return; }
+  if (hash === "#/tv") { tuneTv(); return; }
   if ($("lobby").hidden) {
     if (!$("game").hidden && S.game) send({ type: "unsubscribe", game_id: S.game });
     enterLobby();
