@@ -40,6 +40,18 @@ class NothingToDo(ValueError):
     """The seat has no decision to make in this state."""
 
 
+def instant(state: GameState, seat: int, level: str) -> bool:
+    """Whether ``choose`` answers in microseconds here: a ``basic`` seat, unless it is
+    about to weigh a blind nil whose price under these rules is not worked out yet (a
+    third of a second, once). A caller with other work to keep moving runs the rest
+    off its loop."""
+    if level != "basic":
+        return False
+    weighs_blind_nil = (state.phase == BIDDING and not state.looked >> seat & 1
+                        and state.rules is not None)
+    return not weighs_blind_nil or blind.priced(state.rules)  # type: ignore[arg-type]
+
+
 def choose(state: GameState, seat: int, level: str = "basic", seed: int = 0, at: int = 0,
            budget: int | None = None) -> cmd.Command:
     """The command bot seat ``seat`` sends now.

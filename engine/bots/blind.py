@@ -28,7 +28,6 @@ points a deal, and is left alone.
 
 from __future__ import annotations
 
-from functools import cache
 from random import Random
 from typing import NamedTuple
 
@@ -57,8 +56,23 @@ class Price(NamedTuple):
         return self.gain - self.error > 0
 
 
-@cache
+_PRICES: dict[Rules, Price] = {}
+
+
 def price(r: Rules) -> Price:
+    """What a blind nil is worth under ``r``: worked out once per rules and kept."""
+    known = _PRICES.get(r)
+    if known is None:
+        known = _PRICES[r] = _price(r)
+    return known
+
+
+def priced(r: Rules) -> bool:
+    """Whether ``price(r)`` is known already, so that asking is instant."""
+    return r in _PRICES
+
+
+def _price(r: Rules) -> Price:
     """A blind nil at seat 0 against seat 0 looking, on the same ``ODDS_DEALS`` deals."""
     f = fast_of(r)
     rng = Random(f"blind-nil-odds:{r.deck}:{r.deuce_order}:{r.blind_nil_pass}")

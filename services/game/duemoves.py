@@ -96,9 +96,10 @@ class DueMoves:
             level = self.level(seat)
             seed = zlib.crc32(f"{self.game_id}:{s.version}".encode())
             try:
-                if level == "basic":  # tens of microseconds: right here
+                if bots.instant(s, seat, level):  # tens of microseconds: right here
                     return "bot", seat, bots.choose(s, seat, level, seed=seed, at=now)
-                # a search of milliseconds: off the loop, so other games keep moving
+                # a search of milliseconds (or a blind nil's first pricing, a third of a
+                # second): off the loop, so other games and their clocks keep moving
                 return "bot", seat, await asyncio.to_thread(bots.choose, s, seat, level,
                                                             seed=seed, at=now)
             except (bots.NothingToDo, ValueError) as exc:

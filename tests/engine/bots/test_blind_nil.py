@@ -12,6 +12,7 @@ from random import Random
 
 import pytest
 
+import engine.bots as bots
 from engine.bots import blind, choose
 from engine.bots.arena import deal
 from engine.decide import step
@@ -76,3 +77,20 @@ def test_a_team_less_than_200_behind_does_not_gamble() -> None:
     assert blind.price(rules).favourable
     assert sum(_hand(rules, i, 199)[0] for i in range(20)) == 0
     assert sum(_hand(rules, i, 200)[0] for i in range(20)) == 20
+
+
+
+def test_a_bot_is_instant_only_once_the_blind_nil_price_is_known() -> None:
+    """The worker runs a bot's choice on its loop only when it is instant: a seat that
+    weighs a blind nil under rules not yet priced is not, and is once they are."""
+    rules = resolve({"preset": "house", "blind_nil_pass": 1, "blind_nil_margin": 170})
+    state = step(GameState(), cmd.StartGame(rules=rules, scores=(0, 200)))[0]
+    state = step(state, cmd.DealHand(dealer=3, hands=deal(Random("instant"), rules)))[0]
+    assert state.waiting & 1 and not state.looked & 1 and not blind.priced(rules)
+    assert not bots.instant(state, 0, "basic")
+    assert not bots.instant(state, 0, "expert")
+    blind.price(rules)
+    assert blind.priced(rules) and bots.instant(state, 0, "basic")
+    assert not bots.instant(state, 0, "expert")
+    state = step(state, cmd.LookAtCards(seat=0))[0]
+    assert bots.instant(state, 0, "basic")
