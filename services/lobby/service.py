@@ -29,7 +29,7 @@ from services.lobby.games import operators
 from services.lobby.games.live import Live
 from services.lobby.games.projection import projection_handlers
 from services.lobby.history.games import History
-from services.lobby.history.projection import history_handler
+from services.lobby.history.projection import HistoryProjection
 from services.lobby.http import apidocs
 from services.lobby.http.errors import bad_id_response, error_response
 from services.lobby.http.routes import platform_route, router
@@ -119,14 +119,15 @@ async def setup(rt: Runtime) -> None:
         history=History(rt.pool, ratings, tournaments), live=Live(rt.pool, ratings)))
     rt.routes.append(socket.handler(gateway, tokens, origins, s.ws_max_frame_bytes))
     projection = projection_handlers(s.queue_leaver_seconds, broadcasts)
-    for durable, event_type, handler, after_commit in (
-            (subjects.LOBBY_GAMES_STARTED, subjects.GAME_STARTED, projection.started, None),
+    played = HistoryProjection(games)
+    for durable, event_type, handler, after_commit, before in (
+            (subjects.LOBBY_GAMES_STARTED, subjects.GAME_STARTED, projection.started, None, None),
             (subjects.LOBBY_GAMES_ENDED, subjects.GAME_ENDED, projection.ended,
-             projection.ended_committed),
-            (subjects.LOBBY_HISTORY, subjects.GAME_ENDED, history_handler(games), None)):
+             projection.ended_committed, None),
+            (subjects.LOBBY_HISTORY, subjects.GAME_ENDED, played.ended, None, played.before)):
         consumer = Consumer(rt.client, rt.pool, rt.consumer(
             durable, rt.names.game_events_of_type(event_type)), handler,
-            after_commit=after_commit)
+            after_commit=after_commit, before=before)
         await consumer.start()
         rt.workers.append(consumer)
     rt.exception_handlers[LobbyError] = error_response

@@ -33,6 +33,7 @@ _log = logs.get("bus")
 Handler = Callable[[asyncpg.Connection, EventEnvelope], Awaitable[None]]
 BatchHandler = Callable[[asyncpg.Connection, list[EventEnvelope]], Awaitable[None]]
 AfterCommit = Callable[[list[EventEnvelope]], Awaitable[None]]
+Before = Callable[[list[EventEnvelope]], Awaitable[None]]
 
 
 class Consumer:
@@ -53,15 +54,20 @@ class Consumer:
     fetch instead of a few per message is what lets one copy keep up with a busy
     platform. Should that fail, the fetch is applied again message by message as
     above, so a bad message still fails alone.
+
+    ``before`` runs with a fetch's decoded messages ahead of its transaction: the
+    place for what a handler needs from another service, so that no Postgres
+    connection is held for the length of a request. What it gathers is a hint: a
+    handler that finds nothing there asks again itself.
     """
 
     def __init__(self, client: BusClient, pool: asyncpg.Pool, spec: ConsumerSpec,
                  handler: Handler, *, batch: int = 64, retry_delay: float = 0.2,
                  after_commit: AfterCommit | None = None,
-                 batch_handler: BatchHandler | None = None) -> None:
+                 batch_handler: BatchHandler | None = None, before: Before | None = None) -> None:
         self.client, self.pool, self.spec, self.handler = client, pool, spec, handler
         self.batch, self.retry_delay, self.after_commit = batch, retry_delay, after_commit
-        self.batch_handler = batch_handler
+        self.batch_handler, self.before = batch_handler, before
         self._decoder = msgspec.msgpack.Decoder(EventEnvelope)
         self._stopping = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -119,6 +125,11 @@ class Consumer:
                 await self._dead_letter(msg, None, _deliveries(msg), f"undecodable: {exc}")
                 await msg.term()
                 outcomes[i] = self._count("poison")
+        if good and self.before is not None:
+            try:
+                await self.before([env for _, _, env in good])
+            except Exception as exc:  # only a hint: the handlers ask again
+                _log.warning("before_failed", consumer=self.spec.durable, error=repr(exc))
         if good:
             for i, outcome in zip([i for i, _, _ in good], await self._apply(good), strict=True):
                 outcomes[i] = outcome

@@ -21,24 +21,38 @@ from services.lobby.clients.games import GameClient
 from services.lobby.history import store as history
 from services.lobby.matches import store as matches
 from services.lobby.tables import store
-from services.platform.consumer import Handler
 from services.platform.events import game_registry
 
 
-def history_handler(games: GameClient) -> Handler:
-    registry = game_registry()
+class HistoryProjection:
+    """The projection's handler, and its ``before``: the logs of a fetch's ended games
+    are asked of their workers ahead of the consumer's transaction, which then folds
+    them without holding a connection through a request. A log the ``before`` could not
+    get is asked for inside, as a last try before the redelivery."""
 
-    async def ended(conn: Any, env: EventEnvelope) -> None:
-        end = registry.decode(env.type, env.schema_version, env.body)
+    def __init__(self, games: GameClient) -> None:
+        self.games, self.registry = games, game_registry()
+        self._logs: dict[str, list[EventEnvelope]] = {}
+
+    async def before(self, envs: list[EventEnvelope]) -> None:
+        self._logs = {}  # only this fetch's: a duplicate's log is never asked for again
+        for env in envs:
+            if env.type == "GameEnded" and env.stream not in self._logs:
+                self._logs[env.stream] = (await self.games.events_after(env.stream, 0)).events
+
+    async def ended(self, conn: Any, env: EventEnvelope) -> None:
+        end = self.registry.decode(env.type, env.schema_version, env.body)
         if not isinstance(end, ev.GameEnded) or end.rules is None:
             return
         match = await matches.origin_of(conn, env.stream)
         if match is None:  # not a game the lobby started: nobody's list shows it
             return
-        log = (await games.events_after(env.stream, 0)).events
+        log = self._logs.pop(env.stream, None)
+        if log is None:
+            log = (await self.games.events_after(env.stream, 0)).events
         state = GameState()
         for e in log:
-            state = evolve(state, registry.decode(e.type, e.schema_version, e.body))  # type: ignore[arg-type]
+            state = evolve(state, self.registry.decode(e.type, e.schema_version, e.body))  # type: ignore[arg-type]
         table = await store.table_by_game(conn, env.stream)
         known = [s.name for s in table.seats] if table is not None else []
         started = log[0].occurred_at_ms if log else env.occurred_at_ms
@@ -47,7 +61,5 @@ def history_handler(games: GameClient) -> Handler:
                              match["match_id"], match["table_id"],
                              table is not None and table.private)
 
-    return ended
 
-
-__all__ = ["history_handler"]
+__all__ = ["HistoryProjection"]

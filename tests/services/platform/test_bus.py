@@ -98,6 +98,7 @@ class Lane:
         self.failures: dict[int, int] = {}
         self.whole = whole
         self.runs: list[int] = []  # the length of each run the batch handler applied
+        self.before: Callable[[list[EventEnvelope]], Awaitable[None]] | None = None
 
     async def setup(self) -> None:
         await bus.ensure_stream(self.client, bus.StreamSpec(self.spec.stream, (f"{self.base}.>",),
@@ -118,7 +119,8 @@ class Lane:
     async def run_until(self, condition: Callable[[], Awaitable[bool]],
                         timeout: float = 10.0) -> None:
         consumer = Consumer(self.client, self.pool, self.spec, self.handler, retry_delay=0.05,
-                                batch_handler=self.batch_handler if self.whole else None)
+                                batch_handler=self.batch_handler if self.whole else None,
+                                before=self.before)
         await consumer.start()
         try:
             async with asyncio.timeout(timeout):
@@ -170,6 +172,28 @@ async def test_a_fetch_is_applied_whole_in_delivery_order(nc: Client,
     assert max(lane.runs) > 1  # not one call per message
     assert await lane.pool.fetchval(
         "SELECT count(*) FROM consumer_processed WHERE consumer = $1", lane.spec.durable) == 40
+
+
+async def test_before_sees_each_fetch_with_no_connection_held_and_cannot_stop_it(
+        lane: Lane) -> None:
+    """``before`` runs ahead of the fetch's transaction (the pool lends nothing to the
+    consumer meanwhile) with the fetch's messages; one that fails changes nothing else."""
+    seen: list[tuple[str, int]] = []
+    held: list[int] = []
+
+    async def before(envs: list[EventEnvelope]) -> None:
+        held.append(lane.pool.get_size() - lane.pool.get_idle_size())
+        seen.extend((env.stream, env.version) for env in envs)
+        if (envs[0].stream, envs[0].version) == ("g1", 1):
+            raise RuntimeError("the other service is away")
+
+    lane.before = before
+    for version in (1, 2, 3):
+        await lane.js.publish(f"{lane.base}.g1", envelope("g1", version))
+    await lane.run_until(lambda: lane.has_applied(3))
+    assert lane.applied == [("g1", v) for v in (1, 2, 3)]
+    assert seen[:1] == [("g1", 1)] and sorted(set(seen)) == lane.applied
+    assert set(held) == {0}
 
 
 async def test_a_failing_handler_is_retried_by_redelivery(lane: Lane) -> None:
