@@ -133,7 +133,7 @@ class TournamentSummary(msgspec.Struct, frozen=True, kw_only=True):
     status: str
     format: FormatKind  # one of the format names; docs/tournaments.md says what each plays
     organizer: str
-    starts_at: int  # ms since the epoch
+    starts_at: int  # ms since the epoch: as set, until it starts; then when it started
     champion: str | None
     # The check-in window as set (ms since the epoch), null without a check-in; starting
     # the tournament (at starts_at, or earlier by the organizer) ends it.

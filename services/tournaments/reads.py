@@ -17,18 +17,20 @@ from services.tournaments.state import Tournament
 from services.tournaments.store import project
 
 _SUMMARY = ("tournament_id, name, status, format, organizer, starts_at, champion,"
-            " (settings->>'check_in_minutes')::bigint AS check_in_minutes")
+            " (settings->>'check_in_minutes')::bigint AS check_in_minutes,"
+            " (settings->>'starts_at')::bigint AS planned_at")
 
 
 def _summary(row: asyncpg.Record) -> api.TournamentSummary:
     starts_at = int(row["starts_at"].timestamp() * 1000) if row["starts_at"] else 0
     check_in = row["check_in_minutes"] or 0
+    planned = row["planned_at"] or starts_at  # the check-in window as set, whenever it began
     return api.TournamentSummary(
         tournament_id=str(row["tournament_id"]), name=row["name"], status=row["status"],
         format=row["format"], organizer=row["organizer"], starts_at=starts_at,
         champion=row["champion"],
-        check_in_opens_at=starts_at - check_in * 60_000 if check_in else None,
-        check_in_closes_at=starts_at if check_in else None)
+        check_in_opens_at=planned - check_in * 60_000 if check_in else None,
+        check_in_closes_at=planned if check_in else None)
 
 
 async def summaries(pool: asyncpg.Pool, status: str | None,

@@ -72,6 +72,7 @@ class Tournament:
     champion: str | None = None
     ranking: tuple[str, ...] = ()
     turned_at: int = 0  # when it started or last completed a round: the next pairing counts from it
+    started_at: int = 0  # when it started: the settings' starts_at, or earlier by the organizer
     waived: set[str] = field(default_factory=set)  # players whose no-show ban is waived here
     hand_seeds: tuple[str, ...] = ()  # the organizer's seeding, top first
     entrants: int = 0  # teams at the start: what the number of rounds follows
@@ -130,6 +131,7 @@ class Tournament:
                     self.teams[team_id].waiting = False
             case ev.TournamentStarted():
                 self.seeds, self.status, self.turned_at = event.seeds, "running", event.at
+                self.started_at = event.at
                 self.entrants = len(event.seeds)
             case ev.TeamJoined():
                 self.seeds += (event.team_id,)

@@ -256,10 +256,15 @@ async def test_an_organizer_starts_now_once_enough_teams_are_in(
     status, err = await ada.call("POST", f"/v1/tournaments/{tid}/start")
     assert (status, err["code"]) == (403, "not_organizer")
     await org.ok("POST", f"/v1/tournaments/{tid}/bots", {"name": "Droids"})
+    planned = (await org.ok("GET", f"/v1/tournaments/{tid}"))["summary"]["starts_at"]
+    pressed = int(time.time() * 1000)
     started = await org.ok("POST", f"/v1/tournaments/{tid}/start")
     assert "TournamentStarted" in started["events"]
     view = await org.ok("GET", f"/v1/tournaments/{tid}")
     assert view["summary"]["status"] == "running"
+    # It says when it started, not the time it was set for.
+    assert planned > pressed + 60_000
+    assert pressed - 1000 <= view["summary"]["starts_at"] <= int(time.time() * 1000) + 1000
     assert [r["name"] for r in view["rounds"]] == ["Final"]
     status, err = await org.call("POST", f"/v1/tournaments/{tid}/start")
     assert (status, err["code"]) == (409, "already_started")
