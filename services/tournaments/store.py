@@ -287,7 +287,7 @@ async def project(conn: asyncpg.Connection, tournament_id: uuid.UUID, state: Tou
         " rounds = $10::jsonb, standings_columns = $11",
         tournament_id, s.name, state.status, state.organizer, s.format.kind,
         msgspec.json.encode(s).decode(), _ts(state.started_at or s.starts_at), state.champion,
-        state.version,        msgspec.json.encode(fmt.round_names(state)).decode(),
+        state.version, msgspec.json.encode(fmt.round_names(state)).decode(),
         list(fmt.standings_columns(s)))
     # One statement clears the four tables (data-modifying CTEs); then a COPY for each that
     # has rows: a command costs few round trips whatever the tournament's size.
