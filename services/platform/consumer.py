@@ -55,10 +55,9 @@ class Consumer:
     platform. Should that fail, the fetch is applied again message by message as
     above, so a bad message still fails alone.
 
-    ``before`` runs with a fetch's decoded messages ahead of its transaction: the
-    place for what a handler needs from another service, so that no Postgres
-    connection is held for the length of a request. What it gathers is a hint: a
-    handler that finds nothing there asks again itself.
+    ``before`` sees a fetch's messages ahead of its transaction: what a handler needs
+    from another service is asked there, holding no Postgres connection meanwhile. It
+    is a hint: a handler that finds nothing asks again itself.
     """
 
     def __init__(self, client: BusClient, pool: asyncpg.Pool, spec: ConsumerSpec,
@@ -122,7 +121,8 @@ class Consumer:
             except (msgspec.DecodeError, msgspec.ValidationError) as exc:
                 _log.error("poison_message", consumer=self.spec.durable, subject=msg.subject,
                            error=str(exc))
-                await self._dead_letter(msg, None, _deliveries(msg), f"undecodable: {exc}")
+                await _dead_letter(self.pool, self.spec.durable, msg, None, _deliveries(msg),
+                                   f"undecodable: {exc}")
                 await msg.term()
                 outcomes[i] = self._count("poison")
         if good and self.before is not None:
@@ -224,7 +224,7 @@ class Consumer:
         if deliveries >= self.spec.max_deliver:
             _log.error("dead_letter", consumer=self.spec.durable, stream=env.stream,
                        version=env.version, deliveries=deliveries, error=repr(exc))
-            await self._dead_letter(msg, env, deliveries, repr(exc))
+            await _dead_letter(self.pool, self.spec.durable, msg, env, deliveries, repr(exc))
             await msg.term()
             return self._count("dead_letter")
         _log.warning("handler_failed", consumer=self.spec.durable, stream=env.stream,
@@ -236,13 +236,14 @@ class Consumer:
         CONSUMED.labels(self.spec.durable, outcome).inc()
         return outcome
 
-    async def _dead_letter(self, msg: Msg, env: EventEnvelope | None, deliveries: int,
-                           reason: str) -> None:
-        await self.pool.execute(
-            "INSERT INTO dead_letters (consumer, subject, stream, version, deliveries, reason,"
-            " payload) VALUES ($1, $2, $3, $4, $5, $6, $7)",
-            self.spec.durable, msg.subject, env.stream if env else None,
-            env.version if env else None, deliveries, reason, msg.data)
+
+async def _dead_letter(pool: asyncpg.Pool, consumer: str, msg: Msg, env: EventEnvelope | None,
+                       deliveries: int, reason: str) -> None:
+    await pool.execute(
+        "INSERT INTO dead_letters (consumer, subject, stream, version, deliveries, reason,"
+        " payload) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        consumer, msg.subject, env.stream if env else None,
+        env.version if env else None, deliveries, reason, msg.data)
 
 
 def _deliveries(msg: Msg) -> int:
