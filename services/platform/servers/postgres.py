@@ -82,8 +82,9 @@ class PostgresServer:
                 capture_output=True, env=env, **_popen_user_kwargs(ids),  # type: ignore[call-overload]
             )
             if result.returncode != 0:
-                msg = result.stderr.decode(errors="replace").strip().splitlines()
-                raise ServerError(f"initdb failed in {pgdata}: {msg[-1] if msg else '?'}")
+                # Its last line is only the clean-up's: the cause comes before it.
+                said = " | ".join(result.stderr.decode(errors="replace").strip().splitlines())
+                raise ServerError(f"initdb failed in {pgdata}: {said[-2000:] or '?'}")
         else:
             _open_path_for(self.data_dir, ids)
         _clear_stale_postmaster(pgdata)
