@@ -21,6 +21,7 @@ stops working, the protocol changed.
 from __future__ import annotations
 
 import asyncio
+import collections
 import itertools
 from dataclasses import dataclass
 from typing import Any
@@ -226,6 +227,7 @@ class GameConnection:
         self.retries = 0
         self.resumes = 0
         self._pending_frame = b""
+        self._unread: collections.deque[ws.ServerFrame] = collections.deque()
         self._tries = 0
         self._prefix = f"k{next(self._ids)}-"
         self._counter = itertools.count(1)
@@ -252,8 +254,15 @@ class GameConnection:
             self._apply(got)
 
     async def _recv(self) -> ws.ServerFrame:
-        assert self.conn is not None
-        return _decoder.decode(await self.conn.recv())
+        """The next frame; an ``events`` frame is taken apart into its ``event`` frames,
+        handed out one at a time."""
+        while not self._unread:
+            assert self.conn is not None
+            frame = _decoder.decode(await self.conn.recv())
+            if not isinstance(frame, ws.EventsFrame):
+                return frame
+            self._unread.extend(frame.frames)
+        return self._unread.popleft()
 
     async def close(self) -> None:
         if self.conn is not None:

@@ -24,6 +24,7 @@ from schemas.bus import EventEnvelope
 from services.platform import faults, logs
 from services.platform.bus import ConsumerSpec, StreamMissing, ensure_consumer
 from services.platform.busclient import BusClient
+from services.platform.eventstore.batches import events_of
 
 CONSUMED = Counter("spades_consumer_messages_total", "JetStream messages by outcome",
                    ["consumer", "outcome"])
@@ -53,6 +54,10 @@ class Consumer:
     fetch instead of a few per message is what lets one copy keep up with a busy
     platform. Should that fail, the fetch is applied again message by message as
     above, so a bad message still fails alone.
+
+    A ``batched`` spec's message is an ``EventBatch``: each event is applied as a message
+    of its own would be; the message is acked once all are in, or retried whole (the
+    events already recorded are skipped then).
     """
 
     def __init__(self, client: BusClient, pool: asyncpg.Pool, spec: ConsumerSpec,
@@ -109,22 +114,25 @@ class Consumer:
     async def process(self, msgs: list[Msg]) -> list[str]:
         """Apply one fetch of messages; returns each message's outcome, in order."""
         outcomes: dict[int, str] = {}
-        good: list[tuple[int, Msg, EventEnvelope]] = []
+        good: list[tuple[int, Msg, EventEnvelope]] = []  # (message index, message, event)
         for i, msg in enumerate(msgs):
             try:
-                good.append((i, msg, self._decoder.decode(msg.data)))
+                good.extend((i, msg, env) for env in (
+                    events_of(msg.data) if self.spec.batched else
+                    (self._decoder.decode(msg.data),)))
             except (msgspec.DecodeError, msgspec.ValidationError) as exc:
                 _log.error("poison_message", consumer=self.spec.durable, subject=msg.subject,
                            error=str(exc))
-                await self._dead_letter(msg, None, _deliveries(msg), f"undecodable: {exc}")
+                await _dead_letter(self.pool, self.spec.durable, msg, None, _deliveries(msg),
+                                   f"undecodable: {exc}")
                 await msg.term()
                 outcomes[i] = self._count("poison")
         if good:
-            for i, outcome in zip([i for i, _, _ in good], await self._apply(good), strict=True):
-                outcomes[i] = outcome
+            outcomes.update(await self._apply(good))
         return [outcomes[i] for i in range(len(msgs))]
 
-    async def _apply(self, batch: list[tuple[int, Msg, EventEnvelope]]) -> list[str]:
+    async def _apply(self, batch: list[tuple[int, Msg, EventEnvelope]]) -> dict[int, str]:
+        """Each event of ``batch`` applied once; each message's outcome, by its index."""
         if self.batch_handler is not None and len(batch) > 1:
             try:
                 fresh = await self._apply_whole(batch)
@@ -143,50 +151,54 @@ class Consumer:
                 " SELECT $1, s, v FROM unnest($2::text[], $3::bigint[]) AS x(s, v)"
                 " ON CONFLICT DO NOTHING RETURNING stream, version", self.spec.durable,
                 [env.stream for _, _, env in batch], [env.version for _, _, env in batch])}
-            fresh: dict[int, bool] = {}
-            for i, _, env in batch:  # a message delivered twice in one fetch counts once
+            fresh: dict[int, bool] = {}  # by the event's index in ``batch``
+            for j, (_, _, env) in enumerate(batch):  # an event delivered twice counts once
                 key = (env.stream, env.version)
-                fresh[i] = key in recorded
+                fresh[j] = key in recorded
                 recorded.discard(key)
             assert self.batch_handler is not None
-            await self.batch_handler(conn, [env for i, _, env in batch if fresh[i]])
+            await self.batch_handler(conn, [env for j, (_, _, env) in enumerate(batch)
+                                            if fresh[j]])
         return fresh
 
-    async def _apply_each(self, batch: list[tuple[int, Msg, EventEnvelope]]) -> list[str]:
-        fresh: dict[int, bool] = {}
+    async def _apply_each(self, batch: list[tuple[int, Msg, EventEnvelope]]) -> dict[int, str]:
+        fresh: dict[int, bool] = {}  # by the event's index in ``batch``
         failed: dict[int, Exception] = {}
         try:
             # The handlers must finish inside the ack wait, or JetStream hands the same
             # messages to another copy while this one still holds them.
             async with asyncio.timeout(self.spec.ack_wait * 0.8), self.pool.acquire() as conn, \
                     conn.transaction():
-                for i, _, env in batch:
+                for j, (_, _, env) in enumerate(batch):
                     with structlog.contextvars.bound_contextvars(
                             consumer=self.spec.durable, stream=env.stream, version=env.version,
                             correlation_id=env.correlation_id):
                         try:
                             async with conn.transaction():  # a savepoint
-                                fresh[i] = await self._record_and_handle(conn, env)
+                                fresh[j] = await self._record_and_handle(conn, env)
                         except Exception as exc:
-                            failed[i] = exc
+                            failed[j] = exc
         except Exception as exc:  # the whole transaction is lost: every message retries
             fresh.clear()
-            failed = {i: exc for i, _, _ in batch}
+            failed = dict.fromkeys(range(len(batch)), exc)
         return await self._settle(batch, fresh, failed)
 
     async def _settle(self, batch: list[tuple[int, Msg, EventEnvelope]], fresh: dict[int, bool],
-                      failed: dict[int, Exception]) -> list[str]:
-        """After the commit: tell ``after_commit``, then ack (or retry) each message."""
+                      failed: dict[int, Exception]) -> dict[int, str]:
+        """After the commit: tell ``after_commit``, then ack each message whose events
+        all held (or retry it whole)."""
         if fresh:
             faults.hit(faults.CONSUMER_AFTER_COMMIT_BEFORE_ACK)
-            await self._committed([env for i, _, env in batch if fresh.get(i)])
-        out = []
-        for i, msg, env in batch:
-            if i in failed:
-                out.append(await self._failed(msg, env, failed[i]))
+            await self._committed([env for j, (_, _, env) in enumerate(batch) if fresh.get(j)])
+        out: dict[int, str] = {}
+        for i, events in _by_message(batch).items():
+            msg = batch[events[0]][1]
+            bad = next((j for j in events if j in failed), None)
+            if bad is not None:
+                out[i] = await self._failed(msg, batch[bad][2], failed[bad])
             else:
                 await msg.ack()
-                out.append(self._count("applied" if fresh[i] else "duplicate"))
+                out[i] = self._count("applied" if any(map(fresh.get, events)) else "duplicate")
         return out
 
     async def _committed(self, applied: list[EventEnvelope]) -> None:
@@ -213,7 +225,7 @@ class Consumer:
         if deliveries >= self.spec.max_deliver:
             _log.error("dead_letter", consumer=self.spec.durable, stream=env.stream,
                        version=env.version, deliveries=deliveries, error=repr(exc))
-            await self._dead_letter(msg, env, deliveries, repr(exc))
+            await _dead_letter(self.pool, self.spec.durable, msg, env, deliveries, repr(exc))
             await msg.term()
             return self._count("dead_letter")
         _log.warning("handler_failed", consumer=self.spec.durable, stream=env.stream,
@@ -225,13 +237,22 @@ class Consumer:
         CONSUMED.labels(self.spec.durable, outcome).inc()
         return outcome
 
-    async def _dead_letter(self, msg: Msg, env: EventEnvelope | None, deliveries: int,
-                           reason: str) -> None:
-        await self.pool.execute(
-            "INSERT INTO dead_letters (consumer, subject, stream, version, deliveries, reason,"
-            " payload) VALUES ($1, $2, $3, $4, $5, $6, $7)",
-            self.spec.durable, msg.subject, env.stream if env else None,
-            env.version if env else None, deliveries, reason, msg.data)
+
+async def _dead_letter(pool: asyncpg.Pool, durable: str, msg: Msg, env: EventEnvelope | None,
+                       deliveries: int, reason: str) -> None:
+    await pool.execute(
+        "INSERT INTO dead_letters (consumer, subject, stream, version, deliveries, reason,"
+        " payload) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        durable, msg.subject, env.stream if env else None,
+        env.version if env else None, deliveries, reason, msg.data)
+
+
+def _by_message(batch: list[tuple[int, Msg, EventEnvelope]]) -> dict[int, list[int]]:
+    """Each message's index, with the indexes of its events in ``batch``."""
+    of_message: dict[int, list[int]] = {}
+    for j, (i, _, _) in enumerate(batch):
+        of_message.setdefault(i, []).append(j)
+    return of_message
 
 
 def _deliveries(msg: Msg) -> int:
