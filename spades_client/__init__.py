@@ -226,6 +226,7 @@ class GameConnection:
         self.acked_version = 0  # the version our last command reached
         self.retries = 0
         self.resumes = 0
+        self.received = 0  # WebSocket frames received (an ``events`` frame counts once)
         self._pending_frame = b""
         self._unread: collections.deque[ws.ServerFrame] = collections.deque()
         self._tries = 0
@@ -259,6 +260,7 @@ class GameConnection:
         while not self._unread:
             assert self.conn is not None
             frame = _decoder.decode(await self.conn.recv())
+            self.received += 1
             if not isinstance(frame, ws.EventsFrame):
                 return frame
             self._unread.extend(frame.frames)
