@@ -27,20 +27,6 @@ class EventEnvelope(msgspec.Struct, frozen=True, array_like=True):
     body: bytes
 
 
-class EventBatch(msgspec.Struct, frozen=True, array_like=True):
-    """Consecutive events of one game from one commit: a game event message on JetStream
-    (``game.evt.<game_id>.<type of its first event>``).
-
-    One message per game per group commit rather than one per event: fewer messages
-    for NATS to store and deliver, and for every gateway to take in. An event that
-    durable consumers select by subject (``subjects.TRAVELS_ALONE``: the game's start
-    and end) is a batch of its own, so a consumer filtering on its type gets exactly
-    the events of that type. ``events`` are in version order, versions consecutive.
-    """
-
-    events: tuple[EventEnvelope, ...]
-
-
 class StatusRequest(msgspec.Struct, frozen=True):
     """Ask one copy of a service who it is; answers prove the request path works."""
 

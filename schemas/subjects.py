@@ -37,9 +37,6 @@ LOBBY_HISTORY = "lobby-history"  # each player's finished games, with their scor
 # The event type whose arrival means a game is over, and the one that opens a game.
 GAME_ENDED = "GameEnded"
 GAME_STARTED = "GameStarted"
-# Event types durable consumers select by subject: each travels as a batch of its own
-# (``schemas.bus.EventBatch``), so a consumer of one of them gets nothing else.
-TRAVELS_ALONE = frozenset({GAME_STARTED, GAME_ENDED})
 
 
 class Names:
@@ -66,9 +63,7 @@ class Names:
         return self.subject("game.evt.>")
 
     def game_event(self, game_id: str, event_type: str) -> str:
-        """Subject of a batch of a game's events (``schemas.bus.EventBatch``), named by
-        the type of its first event: consumers filter by game (token 3) or type (token
-        4, for the types in ``TRAVELS_ALONE``)."""
+        """Subject of one event: consumers filter by game (token 3) or type (token 4)."""
         return self.subject(f"game.evt.{_token(game_id)}.{event_type}")
 
     def game_events_of_type(self, event_type: str) -> str:

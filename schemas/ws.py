@@ -263,15 +263,6 @@ class EventFrame(ServerFrame, frozen=True, tag="event"):
     phase: str = ""  # the phase once the event applied: dealing, bidding, passing, play, over
 
 
-class EventsFrame(ServerFrame, frozen=True, tag="events"):
-    """Several events of one game in one frame: those one command (one commit) made,
-    or those a gap brought in. Read it as its ``frames`` sent one after another, in
-    order; a single event still comes as an ``event`` frame."""
-
-    game_id: str
-    frames: tuple[EventFrame, ...]
-
-
 class Ack(ServerFrame, frozen=True, tag="ack"):
     command_id: str
     version: int  # the game's version once the command is applied
@@ -337,6 +328,6 @@ class MatchFrame(ServerFrame, frozen=True, tag="match"):
 
 
 ServerMessage = (
-    Welcome | Snapshot | Subscribed | EventFrame | EventsFrame | Ack | Error | Pong
-    | TableListFrame | TableFrame | ChatFrame | NoteFrame | MatchFrame | TournamentFrame
+    Welcome | Snapshot | Subscribed | EventFrame | Ack | Error | Pong | TableListFrame
+    | TableFrame | ChatFrame | NoteFrame | MatchFrame | TournamentFrame
 )

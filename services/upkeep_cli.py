@@ -82,7 +82,7 @@ async def _republish(settings: GameSettings, from_position: int, stream: str | N
             return await republish(pools, client,
                                    Names(settings.nats_prefix).game_event,
                                    from_position=from_position, stream=stream,
-                                   event_type=event_type, batched=True)
+                                   event_type=event_type)
         except Unavailable as exc:
             raise CliError(f"JetStream did not take every event: {exc.reason}; run it again"
                            ) from None

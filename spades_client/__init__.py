@@ -21,7 +21,6 @@ stops working, the protocol changed.
 from __future__ import annotations
 
 import asyncio
-import collections
 import itertools
 from dataclasses import dataclass
 from typing import Any
@@ -226,9 +225,8 @@ class GameConnection:
         self.acked_version = 0  # the version our last command reached
         self.retries = 0
         self.resumes = 0
-        self.received = 0  # WebSocket frames received (an ``events`` frame counts once)
+        self.received = 0  # WebSocket frames received
         self._pending_frame = b""
-        self._unread: collections.deque[ws.ServerFrame] = collections.deque()
         self._tries = 0
         self._prefix = f"k{next(self._ids)}-"
         self._counter = itertools.count(1)
@@ -255,16 +253,10 @@ class GameConnection:
             self._apply(got)
 
     async def _recv(self) -> ws.ServerFrame:
-        """The next frame; an ``events`` frame is taken apart into its ``event`` frames,
-        handed out one at a time."""
-        while not self._unread:
-            assert self.conn is not None
-            frame = _decoder.decode(await self.conn.recv())
-            self.received += 1
-            if not isinstance(frame, ws.EventsFrame):
-                return frame
-            self._unread.extend(frame.frames)
-        return self._unread.popleft()
+        assert self.conn is not None
+        frame = _decoder.decode(await self.conn.recv())
+        self.received += 1
+        return frame
 
     async def close(self) -> None:
         if self.conn is not None:

@@ -61,7 +61,7 @@ async def _store(rt: Runtime, pool: asyncpg.Pool) -> tuple[GameStore, OutboxRela
     assert isinstance(rt.settings, GameSettings)
     relay = OutboxRelay(pool, rt.client, rt.names.game_event, batch=rt.settings.outbox_batch,
                         poll_seconds=rt.settings.outbox_poll_seconds,
-                        sweep_after=rt.settings.outbox_sweep_seconds, batched=True)
+                        sweep_after=rt.settings.outbox_sweep_seconds)
     await relay.start()
     events = EventStore(pool, game_registry(),
                         publish=Publisher(rt.client, rt.names.game_event, relay))

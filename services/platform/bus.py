@@ -107,8 +107,6 @@ class ConsumerSpec:
     ack_wait: float
     max_deliver: int
     max_ack_pending: int = 1000
-    # The messages are ``EventBatch``es (game events), not one ``EventEnvelope`` each.
-    batched: bool = False
 
 
 async def ensure_consumer(client: BusClient, spec: ConsumerSpec) -> None:

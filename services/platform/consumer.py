@@ -24,7 +24,6 @@ from schemas.bus import EventEnvelope
 from services.platform import faults, logs
 from services.platform.bus import ConsumerSpec, StreamMissing, ensure_consumer
 from services.platform.busclient import BusClient
-from services.platform.eventstore.batches import events_of
 
 CONSUMED = Counter("spades_consumer_messages_total", "JetStream messages by outcome",
                    ["consumer", "outcome"])
@@ -54,10 +53,6 @@ class Consumer:
     fetch instead of a few per message is what lets one copy keep up with a busy
     platform. Should that fail, the fetch is applied again message by message as
     above, so a bad message still fails alone.
-
-    A ``batched`` spec's message is an ``EventBatch``: each event is applied as a message
-    of its own would be; the message is acked once all are in, or retried whole (the
-    events already recorded are skipped then).
     """
 
     def __init__(self, client: BusClient, pool: asyncpg.Pool, spec: ConsumerSpec,
@@ -114,25 +109,22 @@ class Consumer:
     async def process(self, msgs: list[Msg]) -> list[str]:
         """Apply one fetch of messages; returns each message's outcome, in order."""
         outcomes: dict[int, str] = {}
-        good: list[tuple[int, Msg, EventEnvelope]] = []  # (message index, message, event)
+        good: list[tuple[int, Msg, EventEnvelope]] = []
         for i, msg in enumerate(msgs):
             try:
-                good.extend((i, msg, env) for env in (
-                    events_of(msg.data) if self.spec.batched else
-                    (self._decoder.decode(msg.data),)))
+                good.append((i, msg, self._decoder.decode(msg.data)))
             except (msgspec.DecodeError, msgspec.ValidationError) as exc:
                 _log.error("poison_message", consumer=self.spec.durable, subject=msg.subject,
                            error=str(exc))
-                await _dead_letter(self.pool, self.spec.durable, msg, None, _deliveries(msg),
-                                   f"undecodable: {exc}")
+                await self._dead_letter(msg, None, _deliveries(msg), f"undecodable: {exc}")
                 await msg.term()
                 outcomes[i] = self._count("poison")
         if good:
-            outcomes.update(await self._apply(good))
+            for i, outcome in zip([i for i, _, _ in good], await self._apply(good), strict=True):
+                outcomes[i] = outcome
         return [outcomes[i] for i in range(len(msgs))]
 
-    async def _apply(self, batch: list[tuple[int, Msg, EventEnvelope]]) -> dict[int, str]:
-        """Each event of ``batch`` applied once; each message's outcome, by its index."""
+    async def _apply(self, batch: list[tuple[int, Msg, EventEnvelope]]) -> list[str]:
         if self.batch_handler is not None and len(batch) > 1:
             try:
                 fresh = await self._apply_whole(batch)
@@ -151,54 +143,50 @@ class Consumer:
                 " SELECT $1, s, v FROM unnest($2::text[], $3::bigint[]) AS x(s, v)"
                 " ON CONFLICT DO NOTHING RETURNING stream, version", self.spec.durable,
                 [env.stream for _, _, env in batch], [env.version for _, _, env in batch])}
-            fresh: dict[int, bool] = {}  # by the event's index in ``batch``
-            for j, (_, _, env) in enumerate(batch):  # an event delivered twice counts once
+            fresh: dict[int, bool] = {}
+            for i, _, env in batch:  # a message delivered twice in one fetch counts once
                 key = (env.stream, env.version)
-                fresh[j] = key in recorded
+                fresh[i] = key in recorded
                 recorded.discard(key)
             assert self.batch_handler is not None
-            await self.batch_handler(conn, [env for j, (_, _, env) in enumerate(batch)
-                                            if fresh[j]])
+            await self.batch_handler(conn, [env for i, _, env in batch if fresh[i]])
         return fresh
 
-    async def _apply_each(self, batch: list[tuple[int, Msg, EventEnvelope]]) -> dict[int, str]:
-        fresh: dict[int, bool] = {}  # by the event's index in ``batch``
+    async def _apply_each(self, batch: list[tuple[int, Msg, EventEnvelope]]) -> list[str]:
+        fresh: dict[int, bool] = {}
         failed: dict[int, Exception] = {}
         try:
             # The handlers must finish inside the ack wait, or JetStream hands the same
             # messages to another copy while this one still holds them.
             async with asyncio.timeout(self.spec.ack_wait * 0.8), self.pool.acquire() as conn, \
                     conn.transaction():
-                for j, (_, _, env) in enumerate(batch):
+                for i, _, env in batch:
                     with structlog.contextvars.bound_contextvars(
                             consumer=self.spec.durable, stream=env.stream, version=env.version,
                             correlation_id=env.correlation_id):
                         try:
                             async with conn.transaction():  # a savepoint
-                                fresh[j] = await self._record_and_handle(conn, env)
+                                fresh[i] = await self._record_and_handle(conn, env)
                         except Exception as exc:
-                            failed[j] = exc
+                            failed[i] = exc
         except Exception as exc:  # the whole transaction is lost: every message retries
             fresh.clear()
-            failed = dict.fromkeys(range(len(batch)), exc)
+            failed = {i: exc for i, _, _ in batch}
         return await self._settle(batch, fresh, failed)
 
     async def _settle(self, batch: list[tuple[int, Msg, EventEnvelope]], fresh: dict[int, bool],
-                      failed: dict[int, Exception]) -> dict[int, str]:
-        """After the commit: tell ``after_commit``, then ack each message whose events
-        all held (or retry it whole)."""
+                      failed: dict[int, Exception]) -> list[str]:
+        """After the commit: tell ``after_commit``, then ack (or retry) each message."""
         if fresh:
             faults.hit(faults.CONSUMER_AFTER_COMMIT_BEFORE_ACK)
-            await self._committed([env for j, (_, _, env) in enumerate(batch) if fresh.get(j)])
-        out: dict[int, str] = {}
-        for i, events in _by_message(batch).items():
-            msg = batch[events[0]][1]
-            bad = next((j for j in events if j in failed), None)
-            if bad is not None:
-                out[i] = await self._failed(msg, batch[bad][2], failed[bad])
+            await self._committed([env for i, _, env in batch if fresh.get(i)])
+        out = []
+        for i, msg, env in batch:
+            if i in failed:
+                out.append(await self._failed(msg, env, failed[i]))
             else:
                 await msg.ack()
-                out[i] = self._count("applied" if any(map(fresh.get, events)) else "duplicate")
+                out.append(self._count("applied" if fresh[i] else "duplicate"))
         return out
 
     async def _committed(self, applied: list[EventEnvelope]) -> None:
@@ -225,7 +213,7 @@ class Consumer:
         if deliveries >= self.spec.max_deliver:
             _log.error("dead_letter", consumer=self.spec.durable, stream=env.stream,
                        version=env.version, deliveries=deliveries, error=repr(exc))
-            await _dead_letter(self.pool, self.spec.durable, msg, env, deliveries, repr(exc))
+            await self._dead_letter(msg, env, deliveries, repr(exc))
             await msg.term()
             return self._count("dead_letter")
         _log.warning("handler_failed", consumer=self.spec.durable, stream=env.stream,
@@ -237,22 +225,13 @@ class Consumer:
         CONSUMED.labels(self.spec.durable, outcome).inc()
         return outcome
 
-
-async def _dead_letter(pool: asyncpg.Pool, durable: str, msg: Msg, env: EventEnvelope | None,
-                       deliveries: int, reason: str) -> None:
-    await pool.execute(
-        "INSERT INTO dead_letters (consumer, subject, stream, version, deliveries, reason,"
-        " payload) VALUES ($1, $2, $3, $4, $5, $6, $7)",
-        durable, msg.subject, env.stream if env else None,
-        env.version if env else None, deliveries, reason, msg.data)
-
-
-def _by_message(batch: list[tuple[int, Msg, EventEnvelope]]) -> dict[int, list[int]]:
-    """Each message's index, with the indexes of its events in ``batch``."""
-    of_message: dict[int, list[int]] = {}
-    for j, (i, _, _) in enumerate(batch):
-        of_message.setdefault(i, []).append(j)
-    return of_message
+    async def _dead_letter(self, msg: Msg, env: EventEnvelope | None, deliveries: int,
+                           reason: str) -> None:
+        await self.pool.execute(
+            "INSERT INTO dead_letters (consumer, subject, stream, version, deliveries, reason,"
+            " payload) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            self.spec.durable, msg.subject, env.stream if env else None,
+            env.version if env else None, deliveries, reason, msg.data)
 
 
 def _deliveries(msg: Msg) -> int:

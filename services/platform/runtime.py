@@ -65,7 +65,7 @@ class Runtime:
     def consumer(self, durable: str, filter_subject: str) -> bus.ConsumerSpec:
         return bus.ConsumerSpec(self.names.game_events_stream, durable, filter_subject,
                                 ack_wait=self.settings.js_ack_wait_seconds,
-                                max_deliver=self.settings.js_max_deliver, batched=True)
+                                max_deliver=self.settings.js_max_deliver)
 
 
 Setup = Callable[[Runtime], Awaitable[None]]

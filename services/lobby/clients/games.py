@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import TypeVar
 
 import msgspec
@@ -21,7 +21,6 @@ from schemas.play import CreateGame, EventsReply, EventsSince, GameReply, GameRe
 from schemas.subjects import Names
 from services.platform import bus, logs
 from services.platform.busclient import BusClient, Listening, Unavailable
-from services.platform.eventstore.batches import events_of
 
 T = TypeVar("T", bound=msgspec.Struct)
 _log = logs.get("gateway")
@@ -31,16 +30,12 @@ class GameUnavailable(Exception):
     """No game worker answered in time."""
 
 
-Handler = Callable[[Sequence[EventEnvelope]], None]
-
-
 class Following:
     """A game's events: the stored ones, then live ones, each handed over once or more
-    (the receiver drops what it has), a batch at a time (a commit's, or a page of
-    stored ones), in version order within each; ``caught_up`` once the stored ones
-    are in. Ends with ``stop``."""
+    (the receiver drops what it has); ``caught_up`` once the stored ones are in.
+    Ends with ``stop``."""
 
-    def __init__(self, game_id: str, handler: Handler) -> None:
+    def __init__(self, game_id: str, handler: Callable[[EventEnvelope], None]) -> None:
         self.game_id, self._handler = game_id, handler
         self._sub: Listening | None = None
         self._history: asyncio.Task[None] | None = None
@@ -48,10 +43,9 @@ class Following:
         self.caught_up = asyncio.Event()
         self.forget: Callable[[Following], None] = lambda _: None
 
-    def hand(self, envs: Sequence[EventEnvelope]) -> None:
-        if envs:
-            self.version = max(self.version, envs[-1].version)
-            self._handler(envs)
+    def hand(self, env: EventEnvelope) -> None:
+        self.version = max(self.version, env.version)
+        self._handler(env)
 
     async def stop(self) -> None:
         self.forget(self)
@@ -140,9 +134,9 @@ class GameClient:
         events = (await self.events_since(game_id, now - 1)).events
         return events[-1] if events else None
 
-    async def follow(self, game_id: str, handler: Handler) -> Following:
-        """Every event of one game: live ones on a plain subscription to its subjects
-        (one ``EventBatch`` per commit),
+    async def follow(self, game_id: str,
+                     handler: Callable[[EventEnvelope], None]) -> Following:
+        """Every event of one game: live ones on a plain subscription to its subjects,
         the stored ones and whatever the connection missed from the game worker's
         store (``svc.game.since``). The worker's publish reaches this gateway as
         JetStream stores it, with no JetStream consumer per game and gateway to feed
@@ -150,15 +144,16 @@ class GameClient:
         as a later version and is filled by the caller, or, when no later event
         comes, by asking again after every reconnection. Undecodable envelopes are
         logged and skipped."""
+        decoder = msgspec.msgpack.Decoder(EventEnvelope)
         following = Following(game_id, handler)
 
         async def on_msg(data: bytes) -> None:
             try:
-                events = events_of(data)
+                env = decoder.decode(data)
             except (msgspec.DecodeError, msgspec.ValidationError):
-                _log.error("undecodable_batch", game_id=game_id)
+                _log.error("undecodable_envelope", game_id=game_id)
             else:
-                following.hand(events)
+                following.hand(env)
 
         following._sub = await self.client.listen_raw(self.names.game_event(game_id, "*"),
                                                       on_msg)
@@ -178,7 +173,8 @@ class GameClient:
                 if attempt + 1 < tries:
                     await asyncio.sleep(0.2)
                 continue
-            following.hand(reply.events)
+            for env in reply.events:
+                following.hand(env)
             break
         following.caught_up.set()
 

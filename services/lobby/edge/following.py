@@ -1,11 +1,10 @@
 """Following a game on this gateway: its events in, each subscriber's view out.
 
 For each game that has subscribers here, a ``Hub`` follows the game's events
-(``GameClient.follow``: the stored ones, then each commit's batch as the worker
-publishes it), folds them into the game's full state, and sends each socket only
-what ``engine.views`` lets its seat see: one frame per socket per batch (an
-``events`` frame when the batch holds more than one event the seat may see). A
-gap is filled from the game worker's store. The hub keeps the
+on JetStream (an ordered consumer from the first event, so history and live
+events arrive the same way and in order), folds them into the game's full
+state, and sends each socket only what ``engine.views`` lets its seat see. A
+gap on JetStream is filled from the game worker's store. The hub keeps the
 last ``resume_max_events`` (event, state) pairs, no more: a socket that
 resumes from further back gets a snapshot anyway. A delayed watcher (``delayed``)
 gets each event only once ``watch_delay_tricks`` tricks were completed after it
@@ -17,11 +16,10 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-import msgspec
 from tenacity import AsyncRetrying, RetryCallState
 
 from engine.evolve import evolve
@@ -43,7 +41,6 @@ from services.platform import logs
 from services.platform.events import EventRegistry
 
 _log = logs.get("gateway")
-_json = msgspec.json.Encoder()
 
 
 def _fill_wait(rs: RetryCallState) -> float:
@@ -113,7 +110,7 @@ class Hub:
 
     async def start(self) -> None:
         host = self.host
-        self._following = await host.games.follow(self.game_id, self._on_envelopes)
+        self._following = await host.games.follow(self.game_id, self._on_envelope)
         self.ready = self._following.caught_up
         self._subscriptions.append(await host.broadcasts.listen(
             host.names.game_chat(self.game_id), ChatLine, self._on_chat))
@@ -131,9 +128,9 @@ class Hub:
 
     # --- events in ---------------------------------------------------------------------
 
-    def deliver(self, envs: Sequence[EventEnvelope]) -> None:
-        """Events from JetStream or from the store; duplicates change nothing."""
-        self._on_envelopes(envs)
+    def deliver(self, env: EventEnvelope) -> None:
+        """An event from JetStream or from the store; duplicates change nothing."""
+        self._on_envelope(env)
 
     async def reach(self, version: int, timeout: float = 1.0) -> None:
         """Wait a moment for ``version`` to arrive: another gateway, or the worker's
@@ -146,43 +143,27 @@ class Hub:
                         self._moved = asyncio.Event()
                     await self._moved.wait()
 
-    def _on_envelopes(self, envs: Sequence[EventEnvelope]) -> None:
-        """A batch in: decoded (an undecodable event is left out, so the events after
-        it wait as a gap the store fills), applied, then sent as one frame a socket."""
-        decoded: list[tuple[int, Event]] = []
-        for env in envs:
-            try:
-                event = self.host.registry.decode(env.type, env.schema_version, env.body)
-            except Exception as exc:
-                _log.error("undecodable_event", game_id=self.game_id,
-                           error=type(exc).__name__)
-                continue
-            decoded.append((env.version, event))  # type: ignore[arg-type]
-        self.apply_many(decoded)
+    def _on_envelope(self, env: EventEnvelope) -> None:
+        try:
+            event = self.host.registry.decode(env.type, env.schema_version, env.body)
+        except Exception as exc:
+            _log.error("undecodable_event", game_id=self.game_id, error=type(exc).__name__)
+            return
+        self.apply(env.version, event)  # type: ignore[arg-type]
 
     def apply(self, version: int, event: Event) -> None:
-        self.apply_many(((version, event),))
-
-    def apply_many(self, events: Iterable[tuple[int, Event]]) -> None:
-        """Take in events (duplicates and gaps as they come), then send each socket what
-        they moved the game by: one frame for all of them."""
-        moved: list[tuple[Event, GameState]] = []
-        released: list[tuple[Event, GameState]] = []
-        for version, event in events:
-            if version <= self.state.version:
-                continue  # a duplicate delivery
-            if version > self.state.version + 1:
-                self.pending[version] = event
-                continue
-            self._advance(event, moved, released)
-            while self.state.version + 1 in self.pending:
-                self._advance(self.pending.pop(self.state.version + 1), moved, released)
+        if version <= self.state.version:
+            return  # a duplicate delivery
+        if version > self.state.version + 1:
+            self.pending[version] = event
+            if self._filling is None or self._filling.done():
+                self._filling = asyncio.create_task(self._fill())
+            return
+        self._advance(event)
+        while self.state.version + 1 in self.pending:
+            self._advance(self.pending.pop(self.state.version + 1))
         for v in [v for v in self.pending if v <= self.state.version]:
             del self.pending[v]
-        if self.pending and (self._filling is None or self._filling.done()):
-            self._filling = asyncio.create_task(self._fill())
-        if moved:
-            self._send(moved, released)
 
     async def _fill(self) -> None:
         """A gap on JetStream: ask the game worker for the stored events we lack, again
@@ -198,36 +179,36 @@ class Hub:
                 with attempt:
                     reply = await self.host.games.events_since(self.game_id,
                                                                self.state.version)
-                    self.apply_many([(env.version, self.host.registry.decode(  # type: ignore[misc]
-                        env.type, env.schema_version, env.body)) for env in reply.events])
+                    for env in reply.events:
+                        event = self.host.registry.decode(env.type, env.schema_version,
+                                                          env.body)
+                        self.apply(env.version, event)  # type: ignore[arg-type]
 
-    def _advance(self, event: Event, moved: list[tuple[Event, GameState]],
-                 released: list[tuple[Event, GameState]]) -> None:
+    def _advance(self, event: Event) -> None:
         after = evolve(self.state, event)
         self.state = after
         self.history.append((event, after))
-        moved.append((event, after))
         if self._moved is not None:  # wake whoever waits in reach
             self._moved.set()
             self._moved = None
-        released.extend(self.delay.add(event, after))
+        released = list(self.delay.add(event, after))
+        if self.subs:
+            frames = _Audiences(self.game_id, event, after)
+            late = [sub for sub in self.subs if sub.delayed]
+            for sub in list(self.subs):
+                data = None if sub.delayed else frames.of(sub.seat)
+                if data is not None:
+                    sub.conn.send_raw(data)
+            for old, then in released if late else ():
+                data = _Audiences(self.game_id, old, then).of(None)
+                for sub in late:
+                    if data is not None:
+                        sub.conn.send_raw(data)
         if isinstance(event, GameStarted):
             self.started.set()
 
-    def _send(self, moved: list[tuple[Event, GameState]],
-              released: list[tuple[Event, GameState]]) -> None:
-        """Each live socket its seat's frames of ``moved``, each delayed one the public
-        frames of what the delay ``released``: one frame per socket for all of them."""
-        if not self.subs:
-            return
-        live = [_Audiences(self.game_id, event, after) for event, after in moved]
-        late = [sub for sub in self.subs if sub.delayed]
-        public = _joined(self.game_id, [a.of(None) for a in (
-            _Audiences(self.game_id, old, then) for old, then in released)]) if late else []
-        for sub in list(self.subs):
-            for data in (public if sub.delayed else
-                         _joined(self.game_id, [a.of(sub.seat) for a in live])):
-                sub.conn.send_raw(data)
+    def _frame(self, event: Event, after: GameState, seat: int | None) -> str | None:
+        return _Audiences(self.game_id, event, after).of(seat)
 
     # --- chat and presence ----------------------------------------------------------------
 
@@ -256,7 +237,7 @@ class Hub:
         resumed = 0 <= missed <= min(len(self.history), self.host.settings.resume_max_events)
         if resumed:
             for event, after in list(self.history)[len(self.history) - missed:]:
-                data = _Audiences(self.game_id, event, after).of(sub.seat)
+                data = self._frame(event, after, sub.seat)
                 if data is not None:
                     conn.send_raw(data)
         else:
@@ -285,20 +266,6 @@ class Hub:
         await asyncio.sleep(self.host.settings.follow_linger_seconds)
         if not self.subs:
             await self.on_idle(self)
-
-
-_FRAMES_AT_ONCE = 64  # events in one ``events`` frame at most (a long gap filled)
-
-
-def _joined(game_id: str, frames: list[str | None]) -> list[str]:
-    """Encoded ``event`` frames as the frames to send: none, the one, or ``events``
-    frames of several (``ws.EventsFrame``), built from the encoded text as it is."""
-    present = [f for f in frames if f is not None]
-    if len(present) <= 1:
-        return present
-    head = '{"type":"events","game_id":' + _json.encode(game_id).decode() + ',"frames":['
-    return [head + ",".join(present[i:i + _FRAMES_AT_ONCE]) + "]}"
-            for i in range(0, len(present), _FRAMES_AT_ONCE)]
 
 
 class _Audiences:

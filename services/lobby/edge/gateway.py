@@ -222,7 +222,8 @@ class Gateway:
             await asyncio.wait_for(hub.ready.wait(), 5.0)
             if not hub.started.is_set():
                 try:
-                    hub.deliver((await self.games.events_since(hub.game_id, 0)).events)
+                    for env in (await self.games.events_since(hub.game_id, 0)).events:
+                        hub.deliver(env)
                 except GameUnavailable:
                     if expected:
                         raise

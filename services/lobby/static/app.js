@@ -732,7 +732,6 @@ function onFrame(f) {
       renderGame();
       break;
     case "event": if (f.game_id === S.game) onEvent(f); break;
-    case "events": if (f.game_id === S.game) f.frames.forEach(onEvent); break;  // one commit's
     case "ack": clearStatus(); break;
     case "error":
       status(plainError(f));

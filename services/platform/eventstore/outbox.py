@@ -22,9 +22,6 @@ them from the store and publishes them under a new generation of message ids
 (``stream:version:generation``), since the old ids may still sit in the
 duplicate window and JetStream would drop them unseen. Consumers apply by
 (stream, version), so an event they already hold changes nothing.
-
-With ``batched`` (game events) every one of these publishes one ``EventBatch`` per
-game per commit instead of a message per event (``batches``).
 """
 
 from __future__ import annotations
@@ -32,11 +29,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import asyncpg
+import msgspec
 import nats.errors
 from prometheus_client import Counter, Gauge
 
@@ -44,16 +42,22 @@ from schemas.bus import EventEnvelope
 from services.platform import faults, logs
 from services.platform.busclient import BusClient, Unavailable
 from services.platform.eventstore import OUTBOX_CHANNEL
-from services.platform.eventstore.batches import Message, SubjectFor, messages
 
 PUBLISHED = Counter("spades_outbox_published_total", "Events published by the outbox relay")
 BACKLOG = Gauge("spades_outbox_backlog", "Events committed and not yet on JetStream")
 
 _log = logs.get("outbox")
+_encoder = msgspec.msgpack.Encoder()
+
+SubjectFor = Callable[[str, str], str]
 
 
 _EVENT_COLUMNS = ("e.position, e.stream, e.version, e.type, e.schema_version, e.event_id,"
                   " e.occurred_at, e.correlation_id, e.causation_id, e.body")
+
+
+def msg_id(stream: str, version: int, generation: str = "") -> str:
+    return f"{stream}:{version}:{generation}" if generation else f"{stream}:{version}"
 
 
 def _envelope(r: Mapping[str, Any]) -> EventEnvelope:
@@ -67,14 +71,13 @@ def _envelope(r: Mapping[str, Any]) -> EventEnvelope:
 @dataclass(frozen=True)
 class Republished:
     sent: int  # events read from the store and published
-    stored: int  # of those, how many JetStream acknowledged in messages new to it
+    stored: int  # of those, how many JetStream acknowledged as new messages
 
 
 async def republish(pools: Sequence[asyncpg.Pool], client: BusClient,
                     subject_for: SubjectFor, *, from_position: int = 0,
                     stream: str | None = None, event_type: str | None = None,
-                    batch: int = 256, ack_timeout: float = 30.0,
-                    batched: bool = False) -> Republished:
+                    batch: int = 256, ack_timeout: float = 30.0) -> Republished:
     """Publish stored events again, from ``from_position`` (and of ``stream`` or of
     ``event_type`` only, if given) under a fresh generation of message ids;
     ``Unavailable`` unless JetStream answered for every one. Each database's events go in position
@@ -82,12 +85,6 @@ async def republish(pools: Sequence[asyncpg.Pool], client: BusClient,
     they occurred, so a consumer whose result depends on the order (ratings) sees
     games end in the order they ended, whichever database holds them."""
     generation = f"r{time.time_ns()}"
-
-    async def again(rows: Sequence[asyncpg.Record]) -> int:
-        return await _publish_again(client, messages(
-            [_envelope(r) for r in rows], subject_for, batched=batched,
-            generation=generation), ack_timeout)
-
     sent = stored = 0
     rows: list[asyncpg.Record] = []
     stored_rows = [_stored(p, from_position, stream, event_type, batch) for p in pools]
@@ -96,10 +93,10 @@ async def republish(pools: Sequence[asyncpg.Pool], client: BusClient,
             rows.append(row)
             if len(rows) < batch:
                 continue
-            stored += await again(rows)
+            stored += await _publish_again(client, subject_for, rows, generation, ack_timeout)
             sent, rows = sent + len(rows), []
         if rows:
-            stored += await again(rows)
+            stored += await _publish_again(client, subject_for, rows, generation, ack_timeout)
             sent += len(rows)
     except (nats.errors.Error, TimeoutError) as exc:
         raise Unavailable("republish", repr(exc)) from None
@@ -141,26 +138,23 @@ async def _by_time(sources: Sequence[AsyncIterator[asyncpg.Record]]
             heads[i] = following
 
 
-async def _publish_again(client: BusClient, out: Sequence[Message],
+async def _publish_again(client: BusClient, subject_for: SubjectFor,
+                         rows: Sequence[asyncpg.Record], generation: str,
                          ack_timeout: float) -> int:
-    """Publish ``out``; how many of its events JetStream stored as new."""
-    answers = await asyncio.wait_for(asyncio.gather(*await _send(client, out)), ack_timeout)
-    return sum(m.events for m, a in zip(out, answers, strict=True) if not a.duplicate)
-
-
-async def _send(client: BusClient, out: Sequence[Message]) -> list[asyncio.Future[Any]]:
-    """Hand ``out`` to the connection in order; the acknowledgements' futures."""
-    return [await client.js.publish_async(m.subject, m.data, headers={"Nats-Msg-Id": m.msg_id})
-            for m in out]
+    """Publish ``rows`` under ``generation``; how many JetStream stored as new."""
+    acks = [await client.js.publish_async(
+        subject_for(r["stream"], r["type"]), _encoder.encode(_envelope(r)),
+        headers={"Nats-Msg-Id": msg_id(r["stream"], r["version"], generation)})
+        for r in rows]
+    answers = await asyncio.wait_for(asyncio.gather(*acks), ack_timeout)
+    return sum(1 for a in answers if not a.duplicate)
 
 
 class OutboxRelay:
     def __init__(self, pool: asyncpg.Pool, client: BusClient, subject_for: SubjectFor, *,
                  batch: int = 256, poll_seconds: float = 0.2,
-                 ack_timeout: float = 10.0, sweep_after: float | None = None,
-                 batched: bool = False) -> None:
+                 ack_timeout: float = 10.0, sweep_after: float | None = None) -> None:
         self.pool, self.client, self.subject_for = pool, client, subject_for
-        self.batched = batched  # one EventBatch per stream per commit (game events)
         self.batch, self.poll_seconds, self.ack_timeout = batch, poll_seconds, ack_timeout
         self.sweep_after = sweep_after
         self._published: list[int] = []  # positions on JetStream, their rows not yet deleted
@@ -182,8 +176,11 @@ class OutboxRelay:
                 self.batch, self.sweep_after)
             if not rows:
                 return 0
-            acks = await _send(self.client, messages(
-                [_envelope(r) for r in rows], self.subject_for, batched=self.batched))
+            acks = []
+            for r in rows:
+                acks.append(await self.client.js.publish_async(
+                    self.subject_for(r["stream"], r["type"]), _encoder.encode(_envelope(r)),
+                    headers={"Nats-Msg-Id": msg_id(r["stream"], r["version"])}))
             # Raises (and keeps the rows queued) unless JetStream stored every one.
             await asyncio.wait_for(asyncio.gather(*acks), self.ack_timeout)
             faults.hit(faults.AFTER_PUBLISH_BEFORE_MARK)
@@ -279,8 +276,7 @@ class OutboxRelay:
 
 
 class Publisher:
-    """A writer's events onto JetStream right after its commit (``EventStore(publish=)``),
-    batched as its relay's are.
+    """A writer's events onto JetStream right after its commit (``EventStore(publish=)``).
 
     The messages are handed to the NATS connection in the order of the commits,
     so a game's events reach JetStream in version order; the command is answered
@@ -299,8 +295,9 @@ class Publisher:
 
     async def __call__(self, envelopes: Sequence[EventEnvelope]) -> None:
         try:
-            acks = await _send(self.client, messages(envelopes, self.subject_for,
-                                                     batched=self.relay.batched))
+            acks = [await self.client.js.publish_async(
+                self.subject_for(e.stream, e.type), _encoder.encode(e),
+                headers={"Nats-Msg-Id": msg_id(e.stream, e.version)}) for e in envelopes]
         except Exception as exc:  # NATS away: the relay's sweep publishes them
             _log.warning("publish_failed", error=repr(exc), events=len(envelopes))
             return

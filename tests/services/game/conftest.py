@@ -75,7 +75,7 @@ class Harness:
         self.client = BusClient(nc)
         self.js = self.client.js
         self.relay = OutboxRelay(pool, self.client, names.game_event, poll_seconds=0.1,
-                                 sweep_after=0.5, batched=True)
+                                 sweep_after=0.5)
         self.events = EventStore(pool, REGISTRY,
                                  publish=Publisher(self.client, names.game_event, self.relay))
         self.store = GameStore(pool, self.events)
@@ -141,13 +141,13 @@ async def ended_on_jetstream(js: Any, names: Names, game_id: str) -> Event | Non
     """The game's GameEnded as JetStream holds it, or None."""
     from nats.js.errors import NotFoundError
 
-    from schemas.bus import EventBatch
+    from schemas.bus import EventEnvelope
     try:
         msg = await js.get_last_msg(names.game_events_stream,
                                     names.game_event(game_id, "GameEnded"))
     except NotFoundError:
         return None
-    (env,) = msgspec.msgpack.decode(msg.data, type=EventBatch).events  # it travels alone
+    env = msgspec.msgpack.decode(msg.data, type=EventEnvelope)
     return REGISTRY.decode(env.type, env.schema_version, env.body)  # type: ignore[return-value]
 
 

@@ -62,7 +62,7 @@ async def sharded(pool: asyncpg.Pool, second_pool: asyncpg.Pool, nc: Client,
     """The harness with its games over its own database and a second one."""
     h = Harness(pool, nc, Names(prefix))
     relay = OutboxRelay(second_pool, h.client, h.names.game_event, poll_seconds=0.1,
-                        sweep_after=0.5, batched=True)
+                        sweep_after=0.5)
     second = GameStore(second_pool, EventStore(
         second_pool, REGISTRY, publish=Publisher(h.client, h.names.game_event, relay)))
     h.store = ShardedGameStore([h.store, second])  # type: ignore[assignment]

@@ -91,7 +91,6 @@ class Socket:
     def __init__(self, conn: ClientConnection) -> None:
         self.conn = conn
         self.frames: list[dict[str, Any]] = []
-        self.received = 0  # WebSocket frames, an ``events`` frame counted once
         self._next = 0
         self._counter = 0
 
@@ -103,14 +102,14 @@ class Socket:
         return f"c{self._counter}"
 
     async def recv(self, timeout: float = 5.0) -> dict[str, Any]:
-        """The next frame; an ``events`` frame is kept as its ``event`` frames, one
-        after another, as a client reads it (``received`` counts frames as sent)."""
-        while self._next >= len(self.frames):
-            frame = json.loads(await asyncio.wait_for(self.conn.recv(), timeout))
-            self.received += 1
-            self.frames.extend(frame["frames"] if frame["type"] == "events" else [frame])
+        if self._next < len(self.frames):
+            self._next += 1
+            return self.frames[self._next - 1]
+        raw = await asyncio.wait_for(self.conn.recv(), timeout)
+        frame = json.loads(raw)
+        self.frames.append(frame)
         self._next += 1
-        return self.frames[self._next - 1]
+        return frame
 
     async def until(self, pred: Callable[[dict[str, Any]], bool],
                     timeout: float = 10.0) -> dict[str, Any]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import types
 
-import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -78,59 +77,3 @@ async def test_reach_wakes_when_the_version_arrives_and_gives_up_after_its_timeo
     began = loop.time()
     await hub.reach(3, timeout=0.05)  # never arrives: back after the timeout, no error
     assert 0.05 <= loop.time() - began < 1.0 and hub.state.version == 2
-
-
-def sent(conn: Conn) -> tuple[int, list[ws.ServerFrame]]:
-    """How many frames the socket was sent, and the ``event`` frames in them, in order
-    (an ``events`` frame taken apart as a client does)."""
-    raw = [conn.outbox.get_nowait() for _ in range(conn.outbox.qsize())]
-    frames: list[ws.ServerFrame] = []
-    for data in raw:
-        assert data is not None
-        frame = msgspec.json.decode(data, type=ws.ServerMessage)
-        if isinstance(frame, ws.EventsFrame):
-            assert len(frame.frames) > 1 and encode(frame) == data  # the schema's own text
-            frames.extend(frame.frames)
-        else:
-            frames.append(frame)
-    return len(raw), frames
-
-
-@settings(max_examples=10, deadline=None)
-@given(preset=st.sampled_from(sorted(PRESETS)), seed=st.integers(0, 2**32),
-       cuts=st.lists(st.integers(1, 6), min_size=1, max_size=40), again=st.integers(0, 5))
-async def test_a_batch_is_one_frame_a_socket_with_each_event_once_in_order(
-        preset: str, seed: int, cuts: list[int], again: int) -> None:
-    events = bot_game(PRESETS[preset], seed)
-    config = LobbySettings(database_url="", nats_url="", ws_outbox_frames=100_000)
-
-    async def idle(hub: Hub) -> None:
-        return None
-
-    hub = Hub(types.SimpleNamespace(settings=config), "g1", None, idle)  # type: ignore[arg-type]
-    conns = {seat: Conn(Claims(f"p{seat}", "p", False, 0), config) for seat in SEATS}
-    for seat, conn in conns.items():
-        hub.subs.add(Sub(conn, hub, seat))
-    numbered = list(enumerate(events, 1))
-    batches, at = [], 0
-    for size in cuts * (len(events) // sum(cuts) + 1):
-        if at >= len(numbered):
-            break
-        # Each batch repeats the last few events of the one before: a redelivery.
-        batches.append(numbered[max(0, at - again):at + size])
-        at += size
-    for b in batches:
-        hub.apply_many(b)
-    assert hub.state.version == len(events)
-    for seat, conn in conns.items():
-        count, frames = sent(conn)
-        owed = [msgspec.json.decode(f, type=ws.ServerMessage)
-                for f in one_by_one("g1", events, seat)]
-        assert frames == owed, f"seat {seat}"
-        # One frame per batch that brought the seat something new (64 events a frame).
-        visible, newest, expected = {f.version for f in owed}, 0, 0  # type: ignore[attr-defined]
-        for b in batches:
-            fresh = [v for v, _ in b if v > newest and v in visible]
-            newest = max(newest, b[-1][0])
-            expected += -(-len(fresh) // 64)
-        assert count == expected, f"seat {seat}"

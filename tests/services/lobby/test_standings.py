@@ -10,7 +10,7 @@ import httpx
 import msgspec
 import nats
 
-from schemas.bus import EventBatch, EventEnvelope
+from schemas.bus import EventEnvelope
 from schemas.events import GameEnded
 from schemas.subjects import Names
 from services.platform.events import game_registry
@@ -30,7 +30,7 @@ async def _end_rated_game(nats_url: str, prefix: str, game: str,
     nc = await nats.connect(nats_url)
     try:
         await nc.jetstream().publish(Names(prefix).game_event(game, "GameEnded"),
-                                     msgspec.msgpack.encode(EventBatch(events=(env,))))
+                                     msgspec.msgpack.encode(env))
     finally:
         await nc.close()
 

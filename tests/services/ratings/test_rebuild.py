@@ -39,10 +39,9 @@ async def test_a_rebuild_replays_every_ending_with_todays_formula(
     # A production-sized duplicate window: the rebuild runs well inside it.
     await bus.ensure_stream(client, bus.StreamSpec(names.game_events_stream,
                                                    (names.game_events_all,), duplicate_window=600))
-    relay = OutboxRelay(game, client, names.game_event, batched=True)
+    relay = OutboxRelay(game, client, names.game_event)
     spec = bus.ConsumerSpec(names.game_events_stream, "ratings-results",
-                            names.game_events_of_type("GameEnded"), ack_wait=5, max_deliver=3,
-                            batched=True)
+                            names.game_events_of_type("GameEnded"), ack_wait=5, max_deliver=3)
     store = EventStore(game, game_registry())
     await store.append("g1", 0, [ended(("a", "b", "c", "d"), winner=0)])
     await store.append("g2", 0, [ended(("a", "b", "c", "d"), winner=0, rated=False)])
