@@ -225,6 +225,7 @@ class GameConnection:
         self.acked_version = 0  # the version our last command reached
         self.retries = 0
         self.resumes = 0
+        self.received = 0  # WebSocket frames received
         self._pending_frame = b""
         self._tries = 0
         self._prefix = f"k{next(self._ids)}-"
@@ -253,7 +254,9 @@ class GameConnection:
 
     async def _recv(self) -> ws.ServerFrame:
         assert self.conn is not None
-        return _decoder.decode(await self.conn.recv())
+        frame = _decoder.decode(await self.conn.recv())
+        self.received += 1
+        return frame
 
     async def close(self) -> None:
         if self.conn is not None:

@@ -323,7 +323,7 @@ def figures(stats: Stats, seats: list[Seat], n: int, setup: float,
     return {"n": n, "a50": a50, "a99": a99, "setup": setup, "capped": False, "cap": 0,
             "games": stats.games_done, "commands": stats.commands, "p50": p50, "p99": p99,
             "errors": dict(stats.errors), "retries": stats.retries, "failed": failed,
-            **metered}
+            "frames": sum(s.game.received for s in seats), **metered}
 
 
 Fault = Callable[[], Coroutine[Any, Any, dict[str, float]]]
@@ -414,7 +414,8 @@ def report(r: dict[str, Any], label: str) -> None:
     print(f"          to the ack p50 {r['a50']:6.1f} p99 {r['a99']:6.1f} ms;"
           f" machine {r['machine'] * 100:3.0f}% busy; load generator"
           f" {r['me'] / el * 100:3.0f}% of a core; Postgres transactions"
-          f" {r['xacts'] / commands:.2f} per command", flush=True)
+          f" {r['xacts'] / commands:.2f} per command; WebSocket frames to the seats"
+          f" {r['frames'] / commands:.2f} per command", flush=True)
     kinds: dict[str, float] = {}
     for k, v in r["cpu"].items():
         kinds[_kind(k)] = kinds.get(_kind(k), 0.0) + v
