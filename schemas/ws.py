@@ -238,6 +238,9 @@ class Subscribed(ServerFrame, frozen=True, tag="subscribed"):
     seat: int | None  # None: watching as a spectator
     version: int
     resumed: bool  # True: missed events were sent instead of a snapshot
+    # True: a spectator of a ranked or tournament match, some tricks behind the play (so a
+    # client can say why the table shows less than the players see).
+    delayed: bool = False
 
 
 class Turn(msgspec.Struct, frozen=True, kw_only=True):

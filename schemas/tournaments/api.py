@@ -85,6 +85,10 @@ class MatchView(msgspec.Struct, frozen=True, kw_only=True):
     # Which part of the format the match is in, and its round's name (RoundView).
     stage: str = ""
     round_name: str = ""
+    # The match's game once it began ("" for a bye, a no-show, a result set without one):
+    # watched, a few tricks behind, while the match has no outcome, replayed by its
+    # players once it has.
+    game_id: str = ""
 
 
 class DuplicateView(msgspec.Struct, frozen=True, kw_only=True):

@@ -55,8 +55,9 @@ async def view(pool: asyncpg.Pool, tournament_id: uuid.UUID) -> api.TournamentVi
             " FROM tournament_teams WHERE tournament_id = $1 ORDER BY seed NULLS LAST, team_id",
             tournament_id)
         matches = await conn.fetch(
-            "SELECT match_id, round_no, home, away, outcome, reason, scores, deals FROM"
-            " tournament_matches WHERE tournament_id = $1 ORDER BY round_no, match_id",
+            "SELECT match_id, round_no, home, away, outcome, reason, scores, deals,"
+            " CASE WHEN game_began THEN game_id ELSE '' END AS game_id FROM tournament_matches"
+            " WHERE tournament_id = $1 ORDER BY round_no, match_id",
             tournament_id)
         table = await conn.fetch(
             "SELECT team_id, rank, match_points, buchholz, head_to_head, differential, bags,"

@@ -67,6 +67,15 @@ async def sign_in(page: Page, base: str, name: str) -> None:
     await page.wait_for_selector("#lobby:not([hidden])")
 
 
+async def register(page: Page, base: str, name: str, password: str) -> None:
+    """A brand-new account, registered on the home page: the lobby shows once it is in."""
+    await page.goto(f"{base}/")
+    await page.fill("#register-name", name)
+    await page.fill("#register-password", password)
+    await page.click("#register-go")
+    await page.wait_for_selector("#lobby:not([hidden])")
+
+
 async def play_a_little(page: Page) -> None:
     """One move if the page offers one: look, bid three, or the first legal card."""
     look = page.locator("#controls button:has-text('Look at my cards')")

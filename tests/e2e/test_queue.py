@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from services.lobby.base.clock import now_ms
-from tests.e2e.browser import chromium, new_page, play_a_little, shot
+from tests.e2e.browser import chromium, new_page, play_a_little, register, shot
 from tests.e2e.players import Seat, play_until_over
 from tests.e2e.ranked import ONE_HAND, Queuer, Ranked, close_all, ranked_platform
 from tests.e2e.replays import PASSWORD
@@ -422,11 +422,7 @@ async def test_a_page_queues_accepts_plays_and_sees_its_rating_change(ranked: Ra
     async with chromium() as browser:
         page = await new_page(browser, problems)
         try:
-            await page.goto(f"{ranked.lobby(0).url}/")
-            await page.fill("#register-name", name)
-            await page.fill("#register-password", PASSWORD)
-            await page.click("#register-go")
-            await page.wait_for_selector("#lobby:not([hidden])")
+            await register(page, ranked.lobby(0).url, name, PASSWORD)
             # Before any click the panel says the new account may queue (no games needed here).
             await page.wait_for_selector("#queue-state:text-is('Not queued.')")
             assert await page.is_enabled("#queue-join")

@@ -80,12 +80,15 @@ def _allowed(events: list[dict[str, Any]], now: int) -> int:
     return 0 if len(done) < DELAY else done[len(done) - DELAY] - 1
 
 
-async def _watch(watcher: Player, platform: Platform, game_id: str) -> tuple[Socket, int]:
+async def _watch(watcher: Player, platform: Platform, game_id: str,
+                 delayed: bool = True) -> tuple[Socket, int]:
+    """A spectator's socket on the game; its ``subscribed`` says whether it is delayed."""
     sock = await watcher.socket(platform.b.ws_url)
     await sock.send({"type": "subscribe", "game_id": game_id, "spectate": True})
     snap = await sock.until(lambda f: f["type"] in ("snapshot", "error"))
     assert snap["type"] == "snapshot", snap
-    assert (await sock.of_type("subscribed"))["seat"] is None
+    subscribed = await sock.of_type("subscribed")
+    assert (subscribed["seat"], subscribed["delayed"]) == (None, delayed), subscribed
     return sock, snap["version"]
 
 
@@ -151,7 +154,7 @@ async def test_an_operator_watches_a_ranked_match_live(
     async def check(seen: list[dict[str, Any]], now: int) -> None:
         assert seen and seen[-1]["version"] == now, (seen[-1:], now)
 
-    sock, _ = await _watch(op, platform, game_id)
+    sock, _ = await _watch(op, platform, game_id, delayed=False)
     await asyncio.sleep(0)
     await _play(seats, sock, check)
     for p in [op, *(s.player for s in seats)]:
@@ -174,7 +177,7 @@ async def test_a_tournaments_organizer_watches_its_game_live_and_another_organiz
         tid = (await org.ok("POST", "/v1/tournaments", body()))["tournament_id"]
         game_id, seats = await _match(platform, nc, nats_prefix, tag, origin="tournament",
                                       origin_id=tid)
-        sock, _ = await _watch(org, platform, game_id)
+        sock, _ = await _watch(org, platform, game_id, delayed=False)
         late, first = await _watch(other, platform, game_id)
         assert first == 0
 

@@ -1,5 +1,7 @@
-"""The web client finds its way back into a running game after a reload: GET /v1/me
-names the game, the lobby offers "Back to your game", and the hand plays on."""
+"""The web client finds its way back into a running game after a reload: the address
+names the game (#/games/<id>) and GET /v1/me seats the player in it, so the reload comes
+back to the game itself, with its clock, and the hand plays on; from the lobby, "Back to
+your game" does the same."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from tests.e2e.browser import fill_with_bots_and_start, one_page, play_a_little,
 from tests.e2e.conftest import Platform
 
 
-async def test_a_reload_mid_hand_offers_the_game_back_and_the_hand_plays_on(
+async def test_a_reload_mid_hand_comes_back_to_the_game_and_the_hand_plays_on(
         platform: Platform) -> None:
     async with one_page("web-resume") as page:
         await sign_in(page, platform.a.url, "Reloader")
@@ -27,11 +29,11 @@ async def test_a_reload_mid_hand_offers_the_game_back_and_the_hand_plays_on(
             await page.wait_for_timeout(40)
         held = await page.locator("#hand button.card").count()
 
+        game = await page.evaluate("S.game")
+        assert page.url.endswith(f"#/games/{game}")
         await page.reload()  # mid-hand: the page forgets the game, the server does not
-        await page.wait_for_selector("#lobby:not([hidden])")
-        await page.wait_for_selector("#resume-box:not([hidden])", timeout=5000)
-        await page.click("#resume")
         await page.wait_for_selector("#game:not([hidden])")
+        assert await page.is_hidden("#lobby") and await page.evaluate("S.game") == game
         # The same hand, as far as it went (a clock may have played for the seat).
         await page.wait_for_function(
             "document.querySelectorAll('#hand button.card').length > 0"
@@ -42,11 +44,15 @@ async def test_a_reload_mid_hand_offers_the_game_back_and_the_hand_plays_on(
             await play_a_little(page)
             await page.wait_for_timeout(40)
         await shot(page, "web-resume")
-        # Reloaded after the hand was scored, the sheet still shows what each seat bid:
-        # the snapshot carries the bids, the page remembers nothing of its own.
-        await page.reload()
+        # Back in the lobby, it offers the game; reloaded after the hand was scored, the
+        # sheet still shows what each seat bid: the snapshot carries the bids, the page
+        # remembers nothing of its own.
+        await page.click("#back")
         await page.wait_for_selector("#resume-box:not([hidden])", timeout=5000)
+        assert page.url.endswith("#/")
         await page.click("#resume")
+        await page.wait_for_selector("#game:not([hidden])")
+        await page.reload()
         await page.wait_for_function("document.querySelectorAll('#sheet tr').length > 0",
                                      timeout=10000)
         cell = await page.text_content("#sheet tr td:nth-child(2)")

@@ -243,7 +243,8 @@ class Hub:
         else:
             self.snapshot(sub)
         conn.send(ws.Subscribed(game_id=self.game_id, table_id=self.table_id,
-                                seat=sub.seat, version=state.version, resumed=resumed))
+                                seat=sub.seat, version=state.version, resumed=resumed,
+                                delayed=sub.delayed))
         self.subs.add(sub)
         if self._linger is not None:
             self._linger.cancel()

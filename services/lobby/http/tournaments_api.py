@@ -34,7 +34,8 @@ SUMMARY = {"tournament_id": TID, "name": "Friday Night Spades", "status": "regis
            "check_in_opens_at": 1798759800000, "check_in_closes_at": 1798761600000}
 MATCH = {"match_id": "W1-1", "round_no": 1, "home": "a41c09e7d2b84f61",
          "away": "0c7d2e5f9b134a80", "outcome": None, "reason": "played", "scores": [0, 0],
-         "stage": "bracket", "round_name": "Semi-finals"}
+         "stage": "bracket", "round_name": "Semi-finals",
+         "game_id": "3f9a0c2e7b1d4e5f8a6c9b0d2e4f6a81"}
 STANDING = {"team_id": "a41c09e7d2b84f61", "rank": 1, "match_points": 1.0, "buchholz": 0.0,
             "head_to_head": 0.0, "differential": 120, "bags": 3, "points": 520, "seed": 1,
             "reached": 2, "reached_round": "Final", "eliminated": False}

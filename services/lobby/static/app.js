@@ -20,6 +20,7 @@ const S = {
   offer: null,       // a match offered to this player: the match_offered note, while it stands
   ratingChanges: {}, // game_id -> the rating_changed note of a rated game of this player
   started: {},       // game_id -> the match_started note of a match this player sat in
+  origin: null,      // the open game's tournament (GET /v1/games/{id}'s "tournament"), if any
 };
 const SUIT = { S: "♠", H: "♥", D: "♦", C: "♣" };
 const SIDES = ["south", "west", "north", "east"];
@@ -41,7 +42,12 @@ function NAME_OF(seat) {
   return `Seat ${seat}`;
 }
 
-function teamNames(team) { return `${NAME_OF(team)} & ${NAME_OF(team + 2)}`; }
+// A tournament's game names its teams too (home at seats 0 and 2): "Aces (Ada & Ben)".
+function teamNames(team) {
+  const players = `${NAME_OF(team)} & ${NAME_OF(team + 2)}`;
+  const t = S.origin;
+  return t && t.home && t.away ? `${[t.home, t.away][team]} (${players})` : players;
+}
 
 // --- status line: errors say what went wrong, and go once the situation changes ---------
 
@@ -427,7 +433,8 @@ function enterLobby(keepTv = false) {
   if (!keepTv && location.hash === "#/tv") history.replaceState(null, "", "#/");
   $("who").textContent = S.me ? `Signed in as ${S.me.name}` : "";
   S.table = null; S.game = null; S.view = null; S.held = null; S.lastTrick = null;
-  S.watchCode = null;
+  S.watchCode = null; S.origin = null;
+  if (location.hash.startsWith("#/games/")) history.replaceState(null, "", "#/");
   show("lobby");
   connect();
   offerResume();
@@ -788,6 +795,9 @@ function onFrame(f) {
                  blind_nil_offered: f.view.blind_nil_offered, pass_count: f.view.pass_count };
       renderGame();
       break;
+    case "subscribed":  // a delayed watcher is told so: the table shows less than the players see
+      if (f.game_id === S.game) { S.delayed = f.delayed; if (S.view) renderGame(); }
+      break;
     case "event": if (f.game_id === S.game) onEvent(f); break;
     case "ack": clearStatus(); break;
     case "error":
@@ -811,12 +821,15 @@ function onFrame(f) {
 // spectate: watch without a seat; by default, when the player holds no seat at the table.
 function openGame(gameId, spectate = mySeatAtTable() === null) {
   S.game = gameId; S.view = null; S.version = 0; S.held = null; S.lastTrick = null;
-  S.handResult = null;
+  S.handResult = null; S.delayed = false;
   S.spectating = spectate;
   $("chatlog").replaceChildren();
   $("sheet").replaceChildren();
   $("last-trick-box").hidden = true;
   show("game");
+  // The address names the game: a reload comes back to it (openGameAt), not to the lobby;
+  // TV keeps its own address, which brings on the next game.
+  if (location.hash !== "#/tv") history.replaceState(null, "", `#/games/${encodeURIComponent(gameId)}`);
   describeOrigin(gameId);
   send({ type: "subscribe", game_id: gameId, spectate,
          ...(spectate && S.watchCode ? { code: S.watchCode } : {}) });
@@ -825,6 +838,7 @@ function openGame(gameId, spectate = mySeatAtTable() === null) {
 // Which tournament, round and teams a game is, or that it is ranked: from the game's summary.
 async function describeOrigin(gameId) {
   $("game-origin").textContent = "";
+  S.origin = null;
   let g;
   try {
     const code = S.spectating && S.watchCode ? `?code=${encodeURIComponent(S.watchCode)}` : "";
@@ -837,13 +851,20 @@ async function describeOrigin(gameId) {
   if (t) {
     const round = t.round_name || (t.round_no ? `Round ${t.round_no}` : "");
     const teams = t.home && t.away ? `${t.home} v ${t.away}` : "";
-    parts = [t.name || "A tournament", round, teams];
+    // The tournament's name leads to its page (its bracket); the round and teams follow.
+    const link = Object.assign(document.createElement("a"), {
+      id: "to-tournament-top", href: `/tournaments#${encodeURIComponent(t.tournament_id)}`,
+      textContent: t.name || "A tournament" });
+    parts = [link, round, teams];
+    S.origin = t;
   } else if (g.origin === "queue") {
     parts = ["Ranked game"];
   } else if (tv.length) {
     parts = ["A public table"];
   }
-  $("game-origin").textContent = [...tv, ...parts].filter(Boolean).join(" · ");
+  $("game-origin").replaceChildren(
+    ...[...tv, ...parts].filter(Boolean).flatMap((x, i) => (i ? [" · ", x] : [x])));
+  if (S.origin && S.view) renderGame();  // the teams by their names
 }
 
 function mySeatAtTable() {
@@ -925,10 +946,14 @@ function renderGame() {
   const me = v.seat === null ? 0 : v.seat;
   const team = me % 2;
   const us = v.seat === null ? teamNames(0) : "Us", them = v.seat === null ? teamNames(1) : "Them";
-  $("headline").textContent =
-    `${v.phase === "over" ? "Game over" : `Hand ${v.hand_no}`} · ${v.rules ? v.rules.preset : ""} · `
-    + `${us} ${v.scores[team]} (${v.bags[team]} bags) · ${them} ${v.scores[1 - team]} (${v.bags[1 - team]} bags)`
-    + (v.seat === null ? " · watching" : "");
+  // A delayed watcher's table before the game's third trick: nothing of it shows yet.
+  const hand = v.phase === "over" ? "Game over" : v.hand_no || !S.delayed ? `Hand ${v.hand_no}`
+    : "Nothing to see yet: the play shows once three more tricks are won";
+  $("headline").textContent = [hand, v.rules ? v.rules.preset : "",
+    `${us} ${v.scores[team]} (${v.bags[team]} bags)`,
+    `${them} ${v.scores[1 - team]} (${v.bags[1 - team]} bags)`,
+    v.seat === null ? `watching${S.delayed ? ", a few tricks behind the play" : ""}` : "",
+  ].filter(Boolean).join(" · ");
   renderBooks();
   renderSeats();
   renderTrick();
@@ -1231,6 +1256,13 @@ function renderEnd() {
     parts.push(again, " ");
   }
   if (seated) fresh.title = "Leave this table (your seat goes to a bot, or is freed, as its rules say) and open or join another";
+  if (S.origin) {  // a tournament's game: its bracket is where the player goes next
+    const back = Object.assign(document.createElement("a"), {
+      id: "to-tournament", className: "button",
+      href: `/tournaments#${encodeURIComponent(S.origin.tournament_id)}`,
+      textContent: `Back to ${S.origin.name || "the tournament"}` });
+    parts.push(back, " ");
+  }
   box.replaceChildren(...parts, fresh);
   const change = S.ratingChanges[S.game];
   if (change) {
@@ -1292,10 +1324,37 @@ setInterval(() => {
   if (S.statusAt && Date.now() - S.statusAt > 10000) clearStatus();  // a stale error goes
 }, 500);
 
-if (S.token && S.me) {  // an address of a player's page opens it, over the lobby
+// "#/games/<id>": the game itself, with its clock, after a reload or from a link (a
+// tournament's "Play your match", a bracket's match). Seated if GET /v1/me names it among
+// this player's games, else watched (a ranked or tournament game a few tricks behind).
+async function openGameAt(gameId) {
+  let mine = null;
+  try {
+    mine = (await api("GET", "/v1/me")).games.find((g) => g.game_id === gameId) || null;
+  } catch (err) { status(err.message); }
+  if (S.game === gameId) return;
+  if (S.game) send({ type: "unsubscribe", game_id: S.game });
+  if (mine) { resumeGame(mine); return; }
+  let table = null;
+  try {
+    const g = await api("GET", `/v1/games/${encodeURIComponent(gameId)}`);
+    table = g.table_id ? await api("GET", `/v1/tables/${g.table_id}`) : null;
+  } catch { /* the game's own frames say what there is to see */ }
+  watch({ ...(table || { table_id: "", seats: [] }), game_id: gameId });
+}
+
+if (S.token && S.me) {  // an address of a player's page or a game opens it, over the lobby
   const wanted = location.hash;
-  enterLobby();
-  if (wanted.startsWith("#/players/") || wanted === "#/tv") { history.replaceState(null, "", wanted); route(); }
+  const game = wanted.match(/^#\/games\/([^/?]+)$/);
+  if (game) {
+    $("who").textContent = `Signed in as ${S.me.name}`;
+    show("game");
+    connect();
+    openGameAt(decodeURIComponent(game[1]));
+  } else {
+    enterLobby();
+    if (wanted.startsWith("#/players/") || wanted === "#/tv") { history.replaceState(null, "", wanted); route(); }
+  }
 } else show("signin");
 
 // --- ranked: the queue, the ready check, the leaderboard and player pages ---------------
@@ -1416,15 +1475,18 @@ $("board-around").onclick = () => refreshBoard(true);
 
 // --- pages with an address: the home page's parts and a player's page -------------------
 
-// "#/players/<id>" is a player's page; "#/play", "#/ranked" and "#/leaderboard" are parts
-// of the home page (the lobby), "#/" its top. A game or a table keeps the screen until
-// its player leaves it, except for a player's page, which shows at once.
+// "#/players/<id>" is a player's page, "#/games/<id>" a game's screen; "#/play", "#/ranked"
+// and "#/leaderboard" are parts of the home page (the lobby), "#/" its top. A game or a
+// table keeps the screen until its player leaves it, except for a player's page or
+// another game, which show at once.
 function route() {
   if (!S.token || !S.me) return;
   const hash = location.hash || "#/";
   const player = hash.match(/^#\/players\/([^/?]+)$/);
   if (player) { showPlayer(decodeURIComponent(player[1])); return; }
   if (hash === "#/tv") { tuneTv(); return; }
+  const game = hash.match(/^#\/games\/([^/?]+)$/);
+  if (game) { if (S.game !== decodeURIComponent(game[1])) openGameAt(decodeURIComponent(game[1])); return; }
   if ($("lobby").hidden) {
     if (!$("game").hidden && S.game) send({ type: "unsubscribe", game_id: S.game });
     enterLobby();

@@ -130,12 +130,17 @@ function render() {
   $("detail").dataset.version = v.version;
   $("detail").dataset.status = s.status;
   $("t-name").textContent = s.name;
-  $("t-status").textContent = s.status;
+  $("t-status").textContent = STATUS[s.status] || s.status;
   $("t-format").textContent = s.format.replaceAll("_", " ");
   $("t-organizer").textContent = playerName(s.organizer);
+  $("t-starts-label").textContent = s.status === "registering" ? "starts" : "started";
   $("t-starts").textContent = when(s.starts_at);
   $("t-champion").textContent = s.champion ? `Champion: ${teamName(s.champion)}` : "";
   if (s.status === "finished" || s.status === "cancelled") $("banner").hidden = true;
+  else if (!$("play").hidden && !v.matches.some((m) => m.game_id && !m.outcome
+           && $("play").href.endsWith(`/${m.game_id}`))) {
+    $("banner").hidden = true;  // the match it led to is over
+  }
   const over = s.status === "finished" || s.status === "cancelled";
   // Check-in belongs to registration: once the tournament runs (at its time or started
   // early by the organizer) the window is past.
@@ -151,8 +156,9 @@ function render() {
   if (mine) {
     const partner = mine.players.find((p) => p !== me);
     $("my-team-text").textContent = `${mine.name}, with ${playerName(partner)}: ` + (
-      !mine.confirmed ? "waiting for the partner to confirm"
-        : mine.checked_in.includes(me) ? "checked in" : "confirmed");
+      s.status !== "registering" ? standing(v, mine.team_id)
+        : !mine.confirmed ? "waiting for the partner to confirm"
+          : mine.checked_in.includes(me) ? "checked in" : "confirmed");
     $("confirm").hidden = mine.confirmed || mine.players[1] !== me;
     $("check-in").hidden = !mine.confirmed || mine.checked_in.includes(me)
       || s.status !== "registering";
@@ -174,6 +180,7 @@ function render() {
     return o;
   }));
 
+  liveMatch(v, mine);
   rows("teams", v.teams.map((t) => [t.team_id, [
     t.seed ?? "", t.name, t.players.map(playerName).join(" & "),
     t.withdrawn ? `out (${t.withdrawn.replaceAll("_", " ")})`
@@ -197,6 +204,7 @@ function render() {
       box.className = "match";
       box.dataset.match = m.match_id;
       box.dataset.outcome = m.outcome || "";
+      if (mine && [m.home, m.away].includes(mine.team_id)) box.classList.add("ours");
       for (const side of ["home", "away"]) {
         const line = document.createElement("div");
         line.textContent = teamName(m[side]) + (m.outcome ? `  ${m.scores[side === "home" ? 0 : 1]}` : "");
@@ -204,6 +212,8 @@ function render() {
         box.append(line);
       }
       if (m.reason !== "played") box.title = m.reason.replace("_", " ");
+      const link = gameLink(m, mine);
+      if (link) box.append(link);
       if (m.deals && m.deals.length) {  // duplicate deals: each deal's score, after the round
         const deals = document.createElement("div");
         deals.className = "deals";
@@ -218,21 +228,72 @@ function render() {
   // Only the columns that decide this format, in the server's order.
   const columns = v.standings_columns && v.standings_columns.length ? v.standings_columns
     : ["match_points", "buchholz", "head_to_head", "differential", "bags", "points"];
-  $("standings").tHead.rows[0].replaceChildren(...["#", "Team", ...columns.map(
-    (c) => COLUMNS[c] || c.replaceAll("_", " "))].map((text, i) => {
+  const labels = ["#", "Team", ...columns.map((c) => COLUMNS[c] || c.replaceAll("_", " "))];
+  $("standings").tHead.rows[0].replaceChildren(...labels.map((text, i) => {
     const th = document.createElement("th");
     th.textContent = text;
     if (i > 1) th.dataset.column = columns[i - 2];
     return th;
   }));
   rows("standings", v.standings.map((r) => [r.team_id, [
-    r.rank, teamName(r.team_id), ...columns.map((c) => standingCell(r, c))]]));
+    r.rank, teamName(r.team_id), ...columns.map((c) => standingCell(r, c))]]), labels);
+  $("standings-box").hidden = !v.standings.length;
+  $("no-bracket").hidden = v.matches.length > 0 || s.status !== "registering";
 }
+
+// Where the team stands once play began: champions, out (and where), or its rank.
+function standing(v, teamId) {
+  if (v.summary.champion === teamId) return "champions!";
+  const r = v.standings.find((x) => x.team_id === teamId);
+  if (!r) return v.summary.status;
+  if (r.eliminated) return `out in the ${r.reached_round || `round ${r.reached}`}`;
+  if (r.eliminated === false) return `in the ${r.reached_round || `round ${r.reached}`}`;
+  return `ranked ${r.rank} of ${v.standings.length}`;
+}
+
+// A match's game from the bracket: its own players play it (or replay it once over); others
+// watch it a few tricks behind, or see its final score sheet. None before the game began.
+function gameLink(m, mine) {
+  if (!m.game_id) return null;
+  const ours = Boolean(mine) && [m.home, m.away].includes(mine.team_id);
+  const a = document.createElement("a");
+  a.className = "game-link";
+  a.dataset.game = m.game_id;
+  const game = `/#/games/${encodeURIComponent(m.game_id)}`;
+  [a.href, a.textContent] = !m.outcome ? [game, ours ? "Play your match" : "Watch"]
+    : ours ? [`/replay/${encodeURIComponent(m.game_id)}`, "Replay"] : [game, "Score sheet"];
+  if (!m.outcome && !ours) a.title = "A few tricks behind the play, so that no one watching can help a player";
+  return a;
+}
+
+// The player's own match being played: the banner leads to it (after a reload too).
+function liveMatch(v, mine) {
+  const m = mine && v.summary.status === "running" && v.matches.find(
+    (x) => x.game_id && !x.outcome && [x.home, x.away].includes(mine.team_id));
+  if (!$("banner").hidden && !$("ready").hidden && T.offer) {  // an offer showing
+    $("banner-text").textContent = offerText(T.offer);  // named now the view has the match
+    return;
+  }
+  if (!m) return;
+  playable(m.game_id, `${matchOf(m.match_id)} has begun.`);
+}
+
+function playable(gameId, text) {
+  $("banner").hidden = false;
+  $("banner-text").textContent = text;
+  $("ready").hidden = true;
+  $("accept-invite").hidden = true;
+  $("play").hidden = false;
+  $("play").href = `/#/games/${encodeURIComponent(gameId)}`;
+}
+
+const STATUS = { registering: "Registration open", running: "Being played",
+                 finished: "Finished", cancelled: "Cancelled" };
 
 const COLUMNS = { match_points: "Points", buchholz: "Buchholz", head_to_head: "Head to head",
                   differential: "Differential", bags: "Bags", points: "Scored",
                   duplicate: "Duplicate", seed: "Seed", reached: "Reached",
-                  reached_round: "Reached", eliminated: "Out" };
+                  reached_round: "Reached", eliminated: "Still in" };
 
 function standingCell(r, column) {
   const value = r[column];
@@ -240,18 +301,23 @@ function standingCell(r, column) {
     return value ? `${value.matchpoints}/${value.top} (${value.percent}%)` : "";
   }
   if (column === "reached") return r.reached_round || (value ?? "");
-  if (column === "eliminated") return value ? "out" : value === false ? "in" : "";
+  if (column === "eliminated") return value ? "no" : value === false ? "yes" : "";
   return value ?? "";
 }
 
-// A table's body anew: one row per [team id, cell texts].
-function rows(tableId, data) {
+// A table's body anew: one row per [team id, cell texts]; ``labels`` name each cell
+// where a phone shows no header row.
+function rows(tableId, data, labels = []) {
   const body = $(tableId).tBodies[0];
   body.replaceChildren();
   for (const [team, cells] of data) {
     const row = body.insertRow();
     row.dataset.team = team;
-    for (const text of cells) row.insertCell().textContent = text;
+    cells.forEach((text, i) => {
+      const cell = row.insertCell();
+      cell.textContent = text;
+      if (labels[i] && i !== 1) cell.dataset.label = labels[i];
+    });
   }
 }
 
@@ -333,16 +399,28 @@ function note(n) {
     T.offer = n;
     $("banner").hidden = false;
     $("banner").dataset.match = n.match_id;
-    $("banner-text").textContent = "Your match is ready: press Ready before "
-      + new Date(n.expires_at).toLocaleTimeString();
+    $("banner-text").textContent = offerText(n);
     $("ready").hidden = false;
     $("play").hidden = true;
   } else if (n.kind === "match_started" && n.origin === "tournament") {
-    $("banner").hidden = false;
-    $("banner-text").textContent = "Your match has begun.";
-    $("ready").hidden = true;
-    $("play").hidden = false;
+    playable(n.game_id, `${matchOf(n.match_id)} has begun.`);
   }
+}
+
+function offerText(n) {
+  return `${matchOf(n.match_id)} is ready: press Ready before `
+    + `${new Date(n.expires_at).toLocaleTimeString()}.`;
+}
+
+// "Your Semi-finals match against Team 1", from the view: the lobby's id of a match
+// ("t<tournament>-<match>", in notes) names the bracket's match.
+function matchOf(matchId) {
+  const id = matchId.replace(/^t[0-9a-f]{32}-/, "");  // the lobby's id of the match, or the bracket's
+  const m = T.view && T.view.matches.find((x) => x.match_id === id);
+  const mine = m && T.view.teams.find((t) => t.players.includes(T.me.player_id));
+  if (!m || !mine) return "Your match";
+  const other = teamName(m.home === mine.team_id ? m.away : m.home);
+  return `Your ${m.round_name ? `${m.round_name} ` : ""}match against ${other}`;
 }
 
 $("ready").onclick = async () => {
@@ -367,6 +445,17 @@ function start() {
   $("who").textContent = T.me ? `Signed in as ${T.me.name}` : "";
   connect();
   route();
+  pendingOffer();
+}
+
+// A match offered before this page opened (while its player was at a game's end, say):
+// GET /v1/me still holds it, so Ready shows here too.
+async function pendingOffer() {
+  try {
+    const me = await api("GET", "/v1/me");
+    const o = (me.offers || []).find((x) => x.origin === "tournament");
+    if (o && !T.offer) note({ ...o, kind: "match_offered" });
+  } catch (err) { status(err.message); }
 }
 
 window.addEventListener("hashchange", route);

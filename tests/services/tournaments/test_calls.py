@@ -30,7 +30,7 @@ from services.platform.events import game_registry
 from services.tournaments import calls
 from services.tournaments.decide import standings_of
 from services.tournaments.errors import TournamentError
-from services.tournaments.reads import stale_projections
+from services.tournaments.reads import stale_projections, view
 from services.tournaments.results import on_game_ended, on_games_ended, on_match_outcome
 from services.tournaments.state import MatchState, Tournament
 from services.tournaments.store import (
@@ -106,6 +106,7 @@ async def test_paired_matches_are_called_then_asked_again_after_the_ready_check(
     assert [type(e).__name__ for _, events in done for e in events] == ["MatchCalled"] * 2
     state = await store.load(tid)
     assert {m.call for m in state.matches.values()} == {"ready_check"}
+    assert await games_shown(pool, tid) == {"W1-1": "", "W1-2": ""}  # no game yet
     first, events = done[0]
     called = events[0]
     assert isinstance(called, MatchCalled)
@@ -126,6 +127,8 @@ async def test_paired_matches_are_called_then_asked_again_after_the_ready_check(
     assert state.matches["W1-1"].call == "started" and state.matches["W1-1"].outcome is None
     w2 = state.matches["W1-2"]
     assert (w2.outcome, w2.reason) == ("home", "no_show")
+    # The view links the started match to its game; the no-show had none.
+    assert await games_shown(pool, tid) == {"W1-1": calls.game_of(tid, "W1-1"), "W1-2": ""}
     away = state.teams[w2.pairing.away].players[0]  # seat 1
     assert await pool.fetchval("SELECT no_shows FROM no_show_bans WHERE player_id = $1",
                                away) == 1
@@ -135,6 +138,13 @@ async def test_paired_matches_are_called_then_asked_again_after_the_ready_check(
     assert [(r["match_id"], int(r["due_at"].timestamp() * 1000)) for r in due] == [
         ("W1-1", lobby.ready_by + RECHECK_MS + GAME_CHECK_MS)]
     assert await stale_projections(pool, uuid.UUID(tid), state) == []
+
+
+async def games_shown(pool: asyncpg.Pool, tid: str) -> dict[str, str]:
+    """Each match's game id as the tournament's view gives it."""
+    shown = await view(pool, uuid.UUID(tid))
+    assert shown is not None
+    return {m.match_id: m.game_id for m in shown.matches}
 
 
 async def test_a_call_names_its_game_only_once_the_game_started(pool: asyncpg.Pool) -> None:
