@@ -267,5 +267,7 @@ async def replay_from_the_bracket(page: Page, base: str, tid: str, match: dict[s
     await page.click("#last")
     await page.wait_for_selector("#viewer:not([data-at='0']):not([data-loading])",
                                  timeout=15_000)
+    # The replay names its tournament and round, and leads back to the tournament.
+    await page.wait_for_selector("#to-tournament:has-text('Four cup · ')", timeout=10_000)
     await shot(page, name)
     assert await fits(page)

@@ -279,12 +279,28 @@ async function start() {
     li.addEventListener("click", () => go(i + 1));
     list.append(li);
   });
+  if (PLAYER) tournamentOf(GAME);
   if (!PLAYER) api(`/v1/admin/games/${encodeURIComponent(GAME)}/verification`).then((v) => {
     $("verdict").textContent = v.verified ? "✔ verified" :
       `✘ diverges at event ${v.divergence.index + 1}: ${v.divergence.reason}`;
   }).catch(() => {});
   const wanted = Number(new URLSearchParams(location.search).get("at") || 0);
   await go(wanted);
+}
+
+// A tournament's game says which tournament, round and teams (GET /v1/games/{id}), and
+// leads back to the tournament's page; the teams' names head the score sheet.
+async function tournamentOf(gameId) {
+  let t;
+  try { t = (await api(`/v1/games/${encodeURIComponent(gameId)}`)).tournament; } catch { return; }
+  if (!t) return;
+  Object.assign($("to-tournament"), { hidden: false,
+    href: `/tournaments#${encodeURIComponent(t.tournament_id)}`,
+    textContent: [t.name || "the tournament", t.round_name].filter(Boolean).join(" · ") });
+  if (t.home && t.away) {
+    $("team-0").textContent = `${t.home}: ${nameOf(0)} & ${nameOf(2)}`;
+    $("team-1").textContent = `${t.away}: ${nameOf(1)} & ${nameOf(3)}`;
+  }
 }
 
 $("first").onclick = () => go(0);

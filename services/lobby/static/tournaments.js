@@ -137,8 +137,8 @@ function render() {
   $("t-starts").textContent = when(s.starts_at);
   $("t-champion").textContent = s.champion ? `Champion: ${teamName(s.champion)}` : "";
   if (s.status === "finished" || s.status === "cancelled") $("banner").hidden = true;
-  else if (!$("play").hidden && !v.matches.some((m) => m.game_id && !m.outcome
-           && $("play").href.endsWith(`/${m.game_id}`))) {
+  else if (!$("play").hidden && v.matches.some((m) => m.game_id && m.outcome
+           && $("play").href.endsWith(`/${encodeURIComponent(m.game_id)}`))) {
     $("banner").hidden = true;  // the match it led to is over
   }
   const over = s.status === "finished" || s.status === "cancelled";
