@@ -289,7 +289,8 @@ async function start() {
 }
 
 // A tournament's game says which tournament, round and teams (GET /v1/games/{id}), and
-// leads back to the tournament's page; the teams' names head the score sheet.
+// leads back to the tournament's page; the teams' names head the score sheet (short
+// enough for a phone).
 async function tournamentOf(gameId) {
   let t;
   try { t = (await api(`/v1/games/${encodeURIComponent(gameId)}`)).tournament; } catch { return; }
@@ -297,9 +298,9 @@ async function tournamentOf(gameId) {
   Object.assign($("to-tournament"), { hidden: false,
     href: `/tournaments#${encodeURIComponent(t.tournament_id)}`,
     textContent: [t.name || "the tournament", t.round_name].filter(Boolean).join(" · ") });
-  if (t.home && t.away) {
-    $("team-0").textContent = `${t.home}: ${nameOf(0)} & ${nameOf(2)}`;
-    $("team-1").textContent = `${t.away}: ${nameOf(1)} & ${nameOf(3)}`;
+  if (t.home && t.away) {  // the players' names are on the board; the seats tell them apart
+    $("team-0").textContent = `${t.home} (seats 0 & 2)`;
+    $("team-1").textContent = `${t.away} (seats 1 & 3)`;
   }
 }
 

@@ -82,7 +82,7 @@ async function list() {
       link.href = `#${t.tournament_id}`;
       link.textContent = t.name;
       row.insertCell().append(link);
-      for (const text of [t.format.replace("_", " "), t.status, when(t.starts_at),
+      for (const text of [t.format.replace("_", " "), STATUS[t.status] || t.status, when(t.starts_at),
                           t.champion ? teamName(t.champion) : ""]) {
         row.insertCell().textContent = text;
       }
@@ -157,7 +157,8 @@ function render() {
     const partner = mine.players.find((p) => p !== me);
     $("my-team-text").textContent = `${mine.name}, with ${playerName(partner)}: ` + (
       s.status !== "registering" ? standing(v, mine.team_id)
-        : !mine.confirmed ? "waiting for the partner to confirm"
+        : !mine.confirmed ? `waiting for ${playerName(partner)} to accept (signed in, they see `
+          + "the invitation)"
           : mine.checked_in.includes(me) ? "checked in" : "confirmed");
     $("confirm").hidden = mine.confirmed || mine.players[1] !== me;
     $("check-in").hidden = !mine.confirmed || mine.checked_in.includes(me)
