@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import re
 import time
 import uuid
@@ -94,7 +95,8 @@ async def test_a_new_account_registers_plays_its_matches_and_follows_the_bracket
         async with chromium() as browser:
             page = await new_page(browser, problems)
             await new_account(page, lobby.url, me)
-            tid = await four_team_cup(org, others, RULES, 35_000, check_in_minutes=1)
+            # Check-in open from now; the organizer starts it once every team checked in.
+            tid = await four_team_cup(org, others, RULES, 300_000, check_in_minutes=5)
             invited = await new_page(browser, problems)  # the partner's own page
             await signed_in(invited, lobby.url, partner.name)
             await invited.wait_for_selector("#list:not([hidden])")
@@ -141,6 +143,7 @@ async def test_a_new_account_registers_plays_its_matches_and_follows_the_bracket
             await phone.wait_for_selector("#my-team-text:has-text('checked in')")
             await shot(phone, "journey-phone-1-checked-in")
             assert await fits(phone)
+            await org.ok("POST", f"/v1/tournaments/{tid}/start")
 
             try:
                 played = await play_the_matches(page, phone, watcher, lobby.url, tid)
@@ -162,6 +165,8 @@ async def test_a_new_account_registers_plays_its_matches_and_follows_the_bracket
             assert await page.is_hidden("#withdraw") and await page.is_hidden("#banner")
             assert re.search(r": (champions!|out in the (Semi-finals|Final))$",
                              await page.text_content("#my-team-text") or "")
+            states = await page.locator("#teams tbody td:nth-child(4)").all_text_contents()
+            assert sorted(states).count("champions!") == 1, states
             await shot(page, "journey-8-champion")
             await phone.goto(f"{lobby.url}/tournaments#{tid}")
             await phone.wait_for_selector("#detail[data-status='finished']")
@@ -231,6 +236,9 @@ async def play_the_matches(page: Page, phone: Page, spectator: Page, base: str,
             await watch_from_the_bracket(spectator, base, tid, game)
         await play_to_the_end(page, reload_after=5 if len(played) == 1 else None)
         await shot(page, f"journey-7-game-over-{len(played)}")
+        # Every move was the page's own: the bid it clicks, never a clock's choice.
+        me = json.loads(await page.evaluate("sessionStorage.getItem('me')"))["name"]
+        assert f"{me}: bid 3, took " in (await page.text_content("#sheet") or "")
         won = (await page.text_content("#end h3")) == "You won!"
         await page.click("#to-tournament")
         await page.wait_for_selector("#detail:not([hidden])[data-status]", timeout=15_000)

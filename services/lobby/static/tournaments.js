@@ -185,8 +185,10 @@ function render() {
   rows("teams", v.teams.map((t) => [t.team_id, [
     t.seed ?? "", t.name, t.players.map(playerName).join(" & "),
     t.withdrawn ? `out (${t.withdrawn.replaceAll("_", " ")})`
-      : !t.confirmed ? "invited" : t.waiting ? "waiting list"
-        : t.checked_in.length === 2 ? "checked in" : "confirmed"]]));
+      : s.status === "running" || s.status === "finished" ? standing(v, t.team_id)
+        : !t.confirmed ? "invited" : t.waiting ? "waiting list"
+          : t.checked_in.length === 2 ? "checked in" : "confirmed"]]),
+  ["Seed", "Team", "Players", "State"]);
 
   const rounds = new Map();
   for (const m of v.matches) {
@@ -317,7 +319,7 @@ function rows(tableId, data, labels = []) {
     cells.forEach((text, i) => {
       const cell = row.insertCell();
       cell.textContent = text;
-      if (labels[i] && i !== 1) cell.dataset.label = labels[i];
+      if (labels[i] && i !== 1 && labels[i] !== "#") cell.dataset.label = labels[i];
     });
   }
 }
