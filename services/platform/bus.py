@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from services.platform.busclient import BusClient
 
 T = TypeVar("T", bound=msgspec.Struct)
+_T = TypeVar("_T")
 
 HANDLED = Histogram("spades_request_seconds", "Request handling time", ["endpoint"])
 
@@ -70,6 +71,17 @@ class StreamSpec:
     max_age: float = 7 * 24 * 3600.0
 
 
+async def _settled(read: Callable[[], Awaitable[_T]]) -> _T:
+    """A read just after a write in a cluster: the node that answers may not have applied
+    the meta leader's assignment yet and says 404 for a moment. Tried for about 3 s."""
+    for delay in (0.05, 0.1, 0.2, 0.4, 0.8, 1.6):
+        try:
+            return await read()
+        except nats.js.errors.NotFoundError:
+            await asyncio.sleep(delay)
+    return await read()
+
+
 async def ensure_stream(client: BusClient, spec: StreamSpec) -> None:
     js = client.js
     config = StreamConfig(name=spec.name, subjects=list(spec.subjects), storage=StorageType.FILE,
@@ -84,7 +96,7 @@ async def ensure_stream(client: BusClient, spec: StreamSpec) -> None:
             raise BusConfigError(f"JetStream stream {spec.name} exists with another "
                                  f"configuration that cannot be changed: {exc.description}"
                                  ) from None
-    info = await js.stream_info(spec.name)
+    info = await _settled(lambda: js.stream_info(spec.name))
     got = info.config
     problems = []
     if got.storage != StorageType.FILE:
@@ -116,7 +128,7 @@ async def ensure_consumer(client: BusClient, spec: ConsumerSpec) -> None:
                             ack_wait=spec.ack_wait, max_deliver=spec.max_deliver,
                             max_ack_pending=spec.max_ack_pending)
     await js.add_consumer(spec.stream, config)
-    got = (await js.consumer_info(spec.stream, spec.durable)).config
+    got = (await _settled(lambda: js.consumer_info(spec.stream, spec.durable))).config
     problems = []
     if got.ack_policy != AckPolicy.EXPLICIT:
         problems.append(f"ack policy is {got.ack_policy}, not explicit")

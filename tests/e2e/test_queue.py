@@ -426,6 +426,11 @@ async def test_a_page_queues_accepts_plays_and_sees_its_rating_change(ranked: Ra
             # Before any click the panel says the new account may queue (no games needed here).
             await page.wait_for_selector("#queue-state:text-is('Not queued.')")
             assert await page.is_enabled("#queue-join")
+            # Not on the board yet: "Around me" says why instead of an empty table.
+            await page.click("#board-around")
+            await page.wait_for_selector("#board-note:not([hidden])")
+            assert "once they have played a ranked game" in (
+                await page.text_content("#board-note") or "")
             await page.click("#queue-join")
             await page.wait_for_selector("#queue-state:has-text('In the queue')")
             for q in others:
@@ -463,6 +468,7 @@ async def test_a_page_queues_accepts_plays_and_sees_its_rating_change(ranked: Ra
                 assert time.monotonic() < deadline + 30, "no leaderboard row"
                 await page.click("#board-around")
                 await page.wait_for_timeout(500)
+            assert await page.locator("#board-note").is_hidden()
             await shot(page, "web-ranked")
             # The rated game on the player's page, with its rating change, and its replay;
             # then the same on a phone, in the same session.

@@ -216,6 +216,12 @@ async def test_a_finished_trick_stays_with_its_winner_and_can_be_looked_at_again
 
 async def _cards_have_faces(page: Page) -> None:
     """Every card on the page is a drawn face: an SVG of the card's size, named for it."""
+    # The page redraws on every event and the trick's cards come and go: measure once the
+    # cards on screen are laid out (each has a box), then look at every one of them.
+    with contextlib.suppress(PlaywrightTimeout):
+        await page.wait_for_function("""() => [...document.querySelectorAll(
+            "#hand .card svg.face, #trick .card svg.face")].every(
+            svg => svg.getBoundingClientRect().width > 0)""", timeout=5000)
     faces = await page.eval_on_selector_all("#hand .card, #trick .card", """cs => cs.map(c => {
         const svg = c.querySelector("svg.face"), r = svg && svg.getBoundingClientRect();
         return {card: c.dataset.card, label: svg && svg.getAttribute("aria-label"),

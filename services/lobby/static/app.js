@@ -1468,6 +1468,12 @@ async function refreshBoard(around = S.boardAround) {
       tr.onclick = () => { location.hash = `#/players/${encodeURIComponent(e.player_id)}`; };
       return tr;
     }));
+    // "Around me" for someone the board does not list: say why, not an empty table.
+    const absent = around && !board.entries.some((e) => S.me && e.player_id === S.me.player_id);
+    $("board-note").hidden = !absent;
+    $("board-note").textContent = absent ? "You are not on the leaderboard: it lists players "
+      + "once they have played a ranked game, and for two weeks after their last one. "
+      + "Join the queue above to play one." : "";
   } catch (err) { /* ratings away: the board waits for the next refresh */ }
 }
 $("board-top").onclick = () => refreshBoard(false);

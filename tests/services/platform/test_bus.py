@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 import asyncpg
 import msgspec
 import nats
+import nats.js.errors
 import pytest
 from nats.aio.client import Client
 from nats.js.api import StorageType, StreamConfig
@@ -289,3 +290,33 @@ async def test_a_handler_slower_than_the_ack_wait_is_cut_off_and_dead_lettered(
     await lane.run_until(lambda: lane.has_dead_letters(1))
     (letter,) = await lane.dead_letters()
     assert letter["deliveries"] == 2 and "Timeout" in letter["reason"]
+
+
+async def test_a_read_just_after_a_cluster_write_waits_out_a_passing_not_found(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A node that has not applied the meta leader's assignment yet answers 404 for a
+    moment: the read is tried again; a 404 that stays is raised."""
+    waited: list[float] = []
+
+    async def sleep(delay: float) -> None:  # the clock, not the broker
+        waited.append(delay)
+
+    monkeypatch.setattr(bus.asyncio, "sleep", sleep)
+    tries = 0
+
+    async def settling() -> str:
+        nonlocal tries
+        tries += 1
+        if tries < 3:
+            raise nats.js.errors.NotFoundError(code=404, err_code=10059,
+                                               description="stream not found")
+        return "info"
+
+    assert await bus._settled(settling) == "info" and tries == 3
+
+    async def gone() -> str:
+        raise nats.js.errors.NotFoundError(code=404, description="stream not found")
+
+    with pytest.raises(nats.js.errors.NotFoundError):
+        await bus._settled(gone)
+    assert 2.5 < sum(waited) < 4  # about three seconds of trying, then the 404 stands
