@@ -150,6 +150,9 @@ class Me(msgspec.Struct, frozen=True, kw_only=True):
     games: list[CurrentGame]  # newest first
     tables: list[Table]  # open or playing tables where the player sits or hosts
     offers: list[MatchOffered] = []  # matches waiting for this player to confirm
+    # What the account may do as it stands now: player, organizer (may organize
+    # tournaments) or operator (may organize, and reads the operators' routes).
+    role: str = "player"
 
 
 class GameSummary(msgspec.Struct, frozen=True, kw_only=True):

@@ -100,6 +100,9 @@ async def test_a_new_account_registers_plays_its_matches_and_follows_the_bracket
             invited = await new_page(browser, problems)  # the partner's own page
             await signed_in(invited, lobby.url, partner.name)
             await invited.wait_for_selector("#list:not([hidden])")
+            # A player is not offered the organizer's form, and is told who organizes.
+            await invited.wait_for_selector("#create-note:not([hidden])")
+            assert await invited.locator("#create-form").is_hidden()
             await page.reload()  # the list as it is now, with the new cup
             await page.click(f"#tournaments tr[data-tournament='{tid}'] a")
             await page.wait_for_selector("#detail:not([hidden])")

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any
 
+import msgspec
 from litestar import Controller, Response, get, patch, post
 from litestar.params import Parameter
 
@@ -31,6 +32,7 @@ from schemas.api import (
     WatchByCode,
 )
 from services.lobby.accounts import auth
+from services.lobby.accounts import store as accounts
 from services.lobby.accounts.auth import Claims, Tokens
 from services.lobby.base.store import Pool
 from services.lobby.base.throttle import Throttle
@@ -260,13 +262,17 @@ class PlayerController(Controller):
          tags=["players"], security=BEARER, responses=answers(200, Me, {
              "player_id": "p-7f3a", "name": "Ada",
              "games": [{"game_id": "g-9c1d", "table_id": "t-2b", "seat": 0}],
-             "tables": [{**TABLE, "state": "playing", "game_id": "g-9c1d"}]},
-                             *SIGNED_IN, *STORE))
-    async def whoami(self, me: Claims, tables: Tables) -> Me:
+             "tables": [{**TABLE, "state": "playing", "game_id": "g-9c1d"}],
+             "offers": [], "role": "player"}, *SIGNED_IN, *STORE))
+    async def whoami(self, me: Claims, pool: Pool, tables: Tables) -> Me:
         """After a reload or on a second device: the games the caller sits in that have
         not ended (newest first; subscribe to one over /v1/ws to play on), and the open
-        or playing tables where the caller sits or hosts."""
-        return await tables.whereabouts(me)
+        or playing tables where the caller sits or hosts. `role`: the account's role as
+        it stands now (`player`, `organizer` or `operator`), so a client offers only what
+        the account may do."""
+        found = await tables.whereabouts(me)
+        role = None if me.guest else await accounts.account_role(pool, me.player_id)
+        return msgspec.structs.replace(found, role=role or auth.PLAYER)
 
     @get("/v1/games/live", summary="Games being played now that anyone may watch, "
          "best-rated first", tags=["games"], security=BEARER,

@@ -458,6 +458,10 @@ async function pendingOffer() {
     const me = await api("GET", "/v1/me");
     const o = (me.offers || []).find((x) => x.origin === "tournament");
     if (o && !T.offer) note({ ...o, kind: "match_offered" });
+    // Organizing is for organizer and operator accounts: others see why, not a form.
+    const organizes = me.role === "organizer" || me.role === "operator";
+    $("create-form").hidden = !organizes;
+    $("create-note").hidden = organizes;
   } catch (err) { status(err.message); }
 }
 

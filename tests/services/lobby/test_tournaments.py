@@ -244,6 +244,18 @@ async def test_a_partner_named_as_typed_is_invited_by_a_note_and_confirms(
     await bens.close()
 
 
+async def test_me_says_the_accounts_role_as_it_stands(lobby: Service, database_url: str) -> None:
+    org = await organizer(lobby, database_url)
+    ada = await registered(lobby.url)
+    guest = await Player.guest(lobby.url, "Gwen")
+    assert [(await p.ok("GET", "/v1/me"))["role"] for p in (org, ada, guest)] == [
+        "organizer", "player", "player"]
+    await guest.aclose()
+    # Taken away: said at once, whatever the token still claims.
+    assert role(database_url, "organizer", "revoke", org.name).returncode == 0
+    assert (await org.ok("GET", "/v1/me"))["role"] == "player"
+
+
 async def test_an_organizer_starts_now_once_enough_teams_are_in(
         lobby: Service, tournaments: Service, database_url: str) -> None:
     org = await organizer(lobby, database_url)
