@@ -61,6 +61,9 @@ async def replay(page: Page, row: Locator, name: str) -> None:
     await page.click("#last")
     await page.wait_for_selector("#viewer:not([data-at='0']):not([data-loading])", timeout=10000)
     assert [await page.text_content("#score-0"), await page.text_content("#score-1")] == scores
+    # A person knows the game by who played it and when: "A & C v B & D · date".
+    title = await page.text_content("#game-id") or ""
+    assert " & " in title and " v " in title and game_id not in title, title
     await shot(page, f"{name}-replay")
     assert await fits(page)
     await page.click("#to-search")

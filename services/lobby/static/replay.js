@@ -268,6 +268,13 @@ async function start() {
   $("viewer").hidden = false;
   status("");
   for (let seat = 0; seat < 4; seat++) $(`eyes-${seat}`).textContent = nameOf(seat);
+  if (PLAYER) {  // a person knows a game by who played it and when, not by its id
+    const first = R.log.events[0];
+    const when = first ? new Date(first.occurred_at_ms).toLocaleString() : "";
+    $("game-id").textContent = [`${nameOf(0)} & ${nameOf(2)} v ${nameOf(1)} & ${nameOf(3)}`,
+                                when].filter(Boolean).join(" · ");
+    $("game-id").title = GAME;
+  }
   $("team-0").textContent = `Team 0: ${nameOf(0)} & ${nameOf(2)}`;
   $("team-1").textContent = `Team 1: ${nameOf(1)} & ${nameOf(3)}`;
   const list = $("events");
