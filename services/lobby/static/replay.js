@@ -271,7 +271,8 @@ async function start() {
   if (PLAYER) {  // a person knows a game by who played it and when, not by its id
     const first = R.log.events[0];
     const when = first ? new Date(first.occurred_at_ms).toLocaleString() : "";
-    $("game-id").textContent = [`${nameOf(0)} & ${nameOf(2)} v ${nameOf(1)} & ${nameOf(3)}`,
+    const who = (seat) => (R.log.names && R.log.names[seat]) || `seat ${seat}`;
+    $("game-id").textContent = [`${who(0)} & ${who(2)} v ${who(1)} & ${who(3)}`,
                                 when].filter(Boolean).join(" · ");
     $("game-id").title = GAME;
   }
