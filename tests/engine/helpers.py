@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 import pytest
@@ -25,6 +25,8 @@ from schemas import commands as cmd
 from schemas.events import Event
 from schemas.rules import Rules
 
+E = TypeVar("E", bound=Event)
+
 HOUSE, QUICK, CLASSIC = PRESETS["house"], PRESETS["quick"], PRESETS["classic"]
 BEGINNER, CLUB = PRESETS["beginner"], PRESETS["club"]
 
@@ -34,6 +36,13 @@ def rules(base: str | Rules = "house", **overrides: Any) -> Rules:
     if isinstance(base, Rules):
         return msgspec.structs.replace(base, **overrides)
     return resolve({"preset": base, **overrides})
+
+
+def narrowed(event: Event | None, kind: type[E]) -> E:
+    """``event`` as the kind a test expects (an event as redacted for a seat, say),
+    failing the test when it is another kind or was withheld."""
+    assert isinstance(event, kind), f"expected {kind.__name__}, got {event!r}"
+    return event
 
 
 def cards(text: str) -> tuple[str, ...]:

@@ -10,6 +10,9 @@ from engine.errors import RuleError
 from engine.presets import PRESETS
 from engine.state import GameState
 from schemas import commands as cmd
+from schemas import events as ev
+
+from .helpers import narrowed
 
 
 def _trailing_house_deal() -> GameState:
@@ -40,9 +43,10 @@ def test_the_seat_that_looks_receives_its_hand_and_no_one_else_does() -> None:
 
     s = _trailing_house_deal()
     after, events = step(s, cmd.LookAtCards(seat=0))
-    assert redact(events[0], after, 0).cards == tuple(CODES[c] for c in deck_ids(after.hands[0]))
-    assert redact(events[0], after, 1).cards == ()
-    assert redact(events[0], after, None).cards == ()
+    mine = narrowed(redact(events[0], after, 0), ev.CardsLooked)
+    assert mine.cards == tuple(CODES[c] for c in deck_ids(after.hands[0]))
+    assert narrowed(redact(events[0], after, 1), ev.CardsLooked).cards == ()
+    assert narrowed(redact(events[0], after, None), ev.CardsLooked).cards == ()
 
 
 def test_declaring_blind_nil_then_shows_the_seat_its_cards() -> None:
@@ -76,8 +80,8 @@ def test_each_seat_of_the_exchange_is_told_the_cards_it_received() -> None:
     s = step(s, cmd.PassCards(seat=0, cards=give0))[0]
     after, events = step(s, cmd.PassCards(seat=2, cards=give2))
     exchanged = events[-1]
-    assert type(exchanged).__name__ == "CardsExchanged" and exchanged.received == ()
-    assert redact(exchanged, after, 0).received == give2
-    assert redact(exchanged, after, 2).received == give0
-    assert redact(exchanged, after, 1).received == ()
-    assert redact(exchanged, after, None).received == ()
+    assert isinstance(exchanged, ev.CardsExchanged) and exchanged.received == ()
+    assert narrowed(redact(exchanged, after, 0), ev.CardsExchanged).received == give2
+    assert narrowed(redact(exchanged, after, 2), ev.CardsExchanged).received == give0
+    assert narrowed(redact(exchanged, after, 1), ev.CardsExchanged).received == ()
+    assert narrowed(redact(exchanged, after, None), ev.CardsExchanged).received == ()

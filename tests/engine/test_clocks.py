@@ -26,6 +26,7 @@ from .helpers import (
     cards,
     deal,
     fill,
+    narrowed,
     play,
     play_out,
     refusal,
@@ -59,7 +60,8 @@ def test_sequential_bid_clock_passes_to_the_next_bidder() -> None:
     s = deal(CLASSIC, fill(CLASSIC), dealer=3, at=T0)
     assert s.deadlines[0] == T0 + 30_000 and s.waiting == 1
     s, events = step(s, cmd.PlaceBid(seat=0, bid=3, at=T0 + 7_000))
-    assert events[0].deadline == T0 + 37_000 and s.deadlines[1] == T0 + 37_000
+    assert narrowed(events[0], ev.BidPlaced).deadline == T0 + 37_000
+    assert s.deadlines[1] == T0 + 37_000
 
 
 def test_play_clock_is_15_seconds() -> None:
@@ -76,9 +78,11 @@ def test_single_legal_card_gives_the_5_second_clock() -> None:
     """"or 5 when you have only one legal card"."""
     s = bid(deal(HOUSE, _one_legal_deal(), dealer=3, at=T0), [3, 3, 3, 3], at=T0)
     s, events = step(s, cmd.PlayCard(seat=0, card="3H", at=T0 + 2_000))
-    assert events[-1].deadline == T0 + 7_000 and s.deadlines[1] == T0 + 7_000
+    assert narrowed(events[-1], ev.CardPlayed).deadline == T0 + 7_000
+    assert s.deadlines[1] == T0 + 7_000
     s, events = step(s, cmd.PlayCard(seat=1, card="AH", at=T0 + 3_000))
-    assert events[-1].deadline == T0 + 18_000  # seat 2 is void: many legal cards
+    # seat 2 is void: many legal cards
+    assert narrowed(events[-1], ev.CardPlayed).deadline == T0 + 18_000
 
 
 def test_clock_expired_spends_the_time_bank_first_then_the_bot_bids() -> None:
@@ -136,8 +140,9 @@ def test_the_move_for_a_timed_out_seat_comes_with_the_command() -> None:
     assert refusal(s, cmd.ClockExpired(seat=0, at=deadline, card="AS")) == "card_not_in_hand"
     assert refusal(s, cmd.ClockExpired(seat=0, at=deadline, card="2C")) == "card_not_in_deck"
     s, events = step(s, cmd.ClockExpired(seat=0, at=deadline, card="3H"))
-    assert events[0] == ev.CardPlayed(seat=0, card="3H", auto=True,
-                                      deadline=events[0].deadline, at=deadline)
+    played = narrowed(events[0], ev.CardPlayed)
+    assert played == ev.CardPlayed(seat=0, card="3H", auto=True,
+                                   deadline=played.deadline, at=deadline)
     for _ in range(2):
         s = step(s, cmd.ClockExpired(seat=1, at=s.deadlines[1]))[0]
     assert refusal(s, cmd.ClockExpired(seat=1, at=s.deadlines[1], card="3C")) == \
@@ -191,7 +196,8 @@ def test_premove_played_when_the_turn_comes_if_legal() -> None:
     assert events == [ev.PremoveSet(seat=1, card="AH")]
     s, events = step(s, cmd.PlayCard(seat=0, card="3H"))
     assert [type(e) for e in events] == [ev.CardPlayed, ev.CardPlayed]
-    assert (events[1].seat, events[1].card, events[1].premove) == (1, "AH", True)
+    premoved = narrowed(events[1], ev.CardPlayed)
+    assert (premoved.seat, premoved.card, premoved.premove) == (1, "AH", True)
     assert turn(s) == 2 and s.premoves[1] == -1
 
 
@@ -242,7 +248,7 @@ def test_leaving_a_house_table_a_bot_takes_the_seat() -> None:
     while s.bids[1] < 0:
         s, events = step(s, bots.timeout_command(s, 1, at=at))
         at = max(at, s.deadlines[1])
-    assert events[0].auto
+    assert narrowed(events[0], ev.BidPlaced).auto
     s, events = step(s, cmd.ReturnToSeat(seat=1))
     assert events[0] == ev.SeatReclaimed(seat=1) and s.bots == 0
     assert refusal(s, cmd.ReturnToSeat(seat=1)) == "not_a_bot_seat"

@@ -90,6 +90,7 @@ def test_a_log_whose_ending_is_version_1_still_verifies() -> None:
     end = events[-1]
     assert isinstance(end, ev.GameEnded) and end.bags_taken != (0, 0)
     old = game_registry().decode("GameEnded", 1, _as_version_1(end))
+    assert isinstance(old, ev.GameEnded)
     assert verify([*events[:-1], old]) is None
 
 

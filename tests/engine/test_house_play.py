@@ -14,6 +14,7 @@ import pytest
 from engine.cards import card_id, code, deck
 from engine.play import trick_winner
 from schemas import commands as cmd
+from schemas import events as ev
 
 from .helpers import (
     CLASSIC,
@@ -23,6 +24,7 @@ from .helpers import (
     deal,
     fill,
     legal,
+    narrowed,
     play,
     play_events,
     play_out,
@@ -238,7 +240,7 @@ def test_winner_of_a_trick_leads_the_next_and_thirteen_tricks_make_a_hand() -> N
         s, events = play_events(s, next(iter(sorted(legal(s)))))
         events_seen += events
         for e in events:
-            if type(e).__name__ == "TrickWon" and e.trick_no < 13:
+            if isinstance(e, ev.TrickWon) and e.trick_no < 13:
                 assert turn(s) == e.seat
     assert len(s.trick_winners) == 13
     assert sum(s.tricks) == 13
@@ -349,6 +351,7 @@ def test_a_deal_is_four_hands_of_13_distinct_cards_of_the_deck() -> None:
     within = ((good[0][0], *good[0][:12]), (*good[1], good[0][12])[1:], *good[2:])
     assert refusal(s, cmd.DealHand(dealer=0, hands=within)) == "bad_deal"
     lower = (tuple(c.lower() for c in good[0]), *good[1:])
-    assert step(s, cmd.DealHand(dealer=0, hands=lower))[1][0].hands == good
+    dealt = narrowed(step(s, cmd.DealHand(dealer=0, hands=lower))[1][0], ev.HandDealt)
+    assert dealt.hands == good
     removed = ((*good[0][:12], "2H"), *good[1:])
     assert refusal(s, cmd.DealHand(dealer=0, hands=removed)) == "card_not_in_deck"

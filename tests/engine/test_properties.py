@@ -276,7 +276,8 @@ def _check_no_leak(s: GameState, e: ev.Event, viewer: int | None) -> None:
             if x != viewer:
                 assert v.bids[x] is None and not v.blind[x]
         if isinstance(e, ev.BidPlaced) and e.seat != viewer:
-            assert delivered is not None and delivered.bid == -1 and not delivered.blind
+            assert isinstance(delivered, ev.BidPlaced)
+            assert delivered.bid == -1 and not delivered.blind
 
 
 @PROFILES
@@ -402,7 +403,8 @@ def _record_of(r: Rules, steps: Steps, scores: tuple[int, int],
     """The hand a ``play_hand`` game played, written as a hand record (game-record.md)."""
     events = _events(steps)
     dealt = next(e for e in events if isinstance(e, ev.HandDealt))
-    bids, blind, passes = [0] * 4, [False] * 4, [[] for _ in range(4)]
+    bids, blind = [0] * 4, [False] * 4
+    passes: list[list[str]] = [[] for _ in range(4)]
     for e in events:
         if isinstance(e, ev.BidPlaced):
             bids[e.seat], blind[e.seat] = e.bid, e.blind

@@ -15,6 +15,8 @@ from engine.state import GameState
 from schemas import commands as cmd
 from schemas import events as ev
 
+from .helpers import narrowed
+
 
 def _bot_game(preset: str, seed: str) -> list[ev.Event]:
     s, log = step(GameState(), cmd.StartGame(rules=PRESETS[preset], seed=seed, at=0))
@@ -37,7 +39,8 @@ def _bot_game(preset: str, seed: str) -> list[ev.Event]:
 @pytest.mark.parametrize("preset", ["house", "classic", "club", "quick", "beginner"])
 def test_a_whole_game_verifies(preset: str) -> None:
     log = _bot_game(preset, "5a" * 32)
-    clocks_ran_out = any(isinstance(e, ev.TimeBankUsed) for e in log) or log[-1].reason == "forfeit"
+    clocks_ran_out = (any(isinstance(e, ev.TimeBankUsed) for e in log)
+                      or narrowed(log[-1], ev.GameEnded).reason == "forfeit")
     assert clocks_ran_out
     assert verify(log) is None
 
@@ -45,20 +48,21 @@ def test_a_whole_game_verifies(preset: str) -> None:
 def test_a_tampered_score_is_the_first_divergence() -> None:
     log = _bot_game("house", "01" * 32)
     i = next(i for i, e in enumerate(log) if isinstance(e, ev.HandScored))
-    team = log[i].teams[0]
+    scored = narrowed(log[i], ev.HandScored)
+    team = scored.teams[0]
     log[i] = msgspec.structs.replace(
-        log[i], teams=(msgspec.structs.replace(team, delta=team.delta + 1), log[i].teams[1]))
+        scored, teams=(msgspec.structs.replace(team, delta=team.delta + 1), scored.teams[1]))
     d = verify(log)
     assert d is not None
     assert d.index == i
     assert d.reason == "the engine produces other events"
-    assert d.produced[0].teams[0].delta == team.delta
+    assert narrowed(d.produced[0], ev.HandScored).teams[0].delta == team.delta
 
 
 def test_a_card_the_seat_did_not_hold_is_refused_on_replay() -> None:
     log = _bot_game("classic", "02" * 32)
     i = next(i for i, e in enumerate(log) if isinstance(e, ev.CardPlayed))
-    seat = log[i].seat
+    seat = narrowed(log[i], ev.CardPlayed).seat
     dealt = next(e for e in log if isinstance(e, ev.HandDealt))
     foreign = dealt.hands[(seat + 1) % 4][0]
     log[i] = msgspec.structs.replace(log[i], card=foreign)

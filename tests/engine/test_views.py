@@ -21,7 +21,7 @@ from engine.views import operator_view, redact, view
 from schemas import commands as cmd
 from schemas import events as ev
 
-from .helpers import CLASSIC, HOUSE, bid, deal, fill, legal, play, rules
+from .helpers import CLASSIC, HOUSE, bid, deal, fill, legal, narrowed, play, rules
 from .randomgame import play_game
 
 
@@ -39,8 +39,8 @@ def test_secret_bids_hidden_until_reveal() -> None:
     for other in (0, 2, 3, None):
         assert view(s, other).bids[1] is None
         assert view(s, other).has_bid[1]
-        assert redact(placed, s, other).bid == -1
-    assert redact(placed, s, 1).bid == 4
+        assert narrowed(redact(placed, s, other), ev.BidPlaced).bid == -1
+    assert narrowed(redact(placed, s, 1), ev.BidPlaced).bid == 4
     for seat, b in ((0, 2), (2, 3), (3, 1)):
         s = step(s, cmd.PlaceBid(seat=seat, bid=b))[0]
     assert s.revealed
@@ -54,7 +54,7 @@ def test_secret_blind_nil_hidden_until_reveal() -> None:
     s, events = step(s, cmd.BidBlindNil(seat=2))
     for other in (0, 1, 3, None):
         assert view(s, other).blind[2] is False and view(s, other).bids[2] is None
-        got = redact(events[0], s, other)
+        got = narrowed(redact(events[0], s, other), ev.BidPlaced)
         assert got.bid == -1 and got.blind is False
     assert view(s, 2).blind[2] is True
 
@@ -73,8 +73,9 @@ def test_seat_sees_its_own_hand_and_not_the_others() -> None:
     s = deal(CLASSIC, hands)
     for seat in range(4):
         v = view(s, seat)
-        assert sorted(v.hand) == sorted(hands[seat])
+        assert v.hand is not None and sorted(v.hand) == sorted(hands[seat])
         dealt = redact(ev.HandDealt(hand_no=1, dealer=3, hands=hands), s, seat)
+        assert isinstance(dealt, ev.HandDealt)
         assert [bool(h) for h in dealt.hands] == [x == seat for x in range(4)]
 
 
@@ -88,7 +89,8 @@ def test_spectator_view_has_no_hand() -> None:
     text = _json(v)
     held = {c for h in s.hands for c in codes(h)}
     assert not any(f'"{c}"' in text for c in held)
-    assert redact(ev.HandDealt(hand_no=1, dealer=3, hands=hands), s, None).hands == ((),) * 4
+    dealt = redact(ev.HandDealt(hand_no=1, dealer=3, hands=hands), s, None)
+    assert isinstance(dealt, ev.HandDealt) and dealt.hands == ((),) * 4
 
 
 def test_blind_nil_seat_sees_no_cards_until_it_looks() -> None:
@@ -99,19 +101,22 @@ def test_blind_nil_seat_sees_no_cards_until_it_looks() -> None:
     v = view(s, 0)
     assert v.hand is None and not v.looked and v.blind_nil_offered
     assert view(s, 1).hand is not None  # its team leads: no offer, cards face up
-    assert redact(ev.HandDealt(hand_no=1, dealer=3, hands=hands), s, 0).hands == ((),) * 4
+    dealt = redact(ev.HandDealt(hand_no=1, dealer=3, hands=hands), s, 0)
+    assert isinstance(dealt, ev.HandDealt) and dealt.hands == ((),) * 4
     s = step(s, cmd.LookAtCards(seat=0))[0]
-    assert sorted(view(s, 0).hand) == sorted(hands[0])
+    mine = view(s, 0).hand
+    assert mine is not None and sorted(mine) == sorted(hands[0])
     assert not view(s, 0).blind_nil_offered
     s = step(s, cmd.PlaceBid(seat=2, bid=3))[0]
-    assert sorted(view(s, 2).hand) == sorted(hands[2])
+    mine = view(s, 2).hand
+    assert mine is not None and sorted(mine) == sorted(hands[2])
 
 
 def test_seed_hidden_until_game_ends() -> None:
     """"the seed itself is revealed when the game ends": its hash is public from the
     first event, the seed in no view or delivered event before the end."""
     steps = play_game(3, rules("classic", target=150))
-    seed = steps[0][1][0].seed
+    seed = narrowed(steps[0][1][0], ev.GameStarted).seed
     assert seed
     for state, events in steps[:-1]:
         for viewer in (0, 1, 2, 3, None):
@@ -122,7 +127,7 @@ def test_seed_hidden_until_game_ends() -> None:
     final = steps[-1][0]
     assert final.phase == "over"
     assert view(final, None).seed == seed and view(final, 2).seed == seed
-    assert view(steps[0][0], 0).seed_hash == steps[0][1][0].seed_hash
+    assert view(steps[0][0], 0).seed_hash == narrowed(steps[0][1][0], ev.GameStarted).seed_hash
 
 
 def test_operator_view_shows_every_hand() -> None:

@@ -9,6 +9,7 @@ the difference between the two is what the blind-nil choice was worth.
 from __future__ import annotations
 
 from random import Random
+from typing import Any
 
 import pytest
 
@@ -24,7 +25,7 @@ from schemas.rules import Rules
 DEALS = 200
 
 # name: (rules, whether the gamble pays under them)
-VARIANTS = {
+VARIANTS: dict[str, tuple[dict[str, Any], bool]] = {
     "house, no exchange": ({"preset": "house"}, False),
     "house, one card exchanged": ({"preset": "house", "blind_nil_pass": 1}, True),
     "house, two cards exchanged": ({"preset": "house", "blind_nil_pass": 2}, True),

@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 from functools import cache
+from typing import Any
 
 import pytest
 
@@ -241,8 +242,9 @@ def _nil_broken_on(s: GameState, seat: int) -> bool:
     return s.tricks[seat ^ 2] > tricks
 
 
-BLIND = {"house": "house", "house, exchange 2": {"preset": "house", "blind_nil_pass": 2},
-         "classic with blind nil": {"preset": "classic", "blind_nil": True}}
+BLIND: dict[str, str | dict[str, Any]] = {
+    "house": "house", "house, exchange 2": {"preset": "house", "blind_nil_pass": 2},
+    "classic with blind nil": {"preset": "classic", "blind_nil": True}}
 
 
 @pytest.mark.parametrize("name", sorted(BLIND))
