@@ -20,10 +20,11 @@ def seeds(n: int) -> list[str]:
     return [f"s{i}" for i in range(1, n + 1)]
 
 
-def play(matches: list, n: int, rng: random.Random) -> tuple[dict, list[tuple[str, str, str]]]:
+def play(matches: list, n: int,
+         rng: random.Random) -> tuple[dict[str, bracket.Slot], list[tuple[str, str, str]]]:
     """Play every match as it becomes ready; returns the slots and (match, home, away)."""
     outcomes: dict[str, Outcome] = {}
-    played = []
+    played: list[tuple[str, str, str]] = []
     while True:
         slots = bracket.resolve(matches, seeds(n), outcomes)
         ready = [m.match_id for m in matches if slots[m.match_id].ready]
@@ -31,6 +32,7 @@ def play(matches: list, n: int, rng: random.Random) -> tuple[dict, list[tuple[st
             return slots, played
         for match_id in ready:
             s = slots[match_id]
+            assert s.home and s.away  # a ready match has both sides
             played.append((match_id, s.home, s.away))
             outcomes[match_id] = rng.choice(["home", "away"])
 
@@ -76,7 +78,8 @@ def test_a_double_forfeit_lets_the_next_opponent_through() -> None:
 
 def test_grand_final_reset_is_played_only_when_the_losers_side_wins() -> None:
     matches = double_elimination.draw(4)
-    decided = {"W1-1": "home", "W1-2": "home", "L1-1": "home", "W2-1": "home", "L2-1": "home"}
+    decided: dict[str, Outcome] = {
+        "W1-1": "home", "W1-2": "home", "L1-1": "home", "W2-1": "home", "L2-1": "home"}
     held = bracket.resolve(matches, seeds(4), {**decided, "GF": "home"})
     assert held["GF2"].winner == bracket.EMPTY
     assert bracket.champion(matches, held) == "s1"
@@ -90,8 +93,9 @@ def test_grand_final_reset_is_played_only_when_the_losers_side_wins() -> None:
 def test_without_reset_the_first_grand_final_decides() -> None:
     matches = double_elimination.draw(4, reset=False)
     assert matches[-1].match_id == "GF"
-    decided = {"W1-1": "home", "W1-2": "home", "L1-1": "home", "W2-1": "home", "L2-1": "home",
-               "GF": "away"}
+    decided: dict[str, Outcome] = {
+        "W1-1": "home", "W1-2": "home", "L1-1": "home", "W2-1": "home", "L2-1": "home",
+        "GF": "away"}
     assert bracket.champion(matches, bracket.resolve(matches, seeds(4), decided)) == "s4"
 
 

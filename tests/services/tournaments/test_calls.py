@@ -129,9 +129,9 @@ async def test_paired_matches_are_called_then_asked_again_after_the_ready_check(
     assert (w2.outcome, w2.reason) == ("home", "no_show")
     # The view links the started match to its game; the no-show had none.
     assert await games_shown(pool, tid) == {"W1-1": calls.game_of(tid, "W1-1"), "W1-2": ""}
-    away = state.teams[w2.pairing.away].players[0]  # seat 1
+    absent = state.teams[w2.pairing.away].players[0]  # seat 1
     assert await pool.fetchval("SELECT no_shows FROM no_show_bans WHERE player_id = $1",
-                               away) == 1
+                               absent) == 1
     # The started match is looked at in the game's store if its end is long in coming.
     due = await pool.fetch("SELECT match_id, due_at FROM tournament_calls"
                            " WHERE tournament_id = $1", uuid.UUID(tid))

@@ -358,9 +358,9 @@ def test_elimination_pairs_a_match_once_both_teams_are_known() -> None:
     # Seeds 4 and 5 meet; 1, 2 and 3 have byes, so 2 and 3 already know their match.
     assert paired == ["W1-2", "W2-2"]
     got = run.do(cmd.RecordResult(match_id="W1-2", outcome="away"))
-    paired = [(p.match_id, p.home, p.away) for e in got if isinstance(e, ev.MatchesPaired)
-              for p in e.pairings]
-    assert paired == [("W2-1", "t01", "t05")]
+    sides = [(p.match_id, p.home, p.away) for e in got if isinstance(e, ev.MatchesPaired)
+             for p in e.pairings]
+    assert sides == [("W2-1", "t01", "t05")]
 
 
 def test_two_forfeits_withdraw_a_team_and_forfeit_its_next_matches() -> None:

@@ -41,7 +41,7 @@ def check_round(standing: list[SwissTeam], drawn: SwissRound) -> None:
     assert sorted(seen) == sorted(t.team_id for t in standing)  # once a round, or the bye
     by_id = {t.team_id: t for t in standing}
     rematches = sum(b in by_id[a].opponents for a, b in drawn.pairs)
-    second_bye = bool(drawn.bye) and by_id[drawn.bye].had_bye
+    second_bye = bool(drawn.bye and by_id[drawn.bye].had_bye)
     if avoidable(standing):
         assert rematches == 0 and not second_bye
 
