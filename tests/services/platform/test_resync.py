@@ -105,8 +105,10 @@ async def test_republish_over_two_databases_sends_events_in_the_order_they_occur
             result = await republish(pools, client, subject, event_type="Counted",
                                      batch=1)  # pages of one: the merge spans pages
             assert result.sent >= 4
-            seen = [m.subject.split(".")[-2]
-                    for m in await _last(client, name, result.sent)]
+            seen: list[str] = []
+            for m in await _last(client, name, result.sent):
+                assert m.subject is not None
+                seen.append(m.subject.split(".")[-2])
             assert [s for s in seen if s.endswith(tag)] == [s for _, s in order]
     finally:
         await other.close()
