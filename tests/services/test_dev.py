@@ -14,6 +14,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import asyncpg
 import pytest
@@ -26,7 +27,7 @@ from services.platform.eventstore import EventStore
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def http(method: str, url: str, body: object = None) -> tuple[int, object]:
+def http(method: str, url: str, body: object = None) -> tuple[int, Any]:
     data = json.dumps(body).encode() if body is not None else None
     req = urllib.request.Request(url, data=data, method=method,
                                  headers={"content-type": "application/json"})
@@ -107,11 +108,11 @@ async def test_dev_serves_the_api_and_carries_a_finished_game_to_ratings(
         status, metrics = http("GET", f"http://127.0.0.1:{port}/metrics")
         assert status == 200 and "python_info" in str(metrics)
     status, schema = http("GET", f"{lobby}/schema/openapi.json")
-    assert status == 200 and "/v1/players/{player_id}" in schema["paths"]  # type: ignore[index]
-    assert "/api/v1/players" not in schema["paths"]  # type: ignore[index]
+    assert status == 200 and "/v1/players/{player_id}" in schema["paths"]
+    assert "/api/v1/players" not in schema["paths"]
     status, plat = http("GET", f"{lobby}/api/v1/platform")
     assert status == 200
-    assert all(s["reachable"] for s in plat["services"])  # type: ignore[index]
+    assert all(s["reachable"] for s in plat["services"])
 
     # The test plays the game worker: it appends a finished game to the game's store.
     pool = await asyncpg.create_pool(database_url, server_settings={"search_path": "game"})
@@ -207,7 +208,7 @@ def test_dev_names_a_bad_setting_in_one_line(tmp_path: Path, ports: dict[str, in
     assert len(err.strip().splitlines()) == 1
 
 
-def _bearer(method: str, url: str, token: str, body: object = None) -> tuple[int, object]:
+def _bearer(method: str, url: str, token: str, body: object = None) -> tuple[int, Any]:
     req = urllib.request.Request(url, method=method,
                                  data=json.dumps(body).encode() if body is not None else None,
                                  headers={"authorization": f"Bearer {token}",
@@ -237,13 +238,13 @@ def test_a_restart_keeps_players_signed_in_and_commands_beside_dev_find_its_data
                 status, session = http("POST", f"{lobby}/v1/auth/register",
                                        {"name": "Keeper", "password": "long enough pw"})
                 assert status == 201
-                token = session["token"]  # type: ignore[index]
+                token = session["token"]
                 secret = tmp_path / "data" / "token_secret"
                 assert secret.stat().st_mode & 0o777 == 0o600
                 status, opened = _bearer("POST", f"{lobby}/v1/tables", token,
                                          {"rules": "quick", "private": True})
                 assert status == 201
-                table = opened["table_id"]  # type: ignore[index]
+                table = opened["table_id"]
             status, seen = _bearer("GET", f"{lobby}/v1/tables/{table}", token)
             assert status == 200, seen
             grant = spades("operator", "grant", "Keeper", env=beside)
@@ -272,13 +273,13 @@ async def test_dev_starts_a_killed_postgres_again_and_nothing_acknowledged_is_lo
         wait_for_line(proc, log, "spades dev is up")
         status, session = http("POST", f"{lobby}/v1/auth/guest", {"name": "Survivor"})
         assert status == 201
-        token = session["token"]  # type: ignore[index]
+        token = session["token"]
         status, opened = _bearer("POST", f"{lobby}/v1/tables", token, {"rules": "classic"})
         assert status == 201
-        table = opened["table_id"]  # type: ignore[index]
+        table = opened["table_id"]
         status, started = _bearer("POST", f"{lobby}/v1/tables/{table}/start", token)
         assert status == 200, started
-        game = started["game_id"]  # type: ignore[index]
+        game = started["game_id"]
         status, before = _bearer("GET", f"{lobby}/v1/games/{game}", token)
         assert status == 200, before
 
@@ -292,9 +293,9 @@ async def test_dev_starts_a_killed_postgres_again_and_nothing_acknowledged_is_lo
                 time.sleep(0.2)
         assert proc.poll() is None
         status, seen = _bearer("GET", f"{lobby}/v1/tables/{table}", token)
-        assert status == 200 and seen["state"] == "playing"  # type: ignore[index]
+        assert status == 200 and seen["state"] == "playing"
         status, after = _bearer("GET", f"{lobby}/v1/games/{game}", token)
-        assert status == 200 and after["version"] >= before["version"]  # type: ignore[index]
+        assert status == 200 and after["version"] >= before["version"]
         status, _ = _bearer("POST", f"{lobby}/v1/tables", token, {"rules": "house"})
         assert status == 201
     finally:
@@ -361,11 +362,11 @@ async def test_dev_with_three_nats_nodes_replicates_every_stream_and_restarts_a_
         wait_for_line(proc, log, "NATS node n2 is back", timeout=60)
         status, session = http("POST", f"{lobby}/v1/auth/guest", {"name": "Clustered"})
         assert status == 201
-        token = session["token"]  # type: ignore[index]
+        token = session["token"]
         status, opened = _bearer("POST", f"{lobby}/v1/tables", token, {"rules": "classic"})
         assert status == 201
         status, started = _bearer("POST", f"{lobby}/v1/tables/{opened['table_id']}/start",
-                                  token)  # type: ignore[index]
+                                  token)
         assert status == 200, started
         assert proc.poll() is None
     finally:

@@ -65,7 +65,9 @@ def test_replay_file_prints_the_timeline_and_verifies(tmp_path: Path) -> None:
 def test_replay_reports_the_first_divergence_with_exit_status_2(tmp_path: Path) -> None:
     events = _bot_game("classic", "7d" * 32)
     i = next(i for i, e in enumerate(events) if isinstance(e, ev.BidPlaced))
-    events[i] = msgspec.structs.replace(events[i], bid=(events[i].bid + 1) % 14)
+    placed = events[i]
+    assert isinstance(placed, ev.BidPlaced)
+    events[i] = msgspec.structs.replace(placed, bid=(placed.bid + 1) % 14)
     revealed = next(k for k, e in enumerate(events) if isinstance(e, ev.BidsRevealed))
     done = spades("replay", "--file", str(_log_file(tmp_path, events)))
     assert done.returncode == 2
@@ -155,7 +157,7 @@ def test_exported_hands_with_the_blind_nil_exchange_carry_their_passes(
     path.write_bytes(b"".join(msgspec.json.encode(r) + b"\n" for r in records))
     for record, hand in zip(records, (1, 2), strict=True):
         mine = [e for e in passed if events.index(e) > _dealt_at(events, hand)][:2]
-        want = [[], [], [], []]
+        want: list[list[str]] = [[], [], [], []]
         for e in mine:
             want[e.seat] = list(e.cards)
         assert record["passes"] == want and sum(map(len, want)) == 4

@@ -118,6 +118,7 @@ class Harness:
 
     async def send(self, game_id: str, command: cmd.Command, command_id: str,
                    player_id: str = "p") -> GameReply:
+        assert isinstance(command, cmd.GameCommand)  # a bot's choice is typed as any command
         return await bus.request(self.nc, self.names.game_command(game_id),
                                  GameRequest(game_id=game_id, command_id=command_id,
                                              command=command, player_id=player_id), GameReply)

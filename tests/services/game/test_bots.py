@@ -60,7 +60,8 @@ async def test_an_all_bot_table_plays_a_house_match_to_the_end_on_jetstream(
         return len(heard) >= len(expected)
     await until(all_heard)
     assert [(line.seat, line.text) for line in heard] == expected
-    assert all(line.bot and line.name == f"Bot {line.seat + 1}" for line in heard)
+    assert all(line.bot and line.seat is not None and line.name == f"Bot {line.seat + 1}"
+               for line in heard)
 
 
 async def test_with_the_banter_switch_off_the_bots_say_nothing(harness: Harness) -> None:

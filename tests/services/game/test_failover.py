@@ -14,7 +14,7 @@ from nats.aio.client import Client
 from engine.presets import HOUSE
 from engine.replay import verify
 from schemas import commands as cmd
-from schemas.events import GameEnded, HandDealt
+from schemas.events import Event, GameEnded, HandDealt
 from schemas.play import CreateGame, GameRequest
 from schemas.subjects import Names
 from services.platform.eventstore import EventStore
@@ -57,7 +57,10 @@ class Game:
             events = [r.event for r in await self.store.read(self.game_id)]
             return bool(events) and isinstance(events[-1], GameEnded)
         await until(over, timeout=40, every=0.2)
-        events = [r.event for r in await self.store.read(self.game_id)]
+        events: list[Event] = []
+        for r in await self.store.read(self.game_id):
+            assert isinstance(r.event, Event)
+            events.append(r.event)
         assert verify(events) is None  # each event what the rules decide: nobody wrote twice
         ended = await until(lambda: ended_on_jetstream(self.nc.jetstream(), self.names,
                                                        self.game_id))

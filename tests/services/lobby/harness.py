@@ -54,9 +54,10 @@ class Service:
                 self.proc.wait()
 
 
-def start(name: str, log: Path, wrap: list[str] | None = None, **env: str) -> Service:
+def start(name: str, log: Path, wrap: list[str] | None = None, /, **env: str) -> Service:
     """Service ``name`` as its own process (under ``wrap`` if given), once it is ready;
-    its instance id is the log file's name."""
+    its instance id is the log file's name. The first three are positional only, so
+    that no setting in ``env`` can be taken for one of them."""
     port = servers.free_port()
     inherited = {k: v for k, v in os.environ.items() if k != "SPADES_FAULT"}  # only if asked
     full = {**inherited, "PYTHONPATH": str(ROOT), "SPADES_HTTP_PORT": str(port),

@@ -14,6 +14,7 @@ from engine.presets import PRESETS
 from engine.state import GameState
 from engine.views import redact, turn
 from schemas import ws
+from schemas.events import GameEvent
 from services.lobby.accounts.auth import Claims
 from services.lobby.base.settings import LobbySettings
 from services.lobby.edge.connections import Conn, encode
@@ -30,6 +31,7 @@ def one_by_one(game_id: str, events: list, seat: int | None) -> list[str]:
         state = evolve(state, event)
         shown = redact(event, state, seat)
         if shown is not None:
+            assert isinstance(shown, GameEvent)
             out.append(encode(ws.EventFrame(game_id=game_id, version=state.version,
                                             event=shown, turn=turn(state, seat),
                                             phase=state.phase)))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import AsyncIterator
 
 import httpx
 import jwt
@@ -13,9 +14,9 @@ from tests.services.lobby.harness import SECRET, Player, Service
 
 
 @pytest.fixture
-async def host(lobby: Service) -> Player:
+async def host(lobby: Service) -> AsyncIterator[Player]:
     p = await Player.guest(lobby.url, "Host")
-    yield p  # type: ignore[misc]
+    yield p
     await p.aclose()
 
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import AsyncIterator
 
 import httpx
 import pytest
@@ -33,9 +34,9 @@ CORPUS: list[tuple[str, bytes]] = [
 
 
 @pytest.fixture
-async def caller(lobby: Service) -> Player:
+async def caller(lobby: Service) -> AsyncIterator[Player]:
     p = await Player.guest(lobby.url, "Fuzz")
-    yield p  # type: ignore[misc]
+    yield p
     await p.aclose()
 
 

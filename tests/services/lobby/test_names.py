@@ -5,6 +5,7 @@ a registered name or a look-alike of it, and guests are shown as guests."""
 from __future__ import annotations
 
 import uuid
+from collections.abc import AsyncIterator
 
 import httpx
 import pytest
@@ -18,9 +19,9 @@ FULLWIDTH = str.maketrans({c: chr(ord(c) + 0xFEE0) for c in "abcdefABCDEF0123456
 
 
 @pytest.fixture
-async def http(lobby: Service) -> httpx.AsyncClient:
+async def http(lobby: Service) -> AsyncIterator[httpx.AsyncClient]:
     async with httpx.AsyncClient(base_url=lobby.url, timeout=10) as client:
-        yield client  # type: ignore[misc]
+        yield client
 
 
 async def test_look_alikes_of_a_registered_name_are_taken(http: httpx.AsyncClient) -> None:

@@ -9,6 +9,7 @@ import asyncio
 import json
 import time
 import uuid
+from collections.abc import AsyncIterator
 
 import jwt
 import pytest
@@ -19,9 +20,9 @@ from tests.services.lobby.harness import SECRET, Player, Service, Socket
 
 
 @pytest.fixture
-async def ada(lobby: Service) -> Player:
+async def ada(lobby: Service) -> AsyncIterator[Player]:
     p = await Player.guest(lobby.url, "Ada")
-    yield p  # type: ignore[misc]
+    yield p
     await p.aclose()
 
 
