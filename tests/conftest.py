@@ -25,6 +25,7 @@ from pathlib import Path
 import asyncpg
 import nats
 import pytest
+from nats.aio.client import Client
 
 from services import catalog
 from services.platform import dbadmin, eventstore, servers
@@ -143,7 +144,7 @@ def nats_url(test_servers: Servers) -> str:
 
 
 @pytest.fixture
-async def nc(nats_url: str) -> AsyncIterator[nats.aio.client.Client]:
+async def nc(nats_url: str) -> AsyncIterator[Client]:
     """A plain NATS client of the test's own, drained at the end."""
     client = await nats.connect(nats_url)
     yield client

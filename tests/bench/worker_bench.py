@@ -39,6 +39,7 @@ from engine.evolve import evolve
 from engine.presets import QUICK
 from engine.state import OVER, GameState, seats_in
 from schemas.bus import EventEnvelope
+from schemas.commands import GameCommand
 from schemas.play import CreateGame, GameReply, GameRequest
 from schemas.rules import Clocks
 from schemas.subjects import Names
@@ -153,6 +154,7 @@ class Driver:
         while self.state.phase != OVER:
             seat = seats_in(self.state.waiting)[0]
             command = bots.choose(self.state, seat, "basic")
+            assert isinstance(command, GameCommand)
             n += 1
             sent = time.perf_counter()
             reply = await bus.request(self.nc, self.names.game_command(self.game_id), GameRequest(
