@@ -25,7 +25,7 @@ from tests.services.lobby.harness import Player, Service, lobby_env, start
 from tests.waiting import until
 
 ONE_HAND = {"preset": "classic", "target": None, "max_hands": 1}
-BOTS = tuple(MatchSeat(bot="basic") for _ in range(4))
+BOTS = (MatchSeat(bot="basic"),) * 4  # a tuple of four, as a match's seats are typed
 
 
 def ask(match_id: str, seats: tuple[MatchSeat, ...] = BOTS, rated: bool = False,

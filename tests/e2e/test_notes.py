@@ -25,7 +25,7 @@ async def _quiet(sock: Socket) -> list[dict[str, object]]:
     """Every frame up to the answer of a ping: what the socket got meanwhile."""
     nonce = uuid.uuid4().hex
     await sock.send({"type": "ping", "nonce": nonce})
-    got = []
+    got: list[dict[str, object]] = []
     while True:
         frame = await sock.recv()
         if frame == {"type": "pong", "nonce": nonce, "at": frame.get("at")}:

@@ -222,7 +222,7 @@ async def queuers(ranked: Ranked, n: int, label: str) -> list[Queuer]:
                                        for i in range(n))))
 
 
-async def found(qs: list[Queuer], timeout: float = 20.0) -> list[dict[str, object]]:
+async def found(qs: list[Queuer], timeout: float = 20.0) -> list[dict[str, Any]]:
     return list(await asyncio.gather(*(q.note("match_found", timeout) for q in qs)))
 
 
@@ -328,7 +328,7 @@ async def test_eight_players_two_pairs_and_four_solos_play_two_rated_games_and_r
         for a, b in pairs:
             if a.id in ids:
                 assert any({a.id, b.id} == {t[0]["player_id"], t[1]["player_id"]}
-                           for t in teams)  # type: ignore[union-attr]
+                           for t in teams)
     for q in everyone:
         await q.sock.send({"type": "queue_accept", "match_id": offers[q.id]["match_id"]})
     started = {q.id: await q.note("match_started", 20) for q in everyone}
@@ -347,6 +347,7 @@ async def test_eight_players_two_pairs_and_four_solos_play_two_rated_games_and_r
         assert ended is not None and ended["rated"] and ended["abandoned"] == []
         winner = ended["winner"]
         for s in seats:  # four 1500s, provisional K 40: +-20, or 0 for a draw
+            assert s.seat is not None
             want = 1500 if winner is None else 1520 if s.seat % 2 == winner else 1480
 
             async def moved(s: Seat = s, want: int = want) -> bool:
@@ -442,8 +443,8 @@ async def test_a_page_queues_accepts_plays_and_sees_its_rating_change(ranked: Ra
             await shot(page, "web-ranked-offer")
             await page.click("#offer-ready")
             offers = await found(others)
-            for q, offer in zip(others, offers, strict=True):
-                await q.sock.send({"type": "queue_accept", "match_id": offer["match_id"]})
+            for q, o in zip(others, offers, strict=True):
+                await q.sock.send({"type": "queue_accept", "match_id": o["match_id"]})
             notes = [await q.note("match_started", 20) for q in others]
             await page.wait_for_selector("#game:not([hidden])", timeout=20000)
             await page.wait_for_selector("#game-origin:text-is('Ranked game')")

@@ -54,7 +54,7 @@ async def test_tables_dealt_from_one_seed_hold_the_same_cards_and_never_show_the
     games = []
     for i, table_seats in enumerate((seats, BOTS)):
         opened = await open_match(nc, f"{nats_prefix}e2e", OpenMatch(
-            match_id=f"dup-{tag}-{i}", seats=table_seats, rules=TWO_HANDS,  # type: ignore[arg-type]
+            match_id=f"dup-{tag}-{i}", seats=table_seats, rules=TWO_HANDS,
             origin="tournament", origin_id="test", deal_seed=seed))
         games.append(opened.game_id)
     seat = Seat(person, await person.socket(platform.a.ws_url), games[0])
@@ -98,7 +98,7 @@ async def test_a_game_without_a_supplied_seed_reveals_its_own_at_the_end(
     person = await registered(platform.a.url, f"own{uuid.uuid4().hex[:8]}")
     opened = await open_match(nc, f"{nats_prefix}e2e", OpenMatch(
         match_id=f"own-{uuid.uuid4().hex[:8]}", rules=TWO_HANDS, origin="queue",
-        seats=(MatchSeat(player_id=person.player_id), *BOTS[1:])))  # type: ignore[arg-type]
+        seats=(MatchSeat(player_id=person.player_id), *BOTS[1:])))
     seat = Seat(person, await person.socket(platform.a.ws_url), opened.game_id)
     await seat.subscribe()
     await play_until_over([seat])

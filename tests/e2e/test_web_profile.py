@@ -82,7 +82,9 @@ async def profile_then_replay(page: Page, base: str, ada: Player, game: dict[str
     assert isinstance(scores, list)
     assert await row.get_attribute("data-scores") == f"{scores[0]} {scores[1]}"
     assert await row.locator(".score").text_content() == f"{scores[0]} \N{EN DASH} {scores[1]}"
-    assert game["result"] in (await row.locator(".result").get_attribute("class") or "")
+    result = game["result"]
+    assert isinstance(result, str)
+    assert result in (await row.locator(".result").get_attribute("class") or "")
     assert await row.locator(".rating").text_content() == "unrated"
     cells = await row.locator("td").all_text_contents()
     assert cells[1] == "Bot 3 (basic)" and cells[2] == "Ben & Bot 4 (basic)", cells
