@@ -29,7 +29,7 @@ test: $(STAMP) $(CHROMIUM)
 
 lint: $(STAMP)
 	$(BIN)/ruff check engine schemas services spades_client tests
-	$(BIN)/mypy engine schemas services spades_client
+	$(BIN)/mypy engine schemas services spades_client tests
 
 bench: $(STAMP)
 	$(BIN)/python -m tests.bench
