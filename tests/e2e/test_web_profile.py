@@ -56,6 +56,7 @@ async def replay(page: Page, row: Locator, name: str) -> None:
     and the viewer's header leads back to the player's page."""
     scores = (await row.get_attribute("data-scores") or "").split()
     game_id = await row.get_attribute("data-game")
+    assert game_id is not None
     await row.locator("a.replay-link").click()
     await page.wait_for_selector("#viewer[data-at='0']:not([data-loading])", timeout=10000)
     await page.click("#last")
