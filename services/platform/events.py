@@ -81,7 +81,7 @@ class EventRegistry:
             raise UnknownEventType(f"no event type {type_name!r}")
         current = self.version_of(cls)
         if schema_version == current:
-            return self._decoders[type_name].decode(body)  # type: ignore[no-any-return]
+            return self._decoders[type_name].decode(body)
         if schema_version > current:
             raise UpcastError(f"{type_name} v{schema_version} is newer than this code (v{current})")
         return self.from_builtins(type_name, schema_version, msgspec.msgpack.decode(body))

@@ -36,4 +36,4 @@ def configure(service: str, instance_id: str, level: str = "info") -> None:
 
 
 def get(name: str = "spades") -> structlog.stdlib.BoundLogger:
-    return structlog.get_logger(name)  # type: ignore[no-any-return]
+    return structlog.get_logger(name)

@@ -24,7 +24,7 @@ class TournamentCliError(Exception):
     """One line for the operator."""
 
 
-def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """`tournament` and its commands, under ``sub``; the caller sets its handler."""
     p = sub.add_parser("tournament", help="list tournaments, show one, or replay its stream")
     cmds = p.add_subparsers(dest="tournament_command", required=True)

@@ -68,7 +68,7 @@ class Composite:
     def game(self, game_id: str) -> Game:
         g = self.games.get(game_id)
         if g is None:
-            start = cmd.StartGame(rules=resolve(RULES), players=(  # type: ignore[arg-type]
+            start = cmd.StartGame(rules=resolve(RULES), players=(
                 "p0", "p1", "p2", "p3"), seed=os.urandom(16).hex(), at=int(time.time() * 1000))
             state, _ = step(GameState(), start)
             g = self.games[game_id] = Game(game_id, state)

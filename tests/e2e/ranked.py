@@ -118,7 +118,7 @@ class Queuer:
                    where: Callable[[dict[str, Any]], bool] = lambda n: True) -> dict[str, Any]:
         frame = await self.sock.until(lambda f: f["type"] == "note" and f["note"]["kind"] == kind
                                       and where(f["note"]), timeout)
-        return frame["note"]  # type: ignore[no-any-return]
+        return frame["note"]
 
     async def status(self, state: str, timeout: float = 15.0) -> dict[str, Any]:
         return await self.note("queue_status", timeout, lambda n: n["state"] == state)

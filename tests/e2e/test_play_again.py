@@ -42,7 +42,7 @@ async def finished_table(platform: Platform, rules: dict[str, Any]
 
 async def _note(sock: Socket, kind: str) -> dict[str, Any]:
     frame = await sock.until(lambda f: f["type"] == "note" and f["note"]["kind"] == kind, 15)
-    return frame["note"]  # type: ignore[no-any-return]
+    return frame["note"]
 
 
 async def test_both_agree_and_a_new_game_starts_at_the_same_table_with_the_same_seats(

@@ -523,7 +523,7 @@ async def test_a_player_who_leaves_a_ranked_game_loses_and_cools_down_and_the_pa
         page = await leaver.player.ok("GET", f"/v1/players/{leaver.player.player_id}")
         return page["ranked"] if page["ranked"] and page["ranked"]["games"] else None
     ranked_page = await until(rated, timeout=30)
-    assert ranked_page["left"] == 1 and ranked_page["rating"] < 1500  # type: ignore[index]
+    assert ranked_page["left"] == 1 and ranked_page["rating"] < 1500
     by_id = {q.id: q for q in four}
 
     async def cooled() -> bool:

@@ -60,7 +60,7 @@ def ask(match_id: str, seats: tuple[MatchSeat, ...], ready_seconds: int = 30) ->
 
 async def note_of(sock: Socket, kind: str) -> dict[str, object]:
     frame = await sock.until(lambda f: f["type"] == "note" and f["note"]["kind"] == kind)
-    return frame["note"]  # type: ignore[no-any-return]
+    return frame["note"]
 
 
 async def outcome(nc: Client, prefix: str, match_id: str) -> MatchOutcome:

@@ -20,7 +20,7 @@ async def _private_bot_game(host: Player) -> dict[str, object]:
     t = await host.ok("POST", "/v1/tables", {"rules": FOUR_BOTS, "private": True,
                                               "seat": None})
     await host.ok("POST", f"/v1/tables/{t['table_id']}/bots", {"level": "basic"})
-    return await host.ok("POST", f"/v1/tables/{t['table_id']}/start")  # type: ignore[no-any-return]
+    return await host.ok("POST", f"/v1/tables/{t['table_id']}/start")
 
 
 async def test_a_stranger_without_the_room_code_cannot_follow_a_private_game(

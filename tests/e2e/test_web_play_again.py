@@ -155,7 +155,7 @@ async def test_a_spectator_is_offered_the_tables_next_game(platform: Platform) -
 
             async def over() -> bool:
                 row = await host.ok("GET", f"/v1/tables/{t['table_id']}")
-                return row["state"] == "over"  # type: ignore[no-any-return]
+                return row["state"] == "over"
 
             await until(over)
             nxt = await host.ok("POST", f"/v1/tables/{t['table_id']}/again")

@@ -17,7 +17,7 @@ DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 
 
 def compose() -> dict[str, Any]:
-    return yaml.safe_load((DEPLOY / "compose.yaml").read_text())  # type: ignore[no-any-return]
+    return yaml.safe_load((DEPLOY / "compose.yaml").read_text())
 
 
 def k8s() -> list[dict[str, Any]]:

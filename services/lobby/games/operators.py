@@ -117,7 +117,7 @@ class Operators:
             return admin.StateAt(game_id=game_id, at=at, version=n, event=event,
                                  state=operator_view(state))
         if event is not None:  # as the seat received it, if it did
-            sent = redact(event.event, state, seat)  # type: ignore[arg-type]
+            sent = redact(event.event, state, seat)
             event = None if sent is None else msgspec.structs.replace(event, event=sent)
         return admin.StateAt(game_id=game_id, at=at, version=n, event=event, seat=seat,
                              view=view(state, seat))

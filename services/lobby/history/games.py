@@ -78,7 +78,7 @@ class History:
             team=team, partner=people[partner_of(seat)],
             opponents=[people[s] for s in opponents_of(seat)],
             result=_result(row, seat), reason=row["reason"],  # type: ignore[arg-type]
-            scores=tuple(row["scores"]),  # type: ignore[arg-type]
+            scores=tuple(row["scores"]),
             hands=msgspec.json.decode(row["hands"], type=list[HandSheet]),
             rated=row["rated"], rating=rating, tournament=rounds.get(row["match_id"]))
 

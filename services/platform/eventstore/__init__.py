@@ -266,7 +266,7 @@ class EventStore:
             raise ConcurrencyError(args[0], args[1], -1) from None
         except asyncpg.PostgresError as exc:
             if getattr(exc, "sqlstate", None) == "SPC01":
-                raise ConcurrencyError(args[0], args[1], int(exc.detail or -1)) from None  # type: ignore[attr-defined]
+                raise ConcurrencyError(args[0], args[1], int(exc.detail or -1)) from None
             with fencing():
                 raise
         assert row is not None

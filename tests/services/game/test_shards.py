@@ -66,7 +66,7 @@ async def sharded(pool: asyncpg.Pool, second_pool: asyncpg.Pool, nc: Client,
     second = GameStore(second_pool, EventStore(
         second_pool, REGISTRY, publish=Publisher(h.client, h.names.game_event, relay)))
     h.store = ShardedGameStore([h.store, second])  # type: ignore[assignment]
-    h.events = h.store.events  # type: ignore[assignment]
+    h.events = h.store.events
     await h.start()
     await relay.start()
     yield h
@@ -146,7 +146,7 @@ async def test_a_game_service_process_migrates_its_second_database_and_plays_the
         try:
             assert await conn.fetchval("SELECT count(*) FROM events WHERE stream = $1",
                                        game_id) == created.version
-            store = EventStore(conn, REGISTRY)  # type: ignore[arg-type]
+            store = EventStore(conn, REGISTRY)
             state = fold([r.event for r in await store.read(game_id)])  # type: ignore[misc]
         finally:
             await conn.close()

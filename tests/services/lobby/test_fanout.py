@@ -48,7 +48,7 @@ async def test_every_socket_gets_the_frames_of_its_own_seat(preset: str, seed: i
         return None
 
     host = types.SimpleNamespace(settings=config)
-    hub = Hub(host, "g1", None, idle)  # type: ignore[arg-type]
+    hub = Hub(host, "g1", None, idle)
     conns = {seat: Conn(Claims(f"p{seat}", "p", False, 0), config) for seat in SEATS}
     for seat, conn in conns.items():
         hub.subs.add(Sub(conn, hub, seat))
@@ -66,7 +66,7 @@ async def test_reach_wakes_when_the_version_arrives_and_gives_up_after_its_timeo
     async def idle(hub: Hub) -> None:
         return None
 
-    hub = Hub(types.SimpleNamespace(settings=config), "g1", None, idle)  # type: ignore[arg-type]
+    hub = Hub(types.SimpleNamespace(settings=config), "g1", None, idle)
     loop = asyncio.get_running_loop()
     waiting = asyncio.create_task(hub.reach(2, timeout=30.0))
     hub.apply(1, events[0])

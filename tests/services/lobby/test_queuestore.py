@@ -54,7 +54,7 @@ def offer(tickets: list[qs.TicketRow]) -> qs.Offer:
     assert len(players) == 4
     return qs.Offer(match_id=uuid.uuid4().hex,
                     tickets=tuple((t.ticket_id, t.version) for t in tickets),
-                    players=players, ratings=(1500,) * 4, gap=0.0,  # type: ignore[arg-type]
+                    players=players, ratings=(1500,) * 4, gap=0.0,
                     waited_ms=(0,) * 4, request=b"x")
 
 

@@ -78,7 +78,7 @@ async def test_two_relays_side_by_side_publish_each_event_once(
 
 
 async def queued(pool: asyncpg.Pool, stream: str) -> int:
-    return await pool.fetchval(  # type: ignore[no-any-return]
+    return await pool.fetchval(
         "SELECT count(*) FROM outbox JOIN events USING (position) WHERE stream = $1", stream)
 
 

@@ -47,14 +47,14 @@ def test_rating_rows(ratings: tuple[int, int, int, int], games: tuple[int, int, 
 
 
 def test_each_seat_says_its_k_and_result() -> None:
-    changes = rate((1500,) * 4, (0, 25, 3, 40), 1, (2,), SCHEDULE)  # type: ignore[arg-type]
+    changes = rate((1500,) * 4, (0, 25, 3, 40), 1, (2,), SCHEDULE)
     assert changes == [Change(40, "loss", -20), Change(20, "win", 10),
                        Change(40, "left", -20), Change(20, "win", 10)]
 
 
 def test_a_draw_is_half_a_point() -> None:
-    assert [c.result for c in rate((1500,) * 4, NEW, None, (), SCHEDULE)] == ["draw"] * 4  # type: ignore[arg-type]
-    assert deltas((1500,) * 4, NEW, None) == (0, 0, 0, 0)  # type: ignore[arg-type]
+    assert [c.result for c in rate((1500,) * 4, NEW, None, (), SCHEDULE)] == ["draw"] * 4
+    assert deltas((1500,) * 4, NEW, None) == (0, 0, 0, 0)
 
 
 @pytest.mark.parametrize("gap", range(0, 900, 7))

@@ -113,7 +113,7 @@ def test_a_knockouts_standings_rank_by_the_round_reached() -> None:
 
 def test_a_finished_knockouts_standings_are_its_ranking() -> None:
     for kind in ("single_elimination", "double_elimination"):
-        run = registered(make_settings(kind, 16, third_place=True), 7)  # type: ignore[arg-type]
+        run = registered(make_settings(kind, 16, third_place=True), 7)
         play_out(run, random.Random(7))
         rows = standings_of(run.state)
         assert tuple(r.team_id for r in rows) == run.state.ranking
