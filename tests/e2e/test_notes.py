@@ -78,7 +78,8 @@ async def test_me_names_the_running_games_and_tables_of_the_caller(
     assert [t["game_id"] for t in me["tables"]] == [seat.game_id]
     assert await again.ok("GET", "/v1/me") == {"player_id": again.player_id,
                                                "name": "Ada elsewhere", "games": [],
-                                               "tables": [], "offers": []}
+                                               "tables": [], "offers": [],
+                                               "role": "player"}
     # A game no table opened is found too (through the games projection).
     game_id = f"me-{uuid.uuid4().hex[:8]}"
     nc = await nats.connect(nats_url)
