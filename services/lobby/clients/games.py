@@ -9,7 +9,6 @@ nowhere else. Notes, tables' changes, presence and chat are ``Broadcasts``'.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -70,23 +69,28 @@ class GameClient:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.timeout
         while True:
-            back = self._next_reconnection()
             asking = asyncio.ensure_future(self.client.request(
                 subject, body, reply, timeout=max(0.01, deadline - loop.time())))
-            try:
-                await asyncio.wait((asking, back), return_when=asyncio.FIRST_COMPLETED)
-            except asyncio.CancelledError:
+            # The reconnection cancels the request in flight (no ``asyncio.wait`` over
+            # the two per request: its futures and callbacks cost more than the rest).
+            back = self._next_reconnection()
+
+            def lost(_: object, asking: asyncio.Future[T] = asking) -> None:
                 asking.cancel()
-                raise
-            if asking.done() or loop.time() >= deadline:
-                break
-            asking.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await asking
-        try:
-            return await asking
-        except Unavailable:
-            raise GameUnavailable(subject) from None
+
+            back.add_done_callback(lost)
+            try:
+                return await asking
+            except asyncio.CancelledError:
+                task = asyncio.current_task()
+                if not back.done() or (task is not None and task.cancelling()):
+                    raise  # this caller was cancelled, not the connection lost
+                if loop.time() >= deadline:
+                    raise GameUnavailable(subject) from None
+            except Unavailable:
+                raise GameUnavailable(subject) from None
+            finally:
+                back.remove_done_callback(lost)
 
     def _next_reconnection(self) -> asyncio.Future[None]:
         """Resolved when the connection is next back after a loss."""

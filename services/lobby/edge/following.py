@@ -288,9 +288,9 @@ class _Audiences:
         if seat is None:
             shown, now = self.public()
         else:
-            shown, now = redact(self.event, self.after, seat), turn(self.after, seat)
             public, public_turn = self.public()
-            if (shown is public or shown == public) and now == public_turn:
+            shown, now = redact(self.event, self.after, seat), turn(self.after, seat, public_turn)
+            if now is public_turn and (shown is public or shown == public):
                 data = self.by_seat[seat] = self.of(None)
                 return data
         data = None if shown is None else encode(ws.EventFrame(
