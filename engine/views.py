@@ -57,8 +57,10 @@ def turn(state: GameState, seat: int | None, public: Turn | None = None) -> Turn
                    else 0)
         if public is not None and not (legal or bids or blind or passing):
             return public
-    waiting = _WAITING[state.waiting]
-    deadlines = tuple(state.deadlines[s] if state.waiting >> s & 1 else 0 for s in range(4))
+    w, d = state.waiting, state.deadlines
+    waiting = _WAITING[w]
+    deadlines = (d[0] if w & 1 else 0, d[1] if w & 2 else 0, d[2] if w & 4 else 0,
+                 d[3] if w & 8 else 0)
     if seat is None:
         return Turn(waiting=waiting, deadlines=deadlines, bank=state.bank)
     return Turn(waiting=waiting, deadlines=deadlines, bank=state.bank,
@@ -106,9 +108,19 @@ def operator_view(state: GameState) -> OperatorView:
         seed=state.seed)
 
 
+# Events every seat and spectator receive as they are: none of them is of a type that
+# ``redact`` changes or withholds below (``tests/engine/test_views.py`` checks it).
+_PUBLIC: frozenset[type] = frozenset({
+    ev.BidsRevealed, ev.CardPlayed, ev.TrickWon, ev.HandScored, ev.TimeBankUsed,
+    ev.SeatTakenByBot, ev.SeatReclaimed})
+_OWN_ONLY = (ev.PremoveSet, ev.PremoveCancelled, ev.PremoveDropped)  # the seat's alone
+
+
 def redact(event: ev.Event, after: GameState, seat: int | None) -> ev.Event | None:
     """``event`` as ``seat`` may receive it (None: not at all); ``after`` is the
     state once the event is applied."""
+    if type(event) in _PUBLIC:  # most events: the fan-out asks once per seat and event
+        return event
     if isinstance(event, ev.GameStarted):
         return replace(event, seed="")
     if isinstance(event, ev.GameEnded) and event.sealed:
@@ -129,7 +141,7 @@ def redact(event: ev.Event, after: GameState, seat: int | None) -> ev.Event | No
         return replace(event, received=codes(after.passes[partner_of(seat)]))
     if isinstance(event, ev.CardsPassed):
         return event if event.seat == seat else replace(event, cards=())
-    if isinstance(event, ev.PremoveSet | ev.PremoveCancelled | ev.PremoveDropped):
+    if isinstance(event, _OWN_ONLY):
         return event if event.seat == seat else None
     return event
 

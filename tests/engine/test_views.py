@@ -235,3 +235,17 @@ def test_a_seat_gets_the_spectators_turn_itself_exactly_when_it_has_no_move(
                 assert given_public is not public
                 own += 1
     assert shared and own
+
+
+def test_no_event_type_that_redact_changes_or_withholds_is_counted_public() -> None:
+    """``redact`` hands the events of its public types to everyone untouched without
+    looking further: none may be a type it changes for some seat or hides."""
+    from engine.views import _PUBLIC
+
+    private = {ev.GameStarted, ev.HandDealt, ev.CardsLooked, ev.BidPlaced, ev.CardsPassed,
+               ev.CardsExchanged, ev.PremoveSet, ev.PremoveCancelled, ev.PremoveDropped,
+               ev.GameEnded}
+    assert not _PUBLIC & private
+    every = {t for t in vars(ev).values() if isinstance(t, type) and issubclass(t, ev.Event)
+             and t is not ev.Event}
+    assert _PUBLIC | private == every  # a new event type is sorted into one or the other

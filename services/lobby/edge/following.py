@@ -193,11 +193,12 @@ class Hub:
             self._moved = None
         released = list(self.delay.add(event, after))
         if self.subs:
-            frames = _Audiences(self.game_id, event, after)
-            late = [sub for sub in self.subs if sub.delayed]
-            for sub in list(self.subs):
-                data = None if sub.delayed else frames.of(sub.seat)
-                if data is not None:
+            of = _Audiences(self.game_id, event, after).of
+            late: list[Sub] = []
+            for sub in tuple(self.subs):
+                if sub.delayed:
+                    late.append(sub)
+                elif (data := of(sub.seat)) is not None:
                     sub.conn.send_raw(data)
             for old, then in released if late else ():
                 data = _Audiences(self.game_id, old, then).of(None)
