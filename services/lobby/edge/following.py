@@ -160,6 +160,8 @@ class Hub:
                 self._filling = asyncio.create_task(self._fill())
             return
         self._advance(event)
+        if not self.pending:  # the usual case: nothing waits behind a gap
+            return
         while self.state.version + 1 in self.pending:
             self._advance(self.pending.pop(self.state.version + 1))
         for v in [v for v in self.pending if v <= self.state.version]:
