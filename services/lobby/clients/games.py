@@ -84,18 +84,22 @@ class GameClient:
 
             back.add_done_callback(on_back)
             try:
-                return await self.client.request(
+                answer = await self.client.request(
                     subject, body, reply, timeout=max(0.01, deadline - loop.time()))
             except asyncio.CancelledError:
                 if not lost[0] or task.uncancel() > 0:
                     raise  # this caller was cancelled, not the connection lost
                 if loop.time() >= deadline:
                     raise GameUnavailable(subject) from None
+                continue
             except Unavailable:
                 raise GameUnavailable(subject) from None
             finally:
                 waiting[0] = False
                 back.remove_done_callback(on_back)
+            if lost[0]:  # cancelled as the reply came, and the reply won: take it back
+                task.uncancel()
+            return answer
 
     def _next_reconnection(self) -> asyncio.Future[None]:
         """Resolved when the connection is next back after a loss."""
