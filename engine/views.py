@@ -36,20 +36,36 @@ def _legal_bids(state: GameState, seat: int) -> tuple[int, ...]:
     return tuple(range(0 if r.nil else 1, 14))
 
 
-def turn(state: GameState, seat: int | None) -> Turn:
+# Each set of waiting seats (a bit per seat) as the seats' tuple.
+_WAITING: tuple[tuple[int, ...], ...] = tuple(
+    tuple(s for s in range(4) if b >> s & 1) for b in range(16))
+
+
+def turn(state: GameState, seat: int | None, public: Turn | None = None) -> Turn:
     """Who must act, their clocks, and this seat's legal moves: the part of ``view``
-    that changes with every event, sent with each one."""
-    waiting = tuple(s for s in range(4) if state.waiting >> s & 1)
-    deadlines = tuple(state.deadlines[s] if s in waiting else 0 for s in range(4))
+    that changes with every event, sent with each one. ``public``, the spectator's
+    turn of the same state, is handed back itself when the seat has no move of its
+    own, so the fan-out tells a seat that may share the spectator's frame by identity
+    instead of building and comparing a turn per seat and event."""
+    if seat is not None:
+        r = state.rules
+        mine = state.waiting >> seat & 1
+        legal = legal_cards(state, seat) if mine else 0
+        bids = _legal_bids(state, seat) if mine else ()
+        blind = blind_nil_offered(state, seat)
+        passing = (r.blind_nil_pass if mine and r is not None and state.phase == PASSING
+                   else 0)
+        if public is not None and not (legal or bids or blind or passing):
+            return public
+    w, d = state.waiting, state.deadlines
+    waiting = _WAITING[w]
+    deadlines = (d[0] if w & 1 else 0, d[1] if w & 2 else 0, d[2] if w & 4 else 0,
+                 d[3] if w & 8 else 0)
     if seat is None:
         return Turn(waiting=waiting, deadlines=deadlines, bank=state.bank)
-    r = state.rules
-    return Turn(
-        waiting=waiting, deadlines=deadlines, bank=state.bank,
-        legal_cards=codes(legal_cards(state, seat)), legal_bids=_legal_bids(state, seat),
-        blind_nil_offered=blind_nil_offered(state, seat),
-        pass_count=(r.blind_nil_pass if r is not None and state.phase == PASSING
-                    and state.waiting >> seat & 1 else 0))
+    return Turn(waiting=waiting, deadlines=deadlines, bank=state.bank,
+                legal_cards=codes(legal), legal_bids=bids, blind_nil_offered=blind,
+                pass_count=passing)
 
 
 def view(state: GameState, seat: int | None) -> SeatView:
@@ -92,9 +108,19 @@ def operator_view(state: GameState) -> OperatorView:
         seed=state.seed)
 
 
+# Events every seat and spectator receive as they are: none of them is of a type that
+# ``redact`` changes or withholds below (``tests/engine/test_views.py`` checks it).
+_PUBLIC: frozenset[type] = frozenset({
+    ev.BidsRevealed, ev.CardPlayed, ev.TrickWon, ev.HandScored, ev.TimeBankUsed,
+    ev.SeatTakenByBot, ev.SeatReclaimed})
+_OWN_ONLY = (ev.PremoveSet, ev.PremoveCancelled, ev.PremoveDropped)  # the seat's alone
+
+
 def redact(event: ev.Event, after: GameState, seat: int | None) -> ev.Event | None:
     """``event`` as ``seat`` may receive it (None: not at all); ``after`` is the
     state once the event is applied."""
+    if type(event) in _PUBLIC:  # most events: the fan-out asks once per seat and event
+        return event
     if isinstance(event, ev.GameStarted):
         return replace(event, seed="")
     if isinstance(event, ev.GameEnded) and event.sealed:
@@ -115,7 +141,7 @@ def redact(event: ev.Event, after: GameState, seat: int | None) -> ev.Event | No
         return replace(event, received=codes(after.passes[partner_of(seat)]))
     if isinstance(event, ev.CardsPassed):
         return event if event.seat == seat else replace(event, cards=())
-    if isinstance(event, ev.PremoveSet | ev.PremoveCancelled | ev.PremoveDropped):
+    if isinstance(event, _OWN_ONLY):
         return event if event.seat == seat else None
     return event
 

@@ -28,6 +28,7 @@ from services.platform import bus, connection, db, logs, migrations
 from services.platform.busclient import BusClient
 from services.platform.http import create_app
 from services.platform.settings import Settings, StartupError
+from services.platform.wsprotocol import WebSocketProtocol
 
 VERSION = "0.1.0"
 
@@ -144,7 +145,7 @@ async def run(service: str, settings: Settings, setup: Setup,
                          exception_handlers=rt.exception_handlers)
         config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on",
                                 timeout_graceful_shutdown=int(settings.shutdown_grace_seconds),
-                                ws_max_size=rt.ws_max_size)
+                                ws_max_size=rt.ws_max_size, ws=WebSocketProtocol)
         server = _Server(config)
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):

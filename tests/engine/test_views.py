@@ -213,3 +213,44 @@ def test_the_score_sheet_carries_every_hand_s_bids_for_a_view_built_late(
     for seat in (0, 1, 2, 3, None):
         sheet = view(late, seat).sheet
         assert [(h.hand_no, h.bids, h.blind) for h in sheet] == expected
+
+
+@settings(max_examples=10, deadline=None)
+@given(preset=st.sampled_from(sorted(PRESETS)), seed=st.integers(0, 2**32))
+def test_a_seat_gets_the_spectators_turn_itself_exactly_when_it_has_no_move(
+        preset: str, seed: int) -> None:
+    """``turn(state, seat, public)`` hands back ``public`` itself for a seat with no move
+    of its own (the fan-out shares the spectator's frame by that identity) and the
+    seat's own turn otherwise."""
+    from engine.evolve import evolve
+    from engine.views import turn
+    from tests.engine.helpers import bot_game
+
+    state, shared, own = GameState(), 0, 0
+    for event in bot_game(PRESETS[preset], seed):
+        state = evolve(state, event)
+        public = turn(state, None)
+        for seat in range(4):
+            alone, given_public = turn(state, seat), turn(state, seat, public)
+            assert given_public == alone
+            if alone == public:
+                assert given_public is public
+                shared += 1
+            else:
+                assert given_public is not public
+                own += 1
+    assert shared and own
+
+
+def test_no_event_type_that_redact_changes_or_withholds_is_counted_public() -> None:
+    """``redact`` hands the events of its public types to everyone untouched without
+    looking further: none may be a type it changes for some seat or hides."""
+    from engine.views import _PUBLIC
+
+    private = {ev.GameStarted, ev.HandDealt, ev.CardsLooked, ev.BidPlaced, ev.CardsPassed,
+               ev.CardsExchanged, ev.PremoveSet, ev.PremoveCancelled, ev.PremoveDropped,
+               ev.GameEnded}
+    assert not _PUBLIC & private
+    every = {t for t in vars(ev).values() if isinstance(t, type) and issubclass(t, ev.Event)
+             and t is not ev.Event}
+    assert _PUBLIC | private == every  # a new event type is sorted into one or the other

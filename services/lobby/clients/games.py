@@ -9,7 +9,6 @@ nowhere else. Notes, tables' changes, presence and chat are ``Broadcasts``'.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -69,24 +68,38 @@ class GameClient:
         idempotent), instead of waiting out the whole timeout."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.timeout
+        task = asyncio.current_task()
+        assert task is not None
         while True:
-            back = self._next_reconnection()
-            asking = asyncio.ensure_future(self.client.request(
-                subject, body, reply, timeout=max(0.01, deadline - loop.time())))
+            # The request runs in the caller's own task (no task of its own per request),
+            # and a reconnection cancels it there, as ``asyncio.timeout`` does a timeout:
+            # told from any other cancellation by ``lost`` and taken back by ``uncancel``.
+            back, waiting, lost = self._next_reconnection(), [True], [False]
+
+            def on_back(_: object, waiting: list[bool] = waiting,
+                        lost: list[bool] = lost) -> None:
+                if waiting[0]:  # not once the request is over: the task is elsewhere
+                    lost[0] = True
+                    task.cancel()
+
+            back.add_done_callback(on_back)
             try:
-                await asyncio.wait((asking, back), return_when=asyncio.FIRST_COMPLETED)
+                answer = await self.client.request(
+                    subject, body, reply, timeout=max(0.01, deadline - loop.time()))
             except asyncio.CancelledError:
-                asking.cancel()
-                raise
-            if asking.done() or loop.time() >= deadline:
-                break
-            asking.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await asking
-        try:
-            return await asking
-        except Unavailable:
-            raise GameUnavailable(subject) from None
+                if not lost[0] or task.uncancel() > 0:
+                    raise  # this caller was cancelled, not the connection lost
+                if loop.time() >= deadline:
+                    raise GameUnavailable(subject) from None
+                continue
+            except Unavailable:
+                raise GameUnavailable(subject) from None
+            finally:
+                waiting[0] = False
+                back.remove_done_callback(on_back)
+            if lost[0]:  # cancelled as the reply came, and the reply won: take it back
+                task.uncancel()
+            return answer
 
     def _next_reconnection(self) -> asyncio.Future[None]:
         """Resolved when the connection is next back after a loss."""

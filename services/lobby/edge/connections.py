@@ -20,6 +20,7 @@ from schemas import ws
 from services.lobby.accounts.auth import Claims
 from services.lobby.base.errors import LobbyError
 from services.lobby.base.settings import LobbySettings
+from services.lobby.edge.outbox import Outbox
 
 if TYPE_CHECKING:  # a socket's subscriptions are the following module's
     from services.lobby.edge.following import Sub
@@ -56,7 +57,7 @@ class Conn:
     def __init__(self, claims: Claims, settings: LobbySettings) -> None:
         self.claims = claims
         self.id = uuid.uuid4().hex  # names this socket in the queue's tickets
-        self.outbox: asyncio.Queue[str | None] = asyncio.Queue(settings.ws_outbox_frames)
+        self.outbox = Outbox(settings.ws_outbox_frames)
         self.subs: dict[str, Sub] = {}
         self.follows: set[str] = set()  # open tables whose changes this socket gets
         self.watching_tables = False

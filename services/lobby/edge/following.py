@@ -160,6 +160,8 @@ class Hub:
                 self._filling = asyncio.create_task(self._fill())
             return
         self._advance(event)
+        if not self.pending:  # the usual case: nothing waits behind a gap
+            return
         while self.state.version + 1 in self.pending:
             self._advance(self.pending.pop(self.state.version + 1))
         for v in [v for v in self.pending if v <= self.state.version]:
@@ -193,11 +195,12 @@ class Hub:
             self._moved = None
         released = list(self.delay.add(event, after))
         if self.subs:
-            frames = _Audiences(self.game_id, event, after)
-            late = [sub for sub in self.subs if sub.delayed]
-            for sub in list(self.subs):
-                data = None if sub.delayed else frames.of(sub.seat)
-                if data is not None:
+            of = _Audiences(self.game_id, event, after).of
+            late: list[Sub] = []
+            for sub in tuple(self.subs):
+                if sub.delayed:
+                    late.append(sub)
+                elif (data := of(sub.seat)) is not None:
                     sub.conn.send_raw(data)
             for old, then in released if late else ():
                 data = _Audiences(self.game_id, old, then).of(None)
@@ -289,9 +292,9 @@ class _Audiences:
         if seat is None:
             shown, now = self.public()
         else:
-            shown, now = redact(self.event, self.after, seat), turn(self.after, seat)
             public, public_turn = self.public()
-            if (shown is public or shown == public) and now == public_turn:
+            shown, now = redact(self.event, self.after, seat), turn(self.after, seat, public_turn)
+            if now is public_turn and (shown is public or shown == public):
                 data = self.by_seat[seat] = self.of(None)
                 return data
         data = None if shown is None else encode(ws.EventFrame(

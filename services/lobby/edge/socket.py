@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 import msgspec
 from litestar import WebSocket, websocket
+from litestar.types import WebSocketSendEvent
 
 from schemas import ws
 from services.lobby.accounts.auth import Tokens
@@ -100,12 +101,16 @@ async def _expire(conn: Conn, expires_at: int) -> None:
 
 
 async def _write(socket: WebSocket[Any, Any, Any], conn: Conn) -> None:
+    # The ASGI send event itself (litestar's own send still checks the socket is open):
+    # ``send_text`` adds two coroutines per frame that only build this dict.
+    send, outbox = socket.send, conn.outbox
     try:
         while True:
-            data = await conn.outbox.get()
+            data = await outbox.get()
             if data is None:
                 break
-            await socket.send_text(data)
+            event: WebSocketSendEvent = {"type": "websocket.send", "bytes": None, "text": data}
+            await send(event)
     except Exception:
         conn.closed = True
         return

@@ -79,3 +79,39 @@ async def test_reach_wakes_when_the_version_arrives_and_gives_up_after_its_timeo
     began = loop.time()
     await hub.reach(3, timeout=0.05)  # never arrives: back after the timeout, no error
     assert 0.05 <= loop.time() - began < 1.0 and hub.state.version == 2
+
+
+async def test_sockets_of_one_audience_share_one_encoded_frame_and_seats_never_leak() -> None:
+    """Two sockets of one seat, and two spectators, get the very same text object per
+    event (encoded once); a seat whose frame differs from another's never gets it."""
+    events = bot_game(PRESETS["house"], 11)
+    config = LobbySettings(database_url="", nats_url="", ws_outbox_frames=100_000)
+
+    async def idle(hub: Hub) -> None:
+        return None
+
+    hub = Hub(types.SimpleNamespace(settings=config), "g1", None, idle)  # type: ignore[arg-type]
+    audiences: tuple[int | None, ...] = (0, 0, 1, 2, 3, None, None)
+    conns = [Conn(Claims(f"p{i}", "p", False, 0), config) for i in range(len(audiences))]
+    for conn, seat in zip(conns, audiences, strict=True):
+        hub.subs.add(Sub(conn, hub, seat))
+    shared = 0
+    for version, event in enumerate(events, 1):
+        hub.apply(version, event)
+        got = {i: conn.outbox.get_nowait() for i, conn in enumerate(conns)
+               if not conn.outbox.empty()}
+        assert all(conn.outbox.empty() for conn in conns)
+        assert (0 in got) == (1 in got) and (5 in got) == (6 in got)
+        if 0 in got:
+            assert got[0] is got[1]
+        if 5 in got:
+            assert got[5] is got[6]
+        owed = {i: one_by_one("g1", events[:version], audiences[i])[-1:] for i in got}
+        for i, text in got.items():
+            assert [text] == owed[i]
+            for j, other in got.items():
+                if owed[j] != owed[i]:
+                    assert other != text  # a different view is never the same frame
+                elif text is other and audiences[i] != audiences[j]:
+                    shared += 1
+    assert shared > 0  # seats with nothing of their own did share the spectator's frame
