@@ -90,7 +90,7 @@ async def test_sockets_of_one_audience_share_one_encoded_frame_and_seats_never_l
     async def idle(hub: Hub) -> None:
         return None
 
-    hub = Hub(types.SimpleNamespace(settings=config), "g1", None, idle)  # type: ignore[arg-type]
+    hub = Hub(types.SimpleNamespace(settings=config), "g1", None, idle)
     audiences: tuple[int | None, ...] = (0, 0, 1, 2, 3, None, None)
     conns = [Conn(Claims(f"p{i}", "p", False, 0), config) for i in range(len(audiences))]
     for conn, seat in zip(conns, audiences, strict=True):
