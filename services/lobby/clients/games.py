@@ -54,6 +54,10 @@ class Following:
             await self._sub.unsubscribe()
 
 
+RESEND_AFTER = 1.0  # seconds without an answer before a request is sent again
+RESEND_PAUSE = 0.05  # seconds between a request nobody answered and its next try
+
+
 class GameClient:
     def __init__(self, client: BusClient, names: Names, timeout: float) -> None:
         self.client, self.names, self.timeout = client, names, timeout
@@ -65,9 +69,14 @@ class GameClient:
         """A request and its reply. One in flight when this gateway's connection drops
         (its NATS node died) is lost with it: it is sent again the moment the
         connection is back, under the same id (everything the lobby asks a worker is
-        idempotent), instead of waiting out the whole timeout."""
+        idempotent), instead of waiting out the whole timeout. One lost on the worker's
+        side (the worker's node died, and nothing tells this gateway) is sent again
+        after ``RESEND_AFTER`` seconds without an answer, and one nobody could take (the
+        worker reconnecting) is tried again for as long: a player's command waits about
+        that long, not the whole timeout, for a node's death."""
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.timeout
+        asked_at = loop.time()
+        deadline = asked_at + self.timeout
         task = asyncio.current_task()
         assert task is not None
         while True:
@@ -85,18 +94,31 @@ class GameClient:
             back.add_done_callback(on_back)
             try:
                 answer = await self.client.request(
-                    subject, body, reply, timeout=max(0.01, deadline - loop.time()))
+                    subject, body, reply,
+                    timeout=max(0.01, min(RESEND_AFTER, deadline - loop.time())))
             except asyncio.CancelledError:
                 if not lost[0] or task.uncancel() > 0:
                     raise  # this caller was cancelled, not the connection lost
                 if loop.time() >= deadline:
                     raise GameUnavailable(subject) from None
                 continue
-            except Unavailable:
-                raise GameUnavailable(subject) from None
+            except Unavailable as exc:
+                # Unanswered in time: lost on the worker's side, or slow; nobody there: a
+                # worker between two connections, for a moment only (none at all fails fast).
+                now = loop.time()
+                late = exc.reason == "TimeoutError" and now < deadline - RESEND_PAUSE
+                nobody = exc.reason == "NoRespondersError" and now < asked_at + RESEND_AFTER
+                if not (late or nobody):
+                    raise GameUnavailable(subject) from None
+                unanswered = True
+            else:
+                unanswered = False
             finally:
                 waiting[0] = False
                 back.remove_done_callback(on_back)
+            if unanswered:
+                await asyncio.sleep(RESEND_PAUSE)  # a moment for a worker to come back
+                continue
             if lost[0]:  # cancelled as the reply came, and the reply won: take it back
                 task.uncancel()
             return answer

@@ -45,6 +45,8 @@ from services.platform.eventstore import OUTBOX_CHANNEL
 
 PUBLISHED = Counter("spades_outbox_published_total", "Events published by the outbox relay")
 BACKLOG = Gauge("spades_outbox_backlog", "Events committed and not yet on JetStream")
+UNACKED = Counter("spades_outbox_sent_unacked_total", "Events sent by plain delivery while "
+                  "JetStream was not acknowledging, left to the relay to store")
 
 _log = logs.get("outbox")
 _encoder = msgspec.msgpack.Encoder()
@@ -288,12 +290,15 @@ class Publisher:
     """
 
     def __init__(self, client: BusClient, subject_for: SubjectFor, relay: OutboxRelay,
-                 ack_timeout: float = 10.0) -> None:
+                 ack_timeout: float = 10.0, stalled_at: int = 1000) -> None:
         self.client, self.subject_for, self.relay = client, subject_for, relay
-        self.ack_timeout = ack_timeout
+        self.ack_timeout, self.stalled_at = ack_timeout, stalled_at
         self._confirming: set[asyncio.Task[None]] = set()
 
     async def __call__(self, envelopes: Sequence[EventEnvelope]) -> None:
+        if self.client.js.publish_async_pending() + len(envelopes) > self.stalled_at:
+            await self._send_unacked(envelopes)
+            return
         try:
             acks = [await self.client.js.publish_async(
                 self.subject_for(e.stream, e.type), _encoder.encode(e),
@@ -304,6 +309,23 @@ class Publisher:
         task = asyncio.create_task(self._confirm(acks, [e.position for e in envelopes]))
         self._confirming.add(task)
         task.add_done_callback(self._confirming.discard)
+
+    async def _send_unacked(self, envelopes: Sequence[EventEnvelope]) -> None:
+        """JetStream has left ``stalled_at`` publishes unacknowledged (a stream's leader
+        being elected after its node died, say), and its client would make the next
+        publish wait for room, holding up the game's commands. The events go out by
+        plain delivery instead, which the gateways' subscriptions receive at once (and
+        JetStream stores too, if it can); their outbox rows stay queued for the relay,
+        whose sweep stores them once JetStream answers, each once by its message id."""
+        try:
+            for e in envelopes:
+                await self.client.nc.publish(
+                    self.subject_for(e.stream, e.type), _encoder.encode(e),
+                    headers={"Nats-Msg-Id": msg_id(e.stream, e.version)})
+        except Exception as exc:  # NATS away: the relay's sweep publishes them
+            _log.warning("publish_failed", error=repr(exc), events=len(envelopes))
+            return
+        UNACKED.inc(len(envelopes))
 
     async def _confirm(self, acks: list[asyncio.Future[Any]], positions: list[int]) -> None:
         try:

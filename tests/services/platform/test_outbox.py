@@ -126,3 +126,35 @@ async def test_the_backstop_relay_publishes_only_rows_older_than_its_sweep_age(
     await relay.drain()
     assert await queued(contract_pool, stream) == 0
     assert (await client.js.stream_info(name)).state.messages == 2
+
+
+async def test_a_writer_whose_jetstream_stalls_sends_plainly_and_the_relay_stores_once(
+        contract_pool: asyncpg.Pool, client: BusClient, nats_prefix: str) -> None:
+    """JetStream answering none of ``stalled_at`` publishes (a stream's leader being
+    elected, say): the next commits go out by plain delivery at once, so the games'
+    followers miss nothing and the writer never waits for room; their rows stay queued
+    and the relay's sweep stores each event once."""
+    tag, base, name = await lane(client, f"{nats_prefix}.stall", f"{nats_prefix}_STALL")
+    relay = OutboxRelay(contract_pool, client, lambda s, t: f"{base}.{s}.{t}", sweep_after=0.5)
+    publisher = Publisher(client, lambda s, t: f"{base}.{s}.{t}", relay, stalled_at=3)
+    store = EventStore(contract_pool, EventRegistry(Sample), publish=publisher)
+    stream = f"s{tag}"
+    nowhere = f"{nats_prefix}.limbo{tag}"  # no stream's: a subscriber that never answers
+    limbo = await client.nc.subscribe(nowhere)
+    for _ in range(3):
+        await client.js.publish_async(nowhere, b"")
+    assert client.js.publish_async_pending() == 3
+    live = await client.nc.subscribe(f"{base}.{stream}.>")
+    async with asyncio.timeout(2):  # no wait for JetStream's room
+        await store.append(stream, 0, [Opened(name="x")], "c1")
+        await store.append(stream, 1, [Counted(n=1), Counted(n=2)], "c2")
+    got = [await live.next_msg(timeout=1) for _ in range(3)]
+    assert [(m.headers or {}).get("Nats-Msg-Id") for m in got] == [
+        f"{stream}:1", f"{stream}:2", f"{stream}:3"]
+    await publisher.settled()
+    assert await relay.forget_published() == 0 and await queued(contract_pool, stream) == 3
+    await asyncio.sleep(0.6)
+    await relay.drain()
+    assert await queued(contract_pool, stream) == 0
+    assert (await client.js.stream_info(name)).state.messages == 3  # stored once each
+    await limbo.unsubscribe()
