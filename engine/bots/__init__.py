@@ -45,11 +45,11 @@ def instant(state: GameState, seat: int, level: str) -> bool:
     about to weigh a blind nil whose price under these rules is not worked out yet (a
     third of a second, once). A caller with other work to keep moving runs the rest
     off its loop."""
+    r = state.rules
     if level != "basic":
         return False
-    weighs_blind_nil = (state.phase == BIDDING and not state.looked >> seat & 1
-                        and state.rules is not None)
-    return not weighs_blind_nil or blind.priced(state.rules)  # type: ignore[arg-type]
+    weighs_blind_nil = state.phase == BIDDING and not state.looked >> seat & 1
+    return r is None or not weighs_blind_nil or blind.priced(r)
 
 
 def choose(state: GameState, seat: int, level: str = "basic", seed: int = 0, at: int = 0,

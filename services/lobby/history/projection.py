@@ -10,6 +10,7 @@ finds its row and changes nothing.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from engine.evolve import evolve
@@ -35,10 +36,13 @@ class HistoryProjection:
         self._logs: dict[str, list[EventEnvelope]] = {}
 
     async def before(self, envs: list[EventEnvelope]) -> None:
-        self._logs = {}  # only this fetch's: a duplicate's log is never asked for again
-        for env in envs:
-            if env.type == "GameEnded" and env.stream not in self._logs:
-                self._logs[env.stream] = (await self.games.events_after(env.stream, 0)).events
+        """The fetch's logs, asked of the workers all at once; one that fails is left to
+        its handler. Only this fetch's are kept: a duplicate's log is not asked again."""
+        ended = list(dict.fromkeys(e.stream for e in envs if e.type == "GameEnded"))
+        got = await asyncio.gather(*(self.games.events_after(g, 0) for g in ended),
+                                   return_exceptions=True)
+        self._logs = {g: r.events for g, r in zip(ended, got, strict=True)
+                      if not isinstance(r, BaseException)}
 
     async def ended(self, conn: Any, env: EventEnvelope) -> None:
         end = self.registry.decode(env.type, env.schema_version, env.body)

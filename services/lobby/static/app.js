@@ -21,6 +21,7 @@ const S = {
   ratingChanges: {}, // game_id -> the rating_changed note of a rated game of this player
   started: {},       // game_id -> the match_started note of a match this player sat in
   origin: null,      // the open game's tournament (GET /v1/games/{id}'s "tournament"), if any
+  tvEnded: null,     // the game TV last saw end: its next game is on its way
 };
 const SUIT = { S: "♠", H: "♥", D: "♦", C: "♣" };
 const SIDES = ["south", "west", "north", "east"];
@@ -429,12 +430,14 @@ signInForm("register-form", "/v1/auth/register", { name: "register-name", passwo
 $("sign-out").onclick = signOut;
 
 function enterLobby(keepTv = false) {
-  // Any way back to the lobby but TV's own wait for a game ends TV.
-  if (!keepTv && location.hash === "#/tv") history.replaceState(null, "", "#/");
+  // The lobby's address is home: a game's is left behind, and TV's too unless it is TV's
+  // own wait for a game.
+  if (location.hash.startsWith("#/games/") || (!keepTv && location.hash === "#/tv")) {
+    history.replaceState(null, "", "#/");
+  }
   $("who").textContent = S.me ? `Signed in as ${S.me.name}` : "";
   S.table = null; S.game = null; S.view = null; S.held = null; S.lastTrick = null;
   S.watchCode = null; S.origin = null;
-  if (location.hash.startsWith("#/games/")) history.replaceState(null, "", "#/");
   show("lobby");
   connect();
   offerResume();

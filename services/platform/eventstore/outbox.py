@@ -300,15 +300,19 @@ class Publisher:
             await self._send_unacked(envelopes)
             return
         try:
-            acks = [await self.client.js.publish_async(
-                self.subject_for(e.stream, e.type), _encoder.encode(e),
-                headers={"Nats-Msg-Id": msg_id(e.stream, e.version)}) for e in envelopes]
+            acks = [await self.client.js.publish_async(subject, data, headers=headers)
+                    for subject, data, headers in map(self._message, envelopes)]
         except Exception as exc:  # NATS away: the relay's sweep publishes them
             _log.warning("publish_failed", error=repr(exc), events=len(envelopes))
             return
         task = asyncio.create_task(self._confirm(acks, [e.position for e in envelopes]))
         self._confirming.add(task)
         task.add_done_callback(self._confirming.discard)
+
+    def _message(self, e: EventEnvelope) -> tuple[str, bytes, dict[str, str]]:
+        """Subject, payload and headers of one event, on JetStream or plainly alike."""
+        return (self.subject_for(e.stream, e.type), _encoder.encode(e),
+                {"Nats-Msg-Id": msg_id(e.stream, e.version)})
 
     async def _send_unacked(self, envelopes: Sequence[EventEnvelope]) -> None:
         """JetStream has left ``stalled_at`` publishes unacknowledged (a stream's leader
@@ -318,10 +322,8 @@ class Publisher:
         JetStream stores too, if it can); their outbox rows stay queued for the relay,
         whose sweep stores them once JetStream answers, each once by its message id."""
         try:
-            for e in envelopes:
-                await self.client.nc.publish(
-                    self.subject_for(e.stream, e.type), _encoder.encode(e),
-                    headers={"Nats-Msg-Id": msg_id(e.stream, e.version)})
+            for subject, data, headers in map(self._message, envelopes):
+                await self.client.nc.publish(subject, data, headers=headers)
         except Exception as exc:  # NATS away: the relay's sweep publishes them
             _log.warning("publish_failed", error=repr(exc), events=len(envelopes))
             return
