@@ -82,12 +82,15 @@ async def test_refusals_read_as_sentences_and_a_cooldown_counts_down(
                         "Ranked games are for registered accounts with 10 finished games.",
                         "You left or missed a ranked match lately: you may queue again in "
                         "1 min 05 s."]
+        # The lobby's own first look at the queue would overwrite the frame below: let it land.
+        await page.wait_for_function(
+            "document.getElementById('queue-stats').textContent.includes('waiting alone')")
         await page.evaluate("onFrame({type: 'error', code: 'queue_cooldown', message: 'x',"
                             " until: Date.now() + 4200})")
         status = await page.text_content("#status") or ""
         assert "queue again in 5 s" in status and "queue_cooldown" not in status
         first = await page.text_content("#queue-state") or ""
-        assert first.endswith("You may queue again in 5 s."), first
+        assert first == "Not queued. You may queue again in 5 s.", first
         await page.wait_for_function(
             "document.getElementById('queue-state').textContent.endsWith('again in 3 s.')",
             timeout=4000)

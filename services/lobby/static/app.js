@@ -1404,8 +1404,8 @@ function renderQueue(q) {
                   declined: "You did not accept the match.",
                   partner_declined: "Your partner did not accept the match." }[q.reason] || "";
     const cool = q.cooldown_until && q.cooldown_until > Date.now()
-      ? ` You may queue again in ${countdown(q.cooldown_until - Date.now())}.` : "";
-    text = `Not queued. ${why}${cool}`.trim();
+      ? `You may queue again in ${countdown(q.cooldown_until - Date.now())}.` : "";
+    text = ["Not queued.", why, cool].filter(Boolean).join(" ");
   }
   $("queue-state").textContent = text;
 }
@@ -1571,10 +1571,15 @@ async function showPlayer(playerId, before = null) {
 }
 
 // Every second: the time in the queue goes up, an invitation's and a cooldown's go down
-// (and the cooldown's line once more when it has run out).
-setInterval(() => {
+// (and the cooldown's line once more when it has run out). While a cooldown runs, the next
+// tick lands just after its shown second changes, so a late timer never skips a number.
+(function tickQueue() {
   const q = S.queue;
-  if (!q) return;
-  const cooling = q.cooldown_until && q.cooldown_until > Date.now() - 1000;
-  if (q.state === "waiting" || q.state === "inviting" || cooling) renderQueue(q);
-}, 1000);
+  let wait = 1000;
+  if (q) {
+    const left = q.cooldown_until ? q.cooldown_until - Date.now() : -Infinity;
+    if (q.state === "waiting" || q.state === "inviting" || left > -1000) renderQueue(q);
+    if (left > 0) wait = (left % 1000) + 20;
+  }
+  setTimeout(tickQueue, wait);
+})();
