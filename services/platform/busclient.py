@@ -142,6 +142,19 @@ class BusClient:
 
         return Listening(await self.nc.subscribe(subject, cb=on_msg))
 
+    async def follow_raw(self, subject: str, handler: Callable[[bytes], None]) -> Listening:
+        """Publications whose body is plain bytes, handed to a plain function as the
+        connection reads them (``connection.NatsClient.subscribe_direct``): for the
+        many small messages of a followed game. A plain nats-py connection (some
+        tests' own) hands them over through its callback task instead."""
+        if isinstance(self.nc, connection.NatsClient):
+            return Listening(await self.nc.subscribe_direct(subject, handler))
+
+        async def on_msg(msg: Msg) -> None:
+            handler(msg.data)
+
+        return Listening(await self.nc.subscribe(subject, cb=on_msg))
+
     async def answer(self, subject: str, endpoint: bus.Endpoint) -> Listening:
         """Answer requests on a subject of this process's own (not a services API
         endpoint), with the same decoding and error replies as every endpoint."""

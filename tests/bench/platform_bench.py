@@ -523,7 +523,7 @@ async def run(db_url: str, nats_url: str, counts: list[int], n_gw: int, n_wk: in
     def wrap(kind: str, i: int) -> list[str] | None:
         if profile != kind or i != 0:
             return None
-        return [spy, "record", "--format", "raw", "--rate", "200", "--nonblocking",
+        return [spy, "record", "--format", "raw", "--rate", "200", "--nonblocking", "--gil",
                 "-o", profile_out, "--"]
 
     procs: list[Proc] = []

@@ -182,7 +182,7 @@ class GameClient:
         decoder = msgspec.msgpack.Decoder(EventEnvelope)
         following = Following(game_id, handler)
 
-        async def on_msg(data: bytes) -> None:
+        def on_msg(data: bytes) -> None:
             try:
                 env = decoder.decode(data)
             except (msgspec.DecodeError, msgspec.ValidationError):
@@ -190,7 +190,7 @@ class GameClient:
             else:
                 following.hand(env)
 
-        following._sub = await self.client.listen_raw(self.names.game_event(game_id, "*"),
+        following._sub = await self.client.follow_raw(self.names.game_event(game_id, "*"),
                                                       on_msg)
         following._history = asyncio.create_task(self._catch_up(following))
         self._followed.add(following)

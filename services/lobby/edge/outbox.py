@@ -48,9 +48,12 @@ class Outbox:
             raise asyncio.QueueEmpty
         return self._frames.popleft()
 
-    async def get(self) -> str | None:
-        """The next frame, waiting for one; a single writer calls this."""
+    async def get_all(self) -> list[str | None]:
+        """Every frame waiting, in order, waiting for one; a single writer calls this, so
+        the events of one delivery reach a socket in one write."""
         while not self._frames:
             self._waiter = asyncio.get_running_loop().create_future()
             await self._waiter
-        return self._frames.popleft()
+        frames = list(self._frames)
+        self._frames.clear()
+        return frames

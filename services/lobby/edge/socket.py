@@ -12,7 +12,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 import msgspec
@@ -24,6 +25,7 @@ from services.lobby.accounts.auth import Tokens
 from services.lobby.base.errors import LobbyError
 from services.lobby.edge.gateway import Conn, Gateway
 from services.platform import db, logs
+from services.platform.wsprotocol import RECEIVE, SEND_TEXTS
 
 _log = logs.get("gateway")
 _decoder = msgspec.json.Decoder(ws.ClientMessage)
@@ -101,16 +103,26 @@ async def _expire(conn: Conn, expires_at: int) -> None:
 
 
 async def _write(socket: WebSocket[Any, Any, Any], conn: Conn) -> None:
-    # The ASGI send event itself (litestar's own send still checks the socket is open):
-    # ``send_text`` adds two coroutines per frame that only build this dict.
+    # Every frame waiting, in one write, when the server offers it (services/platform/
+    # wsprotocol.py); otherwise the ASGI send event itself, one per frame (``send_text``
+    # adds two coroutines per frame that only build this dict).
+    send_texts = cast(Callable[[list[str]], Awaitable[None]] | None,
+                      (socket.scope.get("extensions") or {}).get(SEND_TEXTS))
     send, outbox = socket.send, conn.outbox
     try:
         while True:
-            data = await outbox.get()
-            if data is None:
+            frames = await outbox.get_all()
+            texts = [f for f in frames if f is not None]  # None: the end, always last
+            if send_texts is not None:
+                if texts:
+                    await send_texts(texts)
+            else:
+                for data in texts:
+                    event: WebSocketSendEvent = {"type": "websocket.send", "bytes": None,
+                                                 "text": data}
+                    await send(event)
+            if len(texts) < len(frames):
                 break
-            event: WebSocketSendEvent = {"type": "websocket.send", "bytes": None, "text": data}
-            await send(event)
     except Exception:
         conn.closed = True
         return
@@ -120,8 +132,12 @@ async def _write(socket: WebSocket[Any, Any, Any], conn: Conn) -> None:
 
 async def _read(socket: WebSocket[Any, Any, Any], conn: Conn, gateway: Gateway,
                 max_frame_bytes: int) -> None:
+    # The server's own receive when it offers it (services/platform/wsprotocol.py):
+    # litestar's wrapper only notes the state this loop reads from each message.
+    receive = cast(Callable[[], Awaitable[Mapping[str, Any]]],
+                   (socket.scope.get("extensions") or {}).get(RECEIVE) or socket.receive)
     while not conn.closed:
-        message: dict[str, Any] = dict(await socket.receive())
+        message = await receive()
         if message["type"] == "websocket.disconnect":
             return
         text: str | None = message.get("text")

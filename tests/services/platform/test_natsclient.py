@@ -1,0 +1,137 @@
+"""The services' NATS client: a request answers as nats-py's own does (its reply, no
+responders, a timeout), and a direct subscription hands every message over in order."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator, Callable
+
+import nats
+import nats.errors
+import pytest
+from nats.aio.client import Client
+from nats.aio.msg import Msg
+
+from services.platform.busclient import BusClient
+from services.platform.connection import NatsClient
+
+
+@pytest.fixture
+async def asker(nats_url: str) -> AsyncIterator[NatsClient]:
+    client = NatsClient()
+    await client.connect(nats_url)
+    yield client
+    await client.close()
+
+
+@pytest.fixture
+async def other(nats_url: str) -> AsyncIterator[Client]:
+    client = await nats.connect(nats_url)
+    yield client
+    await client.close()
+
+
+def _subject(prefix: str) -> str:
+    return f"{prefix}.natsclient.{uuid.uuid4().hex[:8]}"
+
+
+async def _until(check: Callable[[], bool], seconds: float = 5.0) -> None:
+    async with asyncio.timeout(seconds):
+        while not check():
+            await asyncio.sleep(0.01)
+
+
+async def test_requests_in_flight_together_each_get_their_own_reply(
+        asker: NatsClient, other: Client, nats_prefix: str) -> None:
+    subject, held = _subject(nats_prefix), []
+
+    async def answer_backwards(msg: Msg) -> None:
+        held.append(msg)
+        if len(held) == 3:
+            for m in reversed(held):
+                await m.respond(m.data + b"!")
+
+    await other.subscribe(subject, cb=answer_backwards)
+    await other.flush()
+    replies = await asyncio.gather(*(asker.request(subject, b"%d" % i, timeout=5)
+                                     for i in range(3)))
+    assert [r.data for r in replies] == [b"0!", b"1!", b"2!"]
+    assert asker._replies == {}
+
+
+async def test_a_replys_headers_are_read(asker: NatsClient, other: Client,
+                                         nats_prefix: str) -> None:
+    subject = _subject(nats_prefix)
+
+    async def refuse(msg: Msg) -> None:
+        assert msg.reply
+        await other.publish(msg.reply, b"", headers={"Nats-Service-Error-Code": "404",
+                                                     "Nats-Service-Error": "no such game"})
+
+    await other.subscribe(subject, cb=refuse)
+    await other.flush()
+    reply = await asker.request(subject, b"", timeout=5)
+    assert reply.headers == {"Nats-Service-Error-Code": "404",
+                             "Nats-Service-Error": "no such game"}
+
+
+async def test_nobody_there_nobody_answering_and_a_late_answer(
+        asker: NatsClient, other: Client, nats_prefix: str) -> None:
+    with pytest.raises(nats.errors.NoRespondersError):
+        await asker.request(_subject(nats_prefix), b"", timeout=5)
+    subject, held = _subject(nats_prefix), []
+
+    async def hold(msg: Msg) -> None:
+        held.append(msg)
+
+    await other.subscribe(subject, cb=hold)
+    await other.flush()
+    with pytest.raises(nats.errors.TimeoutError):
+        await asker.request(subject, b"", timeout=0.2)
+    await held[0].respond(b"too late")  # dropped: nobody waits for it any more
+    await other.flush()
+    await asker.flush()
+    assert asker._replies == {}
+    waiting = asyncio.create_task(asker.request(subject, b"", timeout=5))
+    await _until(lambda: len(held) == 2)
+    waiting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    assert asker._replies == {}
+
+
+async def test_a_direct_subscription_hands_every_message_over_in_order(
+        asker: NatsClient, other: Client, nats_prefix: str) -> None:
+    subject, got = _subject(nats_prefix), []
+
+    def handler(data: bytes) -> None:
+        if data == b"bad":
+            raise ValueError("a handler's own failure")
+        got.append(data)
+
+    sub = await asker.subscribe_direct(subject, handler)
+    await asker.flush()
+    for i in range(200):
+        await other.publish(subject, b"bad" if i == 50 else b"%d" % i)
+    await other.flush()
+    await _until(lambda: len(got) == 199)  # the failure is logged, the rest handed over
+    assert got == [b"%d" % i for i in range(200) if i != 50]
+    await sub.unsubscribe()
+    await other.publish(subject, b"after")
+    await other.flush()
+    await asker.flush()
+    assert got[-1] == b"199" and asker._direct == {}
+
+
+async def test_a_plain_connection_follows_through_its_callback(
+        other: Client, nats_url: str, nats_prefix: str) -> None:
+    """Some tests hand the bus client nats-py's own connection: it follows all the same."""
+    subject, got = _subject(nats_prefix), list[bytes]()
+    listening = await BusClient(other).follow_raw(subject, got.append)
+    async with await nats.connect(nats_url) as publisher:
+        for i in range(5):
+            await publisher.publish(subject, b"%d" % i)
+    await _until(lambda: len(got) == 5)
+    assert got == [b"0", b"1", b"2", b"3", b"4"]
+    await listening.unsubscribe()
