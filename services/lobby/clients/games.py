@@ -62,7 +62,8 @@ class GameClient:
     def __init__(self, client: BusClient, names: Names, timeout: float) -> None:
         self.client, self.names, self.timeout = client, names, timeout
         self._followed: set[Following] = set()
-        self._back: asyncio.Future[None] | None = None
+        self._asking: set[asyncio.Task[object]] = set()  # tasks waiting for a reply now
+        self._lost: set[asyncio.Task[object]] = set()  # of those, whose request was lost
         client.on_reconnected(self._resume)
 
     async def _ask(self, subject: str, body: msgspec.Struct, reply: type[T]) -> T:
@@ -81,23 +82,16 @@ class GameClient:
         assert task is not None
         while True:
             # The request runs in the caller's own task (no task of its own per request),
-            # and a reconnection cancels it there, as ``asyncio.timeout`` does a timeout:
-            # told from any other cancellation by ``lost`` and taken back by ``uncancel``.
-            back, waiting, lost = self._next_reconnection(), [True], [False]
-
-            def on_back(_: object, waiting: list[bool] = waiting,
-                        lost: list[bool] = lost) -> None:
-                if waiting[0]:  # not once the request is over: the task is elsewhere
-                    lost[0] = True
-                    task.cancel()
-
-            back.add_done_callback(on_back)
+            # and a reconnection cancels it there (`_resume`), as ``asyncio.timeout`` does
+            # a timeout: told from any other cancellation by ``_lost`` and taken back by
+            # ``uncancel``.
+            self._asking.add(task)
             try:
-                answer = await self.client.request(
+                return await self.client.request(
                     subject, body, reply,
                     timeout=max(0.01, min(RESEND_AFTER, deadline - loop.time())))
             except asyncio.CancelledError:
-                if not lost[0] or task.uncancel() > 0:
+                if task not in self._lost or task.uncancel() > 0:
                     raise  # this caller was cancelled, not the connection lost
                 if loop.time() >= deadline:
                     raise GameUnavailable(subject) from None
@@ -110,24 +104,10 @@ class GameClient:
                 nobody = exc.reason == "NoRespondersError" and now < asked_at + RESEND_AFTER
                 if not (late or nobody):
                     raise GameUnavailable(subject) from None
-                unanswered = True
-            else:
-                unanswered = False
             finally:
-                waiting[0] = False
-                back.remove_done_callback(on_back)
-            if unanswered:
-                await asyncio.sleep(RESEND_PAUSE)  # a moment for a worker to come back
-                continue
-            if lost[0]:  # cancelled as the reply came, and the reply won: take it back
-                task.uncancel()
-            return answer
-
-    def _next_reconnection(self) -> asyncio.Future[None]:
-        """Resolved when the connection is next back after a loss."""
-        if self._back is None or self._back.done():
-            self._back = asyncio.get_running_loop().create_future()
-        return self._back
+                self._asking.discard(task)
+                self._lost.discard(task)
+            await asyncio.sleep(RESEND_PAUSE)  # a moment for a worker to come back
 
     async def create(self, c: CreateGame) -> GameReply:
         try:
@@ -216,7 +196,8 @@ class GameClient:
     async def _resume(self) -> None:
         """After a reconnection: requests in flight are sent again, and each followed
         game asks for what it published meanwhile."""
-        if self._back is not None and not self._back.done():
-            self._back.set_result(None)
+        for task in self._asking - self._lost:
+            self._lost.add(task)
+            task.cancel()
         for following in list(self._followed):
             following._history = asyncio.create_task(self._catch_up(following))
