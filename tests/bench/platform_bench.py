@@ -43,7 +43,8 @@ in play, and so games per core), then the largest N that held p99 under
 (``SPADES_SHARD_DATABASE_URLS``); Postgres transactions are counted in all.
 
 ``--profile`` runs the first gateway or worker under ``py-spy record`` (when
-installed) and writes its samples (collapsed stacks) to ``--profile-out``.
+installed) and writes its samples (collapsed stacks, taken only while the process
+holds the GIL: its CPU rather than its waits) to ``--profile-out``.
 """
 
 from __future__ import annotations
