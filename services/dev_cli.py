@@ -69,6 +69,7 @@ def dev() -> int:
     signal.signal(signal.SIGTERM, on_signal)
     http_ports = {name: _port(f"SPADES_DEV_{name.upper()}_PORT", port)
                   for name, port in catalog.DEV_HTTP_PORTS.items()}
+    _no_port_twice(http_ports)
     for name, port in http_ports.items():
         if servers.port_in_use(port):
             raise CliError(f"port {port} ({name} HTTP) is in use")
@@ -144,19 +145,50 @@ def dev() -> int:
         os.close(lock)
 
 
-def _nats_nodes(root: Path) -> list[servers.NatsServer]:
-    """One NATS server, or with SPADES_DEV_NATS_NODES=N a cluster of N nodes on
-    consecutive ports from the single server's ports (client, monitor, cluster)."""
+def _no_port_twice(http_ports: dict[str, int]) -> None:
+    """Each port this command would listen on, told once: the services' HTTP and the
+    servers it starts (Postgres unless DATABASE_URL is set, NATS unless NATS_URL is),
+    so that one set twice is a line here, not a service that never comes up."""
+    owners: dict[int, str] = {}
+
+    def claim(port: int, what: str) -> None:
+        if port in owners:
+            raise CliError(f"port {port} is set for both {owners[port]} and {what}")
+        owners[port] = what
+
+    for name, port in http_ports.items():
+        claim(port, f"{name} HTTP")
+    if not os.environ.get("DATABASE_URL"):
+        claim(_port("SPADES_DEV_PG_PORT", DEV_PG_PORT), "PostgreSQL")
+    if not os.environ.get("NATS_URL"):
+        nodes = _nats_node_count()
+        for i in range(nodes):
+            claim(_port("SPADES_DEV_NATS_PORT", DEV_NATS_PORT) + i, f"NATS node {i + 1}")
+            claim(_port("SPADES_DEV_NATS_MONITOR_PORT", DEV_NATS_MONITOR_PORT) + i,
+                  f"NATS node {i + 1}'s monitor")
+            if nodes > 1:
+                claim(_port("SPADES_DEV_NATS_CLUSTER_PORT", DEV_NATS_CLUSTER_PORT) + i,
+                      f"NATS node {i + 1}'s cluster routes")
+
+
+def _nats_node_count() -> int:
     raw = os.environ.get("SPADES_DEV_NATS_NODES", "1")
     if not raw.isdigit() or not 1 <= int(raw) <= 5:
         raise CliError(f"setting SPADES_DEV_NATS_NODES is invalid: {raw!r} is not 1 to 5")
+    return int(raw)
+
+
+def _nats_nodes(root: Path) -> list[servers.NatsServer]:
+    """One NATS server, or with SPADES_DEV_NATS_NODES=N a cluster of N nodes on
+    consecutive ports from the single server's ports (client, monitor, cluster)."""
+    count = _nats_node_count()
     port = _port("SPADES_DEV_NATS_PORT", DEV_NATS_PORT)
     monitor = _port("SPADES_DEV_NATS_MONITOR_PORT", DEV_NATS_MONITOR_PORT)
-    if int(raw) == 1:
+    if count == 1:
         single = servers.NatsServer(root / "nats", port, monitor)
         single.start()
         return [single]
-    cluster = servers.nats_cluster(root / "nats-cluster", int(raw), port, monitor,
+    cluster = servers.nats_cluster(root / "nats-cluster", count, port, monitor,
                                    _port("SPADES_DEV_NATS_CLUSTER_PORT", DEV_NATS_CLUSTER_PORT))
     cluster.start()
     return cluster.nodes
@@ -189,7 +221,8 @@ async def _ensure_database(admin_url: str) -> str:
 
 def _wait_ready(children: dict[str, subprocess.Popen[bytes]], ports: dict[str, int],
                 stop: dict[str, int], timeout: float = 60.0) -> None:
-    from urllib.request import urlopen  # pulls in http and ssl: only `spades dev` waits
+    from http.client import HTTPException  # pulls in http and ssl: only `spades dev` waits
+    from urllib.request import urlopen
 
     pending = dict(ports)
     deadline = time.monotonic() + timeout
@@ -202,7 +235,8 @@ def _wait_ready(children: dict[str, subprocess.Popen[bytes]], ports: dict[str, i
             if children[name].poll() is not None:
                 raise CliError(f"service {name} exited with code {children[name].returncode}")
             url = f"http://127.0.0.1:{pending[name]}/readyz"
-            with contextlib.suppress(OSError), urlopen(url, timeout=1) as answer:
+            # Not HTTP at all (another server took the port): not ready, as unanswered.
+            with contextlib.suppress(OSError, HTTPException), urlopen(url, timeout=1) as answer:
                 if answer.status == 200:
                     del pending[name]
         time.sleep(0.1)

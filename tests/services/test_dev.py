@@ -12,7 +12,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -170,6 +170,19 @@ def test_dev_names_a_port_in_use_in_one_line(tmp_path: Path, ports: dict[str, in
     assert err.strip() == f"spades: port {ports['lobby']} (lobby HTTP) is in use"
 
 
+def test_dev_names_a_port_set_twice_in_one_line(tmp_path: Path, ports: dict[str, int]) -> None:
+    """A service's HTTP port inside a NATS cluster's ports would leave that service
+    unable to listen: refused before anything starts."""
+    base = servers.free_ports(3)
+    ports["game"] = base + 2
+    proc = spades("dev", env=dev_env(tmp_path, ports, SPADES_DEV_NATS_NODES="3",
+                                     SPADES_DEV_NATS_MONITOR_PORT=str(base)))
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 1
+    assert err.strip() == (f"spades: port {base + 2} is set for both game HTTP and "
+                           "NATS node 3's monitor")
+
+
 def test_dev_names_an_unreachable_nats_in_one_line(tmp_path: Path, ports: dict[str, int],
                                                    database_url: str) -> None:
     env = dev_env(tmp_path, ports, DATABASE_URL=database_url, NATS_URL="nats://127.0.0.1:1")
@@ -303,13 +316,16 @@ async def test_dev_starts_a_killed_postgres_again_and_nothing_acknowledged_is_lo
         proc.wait(60)
 
 
-def _free_runs(count: int, width: int) -> list[int]:
+def _free_runs(count: int, width: int, besides: Iterable[int]) -> list[int]:
     """``count`` base ports, each the first of ``width`` free consecutive ports below the
-    kernel's ephemeral range (``servers.free_ports``), the runs not overlapping."""
+    kernel's ephemeral range (``servers.free_ports``), the runs overlapping neither each
+    other nor the ports ``besides`` (the services' own, chosen free as well)."""
     bases: list[int] = []
+    taken = set(besides)
     while len(bases) < count:
         base = servers.free_ports(width)
-        if not any(abs(base - b) < width for b in bases):
+        run = set(range(base, base + width))
+        if not any(abs(base - b) < width for b in bases) and not run & taken:
             bases.append(base)
     return bases
 
@@ -333,7 +349,7 @@ async def test_dev_with_three_nats_nodes_replicates_every_stream_and_restarts_a_
         tmp_path: Path, ports: dict[str, int], database_url: str, nats_prefix: str) -> None:
     import nats as nats_client
 
-    client, monitor, cluster = _free_runs(3, 3)
+    client, monitor, cluster = _free_runs(3, 3, besides=ports.values())
     prefix = f"{nats_prefix}dev3"
     env = dev_env(tmp_path, ports, DATABASE_URL=database_url, SPADES_NATS_PREFIX=prefix,
                   SPADES_DEV_NATS_NODES="3", SPADES_DEV_NATS_PORT=str(client),
