@@ -135,10 +135,13 @@ def settings_cmd(service: str) -> int:
 
 
 def serve_one(name: str) -> int:
+    import asyncio
+
     from services.platform import runtime
 
     spec = registry.spec(name)
-    runtime.serve(name, load(spec.settings), spec.setup, spec.migrations)
+    settings = load(spec.settings)
+    asyncio.run(runtime.run(name, settings, spec.setup, spec.migrations))
     return 0
 
 

@@ -101,20 +101,6 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def serve(service: str, settings: Settings, setup: Setup,
-          schema: migrations.MigrationSet) -> None:
-    """`run` on uvloop's event loop where it is built (not on Windows): every message
-    a service handles passes through the loop's callbacks, futures and socket writes,
-    and uvloop's are compiled. Measured on the platform bench: gateways 0.31 -> 0.28 ms
-    of CPU per command, all server processes 0.86 -> 0.81 (docs/scaling.md)."""
-    try:
-        import uvloop
-    except ImportError:
-        asyncio.run(run(service, settings, setup, schema))
-    else:
-        uvloop.run(run(service, settings, setup, schema))
-
-
 async def run(service: str, settings: Settings, setup: Setup,
               schema: migrations.MigrationSet) -> None:
     """Serve one service until SIGTERM. ``schema`` is the service's own migrations: the

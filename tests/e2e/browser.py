@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from playwright.async_api import Browser, Page, async_playwright
+from playwright.async_api import Browser, Page, Request, async_playwright
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 CHROMIUM = os.environ.get("SPADES_CHROMIUM", "/usr/bin/chromium")
@@ -46,17 +47,38 @@ async def new_page(browser: Browser, problems: list[str], width: int = 1100,
 @contextlib.asynccontextmanager
 async def one_page(name: str) -> AsyncIterator[Page]:
     """A browser with one page for a test named ``name``. A failure keeps a screenshot
-    (``<name>-failed``) and says what the status line showed; an error in the page's
-    script fails the test too."""
+    (``<name>-failed``) and says what the status line showed, which of the page's HTTP
+    requests were still unanswered and which failed; an error in the page's script fails
+    the test too."""
     problems: list[str] = []
     async with chromium() as browser:
         page = await new_page(browser, problems)
+        waiting: dict[Request, float] = {}
+        failed: list[str] = []
+
+        def asked(r: Request) -> None:
+            waiting[r] = time.monotonic()
+
+        def answered(r: Request) -> None:
+            waiting.pop(r, None)
+
+        def lost(r: Request) -> None:
+            waiting.pop(r, None)
+            failed.append(f"{r.method} {r.url}: {r.failure}")
+
+        page.on("request", asked)
+        page.on("requestfinished", answered)
+        page.on("requestfailed", lost)
         try:
             yield page
         except Exception as exc:
             await shot(page, f"{name}-failed")
+            now = time.monotonic()
+            unanswered = [f"{r.method} {r.url} for {now - at:.1f} s"
+                          for r, at in waiting.items() if not r.url.startswith("ws")]
             raise AssertionError(f"{exc}; status line: {await page.text_content('#status')}; "
-                                 f"page errors: {problems}") from exc
+                                 f"page errors: {problems}; requests unanswered: "
+                                 f"{unanswered}; failed: {failed}") from exc
     assert problems == []
 
 
