@@ -15,6 +15,7 @@ from nats.aio.msg import Msg
 
 from services.platform.busclient import BusClient
 from services.platform.connection import NatsClient
+from tests.waiting import until
 
 
 @pytest.fixture
@@ -36,10 +37,13 @@ def _subject(prefix: str) -> str:
     return f"{prefix}.natsclient.{uuid.uuid4().hex[:8]}"
 
 
-async def _until(check: Callable[[], bool], seconds: float = 5.0) -> None:
-    async with asyncio.timeout(seconds):
-        while not check():
-            await asyncio.sleep(0.01)
+async def _until(check: Callable[[], bool]) -> None:
+    """``check`` holds within 30 s: the tests share one event loop, so a moment's stall
+    of another test's leftovers must not read as a lost message."""
+    async def holds() -> bool:
+        return check()
+
+    await until(holds, timeout=30.0, every=0.01)
 
 
 async def test_requests_in_flight_together_each_get_their_own_reply(
