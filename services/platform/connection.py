@@ -8,6 +8,7 @@ within seconds), since its games and consumers must outlive a broker restart.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -138,8 +139,11 @@ class NatsClient(nats.aio.client.Client):
         try:
             handler(data)
         except Exception:
-            _log.exception("subscription_handler_failed",
-                           subject=subject.decode("utf-8", "replace"))
+            # Nothing may escape into the library's reading: it stops reading for good on
+            # an exception (the connection still looks up), so not even the log's own.
+            with contextlib.suppress(Exception):
+                _log.exception("subscription_handler_failed",
+                               subject=subject.decode("utf-8", "replace"))
 
 
 def _time_out(future: asyncio.Future[Msg]) -> None:
