@@ -63,6 +63,13 @@ class NatsClient(nats.aio.client.Client):
         self._reply_sids: set[int] = set()
         self._replies: dict[bytes, asyncio.Future[Msg]] = {}
 
+    @property
+    def reading(self) -> bool:
+        """The connection's reading is alive. nats-py's reading stops for good on an
+        exception it does not expect, while ``is_connected`` still says True: readiness
+        asks this too, so that such a process is restarted rather than left deaf."""
+        return self._reading_task is not None and not self._reading_task.done()
+
     async def request(self, subject: str, payload: bytes = b"", timeout: float = 0.5,
                       old_style: bool = False, headers: dict[str, Any] | None = None) -> Msg:
         if old_style:

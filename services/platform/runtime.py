@@ -178,7 +178,9 @@ def _checks(rt: Runtime) -> dict[str, Callable[[], Awaitable[bool]]]:
         return bool(await rt.pool.fetchval("SELECT true"))
 
     async def nats() -> bool:
-        return bool(rt.client.nc.is_connected)
+        nc = rt.client.nc  # connected, and still reading what it is sent
+        return bool(nc.is_connected) and (not isinstance(nc, connection.NatsClient)
+                                          or nc.reading)
 
     async def workers() -> bool:
         return all(w.running for w in rt.workers)

@@ -4,6 +4,7 @@ responders, a timeout), and a direct subscription hands every message over in or
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import uuid
 from collections.abc import AsyncIterator, Callable
 
@@ -119,7 +120,12 @@ async def test_a_direct_subscription_hands_every_message_over_in_order(
     for i in range(200):
         await other.publish(subject, b"bad" if i == 50 else b"%d" % i)
     await other.flush()
-    await _until(lambda: len(got) == 199)  # the failure is logged, the rest handed over
+    try:
+        await _until(lambda: len(got) == 199)  # the failure is logged, the rest handed over
+    except AssertionError:
+        raise AssertionError(f"{len(got)} of 199 handed over, the last {got[-3:]}; "
+                             f"read {asker.stats['in_msgs']} messages in all, reading "
+                             f"{asker.reading}, connected {asker.is_connected}") from None
     assert got == [b"%d" % i for i in range(200) if i != 50]
     await sub.unsubscribe()
     await other.publish(subject, b"after")
@@ -139,3 +145,15 @@ async def test_a_plain_connection_follows_through_its_callback(
     await _until(lambda: len(got) == 5)
     assert got == [b"0", b"1", b"2", b"3", b"4"]
     await listening.unsubscribe()
+
+
+async def test_a_connection_whose_reading_died_says_so(asker: NatsClient) -> None:
+    """nats-py's reading ends for good on an exception it does not expect while the
+    connection still looks up; readiness asks ``reading`` for that."""
+    assert asker.is_connected and asker.reading
+    task = asker._reading_task
+    assert task is not None
+    task.cancel()  # as an unexpected exception would end it
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    assert asker.is_connected and not asker.reading
