@@ -102,12 +102,17 @@ async def _expire(conn: Conn, expires_at: int) -> None:
     conn.close()
 
 
+def _offered(socket: WebSocket[Any, Any, Any], extension: str) -> object:
+    """What the server offers under ``extension`` in the scope, or None."""
+    return (socket.scope.get("extensions") or {}).get(extension)
+
+
 async def _write(socket: WebSocket[Any, Any, Any], conn: Conn) -> None:
     # Every frame waiting, in one write, when the server offers it (services/platform/
     # wsprotocol.py); otherwise the ASGI send event itself, one per frame (``send_text``
     # adds two coroutines per frame that only build this dict).
     send_texts = cast(Callable[[list[str]], Awaitable[None]] | None,
-                      (socket.scope.get("extensions") or {}).get(SEND_TEXTS))
+                      _offered(socket, SEND_TEXTS))
     send, outbox = socket.send, conn.outbox
     try:
         while True:
@@ -135,7 +140,7 @@ async def _read(socket: WebSocket[Any, Any, Any], conn: Conn, gateway: Gateway,
     # The server's own receive when it offers it (services/platform/wsprotocol.py):
     # litestar's wrapper only notes the state this loop reads from each message.
     receive = cast(Callable[[], Awaitable[Mapping[str, Any]]],
-                   (socket.scope.get("extensions") or {}).get(RECEIVE) or socket.receive)
+                   _offered(socket, RECEIVE) or socket.receive)
     while not conn.closed:
         message = await receive()
         if message["type"] == "websocket.disconnect":
