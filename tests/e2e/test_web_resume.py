@@ -32,8 +32,11 @@ async def test_a_reload_mid_hand_comes_back_to_the_game_and_the_hand_plays_on(
         game = await page.evaluate("S.game")
         assert page.url.endswith(f"#/games/{game}")
         await page.reload()  # mid-hand: the page forgets the game, the server does not
+        # The reloaded page has settled on the game (seen once: shown before its script
+        # had taken the address in).
+        await page.wait_for_function(f"S.game === {game!r}", timeout=10000)
         await page.wait_for_selector("#game:not([hidden])")
-        assert await page.is_hidden("#lobby") and await page.evaluate("S.game") == game
+        assert await page.is_hidden("#lobby")
         # The same hand, as far as it went (a clock may have played for the seat).
         await page.wait_for_function(
             "document.querySelectorAll('#hand button.card').length > 0"
