@@ -29,6 +29,7 @@ from nats.aio.client import Client
 
 from services import catalog
 from services.platform import dbadmin, eventstore, servers
+from services.platform.connection import NatsClient
 from services.platform.migrations import MigrationSet
 
 # A schema with the shared tables only, for contract tests of the store and the bus.
@@ -145,8 +146,10 @@ def nats_url(test_servers: Servers) -> str:
 
 @pytest.fixture
 async def nc(nats_url: str) -> AsyncIterator[Client]:
-    """A plain NATS client of the test's own, drained at the end."""
-    client = await nats.connect(nats_url)
+    """A NATS client of the test's own (the services' own kind, so that a ``BusClient``
+    of it can store on JetStream as theirs do), drained at the end."""
+    client = NatsClient()
+    await client.connect(nats_url)
     yield client
     await client.drain()
 

@@ -12,8 +12,9 @@ with ``Refused`` (a stable code and a plain description).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, TypeVar
 
 import msgspec
@@ -118,6 +119,24 @@ class BusClient:
             await self.js.publish(subject, data, headers={"Nats-Msg-Id": msg_id})
         except _AWAY as exc:
             raise Unavailable(subject, type(exc).__name__) from None
+
+    async def store(self, messages: Iterable[tuple[str, bytes, str]],
+                    timeout: float) -> asyncio.Future[int]:
+        """Hand each (subject, payload, message id) to JetStream, in order, at once;
+        the future holds how many it stored anew once it acknowledged every one
+        (``connection.NatsClient.store``). Raises when the connection cannot take them."""
+        return await self._nats.store(messages, timeout)
+
+    @property
+    def storing(self) -> int:
+        """Messages handed to JetStream and not yet acknowledged."""
+        return self._nats.storing
+
+    @property
+    def _nats(self) -> connection.NatsClient:
+        if not isinstance(self.nc, connection.NatsClient):
+            raise TypeError("storing on JetStream takes a connection of connection.connect")
+        return self.nc
 
     async def listen(self, subject: str, kind: type[T],
                      handler: Callable[[str, T], Awaitable[None]]) -> Listening:

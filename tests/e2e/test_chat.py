@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 
 import msgspec
-import nats
 
 from schemas.play import ChatLine
 from schemas.subjects import Names
+from services.platform import connection
 from tests.e2e.conftest import Platform
 from tests.services.lobby.harness import Player
 
@@ -39,7 +39,7 @@ async def test_people_and_bots_talk_at_the_table(platform: Platform, nats_url: s
     limited = await b.until(lambda f: f["type"] == "error")
     assert limited["code"] == "chat_rate_limited"
 
-    nc = await nats.connect(nats_url)
+    nc = await connection.connect(nats_url, "test")
     names = Names(f"{nats_prefix}e2e")
 
     async def bot_says(text: str) -> None:

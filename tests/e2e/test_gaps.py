@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 
 import asyncpg
-import nats
 
 from engine.evolve import fold
 from schemas.subjects import Names
@@ -22,6 +21,7 @@ from services.lobby.ranked.queue import Queue
 from services.lobby.tables import store
 from services.lobby.tables.tables import Tables
 from services.lobby.tournaments.tournaments import Tournaments
+from services.platform import connection
 from services.platform.busclient import BusClient
 from tests.e2e.conftest import Platform
 from tests.e2e.truth import stored_events
@@ -42,7 +42,7 @@ async def test_events_after_a_gap_wait_until_the_worker_supplies_the_missing_one
         await asyncio.sleep(0.05)
     assert len(events) >= 40
 
-    nc = await nats.connect(nats_url)
+    nc = await connection.connect(nats_url, "test")
     pool = await asyncpg.create_pool(database_url, server_settings={"search_path": "lobby"})
     assert pool is not None
     try:

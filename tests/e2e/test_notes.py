@@ -7,14 +7,13 @@ import asyncio
 import uuid
 
 import msgspec
-import nats
 from msgspec.structs import replace
 
 from engine.presets import CLASSIC
 from schemas.notes import MatchStarted, RatingChanged
 from schemas.play import CreateGame, GameReply
 from schemas.subjects import Names
-from services.platform import bus
+from services.platform import bus, connection
 from tests.e2e.conftest import Platform
 from tests.e2e.players import started
 from tests.services.lobby.harness import Player, Socket
@@ -42,7 +41,7 @@ async def test_a_note_reaches_all_of_its_players_sockets_on_every_gateway_and_no
     bobs = [await bob.socket(platform.a.ws_url), await bob.socket(platform.b.ws_url)]
     note = MatchStarted(match_id="m1", origin="queue", origin_id="q1", table_id="t1",
                         game_id="g1", seat=2, rated=True)
-    nc = await nats.connect(nats_url)
+    nc = await connection.connect(nats_url, "test")
     try:
         await asyncio.sleep(0.2)  # both gateways listen since they started; settle the sockets
         await nc.publish(Names(f"{nats_prefix}e2e").player_note(ann.player_id),
@@ -82,7 +81,7 @@ async def test_me_names_the_running_games_and_tables_of_the_caller(
                                                "role": "player"}
     # A game no table opened is found too (through the games projection).
     game_id = f"me-{uuid.uuid4().hex[:8]}"
-    nc = await nats.connect(nats_url)
+    nc = await connection.connect(nats_url, "test")
     try:
         reply = await bus.request(nc, Names(f"{nats_prefix}e2e").game_create, CreateGame(
             game_id=game_id, command_id="create", rules=replace(CLASSIC, target=None,

@@ -7,13 +7,12 @@ import json
 import uuid
 
 import asyncpg
-import nats
 from msgspec.structs import replace
 
 from engine.presets import CLASSIC
 from schemas.play import CreateGame, GameReply
 from schemas.subjects import Names
-from services.platform import bus
+from services.platform import bus, connection
 from tests.e2e.conftest import Platform
 from tests.e2e.players import Seat, play_until_over, started, until_my_turn
 from tests.services.lobby.harness import Player
@@ -24,7 +23,7 @@ async def test_a_game_that_no_table_opened_is_played_over_the_socket(
     ann = await Player.guest(platform.a.url, "Ann")
     bob = await Player.guest(platform.b.url, "Bob")
     game_id = f"direct-{uuid.uuid4().hex[:8]}"
-    nc = await nats.connect(nats_url)
+    nc = await connection.connect(nats_url, "test")
     try:
         reply = await bus.request(nc, Names(f"{nats_prefix}e2e").game_create, CreateGame(
             game_id=game_id, command_id="create", rules=replace(CLASSIC, target=None, max_hands=1),

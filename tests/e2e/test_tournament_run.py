@@ -18,14 +18,13 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import asyncpg
-import nats
 import pytest
 
 from schemas import subjects
 from schemas.matches import lobby_match_id
 from schemas.subjects import Names
 from schemas.tournaments import events as ev
-from services.platform import faults
+from services.platform import connection, faults
 from services.platform.busclient import BusClient
 from services.platform.db import create_pool
 from services.platform.eventstore import EventStore
@@ -217,7 +216,7 @@ async def test_four_teams_play_to_a_champion_across_a_crash_and_a_kill(
     finally:
         await conn.close()
     # What the reconciler reads when a game's end never arrived: the game's own store.
-    nc = await nats.connect(nats_url)
+    nc = await connection.connect(nats_url, "test")
     try:
         client = MatchCalls(BusClient(nc), Names(f"{nats_prefix}e2e"), 5.0)
         last = await client.last_event(results[0].game_stream)
@@ -346,7 +345,7 @@ async def test_game_ends_published_again_by_resync_change_no_standing(
     """``spades resync`` publishes a finished tournament's game ends again (under new message
     ids, so JetStream delivers them): the results consumer takes each, and nothing moves."""
     scheduler = copy(platform, platform_env, "resync")
-    nc = await nats.connect(nats_url)
+    nc = await connection.connect(nats_url, "test")
     try:
         org = await organizer(platform.a, database_url)
         tid, before = await bot_tournament(org, {"kind": "single_elimination"}, 4, FAST)

@@ -144,12 +144,9 @@ async def _publish_again(client: BusClient, subject_for: SubjectFor,
                          rows: Sequence[asyncpg.Record], generation: str,
                          ack_timeout: float) -> int:
     """Publish ``rows`` under ``generation``; how many JetStream stored as new."""
-    acks = [await client.js.publish_async(
-        subject_for(r["stream"], r["type"]), _encoder.encode(_envelope(r)),
-        headers={"Nats-Msg-Id": msg_id(r["stream"], r["version"], generation)})
-        for r in rows]
-    answers = await asyncio.wait_for(asyncio.gather(*acks), ack_timeout)
-    return sum(1 for a in answers if not a.duplicate)
+    return await (await client.store(
+        [(subject_for(r["stream"], r["type"]), _encoder.encode(_envelope(r)),
+          msg_id(r["stream"], r["version"], generation)) for r in rows], ack_timeout))
 
 
 class OutboxRelay:
@@ -178,13 +175,10 @@ class OutboxRelay:
                 self.batch, self.sweep_after)
             if not rows:
                 return 0
-            acks = []
-            for r in rows:
-                acks.append(await self.client.js.publish_async(
-                    self.subject_for(r["stream"], r["type"]), _encoder.encode(_envelope(r)),
-                    headers={"Nats-Msg-Id": msg_id(r["stream"], r["version"])}))
             # Raises (and keeps the rows queued) unless JetStream stored every one.
-            await asyncio.wait_for(asyncio.gather(*acks), self.ack_timeout)
+            await (await self.client.store(
+                [(self.subject_for(r["stream"], r["type"]), _encoder.encode(_envelope(r)),
+                  msg_id(r["stream"], r["version"])) for r in rows], self.ack_timeout))
             faults.hit(faults.AFTER_PUBLISH_BEFORE_MARK)
             await conn.execute("DELETE FROM outbox WHERE position = ANY($1::bigint[])",
                                [r["position"] for r in rows])
@@ -293,46 +287,46 @@ class Publisher:
                  ack_timeout: float = 10.0, stalled_at: int = 1000) -> None:
         self.client, self.subject_for, self.relay = client, subject_for, relay
         self.ack_timeout, self.stalled_at = ack_timeout, stalled_at
-        self._confirming: set[asyncio.Task[None]] = set()
+        self._confirming: set[asyncio.Future[int]] = set()
 
     async def __call__(self, envelopes: Sequence[EventEnvelope]) -> None:
-        if self.client.js.publish_async_pending() + len(envelopes) > self.stalled_at:
+        if self.client.storing + len(envelopes) > self.stalled_at:
             await self._send_unacked(envelopes)
             return
         try:
-            acks = [await self.client.js.publish_async(subject, data, headers=headers)
-                    for subject, data, headers in map(self._message, envelopes)]
+            acked = await self.client.store(map(self._message, envelopes), self.ack_timeout)
         except Exception as exc:  # NATS away: the relay's sweep publishes them
             _log.warning("publish_failed", error=repr(exc), events=len(envelopes))
             return
-        task = asyncio.create_task(self._confirm(acks, [e.position for e in envelopes]))
-        self._confirming.add(task)
-        task.add_done_callback(self._confirming.discard)
+        positions = [e.position for e in envelopes]
+        self._confirming.add(acked)
+        acked.add_done_callback(lambda done: self._confirmed(done, positions))
 
-    def _message(self, e: EventEnvelope) -> tuple[str, bytes, dict[str, str]]:
-        """Subject, payload and headers of one event, on JetStream or plainly alike."""
-        return (self.subject_for(e.stream, e.type), _encoder.encode(e),
-                {"Nats-Msg-Id": msg_id(e.stream, e.version)})
+    def _message(self, e: EventEnvelope) -> tuple[str, bytes, str]:
+        """Subject, payload and message id of one event, on JetStream or plainly alike."""
+        return self.subject_for(e.stream, e.type), _encoder.encode(e), msg_id(e.stream, e.version)
 
     async def _send_unacked(self, envelopes: Sequence[EventEnvelope]) -> None:
         """JetStream has left ``stalled_at`` publishes unacknowledged (a stream's leader
-        being elected after its node died, say), and its client would make the next
-        publish wait for room, holding up the game's commands. The events go out by
-        plain delivery instead, which the gateways' subscriptions receive at once (and
-        JetStream stores too, if it can); their outbox rows stay queued for the relay,
-        whose sweep stores them once JetStream answers, each once by its message id."""
+        being elected after its node died, say), and waiting for room would hold up
+        the game's commands. The events go out by plain delivery instead, which the
+        gateways' subscriptions receive at once (and JetStream stores too, if it
+        can); their outbox rows stay queued for the relay, whose sweep stores them
+        once JetStream answers, each once by its message id."""
         try:
-            for subject, data, headers in map(self._message, envelopes):
-                await self.client.nc.publish(subject, data, headers=headers)
+            for subject, data, message_id in map(self._message, envelopes):
+                await self.client.nc.publish(subject, data,
+                                             headers={"Nats-Msg-Id": message_id})
         except Exception as exc:  # NATS away: the relay's sweep publishes them
             _log.warning("publish_failed", error=repr(exc), events=len(envelopes))
             return
         UNACKED.inc(len(envelopes))
 
-    async def _confirm(self, acks: list[asyncio.Future[Any]], positions: list[int]) -> None:
-        try:
-            await asyncio.wait_for(asyncio.gather(*acks), self.ack_timeout)
-        except Exception as exc:  # not stored, or no answer: the relay's sweep again
+    def _confirmed(self, acked: asyncio.Future[int], positions: list[int]) -> None:
+        self._confirming.discard(acked)
+        if acked.cancelled():
+            return
+        if (exc := acked.exception()) is not None:  # not stored, or no answer: the sweep
             _log.warning("publish_failed", error=repr(exc), events=len(positions))
             return
         PUBLISHED.inc(len(positions))

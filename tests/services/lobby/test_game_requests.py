@@ -12,7 +12,6 @@ import uuid
 from collections.abc import AsyncIterator
 
 import msgspec
-import nats
 import pytest
 from nats.aio.client import Client
 from nats.aio.msg import Msg
@@ -21,12 +20,13 @@ from schemas.play import EventsReply, EventsSince
 from schemas.subjects import Names
 from services.lobby.clients import games
 from services.lobby.clients.games import GameClient
+from services.platform import connection
 from services.platform.busclient import BusClient
 
 
 @pytest.fixture
 async def nc(nats_url: str) -> AsyncIterator[Client]:
-    client = await nats.connect(nats_url)
+    client = await connection.connect(nats_url, "test")
     yield client
     await client.close()
 

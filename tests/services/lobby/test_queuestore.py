@@ -10,7 +10,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import asyncpg
-import nats
 import pytest
 
 from engine.presets import resolve
@@ -21,6 +20,7 @@ from services.lobby.base.clock import now_ms
 from services.lobby.clients.broadcasts import Broadcasts
 from services.lobby.games.projection import projection_handlers
 from services.lobby.ranked import store as qs
+from services.platform import connection
 from services.platform.busclient import BusClient
 from services.platform.events import game_registry
 from services.platform.lease import FencedError, Leases
@@ -265,7 +265,7 @@ async def test_every_ended_game_a_player_sat_in_counts_toward_ranked_play(
         pool: asyncpg.Pool, nats_url: str, nats_prefix: str) -> None:
     """docs/protocol.md: any ended game with the player among its players counts, whatever
     opened it, rated or not, with bots, and one the player left; a running one does not."""
-    nc = await nats.connect(nats_url)
+    nc = await connection.connect(nats_url, "test")
     try:
         await _games_played(pool, Broadcasts(BusClient(nc), Names(nats_prefix)))
     finally:

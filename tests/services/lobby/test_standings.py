@@ -8,11 +8,11 @@ import uuid
 
 import httpx
 import msgspec
-import nats
 
 from schemas.bus import EventEnvelope
 from schemas.events import GameEnded
 from schemas.subjects import Names
+from services.platform import connection
 from services.platform.events import game_registry
 from tests.services.lobby.harness import Player, Service
 
@@ -27,7 +27,7 @@ async def _end_rated_game(nats_url: str, prefix: str, game: str,
                         schema_version=encoded.schema_version, event_id=game,
                         occurred_at_ms=int(time.time() * 1000), correlation_id=None,
                         causation_id=None, body=encoded.body)
-    nc = await nats.connect(nats_url)
+    nc = await connection.connect(nats_url, "test")
     try:
         await nc.jetstream().publish(Names(prefix).game_event(game, "GameEnded"),
                                      msgspec.msgpack.encode(env))

@@ -12,10 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import asyncpg
-import nats
 import pytest
 
-from services.platform import bus, faults
+from services.platform import bus, connection, faults
 from services.platform.busclient import BusClient
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -23,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[3]
 
 @pytest.fixture
 async def client(nats_url: str) -> AsyncIterator[BusClient]:
-    nc = await nats.connect(nats_url)
+    nc = await connection.connect(nats_url, "faults-test")
     yield BusClient(nc)
     await nc.close()
 

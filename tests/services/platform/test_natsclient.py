@@ -1,5 +1,6 @@
 """The services' NATS client: a request answers as nats-py's own does (its reply, no
-responders, a timeout), and a direct subscription hands every message over in order."""
+responders, a timeout), a direct subscription hands every message over in order, and
+messages stored on JetStream are counted as it acknowledges them."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from collections.abc import AsyncIterator, Callable
 
 import nats
 import nats.errors
+import nats.js.errors
 import pytest
 from nats.aio.client import Client
 from nats.aio.msg import Msg
@@ -157,3 +159,53 @@ async def test_a_connection_whose_reading_died_says_so(asker: NatsClient) -> Non
     with contextlib.suppress(asyncio.CancelledError):
         await task
     assert asker.is_connected and not asker.reading
+
+
+async def test_storing_counts_what_jetstream_stored_anew_once_all_are_acknowledged(
+        asker: NatsClient, nats_prefix: str) -> None:
+    subject = _subject(nats_prefix)
+    stream = f"{nats_prefix}_STORE{uuid.uuid4().hex[:8]}"
+    await asker.jetstream().add_stream(name=stream, subjects=[f"{subject}.>"],
+                                       duplicate_window=60)
+    first = await asker.store([(f"{subject}.a", b"%d" % i, f"m{i}") for i in range(5)], 10)
+    again = await asker.store([(f"{subject}.a", b"x", f"m{i}") for i in (3, 4, 5)], 10)
+    assert (await first, await again) == (5, 1)  # m3 and m4 were duplicates
+    assert await (await asker.store([], 10)) == 0
+    sub = await asker.jetstream().subscribe(f"{subject}.>", ordered_consumer=True)
+    got = [(await sub.next_msg(timeout=5)).data for _ in range(6)]
+    assert got == [b"0", b"1", b"2", b"3", b"4", b"x"]  # in the order handed over
+    assert asker.storing == 0 and asker._acks == {}
+    await asker.jetstream().delete_stream(stream)
+
+
+async def test_storing_where_no_stream_is_refused_and_nothing_waits(
+        asker: NatsClient, nats_prefix: str) -> None:
+    stored = await asker.store([(_subject(nats_prefix), b"x", "m1")] * 2, 10)
+    with pytest.raises(nats.js.errors.NoStreamResponseError):
+        await stored
+    assert asker.storing == 0 and asker._acks == {}
+
+
+async def test_a_refused_or_unreadable_ack_fails_the_call_and_silence_times_out(
+        asker: NatsClient, other: Client, nats_prefix: str) -> None:
+    refusing, garbled, silent = (_subject(nats_prefix) for _ in range(3))
+
+    async def refuse(msg: Msg) -> None:
+        await msg.respond(b'{"error":{"code":400,"err_code":10058,"description":"no"}}')
+
+    async def garble(msg: Msg) -> None:
+        await msg.respond(b"not json")
+
+    await other.subscribe(refusing, cb=refuse)
+    await other.subscribe(garbled, cb=garble)
+    await other.subscribe(silent)
+    await other.flush()
+    with pytest.raises(nats.js.errors.BadRequestError, match="no"):
+        await (await asker.store([(refusing, b"x", "m1")], 10))
+    with pytest.raises(nats.js.errors.APIError, match="not an ack"):
+        await (await asker.store([(garbled, b"x", "m1")], 10))
+    waiting = await asker.store([(silent, b"x", "m1"), (silent, b"y", "m2")], 0.3)
+    assert asker.storing == 2
+    with pytest.raises(nats.errors.TimeoutError):
+        await waiting
+    assert asker.storing == 0 and asker._acks == {}

@@ -8,12 +8,11 @@ from collections.abc import AsyncIterator
 
 import asyncpg
 import msgspec
-import nats
 import pytest
 from nats.aio.msg import Msg
 
 from schemas.bus import EventEnvelope
-from services.platform import bus
+from services.platform import bus, connection
 from services.platform.busclient import BusClient
 from services.platform.events import EventRegistry
 from services.platform.eventstore import EventStore
@@ -23,7 +22,7 @@ from tests.services.platform.sample_events import Counted, Opened, Sample
 
 @pytest.fixture
 async def client(nats_url: str) -> AsyncIterator[BusClient]:
-    nc = await nats.connect(nats_url)
+    nc = await connection.connect(nats_url, "outbox-test")
     yield BusClient(nc)
     await nc.close()
 
@@ -141,9 +140,8 @@ async def test_a_writer_whose_jetstream_stalls_sends_plainly_and_the_relay_store
     stream = f"s{tag}"
     nowhere = f"{nats_prefix}.limbo{tag}"  # no stream's: a subscriber that never answers
     limbo = await client.nc.subscribe(nowhere)
-    for _ in range(3):
-        await client.js.publish_async(nowhere, b"")
-    assert client.js.publish_async_pending() == 3
+    unanswered = await client.store([(nowhere, b"", f"x{i}") for i in range(3)], 60)
+    assert client.storing == 3
     live = await client.nc.subscribe(f"{base}.{stream}.>")
     async with asyncio.timeout(2):  # no wait for JetStream's room
         await store.append(stream, 0, [Opened(name="x")], "c1")
@@ -158,3 +156,4 @@ async def test_a_writer_whose_jetstream_stalls_sends_plainly_and_the_relay_store
     assert await queued(contract_pool, stream) == 0
     assert (await client.js.stream_info(name)).state.messages == 3  # stored once each
     await limbo.unsubscribe()
+    unanswered.cancel()

@@ -16,13 +16,12 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 import asyncpg
-import nats
 import pytest
 from nats.js.api import RawStreamMsg
 
 from schemas.bus import EventEnvelope
 from schemas.subjects import Names
-from services.platform import bus
+from services.platform import bus, connection
 from services.platform.busclient import BusClient
 from services.platform.consumer import Consumer
 from services.platform.events import EventRegistry
@@ -35,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[3]
 
 @pytest.fixture
 async def client(nats_url: str) -> AsyncIterator[BusClient]:
-    nc = await nats.connect(nats_url)
+    nc = await connection.connect(nats_url, "resync-test")
     yield BusClient(nc)
     await nc.close()
 

@@ -7,11 +7,10 @@ import dataclasses
 import uuid
 
 import asyncpg
-import nats
 import pytest
 
 from schemas import ratings as api
-from services.platform import bus
+from services.platform import bus, connection
 from services.ratings.api import Ratings
 from services.ratings.board import BoardRefresher
 from services.ratings.elo import Elo, KSchedule
@@ -144,7 +143,7 @@ async def test_history_pages_newest_first(ratings: Ratings) -> None:
 async def test_the_endpoints_answer_on_the_bus_and_refuse_bad_requests(
         ratings: Ratings, nats_url: str, nats_prefix: str) -> None:
     group = f"{nats_prefix}.svc{uuid.uuid4().hex[:8]}"
-    nc = await nats.connect(nats_url)
+    nc = await connection.connect(nats_url, "test")
     micro = await bus.serve(nc, service="ratings", version="0.1.0", group=group,
                             endpoints=ratings.endpoints())
     try:

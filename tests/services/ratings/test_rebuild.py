@@ -10,10 +10,8 @@ import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-import nats
-
 from schemas.subjects import Names
-from services.platform import bus
+from services.platform import bus, connection
 from services.platform.busclient import BusClient
 from services.platform.consumer import Consumer
 from services.platform.db import create_pool
@@ -34,7 +32,7 @@ async def test_a_rebuild_replays_every_ending_with_todays_formula(
     ratings = await create_pool(url, "ratings")
     prefix = f"{nats_prefix}rb{uuid.uuid4().hex[:8]}"
     names = Names(prefix)
-    nc = await nats.connect(nats_url)
+    nc = await connection.connect(nats_url, "test")
     client = BusClient(nc)
     # A production-sized duplicate window: the rebuild runs well inside it.
     await bus.ensure_stream(client, bus.StreamSpec(names.game_events_stream,

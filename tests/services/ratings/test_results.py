@@ -8,7 +8,6 @@ from collections.abc import Awaitable, Callable
 
 import asyncpg
 import msgspec
-import nats
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -16,7 +15,7 @@ from nats.aio.msg import Msg
 
 from schemas.notes import Note, RatingChanged
 from schemas.subjects import Names
-from services.platform import bus
+from services.platform import bus, connection
 from services.platform.busclient import BusClient
 from services.platform.consumer import Consumer
 from services.platform.db import create_pool
@@ -85,7 +84,7 @@ async def test_a_game_ended_twice_rates_once_and_tells_each_player_once(
     tag = uuid.uuid4().hex[:8]
     subject, name = f"{nats_prefix}.twice{tag}", f"{nats_prefix}_TWICE{tag}"
     names = Names(f"{nats_prefix}n{tag}")
-    nc = await nats.connect(nats_url)
+    nc = await connection.connect(nats_url, "test")
     client = BusClient(nc)
     js = client.js
     heard: list[tuple[str, RatingChanged]] = []

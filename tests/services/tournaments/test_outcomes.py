@@ -8,10 +8,9 @@ import uuid
 
 import asyncpg
 import msgspec
-import nats
 
 from schemas import subjects
-from services.platform import bus
+from services.platform import bus, connection
 from services.platform.busclient import BusClient
 from services.platform.consumer import Consumer
 from services.tournaments.results import on_match_outcome
@@ -27,7 +26,7 @@ async def test_the_outcomes_consumer_starts_once_the_lobby_made_the_stream(
     store = store_on(pool)
     tid = await running(store)
     names = subjects.Names(f"{nats_prefix}o{uuid.uuid4().hex[:6]}")
-    nc = await nats.connect(nats_url)
+    nc = await connection.connect(nats_url, "test")
     client = BusClient(nc)
     js = client.js
     waiting = WhenStreamExists(Consumer(client, pool, bus.ConsumerSpec(

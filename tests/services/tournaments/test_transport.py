@@ -9,7 +9,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 import asyncpg
 import msgspec
-import nats
 import pytest
 from nats.aio.client import Client
 
@@ -17,7 +16,7 @@ from schemas import subjects
 from schemas.bus import EventEnvelope
 from schemas.tournaments import api as api
 from schemas.tournaments import commands as cmd
-from services.platform import bus
+from services.platform import bus, connection
 from services.platform.busclient import BusClient
 from services.platform.db import create_pool
 from services.platform.eventstore import EventStore
@@ -44,7 +43,7 @@ class Env:
 async def env(make_database: Callable[[], Awaitable[str]], nats_url: str,
               nats_prefix: str) -> AsyncIterator[Env]:
     pool: asyncpg.Pool = await create_pool(await make_database(), "tournaments")
-    nc = await nats.connect(nats_url)
+    nc = await connection.connect(nats_url, "test")
     names = subjects.Names(f"{nats_prefix}x{uuid.uuid4().hex[:6]}")
     client = BusClient(nc)
     await bus.ensure_stream(client, bus.StreamSpec(names.tournament_events_stream,
