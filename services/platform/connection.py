@@ -13,17 +13,15 @@ import re
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
-import msgspec
 import nats
 import nats.aio.client
 import nats.errors
 import nats.js.api
-import nats.js.errors
 from nats.aio.client import NO_RESPONDERS_STATUS, Client
 from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
 
-from services.platform import logs
+from services.platform import jsacks, logs
 
 _log = logs.get("bus")
 
@@ -71,8 +69,12 @@ class NatsClient(nats.aio.client.Client):
         self._asked = 0  # the last request's token
         self._reply_sids: set[int] = set()
         self._replies: dict[bytes, asyncio.Future[Msg]] = {}
-        self._acks: dict[bytes, _Stored] = {}  # a stored message's token -> its call's count
-        self.storing = 0  # messages sent to JetStream and not yet acknowledged nor given up
+        self._acks = jsacks.Acks()
+
+    @property
+    def storing(self) -> int:
+        """Messages handed to JetStream by ``store`` and not yet acknowledged."""
+        return self._acks.waiting
 
     @property
     def reading(self) -> bool:
@@ -137,8 +139,7 @@ class NatsClient(nats.aio.client.Client):
             await self._init_request_sub()
         assert self._resp_sub_prefix is not None
         prefix = bytes(self._resp_sub_prefix)
-        loop = asyncio.get_running_loop()
-        stored = _Stored(loop.create_future())
+        stored = jsacks.Stored(asyncio.get_running_loop().create_future())
         try:
             for subject, payload, msg_id in messages:
                 if len(payload) > self._max_payload:
@@ -150,9 +151,7 @@ class NatsClient(nats.aio.client.Client):
                 self._asked += 1
                 token = b"%x" % self._asked
                 header = b"NATS/1.0\r\nNats-Msg-Id: %s\r\n\r\n" % msg_id.encode()
-                self._acks[token] = stored
-                stored.tokens.append(token)
-                self.storing += 1
+                self._acks.expect(stored, token)
                 self.stats["out_msgs"] += 1
                 self.stats["out_bytes"] += len(payload)
                 await self._send_command(b"HPUB %s %s%s %d %d\r\n%s%s\r\n" % (
@@ -160,60 +159,16 @@ class NatsClient(nats.aio.client.Client):
                     len(header) + len(payload), header, payload))
         except BaseException:
             stored.future.cancel()  # the caller gets the exception, not the future
-            self._settle(stored)
+            self._acks.settle(stored)
             raise
-        stored.waiting = len(stored.tokens)
-        if not stored.waiting:
-            stored.future.set_result(0)
-            return stored.future
-        stored.timer = loop.call_later(timeout, self._settle, stored,
-                                       nats.errors.TimeoutError())
+        self._acks.sent(stored, timeout)
         if self._flush_queue is not None and self._flush_queue.empty():
             await self._flush_pending()
         return stored.future
 
-    def _settle(self, stored: _Stored, exc: BaseException | None = None) -> None:
-        """A ``store`` call is over: every message acknowledged, one refused, or the
-        time up. The acknowledgements still on their way are forgotten."""
-        if stored.timer is not None:
-            stored.timer.cancel()
-        for token in stored.tokens:
-            if self._acks.pop(token, None) is not None:
-                self.storing -= 1
-        if stored.future.done():
-            return
-        if exc is None:
-            stored.future.set_result(stored.new)
-        else:
-            stored.future.set_exception(exc)
-
-    def _acked(self, stored: _Stored, token: bytes, data: bytes, headers: bytes) -> None:
-        del self._acks[token]
-        self.storing -= 1
-        if headers and headers.startswith(b"NATS/1.0 503"):
-            self._settle(stored, nats.js.errors.NoStreamResponseError())
-            return
-        try:
-            ack = _ack_decoder.decode(data)
-        except msgspec.DecodeError:
-            self._settle(stored, nats.js.errors.APIError(description=f"not an ack: {data!r}"))
-            return
-        if ack.error is not None:
-            try:
-                nats.js.errors.APIError.from_error(ack.error)
-            except nats.js.errors.APIError as exc:
-                self._settle(stored, exc)
-            return
-        stored.new += not ack.duplicate
-        stored.waiting -= 1
-        if not stored.waiting:
-            self._settle(stored)
-
     async def _on_reply(self, sid: int, subject: bytes, data: bytes, headers: bytes) -> None:
         token = subject.rpartition(b".")[2]
-        stored = self._acks.get(token)
-        if stored is not None:
-            self._acked(stored, token, data, headers)
+        if self._acks.take(token, data, headers):
             return
         future = self._replies.get(token)
         if future is not None and not future.done():
@@ -255,29 +210,6 @@ class NatsClient(nats.aio.client.Client):
             with contextlib.suppress(Exception):
                 _log.exception("subscription_handler_failed",
                                subject=subject.decode("utf-8", "replace"))
-
-
-class _Stored:
-    """One ``NatsClient.store`` call's acknowledgements, counted down as they come."""
-
-    __slots__ = ("future", "new", "timer", "tokens", "waiting")
-
-    def __init__(self, future: asyncio.Future[int]) -> None:
-        self.future = future
-        self.tokens: list[bytes] = []
-        self.waiting = 0
-        self.new = 0
-        self.timer: asyncio.TimerHandle | None = None
-
-
-class _Ack(msgspec.Struct):
-    """JetStream's answer to a published message (the fields read here)."""
-
-    duplicate: bool = False
-    error: dict[str, Any] | None = None
-
-
-_ack_decoder = msgspec.json.Decoder(_Ack)
 
 
 def _time_out(future: asyncio.Future[Msg]) -> None:
