@@ -280,8 +280,8 @@ class GameActor:
 
 
 def _answer(item: Item, reply: GameReply, result: str) -> None:
-    metrics.COMMANDS.labels("player", result).inc()
-    metrics.LATENCY.labels("player").observe(time.perf_counter() - item.arrived)
+    metrics.commands("player", result).inc()
+    metrics.latency("player").observe(time.perf_counter() - item.arrived)
     if reply.ok:
         _log.debug("command_applied", version=reply.version, duplicate=reply.duplicate)
     else:
@@ -291,5 +291,5 @@ def _answer(item: Item, reply: GameReply, result: str) -> None:
 
 
 def _count(origin: str, reply: GameReply, started: float) -> None:
-    metrics.COMMANDS.labels(origin, outcome(reply)).inc()
-    metrics.LATENCY.labels(origin).observe(time.perf_counter() - started)
+    metrics.commands(origin, outcome(reply)).inc()
+    metrics.latency(origin).observe(time.perf_counter() - started)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from prometheus_client import Counter, Gauge, Histogram
 
 COMMANDS = Counter(
@@ -11,6 +13,20 @@ LATENCY = Histogram(
     "spades_game_command_seconds", "Time from a command's arrival at its game to its answer",
     ["origin"],
     buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5))
+
+
+@functools.cache
+def commands(origin: str, result: str) -> Counter:
+    """The count of one origin's commands of one outcome (the labelled child, found once)."""
+    return COMMANDS.labels(origin, result)
+
+
+@functools.cache
+def latency(origin: str) -> Histogram:
+    """The latency of one origin's commands (the labelled child, found once)."""
+    return LATENCY.labels(origin)
+
+
 LIVE_GAMES = Gauge("spades_game_live_games", "Games this worker runs now")
 ADOPTIONS = Counter("spades_game_adoptions_total",
                     "Games this worker took over from another (dead, paused or leaving)")

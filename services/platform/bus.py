@@ -179,6 +179,7 @@ def responder(ep: Endpoint) -> Callable[[Request], Awaitable[None]]:
     ``nats.micro.request.Request``.
     """
     decoder = msgspec.msgpack.Decoder(ep.request_type)
+    handled = HANDLED.labels(ep.name)
 
     async def handle(req: Request) -> None:
         started = time.perf_counter()
@@ -224,7 +225,7 @@ def responder(ep: Endpoint) -> Callable[[Request], Awaitable[None]]:
             except Exception as exc:  # the connection is going away; the requester retries
                 _log.warning("reply_failed", endpoint=ep.name, error=repr(exc))
         finally:
-            HANDLED.labels(ep.name).observe(time.perf_counter() - started)
+            handled.observe(time.perf_counter() - started)
 
     return handle
 

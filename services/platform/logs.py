@@ -27,7 +27,9 @@ def configure(service: str, instance_id: str, level: str = "info") -> None:
         ],
         wrapper_class=structlog.make_filtering_bound_logger(_LEVELS.get(level, logging.INFO)),
         logger_factory=structlog.WriteLoggerFactory(file=sys.stdout),
-        cache_logger_on_first_use=False,
+        # Once per process, before its first line: each logger builds its bound logger
+        # once instead of on every call (a few microseconds per line, debug ones too).
+        cache_logger_on_first_use=True,
     )
     structlog.contextvars.clear_contextvars()
     structlog.contextvars.bind_contextvars(service=service, instance=instance_id)
