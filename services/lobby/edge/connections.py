@@ -20,7 +20,7 @@ from schemas import ws
 from services.lobby.accounts.auth import Claims
 from services.lobby.base.errors import LobbyError
 from services.lobby.base.settings import LobbySettings
-from services.lobby.edge.outbox import Outbox
+from services.lobby.edge.outbox import Flush, Outbox
 
 if TYPE_CHECKING:  # a socket's subscriptions are the following module's
     from services.lobby.edge.following import Sub
@@ -54,10 +54,11 @@ class Bucket:
 class Conn:
     """One client socket: who, what it follows, what to send."""
 
-    def __init__(self, claims: Claims, settings: LobbySettings) -> None:
+    def __init__(self, claims: Claims, settings: LobbySettings,
+                 flush: Flush | None = None) -> None:
         self.claims = claims
         self.id = uuid.uuid4().hex  # names this socket in the queue's tickets
-        self.outbox = Outbox(settings.ws_outbox_frames)
+        self.outbox = Outbox(settings.ws_outbox_frames, flush)
         self.subs: dict[str, Sub] = {}
         self.follows: set[str] = set()  # open tables whose changes this socket gets
         self.watching_tables = False
@@ -135,6 +136,7 @@ class Connections:
         self.settings = settings
         self.all: set[Conn] = set()
         self.by_player: dict[str, set[Conn]] = {}
+        self.flush = Flush()  # every socket's frames of one delivery, written together
 
     def open(self, claims: Claims) -> Conn:
         """A new socket for ``claims``, welcomed; ``too_many_sockets`` past the cap."""
@@ -142,7 +144,7 @@ class Connections:
         cap = self.settings.ws_sockets_per_player
         if len(mine) >= cap:
             raise LobbyError("too_many_sockets", f"at most {cap} sockets per player")
-        conn = Conn(claims, self.settings)
+        conn = Conn(claims, self.settings, self.flush)
         self.all.add(conn)
         self.by_player.setdefault(claims.player_id, set()).add(conn)
         conn.send(ws.Welcome(player_id=claims.player_id, name=claims.name,

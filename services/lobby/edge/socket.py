@@ -24,8 +24,9 @@ from schemas import ws
 from services.lobby.accounts.auth import Tokens
 from services.lobby.base.errors import LobbyError
 from services.lobby.edge.gateway import Conn, Gateway
+from services.lobby.edge.outbox import Direct
 from services.platform import db, logs
-from services.platform.wsprotocol import RECEIVE, SEND_TEXTS
+from services.platform.wsprotocol import RECEIVE, SEND_TEXTS, WRITE_TEXTS
 
 _log = logs.get("gateway")
 _decoder = msgspec.json.Decoder(ws.ClientMessage)
@@ -110,10 +111,12 @@ def _offered(socket: WebSocket[Any, Any, Any], extension: str) -> object:
 async def _write(socket: WebSocket[Any, Any, Any], conn: Conn) -> None:
     # Every frame waiting, in one write, when the server offers it (services/platform/
     # wsprotocol.py); otherwise the ASGI send event itself, one per frame (``send_text``
-    # adds two coroutines per frame that only build this dict).
+    # adds two coroutines per frame that only build this dict). While this task sleeps,
+    # the outbox writes what comes straight to the socket when the server lets it.
     send_texts = cast(Callable[[list[str]], Awaitable[None]] | None,
                       _offered(socket, SEND_TEXTS))
     send, outbox = socket.send, conn.outbox
+    outbox.direct = cast(Direct | None, _offered(socket, WRITE_TEXTS))
     try:
         while True:
             frames = await outbox.get_all()
@@ -131,6 +134,8 @@ async def _write(socket: WebSocket[Any, Any, Any], conn: Conn) -> None:
     except Exception:
         conn.closed = True
         return
+    finally:
+        outbox.direct = None
     with contextlib.suppress(Exception):
         await socket.close(code=CLOSE_EXPIRED if conn.expired else 1000)
 

@@ -15,7 +15,7 @@ import uvicorn
 import websockets
 from uvicorn.protocols.utils import ClientDisconnected
 
-from services.platform.wsprotocol import BEHIND, RECEIVE, SEND_TEXTS, WebSocketProtocol
+from services.platform.wsprotocol import BEHIND, RECEIVE, SEND_TEXTS, WRITE_TEXTS, WebSocketProtocol
 
 
 @contextlib.asynccontextmanager
@@ -85,18 +85,23 @@ async def test_reading_pauses_only_when_the_app_falls_behind() -> None:
 @pytest.mark.timeout(60)
 async def test_the_app_sends_several_messages_at_once_and_receives_unwrapped() -> None:
     """``send_texts`` delivers its messages in order as separate messages, and says a
-    socket the client closed is gone; ``RECEIVE`` is the protocol's own receive."""
+    socket the client closed is gone; ``write_texts`` does the same at once, saying
+    whether it could; ``RECEIVE`` is the protocol's own receive."""
     gone = asyncio.get_running_loop().create_future()
 
     async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "websocket":
             return
         send_texts, own_receive = scope["extensions"][SEND_TEXTS], scope["extensions"][RECEIVE]
+        write_texts = scope["extensions"][WRITE_TEXTS]
         assert (await own_receive())["type"] == "websocket.connect"
+        assert not write_texts(["too soon"])  # not accepted yet
         await send({"type": "websocket.accept"})
         message = await own_receive()
-        await send_texts([message["text"] + "1", "2", "é" * 3])
+        await send_texts([message["text"] + "1", "2"])
+        assert write_texts(["é" * 3])
         assert (await own_receive())["type"] == "websocket.disconnect"
+        assert not write_texts(["after"])
         try:
             await send_texts(["after"])
         except ClientDisconnected:
