@@ -76,6 +76,13 @@ async def test_two_relays_side_by_side_publish_each_event_once(
     assert (await client.js.stream_info(name)).state.messages == 200
 
 
+async def stored(client: BusClient, name: str, subjects: str) -> int:
+    """Messages JetStream holds on ``subjects`` in stream ``name``: a relay's sweep also
+    carries rows other tests left queued in the shared table, onto their own subjects."""
+    info = await client.js.stream_info(name, subjects_filter=subjects)
+    return sum((info.state.subjects or {}).values())
+
+
 async def queued(pool: asyncpg.Pool, stream: str) -> int:
     return await pool.fetchval(
         "SELECT count(*) FROM outbox JOIN events USING (position) WHERE stream = $1", stream)
@@ -116,15 +123,17 @@ async def test_the_backstop_relay_publishes_only_rows_older_than_its_sweep_age(
         contract_pool: asyncpg.Pool, client: BusClient, nats_prefix: str) -> None:
     tag, base, name = await lane(client, f"{nats_prefix}.sweep", f"{nats_prefix}_SWEEP")
     store = EventStore(contract_pool, EventRegistry(Sample))  # a writer that never publishes
-    stream = f"w{tag}"
+    stream, other = f"w{tag}", f"o{tag}"
     await store.append(stream, 0, [Counted(n=1), Counted(n=2)])
+    await store.append(other, 0, [Counted(n=3)])  # another writer's, as other tests leave
     relay = OutboxRelay(contract_pool, client, lambda s, t: f"{base}.{s}.{t}", sweep_after=0.5)
     await relay.drain()
     assert await queued(contract_pool, stream) == 2  # a live writer may still publish them
     await asyncio.sleep(0.6)
     await relay.drain()
     assert await queued(contract_pool, stream) == 0
-    assert (await client.js.stream_info(name)).state.messages == 2
+    assert await stored(client, name, f"{base}.{stream}.>") == 2
+    assert await stored(client, name, f"{base}.{other}.>") == 1
 
 
 async def test_a_writer_whose_jetstream_stalls_sends_plainly_and_the_relay_stores_once(
@@ -154,6 +163,6 @@ async def test_a_writer_whose_jetstream_stalls_sends_plainly_and_the_relay_store
     await asyncio.sleep(0.6)
     await relay.drain()
     assert await queued(contract_pool, stream) == 0
-    assert (await client.js.stream_info(name)).state.messages == 3  # stored once each
+    assert await stored(client, name, f"{base}.{stream}.>") == 3  # stored once each
     await limbo.unsubscribe()
     unanswered.cancel()
