@@ -5,6 +5,9 @@ An event that happened when the game had completed ``k`` tricks (counting the
 ``TrickWon`` it may itself be) is released once the game has completed ``k + n``:
 so nothing, a bid, a card or a score, reaches a delayed watcher before ``n`` tricks
 were played after a live spectator saw it. The game's end releases everything.
+Table talk is held the same way: a line reaches a delayed watcher once its board
+shows the moment the line was said, so "we set them" never comes tricks before the
+set does.
 ``live_watcher`` says who watches such a game live all the same.
 """
 
@@ -24,6 +27,8 @@ from services.lobby.base.store import Pool
 from services.lobby.clients.tournaments import TournamentBus
 from services.lobby.matches import store as matchstore
 
+HELD_LINES = 200  # chat lines held for delayed watchers at most
+
 
 class Delay:
     """Events in, in order; the ones now old enough out, with the state after each."""
@@ -33,6 +38,10 @@ class Delay:
         self.done = 0  # tricks completed in the game so far
         self.shown = GameState()  # the state after the last event released
         self.held: collections.deque[tuple[Event, GameState, int]] = collections.deque()
+        # Chat lines said ahead of what is shown: (the game's version then, by a bot,
+        # the frame); the oldest dropped past HELD_LINES.
+        self.lines: collections.deque[tuple[int, bool, str]] = collections.deque(
+            maxlen=HELD_LINES)
 
     def add(self, event: Event, after: GameState) -> Iterator[tuple[Event, GameState]]:
         """Take in the next event; yield those it lets out, oldest first."""
@@ -44,6 +53,21 @@ class Delay:
             shown, state, _ = self.held.popleft()
             self.shown = state
             yield shown, state
+
+
+    def say(self, version: int, bot: bool, frame: str) -> bool:
+        """A chat line said when the game was at ``version``: True when delayed
+        watchers are behind that and it is held for them (``heard``)."""
+        if self.shown.version >= version:
+            return False
+        self.lines.append((version, bot, frame))
+        return True
+
+    def heard(self) -> Iterator[tuple[bool, str]]:
+        """The held lines said by the moment now shown, oldest first, once each."""
+        while self.lines and self.lines[0][0] <= self.shown.version:
+            _, bot, frame = self.lines.popleft()
+            yield bot, frame
 
 
 def delayed_state(events: Iterable[Event], tricks: int) -> GameState:

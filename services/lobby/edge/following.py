@@ -194,9 +194,9 @@ class Hub:
             self._moved.set()
             self._moved = None
         released = list(self.delay.add(event, after))
+        late: list[Sub] = []
         if self.subs:
             of = _Audiences(self.game_id, event, after).of
-            late: list[Sub] = []
             for sub in tuple(self.subs):
                 if sub.delayed:
                     late.append(sub)
@@ -207,6 +207,9 @@ class Hub:
                 for sub in late:
                     if data is not None:
                         sub.conn.send_raw(data)
+        for bot, frame in self.delay.heard() if released else ():
+            for sub in late:
+                self._say(sub, bot, frame)
         if isinstance(event, GameStarted):
             self.started.set()
 
@@ -221,9 +224,13 @@ class Hub:
         frame = encode(ws.ChatFrame(game_id=line.game_id, seat=line.seat,
                                     player_id=line.player_id, name=line.name,
                                     text=line.text, bot=line.bot, at=line.at))
+        held = self.delay.say(self.state.version, line.bot, frame)  # delayed watchers' later
         for sub in list(self.subs):
-            if line.bot and self.host.bots_muted(sub.conn.player_id, self.game_id):
-                continue
+            if not (held and sub.delayed):
+                self._say(sub, line.bot, frame)
+
+    def _say(self, sub: Sub, bot: bool, frame: str) -> None:
+        if not (bot and self.host.bots_muted(sub.conn.player_id, self.game_id)):
             sub.conn.send_raw(frame)
 
     async def _on_presence(self, p: SeatPresent) -> None:

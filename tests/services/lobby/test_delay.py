@@ -41,3 +41,33 @@ def test_the_end_of_the_game_releases_everything() -> None:
     out = [after.version for v, e in enumerate(events, 1)
            for _, after in delay.add(e, GameState(version=v))]
     assert out == list(range(1, len(events) + 1))
+
+
+def test_a_chat_line_waits_until_the_board_shows_the_moment_it_was_said() -> None:
+    delay = Delay(3)
+    events: list[Event] = [BidPlaced(seat=s, bid=3) for s in range(4)]
+    for no in range(1, 5):
+        events += trick(no)
+    heard: dict[str, tuple[int, bool]] = {}  # line -> (the version that let it be heard, bot)
+    for v, e in enumerate(events, 1):
+        list(delay.add(e, GameState(version=v)))
+        if v == 2:
+            assert delay.say(v, False, "nice bid")  # said while the board is behind
+        if v == 6:
+            assert delay.say(v, True, "a bot's quip")
+        for bot, text in delay.heard():
+            heard[text] = (v, bot)
+    won = [v for v, e in enumerate(events, 1) if isinstance(e, TrickWon)]
+    # Said after the second bid and during the first trick: shown with them when the
+    # third trick is won, the bot's flag kept.
+    assert heard == {"nice bid": (won[2], False), "a bot's quip": (won[2], True)}
+    assert list(delay.heard()) == []  # once each
+
+
+def test_a_line_said_with_nothing_held_back_is_not_held() -> None:
+    delay = Delay(3)
+    assert not delay.say(0, False, "hello")  # before the game: the board is not behind
+    end = GameEnded(winner=0, reason="hands", scores=(10, 0), bags=(0, 0), hands_played=1)
+    for v, e in enumerate([*trick(1), end], 1):
+        list(delay.add(e, GameState(version=v)))
+    assert not delay.say(6, False, "gg") and list(delay.heard()) == []

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import types
 
+import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -15,6 +16,7 @@ from engine.state import GameState
 from engine.views import redact, turn
 from schemas import ws
 from schemas.events import GameEvent
+from schemas.play import ChatLine
 from services.lobby.accounts.auth import Claims
 from services.lobby.base.settings import LobbySettings
 from services.lobby.edge.connections import Conn, encode
@@ -115,3 +117,47 @@ async def test_sockets_of_one_audience_share_one_encoded_frame_and_seats_never_l
                 elif text is other and audiences[i] != audiences[j]:
                     shared += 1
     assert shared > 0  # seats with nothing of their own did share the spectator's frame
+
+
+async def test_a_delayed_watcher_reads_table_talk_when_its_board_gets_there() -> None:
+    """Live sockets get a chat line at once; a delayed watcher once its board shows the
+    moment the line was said, and a bot's line not at all when it muted the bots."""
+    events = bot_game(PRESETS["house"], 5)
+    config = LobbySettings(database_url="", nats_url="", ws_outbox_frames=100_000,
+                           watch_delay_tricks=2)
+
+    async def idle(hub: Hub) -> None:
+        return None
+
+    host = types.SimpleNamespace(settings=config,
+                                 bots_muted=lambda player_id, game_id: player_id == "mute")
+    hub = Hub(host, "g1", None, idle)
+    live, late, muted = (Conn(Claims(p, p, False, 0), config) for p in ("live", "late", "mute"))
+    hub.subs.update({Sub(live, hub, 0), Sub(late, hub, None, delayed=True),
+                     Sub(muted, hub, None, delayed=True)})
+
+    def chat_in(conn: Conn) -> list[str]:
+        frames = [conn.outbox.get_nowait() for _ in range(conn.outbox.qsize())]
+        return [ws_text for f in frames if f and (ws_text := _chat_text(f))]
+
+    said_at = 20
+    for version, event in enumerate(events, 1):
+        hub.apply(version, event)
+        if version == said_at:
+            await hub._on_chat(ChatLine(game_id="g1", seat=0, player_id="live", text="gl"))
+            await hub._on_chat(ChatLine(game_id="g1", seat=1, player_id="bot", text="hm",
+                                        bot=True))
+            assert chat_in(live) == ["gl", "hm"]
+            assert chat_in(late) == [] and chat_in(muted) == []  # their board is behind
+        elif hub.delay.shown.version < said_at:
+            assert chat_in(late) == [] and chat_in(muted) == []
+        else:
+            assert chat_in(late) == ["gl", "hm"] and chat_in(muted) == ["gl"]
+            break
+    else:
+        raise AssertionError("the delayed board never reached the lines")
+
+
+def _chat_text(frame: str) -> str:
+    message = msgspec.json.decode(frame)
+    return message["text"] if message.get("type") == "chat" else ""
