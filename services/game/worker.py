@@ -48,7 +48,6 @@ from engine.errors import RuleError
 from engine.evolve import fold
 from engine.state import OVER, GameState
 from schemas import commands as cmd
-from schemas.bus import EventEnvelope
 from schemas.errors.codes import BAD_REQUEST, BUSY, GAME_EXISTS, NOT_OWNER
 from schemas.events import Event
 from schemas.play import ChatLine, CreateGame, EventsReply, EventsSince, GameReply, GameRequest
@@ -59,7 +58,6 @@ from services.game.settings import GameSettings
 from services.game.shards import Games
 from services.game.store import GameExists
 from services.platform import logs
-from services.platform.eventstore import RecordedEvent
 from services.platform.eventstore.groupcommit import GroupCommit
 from services.platform.lease import Lease, LeaseHeld
 
@@ -181,9 +179,11 @@ class GameWorker:
 
     async def events_since(self, req: EventsSince) -> EventsReply:
         limit = max(1, min(req.limit, MAX_EVENTS_SINCE))
-        recorded = await self.store.read(req.game_id, req.version + 1, limit)
-        version = await self.store.events.version(req.game_id)
-        return EventsReply(events=[_envelope(r) for r in recorded], version=version)
+        first = req.version + 1
+        events = await self.store.events.published(req.game_id, first, first + limit - 1)
+        if 0 < len(events) < limit:  # the stream ends with them: its version is theirs
+            return EventsReply(events=events, version=events[-1].version)
+        return EventsReply(events=events, version=await self.store.events.version(req.game_id))
 
     # --- owning games --------------------------------------------------------------
 
@@ -300,12 +300,3 @@ def _check_create(req: CreateGame) -> str:
         if not player and not level:
             return f"seat {seat} has neither a player nor a bot"
     return ""
-
-
-def _envelope(r: RecordedEvent) -> EventEnvelope:
-    return EventEnvelope(
-        stream=r.stream, version=r.version, position=r.position, type=r.type,
-        schema_version=r.schema_version, event_id=str(r.event_id),
-        occurred_at_ms=int(r.occurred_at.timestamp() * 1000), correlation_id=r.correlation_id,
-        causation_id=r.causation_id, body=r.body)
-

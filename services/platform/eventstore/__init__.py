@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -106,6 +106,15 @@ def _utcnow() -> dt.datetime:
 
 
 Publish = Callable[[Sequence[EventEnvelope]], Awaitable[None]]
+
+
+def envelope(r: Mapping[str, Any]) -> EventEnvelope:
+    """A stored event's row as it is published to JetStream, its body left encoded."""
+    return EventEnvelope(
+        stream=r["stream"], version=r["version"], position=r["position"], type=r["type"],
+        schema_version=r["schema_version"], event_id=str(r["event_id"]),
+        occurred_at_ms=int(r["occurred_at"].timestamp() * 1000),
+        correlation_id=r["correlation_id"], causation_id=r["causation_id"], body=r["body"])
 
 
 def _envelopes(stream: str, row: asyncpg.Record, encoded: Sequence[tuple[str, int, bytes]],
@@ -291,6 +300,16 @@ class EventStore:
             " AND ($3::bigint IS NULL OR version <= $3) ORDER BY version",
             stream, from_version, to_version)
         return [self._recorded(r) for r in rows]
+
+    async def published(self, stream: str, from_version: int = 1,
+                        to_version: int | None = None) -> list[EventEnvelope]:
+        """The stream's events as published, bodies left encoded: for a reader that
+        hands them on (``svc.game.since``) and would only throw the decoding away."""
+        rows = await self.pool.fetch(
+            f"SELECT {_COLUMNS} FROM events WHERE stream = $1 AND version >= $2"
+            " AND ($3::bigint IS NULL OR version <= $3) ORDER BY version",
+            stream, from_version, to_version)
+        return [envelope(r) for r in rows]
 
     async def read_feed(self, after: FeedPosition = FeedPosition(),
                         limit: int = 500) -> tuple[list[RecordedEvent], FeedPosition]:

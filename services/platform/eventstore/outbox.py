@@ -29,9 +29,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import asyncpg
 import msgspec
@@ -41,7 +40,7 @@ from prometheus_client import Counter, Gauge
 from schemas.bus import EventEnvelope
 from services.platform import faults, logs
 from services.platform.busclient import BusClient, Unavailable
-from services.platform.eventstore import OUTBOX_CHANNEL
+from services.platform.eventstore import OUTBOX_CHANNEL, envelope
 
 PUBLISHED = Counter("spades_outbox_published_total", "Events published by the outbox relay")
 BACKLOG = Gauge("spades_outbox_backlog", "Events committed and not yet on JetStream")
@@ -60,14 +59,6 @@ _EVENT_COLUMNS = ("e.position, e.stream, e.version, e.type, e.schema_version, e.
 
 def msg_id(stream: str, version: int, generation: str = "") -> str:
     return f"{stream}:{version}:{generation}" if generation else f"{stream}:{version}"
-
-
-def _envelope(r: Mapping[str, Any]) -> EventEnvelope:
-    return EventEnvelope(
-        stream=r["stream"], version=r["version"], position=r["position"], type=r["type"],
-        schema_version=r["schema_version"], event_id=str(r["event_id"]),
-        occurred_at_ms=int(r["occurred_at"].timestamp() * 1000),
-        correlation_id=r["correlation_id"], causation_id=r["causation_id"], body=r["body"])
 
 
 @dataclass(frozen=True)
@@ -145,7 +136,7 @@ async def _publish_again(client: BusClient, subject_for: SubjectFor,
                          ack_timeout: float) -> int:
     """Publish ``rows`` under ``generation``; how many JetStream stored as new."""
     return await (await client.store(
-        [(subject_for(r["stream"], r["type"]), _encoder.encode(_envelope(r)),
+        [(subject_for(r["stream"], r["type"]), _encoder.encode(envelope(r)),
           msg_id(r["stream"], r["version"], generation)) for r in rows], ack_timeout))
 
 
@@ -177,7 +168,7 @@ class OutboxRelay:
                 return 0
             # Raises (and keeps the rows queued) unless JetStream stored every one.
             await (await self.client.store(
-                [(self.subject_for(r["stream"], r["type"]), _encoder.encode(_envelope(r)),
+                [(self.subject_for(r["stream"], r["type"]), _encoder.encode(envelope(r)),
                   msg_id(r["stream"], r["version"])) for r in rows], self.ack_timeout))
             faults.hit(faults.AFTER_PUBLISH_BEFORE_MARK)
             await conn.execute("DELETE FROM outbox WHERE position = ANY($1::bigint[])",

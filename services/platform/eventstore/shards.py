@@ -30,6 +30,7 @@ from collections.abc import Awaitable, Callable, Sequence
 
 import msgspec
 
+from schemas.bus import EventEnvelope
 from services.platform.eventstore import (
     Append,
     AppendResult,
@@ -145,6 +146,10 @@ class ShardedEventStore:
     async def read(self, stream: str, from_version: int = 1,
                    to_version: int | None = None) -> list[RecordedEvent]:
         return await (await self.of(stream)).read(stream, from_version, to_version)
+
+    async def published(self, stream: str, from_version: int = 1,
+                        to_version: int | None = None) -> list[EventEnvelope]:
+        return await (await self.of(stream)).published(stream, from_version, to_version)
 
     async def version(self, stream: str) -> int:
         return await (await self.of(stream)).version(stream)

@@ -11,7 +11,7 @@ from engine.presets import CLASSIC
 from engine.state import seats_in
 from schemas import commands as cmd
 from schemas import events as ev
-from schemas.play import CreateGame, GameReply, GameRequest
+from schemas.play import CreateGame, EventsReply, EventsSince, GameReply, GameRequest
 from services.platform import bus
 from tests.services.game.conftest import Harness
 from tests.waiting import until
@@ -150,3 +150,34 @@ async def test_a_command_id_reused_with_another_body_is_refused_not_taken_for_a_
     other = await harness.send(game, cmd.PlaceBid(seat=later, bid=6), "r1", PEOPLE[later])
     assert other.code == "command_id_reused"
     assert await harness.stored(game) == stored
+
+
+async def test_since_pages_the_stored_events_as_published_with_the_streams_version(
+        harness: Harness) -> None:
+    """``svc.game.since``: the events after a version, in pages of the asked limit, as
+    they were published (bodies untouched), and the stream's version with each page."""
+    await harness.worker()
+    await harness.create("g1", CLASSIC, PEOPLE)
+    for n in range(3):
+        seat = await _turn(harness, "g1")
+        assert (await harness.send("g1", cmd.PlaceBid(seat=seat, bid=3), f"b{n}",
+                                   PEOPLE[seat])).ok
+    stored = await harness.events.read("g1")
+    head = stored[-1].version
+    assert head == 5  # started, dealt, three bids
+
+    async def since(version: int, limit: int = 1000) -> tuple[list[int], int]:
+        reply = await bus.request(harness.nc, harness.names.game_events_since,
+                                  EventsSince(game_id="g1", version=version, limit=limit),
+                                  EventsReply)
+        for env in reply.events:  # as stored, body and all
+            kept = stored[env.version - 1]
+            assert (env.type, env.body, env.event_id) == (kept.type, kept.body,
+                                                          str(kept.event_id))
+        return [e.version for e in reply.events], reply.version
+
+    assert await since(0) == ([1, 2, 3, 4, 5], head)
+    assert await since(2, limit=2) == ([3, 4], head)  # a full page: more may follow
+    assert await since(4, limit=2) == ([5], head)
+    assert await since(head) == ([], head)  # nothing after: the version still told
+    assert await since(1 << 62) == ([], head)
