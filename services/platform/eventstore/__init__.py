@@ -99,6 +99,8 @@ class RecordedEvent:
 
 _COLUMNS = ("position, stream, version, type, schema_version, event_id, occurred_at, "
             "correlation_id, causation_id, command_id, body")
+_STREAM = (f"SELECT {_COLUMNS} FROM events WHERE stream = $1 AND version >= $2"
+           " AND ($3::bigint IS NULL OR version <= $3) ORDER BY version")
 
 
 def _utcnow() -> dt.datetime:
@@ -295,20 +297,14 @@ class EventStore:
     async def read(self, stream: str, from_version: int = 1, to_version: int | None = None,
                    conn: asyncpg.Connection | None = None) -> list[RecordedEvent]:
         """The stream's events in order; with ``conn``, inside the caller's transaction."""
-        rows = await (conn or self.pool).fetch(
-            f"SELECT {_COLUMNS} FROM events WHERE stream = $1 AND version >= $2"
-            " AND ($3::bigint IS NULL OR version <= $3) ORDER BY version",
-            stream, from_version, to_version)
+        rows = await (conn or self.pool).fetch(_STREAM, stream, from_version, to_version)
         return [self._recorded(r) for r in rows]
 
     async def published(self, stream: str, from_version: int = 1,
                         to_version: int | None = None) -> list[EventEnvelope]:
         """The stream's events as published, bodies left encoded: for a reader that
         hands them on (``svc.game.since``) and would only throw the decoding away."""
-        rows = await self.pool.fetch(
-            f"SELECT {_COLUMNS} FROM events WHERE stream = $1 AND version >= $2"
-            " AND ($3::bigint IS NULL OR version <= $3) ORDER BY version",
-            stream, from_version, to_version)
+        rows = await self.pool.fetch(_STREAM, stream, from_version, to_version)
         return [envelope(r) for r in rows]
 
     async def read_feed(self, after: FeedPosition = FeedPosition(),
