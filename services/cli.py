@@ -135,7 +135,7 @@ def settings_cmd(service: str) -> int:
 
 
 def serve_one(name: str) -> int:
-    import asyncio
+    import asyncio  # here, not above: `spades --help` starts without an event loop
 
     from services.platform import runtime
 

@@ -77,6 +77,8 @@ class BusClient:
     outbox), which take this client; no service reads them."""
 
     def __init__(self, nc: Client) -> None:
+        if not isinstance(nc, connection.NatsClient):  # what store and follow_raw stand on
+            raise TypeError("a BusClient takes the services' connection (connection.connect)")
         self.nc = nc
         self.js = nc.jetstream()
 
@@ -125,18 +127,12 @@ class BusClient:
         """Hand each (subject, payload, message id) to JetStream, in order, at once;
         the future holds how many it stored anew once it acknowledged every one
         (``connection.NatsClient.store``). Raises when the connection cannot take them."""
-        return await self._nats.store(messages, timeout)
+        return await self.nc.store(messages, timeout)
 
     @property
     def storing(self) -> int:
         """Messages handed to JetStream and not yet acknowledged."""
-        return self._nats.storing
-
-    @property
-    def _nats(self) -> connection.NatsClient:
-        if not isinstance(self.nc, connection.NatsClient):
-            raise TypeError("storing on JetStream takes a connection of connection.connect")
-        return self.nc
+        return self.nc.storing
 
     async def listen(self, subject: str, kind: type[T],
                      handler: Callable[[str, T], Awaitable[None]]) -> Listening:
@@ -164,15 +160,8 @@ class BusClient:
     async def follow_raw(self, subject: str, handler: Callable[[bytes], None]) -> Listening:
         """Publications whose body is plain bytes, handed to a plain function as the
         connection reads them (``connection.NatsClient.subscribe_direct``): for the
-        many small messages of a followed game. A plain nats-py connection (some
-        tests' own) hands them over through its callback task instead."""
-        if isinstance(self.nc, connection.NatsClient):
-            return Listening(await self.nc.subscribe_direct(subject, handler))
-
-        async def on_msg(msg: Msg) -> None:
-            handler(msg.data)
-
-        return Listening(await self.nc.subscribe(subject, cb=on_msg))
+        many small messages of a followed game."""
+        return Listening(await self.nc.subscribe_direct(subject, handler))
 
     async def answer(self, subject: str, endpoint: bus.Endpoint) -> Listening:
         """Answer requests on a subject of this process's own (not a services API

@@ -192,8 +192,7 @@ def _checks(rt: Runtime) -> dict[str, Callable[[], Awaitable[bool]]]:
 
     async def nats() -> bool:
         nc = rt.client.nc  # connected, and still reading what it is sent
-        return bool(nc.is_connected) and (not isinstance(nc, connection.NatsClient)
-                                          or nc.reading)
+        return bool(nc.is_connected) and nc.reading
 
     async def workers() -> bool:
         return all(w.running for w in rt.workers)

@@ -18,7 +18,7 @@ import nats
 from nats.aio.msg import Msg
 
 from schemas.bus import StatusReply, StatusRequest
-from services.platform import bus, dbadmin, eventstore, migrations
+from services.platform import bus, connection, dbadmin, eventstore, migrations
 from services.platform.busclient import BusClient
 from services.platform.events import EventRegistry
 from services.platform.eventstore import EventStore
@@ -87,7 +87,7 @@ async def publishing(admin_url: str, nats_url: str) -> None:
     store = EventStore(pool, EventRegistry([Played]))
     for i in range(EVENTS // 50):
         await store.append(f"g{i}", 0, [Played(seat=j % 4, card="AS") for j in range(50)])
-    nc = await nats.connect(nats_url)
+    nc = await connection.connect(nats_url, "bus-bench")
     client = BusClient(nc)
     js = client.js
     prefix = f"b{uuid.uuid4().hex[:6]}"

@@ -24,13 +24,12 @@ import uuid
 
 import asyncpg
 import msgspec
-import nats
 
 from schemas import ratings as api
 from schemas.bus import EventEnvelope
 from schemas.events import GameEnded
 from services import catalog
-from services.platform import bus, dbadmin, migrations
+from services.platform import bus, connection, dbadmin, migrations
 from services.platform.busclient import BusClient
 from services.platform.consumer import Consumer
 from services.platform.db import create_pool
@@ -61,7 +60,7 @@ async def consumer(url: str, nats_url: str) -> None:
     rng = random.Random(1)
     registry = game_registry()
     now_ms = int(time.time() * 1000)
-    nc = await nats.connect(nats_url)
+    nc = await connection.connect(nats_url, "ratings-bench")
     client = BusClient(nc)
     js = client.js
     tag = uuid.uuid4().hex[:8]

@@ -61,6 +61,13 @@ def msg_id(stream: str, version: int, generation: str = "") -> str:
     return f"{stream}:{version}:{generation}" if generation else f"{stream}:{version}"
 
 
+def _message(subject_for: SubjectFor, e: EventEnvelope,
+             generation: str = "") -> tuple[str, bytes, str]:
+    """Subject, payload and message id of one event, on JetStream or plainly alike."""
+    return (subject_for(e.stream, e.type), _encoder.encode(e),
+            msg_id(e.stream, e.version, generation))
+
+
 @dataclass(frozen=True)
 class Republished:
     sent: int  # events read from the store and published
@@ -136,8 +143,7 @@ async def _publish_again(client: BusClient, subject_for: SubjectFor,
                          ack_timeout: float) -> int:
     """Publish ``rows`` under ``generation``; how many JetStream stored as new."""
     return await (await client.store(
-        [(subject_for(r["stream"], r["type"]), _encoder.encode(envelope(r)),
-          msg_id(r["stream"], r["version"], generation)) for r in rows], ack_timeout))
+        [_message(subject_for, envelope(r), generation) for r in rows], ack_timeout))
 
 
 class OutboxRelay:
@@ -168,8 +174,7 @@ class OutboxRelay:
                 return 0
             # Raises (and keeps the rows queued) unless JetStream stored every one.
             await (await self.client.store(
-                [(self.subject_for(r["stream"], r["type"]), _encoder.encode(envelope(r)),
-                  msg_id(r["stream"], r["version"])) for r in rows], self.ack_timeout))
+                [_message(self.subject_for, envelope(r)) for r in rows], self.ack_timeout))
             faults.hit(faults.AFTER_PUBLISH_BEFORE_MARK)
             await conn.execute("DELETE FROM outbox WHERE position = ANY($1::bigint[])",
                                [r["position"] for r in rows])
@@ -285,17 +290,14 @@ class Publisher:
             await self._send_unacked(envelopes)
             return
         try:
-            acked = await self.client.store(map(self._message, envelopes), self.ack_timeout)
+            acked = await self.client.store([_message(self.subject_for, e) for e in envelopes],
+                                            self.ack_timeout)
         except Exception as exc:  # NATS away: the relay's sweep publishes them
             _log.warning("publish_failed", error=repr(exc), events=len(envelopes))
             return
         positions = [e.position for e in envelopes]
         self._confirming.add(acked)
         acked.add_done_callback(lambda done: self._confirmed(done, positions))
-
-    def _message(self, e: EventEnvelope) -> tuple[str, bytes, str]:
-        """Subject, payload and message id of one event, on JetStream or plainly alike."""
-        return self.subject_for(e.stream, e.type), _encoder.encode(e), msg_id(e.stream, e.version)
 
     async def _send_unacked(self, envelopes: Sequence[EventEnvelope]) -> None:
         """JetStream has left ``stalled_at`` publishes unacknowledged (a stream's leader
@@ -305,7 +307,8 @@ class Publisher:
         can); their outbox rows stay queued for the relay, whose sweep stores them
         once JetStream answers, each once by its message id."""
         try:
-            for subject, data, message_id in map(self._message, envelopes):
+            for e in envelopes:
+                subject, data, message_id = _message(self.subject_for, e)
                 await self.client.nc.publish(subject, data,
                                              headers={"Nats-Msg-Id": message_id})
         except Exception as exc:  # NATS away: the relay's sweep publishes them

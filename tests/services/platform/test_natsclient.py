@@ -136,17 +136,11 @@ async def test_a_direct_subscription_hands_every_message_over_in_order(
     assert got[-1] == b"199" and asker._direct == {}
 
 
-async def test_a_plain_connection_follows_through_its_callback(
-        other: Client, nats_url: str, nats_prefix: str) -> None:
-    """Some tests hand the bus client nats-py's own connection: it follows all the same."""
-    subject, got = _subject(nats_prefix), list[bytes]()
-    listening = await BusClient(other).follow_raw(subject, got.append)
-    async with await nats.connect(nats_url) as publisher:
-        for i in range(5):
-            await publisher.publish(subject, b"%d" % i)
-    await _until(lambda: len(got) == 5)
-    assert got == [b"0", b"1", b"2", b"3", b"4"]
-    await listening.unsubscribe()
+async def test_the_bus_client_takes_only_the_services_connection(other: Client) -> None:
+    """Storing and following stand on ``NatsClient``: a plain nats-py connection is
+    refused when the bus client is made, not at its first publish."""
+    with pytest.raises(TypeError, match=r"connection\.connect"):
+        BusClient(other)
 
 
 async def test_a_connection_whose_reading_died_says_so(asker: NatsClient) -> None:
