@@ -54,8 +54,9 @@ async def _as(service: str, server: str) -> tuple[Client, list[Exception]]:
     async def on_error(exc: Exception) -> None:
         errors.append(exc)
 
-    nc = await nats.connect(f"nats://{service}:{PASSWORDS[service]}@{server}",
-                            error_cb=on_error, allow_reconnect=False)
+    nc = connection.NatsClient()  # the services' own kind, as a BusClient takes
+    await nc.connect(f"nats://{service}:{PASSWORDS[service]}@{server}",
+                     error_cb=on_error, allow_reconnect=False)
     return nc, errors
 
 
