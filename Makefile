@@ -25,7 +25,7 @@ run: $(STAMP)
 	$(BIN)/spades dev
 
 test: $(STAMP) $(CHROMIUM)
-	$(BIN)/python -m pytest tests --ignore=tests/bench
+	$(BIN)/python -m pytest tests --ignore=tests/bench --durations=25
 
 lint: $(STAMP)
 	$(BIN)/ruff check engine schemas services spades_client tests

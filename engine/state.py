@@ -66,10 +66,6 @@ class GameState(msgspec.Struct, frozen=True, gc=False):
         return self.played[-1] if self.played else ()
 
 
-def seat_bit(seat: int) -> int:
-    return 1 << seat
-
-
 def team_of(seat: int) -> int:
     return seat & 1
 

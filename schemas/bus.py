@@ -38,10 +38,3 @@ class StatusReply(msgspec.Struct, frozen=True):
     instance: str
     version: str
     echo: str = ""
-
-
-class ErrorReply(msgspec.Struct, frozen=True):
-    """Body of an error reply; the same code and text also travel in the service headers."""
-
-    code: str
-    message: str

@@ -131,10 +131,6 @@ class Names:
         return self.subject(f"game.chat.{_token(game_id)}")
 
     @property
-    def game_chat_all(self) -> str:
-        return self.subject("game.chat.*")
-
-    @property
     def lobby_tables(self) -> str:
         """``TableChanged``: a table's seats, rules or state changed."""
         return self.subject("lobby.tables")

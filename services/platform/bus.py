@@ -54,11 +54,6 @@ class RemoteError(Exception):
         self.code, self.description = code, description
 
 
-class BadRequest(ServiceError):
-    def __init__(self, description: str) -> None:
-        super().__init__("400", description)
-
-
 # --- JetStream streams and consumers, declared and checked --------------------------------
 
 

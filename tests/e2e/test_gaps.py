@@ -76,6 +76,12 @@ async def test_events_after_a_gap_wait_until_the_worker_supplies_the_missing_one
         hub.apply(2, events[1])  # type: ignore[arg-type]  # a late duplicate changes nothing
         assert len(hub.history) == 16
         await hub.stop()
+        # Readiness asks the gateway: ready once started, not while it stops.
+        assert not gateway.running
+        await gateway.start()
+        assert gateway.running
+        await gateway.stop()
+        assert not gateway.running
     finally:
         await pool.close()
         await nc.close()

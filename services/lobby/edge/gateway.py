@@ -85,13 +85,16 @@ class Gateway:
             Offers(queue.matches).handlers(), QueueFrames(queue).handlers(),
             self.tournaments.handlers())
         self._closing: set[asyncio.Task[None]] = set()
+        self._open = False
 
     async def start(self) -> None:
         await self.feed.start()
         await self.notes.start()
         await self.tournaments.start()
+        self._open = True
 
     async def stop(self) -> None:
+        self._open = False
         self.conns.close_all()
         self.grace.stop()
         await self.hubs.stop()
@@ -101,7 +104,8 @@ class Gateway:
 
     @property
     def running(self) -> bool:
-        return True
+        """Ready for sockets: started, and not yet stopping (readiness turns 503 first)."""
+        return self._open
 
     # --- what followed games need (following.Host) -----------------------------------------
 
