@@ -11,6 +11,7 @@ from engine.state import BIDDING, PASSING, PLAY, GameState
 from engine.trickplay import premoves
 from schemas import commands as cmd
 from schemas import events as ev
+from schemas.rules import Rules
 
 
 def look(tx: Tx, c: cmd.LookAtCards) -> None:
@@ -37,11 +38,17 @@ def place_bid(tx: Tx, c: cmd.PlaceBid) -> None:
     record_bid(tx, c.seat, c.bid, blind=False, auto=False)
 
 
+def legal_bids(r: Rules) -> range:
+    """The bids ``r`` allows: 0 (nil) to 13, nil only where the rules have it. The one
+    statement of it, which ``decide``, the views and the bots ask."""
+    return range(0 if r.nil else 1, 14)
+
+
 def check_bid(s: GameState, bid: int) -> None:
     assert s.rules is not None
     if isinstance(bid, bool) or not isinstance(bid, int) or not 0 <= bid <= 13:
         raise RuleError("bid_out_of_range", f"{bid!r} is not a bid; bids are 0 (nil) to 13")
-    if bid == 0 and not s.rules.nil:
+    if bid not in legal_bids(s.rules):
         raise RuleError("nil_not_allowed", "these rules have no nil; bid 1 to 13")
 
 

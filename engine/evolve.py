@@ -12,7 +12,7 @@ from typing import Any
 from msgspec.structs import replace
 
 from engine.cards import CARD_IDS, TRUMP, bits, card_id, mask_of
-from engine.play import breaks_spades, deck_of, in_seat_order
+from engine.play import any_trump_breaks, breaks_spades, deck_of, in_seat_order
 from engine.state import BIDDING, DEALING, OVER, PASSING, PLAY, GameState
 from schemas import events as ev
 from schemas.rules import Rules
@@ -146,7 +146,7 @@ def _played(s: GameState, e: ev.CardPlayed, v: int) -> GameState:
     if not broken and s.deck.suit_of[c] == TRUMP:
         r = s.rules
         broken = r is not None and breaks_spades(s.deck, trick, c,
-                                                 r.spades_broken_by == "any_spade")
+                                                 any_trump_breaks(r.spades_broken_by))
     if s.premoves[seat] >= 0:
         s = replace(s, premoves=_put(s.premoves, seat, -1))
     if len(trick) == 3:  # the trick is complete: nobody plays until it is won

@@ -12,7 +12,7 @@ from typing import Protocol
 
 from engine.cards import TRUMP, Deck, deck
 from engine.state import GameState
-from schemas.rules import Rules
+from schemas.rules import Rules, SpadesBrokenBy
 
 
 class _ByCard(Protocol):
@@ -20,8 +20,8 @@ class _ByCard(Protocol):
 
 
 class Suits(Protocol):
-    """What legality and breaking read of a deck: a ``Deck`` (card ids), or the bots'
-    playout table (one-bit cards), so both ask these very functions."""
+    """What legality, breaking and taking a trick read of a deck: a ``Deck`` (card ids),
+    or the bots' playout table (one-bit cards), so both ask these very functions."""
 
     @property
     def suit_of(self) -> _ByCard: ...
@@ -29,6 +29,8 @@ class Suits(Protocol):
     def suit_mask(self) -> Sequence[int]: ...
     @property
     def trump_mask(self) -> int: ...
+    @property
+    def power(self) -> _ByCard: ...
 
 
 def deck_of(rules: Rules) -> Deck:
@@ -62,6 +64,12 @@ def why_illegal(d: Deck, hand: int, trick: tuple[int, ...], broken: bool, card: 
     return "must_follow_suit" if trick else "spades_not_broken"
 
 
+def any_trump_breaks(broken_by: SpadesBrokenBy) -> bool:
+    """The rules' ``spades_broken_by`` read in one place: whether every trump played
+    breaks spades (``any_spade``), or only one played on another suit's lead."""
+    return broken_by == "any_spade"
+
+
 def breaks_spades(d: Suits, trick: Sequence[int], card: int, any_spade: bool) -> bool:
     """Whether ``card`` played to ``trick`` (the cards before it) breaks spades.
 
@@ -80,8 +88,10 @@ def in_seat_order(trick: tuple[int, ...], leader: int) -> tuple[int, ...]:
     return trick[-leader:] + trick[:-leader] if leader else trick
 
 
-def trick_winner(d: Deck, trick: tuple[int, ...], leader: int) -> int:
-    """The seat that wins a complete trick led by ``leader``."""
+def winning(d: Suits, trick: Sequence[int]) -> int:
+    """Where in ``trick`` (play order, at least one card) the card that takes it so far
+    stands: the highest trump, else the highest card of the suit led. The one statement
+    of who takes a trick, asked by the engine and, on a trick in progress, by the bots."""
     suit_of, power = d.suit_of, d.power
     best = 0
     best_suit = suit_of[trick[0]]
@@ -94,4 +104,9 @@ def trick_winner(d: Deck, trick: tuple[int, ...], leader: int) -> int:
                 best, best_power = i, power[c]
         elif s == TRUMP:
             best, best_suit, best_power = i, TRUMP, power[c]
-    return (leader + best) % 4
+    return best
+
+
+def trick_winner(d: Suits, trick: Sequence[int], leader: int) -> int:
+    """The seat that wins a complete trick led by ``leader``."""
+    return (leader + winning(d, trick)) & 3

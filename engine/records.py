@@ -27,7 +27,7 @@ from engine.cards import CARD_IDS, bits, card_id, mask_of
 from engine.decide import step
 from engine.errors import RuleError
 from engine.evolve import passers
-from engine.play import breaks_spades, deck_of, legal_mask, trick_winner
+from engine.play import any_trump_breaks, breaks_spades, deck_of, legal_mask, trick_winner
 from engine.presets import RulesError, resolve
 from engine.scoring import score_hand
 from engine.state import OVER, PLAY, GameState
@@ -240,7 +240,7 @@ def _read_plays(state: GameState, plays: list[str]) -> dict[str, Any] | None:
     d = state.deck
     r = state.rules
     assert r is not None
-    any_spade = r.spades_broken_by == "any_spade"
+    any_spade = any_trump_breaks(r.spades_broken_by)
     hands = list(state.hands)
     broken = state.broken
     seat = leader = state.waiting.bit_length() - 1

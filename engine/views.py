@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from msgspec.structs import replace
 
+from engine.bidding import legal_bids
 from engine.cards import codes
 from engine.evolve import blind_nil_offered, passers
 from engine.play import legal_cards
@@ -33,7 +34,7 @@ def _legal_bids(state: GameState, seat: int) -> tuple[int, ...]:
     r = state.rules
     if r is None or state.phase != "bidding" or not state.waiting >> seat & 1:
         return ()
-    return tuple(range(0 if r.nil else 1, 14))
+    return tuple(legal_bids(r))
 
 
 # Each set of waiting seats (a bit per seat) as the seats' tuple.

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from random import Random
 
+from engine.bidding import legal_bids
 from engine.bots import choose
 from engine.cards import code, ids
 from engine.decide import step
@@ -34,7 +35,7 @@ def random_player(rng: Random) -> Player:
     def play(state: GameState, seat: int) -> cmd.Command:
         if state.phase == BIDDING:
             assert state.rules is not None
-            return cmd.PlaceBid(seat=seat, bid=rng.randint(0 if state.rules.nil else 1, 13))
+            return cmd.PlaceBid(seat=seat, bid=rng.choice(legal_bids(state.rules)))
         if state.phase == PLAY:
             return cmd.PlayCard(seat=seat, card=code(rng.choice(ids(legal_cards(state, seat)))))
         return choose(state, seat, "basic")

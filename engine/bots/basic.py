@@ -16,6 +16,7 @@ from engine.bots.bits import bottom_side, high, power, shortest_suit_low, side_b
 from engine.bots.playout import Fast, split
 from engine.bots.playout import legal as legal_bits
 from engine.bots.seen import Seen, contracts_of
+from engine.play import winning
 from engine.state import GameState
 
 _OPPS = ((1, 3), (0, 2), (1, 3), (0, 2))
@@ -50,9 +51,8 @@ def policy(f: Fast, me: int, hand: int, trick: list[int], leader: int, played: i
     winners = 0
     if n:
         win_mask = lead_suit | trump
-        for i, c in enumerate(trick):
-            if c & win_mask and c > best:
-                best, best_seat = c, (leader + i) & 3
+        i = winning(f, trick)
+        best, best_seat = trick[i], (leader + i) & 3
         winners = legal & win_mask & ~((best << 1) - 1)
     later_opps = _LATER_OPPS[me][n]
 

@@ -14,6 +14,7 @@ from engine.bots.bits import power
 from engine.bots.expert import partner_safe
 from engine.bots.playout import Fast, fast_of, legal, split
 from engine.bots.seen import Seen, visible_bids
+from engine.play import winning
 from engine.state import GameState
 
 
@@ -49,10 +50,8 @@ def choose_card(state: GameState, seat: int) -> int:
         return f.card[1 << (side.bit_length() - 1)] if side else f.card[ok & -ok]
     lead_suit = f.suit_at[k.trick[0].bit_length()]
     win_mask = lead_suit | f.trump
-    best, best_i = 0, 0
-    for i, c in enumerate(k.trick):
-        if c & win_mask and c > best:
-            best, best_i = c, i
+    best_i = winning(f, k.trick)
+    best = k.trick[best_i]
     if (k.leader + best_i) & 3 == seat ^ 2:
         under = ok & ~(~((best << 1) - 1) & win_mask)
         pick = under or ok

@@ -32,6 +32,7 @@ from engine.bots.playout import Fast, Scorer, breaks, fast_of, split
 from engine.bots.playout import legal as legal_bits
 from engine.bots.playout import scorer as scorer_of
 from engine.bots.seen import Seen, contracts_of, visible_bids
+from engine.play import trick_winner, winning
 from engine.state import GameState
 from schemas.rules import Rules
 
@@ -162,12 +163,7 @@ def rollout(f: Fast, me: int, first: int, hands: list[int], trick: list[int], le
         trick.append(c)
         played |= c
         if len(trick) == 4:
-            win_mask = suit_at[trick[0].bit_length()] | trump
-            best = 0
-            for i in range(4):
-                x = trick[i]
-                if x & win_mask and x > best:
-                    best, p = x, (leader + i) & 3
+            p = trick_winner(f, trick, leader)
             tricks[p] += 1
             trick = []
             leader = p
@@ -303,11 +299,8 @@ def partner_safe(k: Seen, legal: int) -> int:
     if not trick:
         return legal
     lead_suit = f.suit_at[trick[0].bit_length()]
-    win_mask = lead_suit | f.trump
-    best, best_i = 0, -1
-    for i, c in enumerate(trick):
-        if c & win_mask and c > best:
-            best, best_i = c, i
+    best_i = winning(f, trick)
+    best = trick[best_i]
     if (k.leader + best_i) & 3 != partner:
         return legal
     beat = above(best) & (f.trump if best & f.trump else lead_suit | f.trump)

@@ -10,9 +10,10 @@ the cards of the led suit and trumps, and "could this beat that" is ``>``.
 A ``Fast`` table per deck variant maps engine card ids to these bits and back.
 
 The rules themselves are not restated here (DESIGN rule 12): a ``Fast`` has the
-``suit_of``/``suit_mask``/``trump_mask`` a ``Deck`` has, so ``engine.play``'s
-``legal_mask`` and ``breaks_spades`` run on playout bits as they are, and the
-``Scorer`` answers from ``engine.scoring.score_team``, remembered per input.
+``suit_of``/``suit_mask``/``trump_mask``/``power`` a ``Deck`` has, so ``engine.play``'s
+``legal_mask``, ``breaks_spades``, ``winning`` and ``trick_winner`` run on playout bits
+as they are, and the ``Scorer`` answers from ``engine.scoring.score_team``, remembered
+per input.
 """
 
 from __future__ import annotations
@@ -21,9 +22,9 @@ from functools import cache
 from random import Random
 
 from engine.cards import TRUMP, Deck, deck
-from engine.play import breaks_spades, legal_mask
+from engine.play import any_trump_breaks, breaks_spades, legal_mask, trick_winner
 from engine.scoring import score_team
-from schemas.rules import Rules
+from schemas.rules import Rules, SpadesBrokenBy
 
 WIDTH = 17  # powers per slot: 13 ranks plus up to four elevated trumps
 _SLOT = (3, 0, 1, 2)  # effective suit (S H D C) -> slot; trumps on top
@@ -32,8 +33,8 @@ _SLOT = (3, 0, 1, 2)  # effective suit (S H D C) -> slot; trumps on top
 class Fast:
     """One deck variant, and the rules' spades breaking, in the playout encoding."""
 
-    __slots__ = ("all", "any_spade", "bit", "card", "side", "sides", "suit", "suit_at",
-                 "suit_mask", "suit_of", "trump", "trump_mask")
+    __slots__ = ("all", "any_spade", "bit", "card", "power", "side", "sides", "suit",
+                 "suit_at", "suit_mask", "suit_of", "trump", "trump_mask")
 
     def __init__(self, d: Deck, any_spade: bool = True) -> None:
         self.any_spade = any_spade  # a trump lead breaks spades (``spades_broken_by``)
@@ -45,6 +46,7 @@ class Fast:
             self.bit[c] = b
             self.card[b] = c
             self.suit_of[b] = d.suit_of[c]
+        self.power = {b: b for b in self.card}  # a higher bit of a suit is a higher card
         self.suit = tuple(sum(self.bit[c] for c in d.cards if _SLOT[d.suit_of[c]] == s)
                           for s in range(4))  # by slot
         self.trump = self.suit[3]
@@ -79,8 +81,8 @@ class Fast:
 
 @cache
 def fast(deck_name: str, deuce_order: str = "diamond_high",
-         spades_broken_by: str = "any_spade") -> Fast:
-    return Fast(deck(deck_name, deuce_order), spades_broken_by == "any_spade")
+         spades_broken_by: SpadesBrokenBy = "any_spade") -> Fast:
+    return Fast(deck(deck_name, deuce_order), any_trump_breaks(spades_broken_by))
 
 
 def fast_of(rules: Rules) -> Fast:
@@ -150,8 +152,6 @@ def random_playout(f: Fast, hands: list[int], trick: list[int], leader: int, bro
     ``rnd`` is a ``Random().random``. The floor the bench measures the searches'
     playouts against; its legality and breaking are the engine's functions.
     """
-    trump = f.trump
-    suit_at = f.suit_at
     trick = list(trick)
     p = (leader + len(trick)) & 3
     while True:
@@ -170,11 +170,7 @@ def random_playout(f: Fast, hands: list[int], trick: list[int], leader: int, bro
         broken = broken or breaks_spades(f, trick, c, f.any_spade)
         trick.append(c)
         if len(trick) == 4:
-            win_mask = suit_at[trick[0].bit_length()] | trump
-            best = 0
-            for i, x in enumerate(trick):
-                if x & win_mask and x > best:
-                    best, p = x, (leader + i) & 3
+            p = trick_winner(f, trick, leader)
             tricks[p] += 1
             trick = []
         else:

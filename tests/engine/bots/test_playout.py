@@ -15,7 +15,7 @@ from engine.bots.playout import breaks, fast, random_playout, scorer, split
 from engine.bots.playout import legal as fast_legal
 from engine.bots.seen import Seen, contracts_of
 from engine.cards import deck, ids
-from engine.play import breaks_spades, legal_mask, trick_winner
+from engine.play import breaks_spades, legal_mask, trick_winner, winning
 from engine.scoring import score_team
 from tests.engine.bots.situations import position
 from tests.engine.test_properties import PROFILES, SETTINGS, any_rules
@@ -29,8 +29,8 @@ DECKS = [("standard", "diamond_high"), ("jokers_deuces", "diamond_high"),
 @pytest.mark.parametrize(("name", "order"), DECKS)
 def test_trick_winner_legal_cards_and_breaking_match_the_engine(name: str, order: str,
                                                                  broken_by: str) -> None:
-    """The playout twins of ``legal_mask`` and ``breaks_spades`` agree with the engine on
-    random hands, some of them all trumps, with spades broken or not."""
+    """``legal_mask``, ``breaks_spades`` and ``winning`` answer alike on playout bits and
+    on card ids, on random hands, some of them all trumps, with spades broken or not."""
     d = deck(name, order)
     f = fast(name, order, broken_by)
     rng = random.Random(name + order + broken_by)
@@ -56,9 +56,13 @@ def test_trick_winner_legal_cards_and_breaking_match_the_engine(name: str, order
             assert breaks(f, fast_trick, f.bit[card]) == breaks_spades(
                 d, tuple(trick), card, broken_by == "any_spade")
             trick.append(card)
-        win_mask = f.suit_at[f.bit[trick[0]].bit_length()] | f.trump
-        best = max(f.bit[c] for c in trick if f.bit[c] & win_mask)
-        assert (leader + [f.bit[c] for c in trick].index(best)) % 4 == trick_winner(
+            # The card taking the trick so far: the same on playout bits as on card ids,
+            # and the largest bit among the suit led and the trumps.
+            fast_trick.append(f.bit[card])
+            win_mask = f.suit_at[fast_trick[0].bit_length()] | f.trump
+            best = max(b for b in fast_trick if b & win_mask)
+            assert winning(f, fast_trick) == winning(d, trick) == fast_trick.index(best)
+        assert trick_winner(f, [f.bit[c] for c in trick], leader) == trick_winner(
             d, tuple(trick), leader)
 
 
