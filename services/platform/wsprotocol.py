@@ -19,6 +19,10 @@ without waiting, for a caller with no task to wait in, which learns whether the
 socket took them. It offers its own ``receive`` too (``RECEIVE``), so
 each command a client sends skips litestar's wrapper around it. An app served
 otherwise finds no such extensions and goes through ASGI as before.
+
+The base class's methods extended or copied here are fingerprinted in
+``tests/services/platform/test_library_internals.py``, which fails first when an
+upgrade of uvicorn changes them.
 """
 
 from __future__ import annotations
