@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import asyncpg
 import msgspec
 
-from services.platform.eventstore import AppendResult, EventStore, RecordedEvent
+from services.platform.eventstore import AppendResult, EventStore, RecordedEvent, first_result
 from services.platform.lease import Lease, Leases
 
 # The games an adopter may claim: live ones (a finished game's lease just lapses).
@@ -66,7 +66,7 @@ class GameStore:
                 "INSERT INTO games (game_id, table_id, banter) VALUES ($1, $2, $3)"
                 " ON CONFLICT DO NOTHING RETURNING true", game_id, table_id, banter)
             if not fresh:
-                first = await self._command(conn, game_id, command_id)
+                first = await first_result(conn, game_id, command_id)
                 if first is None:
                     raise GameExists(game_id)
                 return first, 0
@@ -117,18 +117,7 @@ class GameStore:
     async def command_result(self, game_id: str, command_id: str) -> AppendResult | None:
         """The first result of a command this stream accepted, if it did."""
         async with self.pool.acquire() as conn:
-            return await self._command(conn, game_id, command_id)
-
-    @staticmethod
-    async def _command(conn: asyncpg.Connection, game_id: str,
-                       command_id: str) -> AppendResult | None:
-        row = await conn.fetchrow(
-            "SELECT first_version, last_version, first_position, command_hash FROM commands"
-            " WHERE stream = $1 AND command_id = $2", game_id, command_id)
-        if row is None:
-            return None
-        return AppendResult(row["first_version"], row["last_version"], row["first_position"],
-                            True, row["command_hash"])
+            return await first_result(conn, game_id, command_id)
 
     # --- refused commands ----------------------------------------------------------
 

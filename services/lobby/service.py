@@ -38,6 +38,7 @@ from services.lobby.matches.outcomes import Outcomes
 from services.lobby.matches.sweeps import Expiry, Sweeper
 from services.lobby.ranked.matchmaker import Matchmaker
 from services.lobby.ranked.queue import Queue
+from services.lobby.tables import store as tables_store
 from services.lobby.tables.tables import Tables
 from services.lobby.tournaments.tournaments import Tournaments
 from services.platform import bus, logs
@@ -103,7 +104,8 @@ async def setup(rt: Runtime) -> None:
         raise StartupError(f"ranked_rules is invalid: {exc}") from None
     await matchmaker.start()
     rt.workers.append(matchmaker)
-    purge = GuestPurge(rt.pool, s.token_ttl_seconds, s.guest_purge_every_seconds)
+    purge = GuestPurge(rt.pool, s.token_ttl_seconds, s.guest_purge_every_seconds,
+                       tables_store.seated_players)
     await purge.start()
     rt.workers.append(purge)
     origins = frozenset(o.strip() for o in s.ws_allowed_origins.split(",") if o.strip())

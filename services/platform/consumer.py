@@ -237,6 +237,12 @@ class Consumer:
         return outcome
 
 
+async def forget(conn: asyncpg.Connection, consumer: str) -> None:
+    """Forget which events ``consumer`` applied, so that a rebuild applies them all again
+    (in the caller's transaction, beside its own reset)."""
+    await conn.execute("DELETE FROM consumer_processed WHERE consumer = $1", consumer)
+
+
 async def _dead_letter(pool: asyncpg.Pool, consumer: str, msg: Msg, env: EventEnvelope | None,
                        deliveries: int, reason: str) -> None:
     await pool.execute(

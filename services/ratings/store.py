@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 
 import asyncpg
 
+from services.platform.consumer import forget
 from services.ratings.system import Change
 
 _COLUMNS = "player_id, rating, games, wins, losses, draws, \"left\", peak, last_game_at"
@@ -211,5 +212,5 @@ async def history(pool: asyncpg.Pool, player: str, before: int | None,
 async def reset(conn: asyncpg.Connection, consumer: str) -> None:
     """Forget every rating and which games were applied, so they can be applied again."""
     await conn.execute("TRUNCATE ratings, rating_history, board, board_refreshed")
-    await conn.execute("DELETE FROM consumer_processed WHERE consumer = $1", consumer)
+    await forget(conn, consumer)
 

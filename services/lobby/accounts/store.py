@@ -8,8 +8,8 @@ import asyncpg
 
 from services.lobby.base.store import Pool, as_uuid
 
-__all__ = ["NameTaken", "Pool", "account", "account_role", "create_account", "names", "people",
-           "registered_account", "set_role"]
+__all__ = ["NameTaken", "Pool", "account", "account_role", "create_account", "delete_guests",
+           "names", "people", "registered_account", "set_role"]
 
 
 class NameTaken(Exception):
@@ -86,3 +86,14 @@ async def people(pool: asyncpg.Pool, player_ids: list[str]) -> dict[str, tuple[s
     rows = await pool.fetch("SELECT player_id, name, password_hash IS NOT NULL AS registered"
                             " FROM accounts WHERE player_id = ANY($1::uuid[])", keys)
     return {str(r["player_id"]): (r["name"], r["registered"]) for r in rows}
+
+
+async def delete_guests(conn: asyncpg.Connection, older_than_seconds: float,
+                        keep: list[str]) -> int:
+    """Delete guest accounts created more than ``older_than_seconds`` ago, except the
+    player ids in ``keep``; how many went."""
+    status = await conn.execute(
+        "DELETE FROM accounts WHERE password_hash IS NULL"
+        " AND created_at < now() - make_interval(secs => $1)"
+        " AND NOT player_id::text = ANY($2::text[])", older_than_seconds, keep)
+    return int(status.rsplit(" ", 1)[-1])

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import asyncpg
 
 from services.lobby.base.store import NotFound, Pool
-from services.lobby.tables.store import TableRow, insert_table, seats_json
+from services.lobby.tables.store import TableRow, insert_table, seat_open_table, seats_json
 
 __all__ = ["MatchRow", "NotAwaiting", "NotFound", "Pool", "TableNotOpen", "confirm", "decline",
            "lapsed_checks", "match", "match_state", "offers_of", "open_match", "origin_of",
@@ -85,11 +85,7 @@ async def open_match(pool: asyncpg.Pool, m: MatchRow, table: TableRow | None,
             return _match(first), False
         if table_exists:
             assert table is not None
-            status = await conn.execute(
-                "UPDATE game_tables SET seats = $2, state = 'playing', game_id = $3,"
-                " updated_at = now() WHERE table_id = $1 AND state = 'open'",
-                uuid.UUID(table.table_id), seats_json(table.seats), m.game_id)
-            if status.endswith(" 0"):
+            if not await seat_open_table(conn, table, m.game_id):
                 raise TableNotOpen(table.table_id)
         elif table is not None:
             await insert_table(conn, table)

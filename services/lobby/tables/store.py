@@ -14,8 +14,8 @@ import asyncpg
 from services.lobby.base.store import NotFound, Pool, as_uuid
 
 __all__ = ["CodeTaken", "NotFound", "Pool", "Seat", "TableRow", "change_table", "close_table_of",
-           "get_table", "insert_table", "open_public_tables", "running_games_of", "seats_json",
-           "table_by_code", "table_by_game", "tables_of"]
+           "get_table", "insert_table", "open_public_tables", "running_games_of", "seat_open_table",
+           "seated_players", "seats_json", "table_by_code", "table_by_game", "tables_of"]
 
 
 class CodeTaken(Exception):
@@ -200,6 +200,25 @@ async def change_table(pool: asyncpg.Pool, table_id: str,
                 key, uuid.UUID(after.host), json.dumps(after.rules), seats_json(after.seats),
                 after.state, after.game_id, after.banter, _again_json(after.play_again))
     return before, after
+
+
+async def seated_players(conn: asyncpg.Connection) -> list[str]:
+    """Everyone seated at a table that is open or playing."""
+    rows = await conn.fetch(
+        "SELECT DISTINCT s->>'player_id' AS player_id"
+        " FROM game_tables t, jsonb_array_elements(t.seats) s"
+        " WHERE t.state <> 'over' AND s->>'player_id' IS NOT NULL")
+    return [r["player_id"] for r in rows]
+
+
+async def seat_open_table(conn: asyncpg.Connection, t: TableRow, game_id: str) -> bool:
+    """Seat a person's open table for the game its match starts, in the match's
+    transaction; False (nothing written) when it is no longer open."""
+    status = await conn.execute(
+        "UPDATE game_tables SET seats = $2, state = 'playing', game_id = $3,"
+        " updated_at = now() WHERE table_id = $1 AND state = 'open'",
+        uuid.UUID(t.table_id), seats_json(t.seats), game_id)
+    return not status.endswith(" 0")
 
 
 async def close_table_of(conn: asyncpg.Connection, game_id: str) -> str | None:

@@ -119,6 +119,19 @@ def envelope(r: Mapping[str, Any]) -> EventEnvelope:
         correlation_id=r["correlation_id"], causation_id=r["causation_id"], body=r["body"])
 
 
+async def first_result(conn: asyncpg.Connection, stream: str,
+                       command_id: str) -> AppendResult | None:
+    """What the stream's first append under ``command_id`` wrote, if one did: the
+    answer a repeated command gets (the store's ``commands`` table is read only here)."""
+    row = await conn.fetchrow(
+        "SELECT first_version, last_version, first_position, command_hash FROM commands"
+        " WHERE stream = $1 AND command_id = $2", stream, command_id)
+    if row is None:
+        return None
+    return AppendResult(row["first_version"], row["last_version"], row["first_position"],
+                        True, row["command_hash"])
+
+
 def _envelopes(stream: str, row: asyncpg.Record, encoded: Sequence[tuple[str, int, bytes]],
                event_ids: Sequence[uuid.UUID], at: dt.datetime, correlation_id: str | None,
                causation_id: str | None) -> tuple[EventEnvelope, ...]:

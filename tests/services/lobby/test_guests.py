@@ -7,6 +7,7 @@ import uuid
 import asyncpg
 
 from services.lobby.accounts import guests
+from services.lobby.tables.store import seated_players
 from tests.services.lobby.harness import Player, Service
 
 
@@ -25,7 +26,7 @@ async def test_expired_guests_go_unless_seated_at_a_live_table(lobby: Service,
         old = [idle.player_id, seated.player_id, registered]
         await pool.execute("UPDATE accounts SET created_at = now() - interval '2 days'"
                            " WHERE player_id = ANY($1::uuid[])", old)
-        assert await guests.purge(pool, 86_400) >= 1
+        assert await guests.purge(pool, 86_400, seated_players) >= 1
         left = {str(r["player_id"]) for r in await pool.fetch(
             "SELECT player_id FROM accounts WHERE player_id = ANY($1::uuid[])",
             [*old, fresh.player_id])}
