@@ -23,9 +23,6 @@ TOURNAMENT_EVENTS = "TOURNAMENT_EVENTS"
 LOBBY_MATCHES = "LOBBY_MATCHES"  # how each match's start ended (schemas.matches.MatchOutcome)
 TOURNAMENT_STREAM_PREFIX = "tournament-"  # a tournament's event-store stream: tournament-<id>
 
-# Services on the NATS services API: name, and the subject group of their endpoints.
-SERVICES = ("lobby", "game", "ratings", "tournaments")
-
 # Durable consumers of GAME_EVENTS.
 RATINGS_RESULTS = "ratings-results"
 TOURNAMENTS_RESULTS = "tournaments-results"

@@ -1,39 +1,37 @@
-"""The four services by name, and the Postgres schema and migrations each owns.
+"""The services by name: the one list a new service joins. Each declares the rest
+(settings, set-up, migrations, port) in its own ``manifest.py``.
 
-Kept apart from the services themselves so `spades migrate` and the test
-session can migrate every schema without starting (or importing) any service.
+Manifests import no service module: `spades migrate`, `spades --help` and the test
+session read them without starting (or importing) any service.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+import importlib
+from functools import cache
 
 from services.platform import sqlfolders
+from services.platform.manifest import Manifest
 from services.platform.migrations import MigrationSet
-
-HERE = Path(__file__).parent
-CONSUMER_SQL = sqlfolders.CONSUMER
 
 SERVICES = ("lobby", "game", "ratings", "tournaments")
 
-MIGRATIONS: dict[str, MigrationSet] = {
-    # The lobby's games projection is fed by a durable consumer: it records what it applied.
-    # The ranked matchmaker is one leader among lobby copies: it holds a lease.
-    "lobby": MigrationSet("lobby", (("consumer", CONSUMER_SQL), ("lease", sqlfolders.LEASE),
-                                    ("lobby", HERE / "lobby" / "migrations"))),
-    # The game service owns the event store: game streams live in its schema.
-    "game": MigrationSet("game", (*sqlfolders.EVENTSTORE_MIGRATIONS,
-                                  ("game", HERE / "game" / "migrations"))),
-    "ratings": MigrationSet("ratings", (("consumer", CONSUMER_SQL),
-                                        ("ratings", HERE / "ratings" / "migrations"))),
-    # Tournaments keep their own event store (tournament-<id> streams) beside the consumer's.
-    "tournaments": MigrationSet("tournaments", (
-        ("consumer", CONSUMER_SQL), *sqlfolders.EVENTSTORE_MIGRATIONS,
-        ("tournaments", HERE / "tournaments" / "migrations"))),
-}
+CONSUMER_SQL = sqlfolders.CONSUMER
+
+
+@cache
+def manifest(name: str) -> Manifest:
+    if name not in SERVICES:
+        raise KeyError(f"no service {name!r}; one of {', '.join(SERVICES)}")
+    found: Manifest = importlib.import_module(f"services.{name}.manifest").MANIFEST
+    assert found.name == name, (name, found.name)
+    return found
+
+
+MIGRATIONS: dict[str, MigrationSet] = {name: manifest(name).migration_set for name in SERVICES}
 
 # Default HTTP port of each service under `spades dev` (health, metrics; API for lobby).
-DEV_HTTP_PORTS = {"lobby": 8000, "game": 8001, "ratings": 8002, "tournaments": 8003}
+DEV_HTTP_PORTS = {name: manifest(name).dev_http_port for name in SERVICES}
 
 
 def all_migrations() -> list[MigrationSet]:

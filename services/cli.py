@@ -16,7 +16,7 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from services import catalog, devdata, registry
+from services import catalog, devdata
 from services.dev_cli import dev
 from services.platform import servers
 from services.platform.settings import SettingsError, StartupError, describe, load
@@ -129,7 +129,7 @@ def settings_cmd(service: str) -> int:
     """A service's settings as tab-separated columns under a header: the environment name,
     the default, the value in force (from this environment) and what it means."""
     print("setting\tdefault\tin force\tmeaning")
-    for row in describe(registry.spec(service).settings):
+    for row in describe(catalog.manifest(service).settings):
         print("\t".join(row))
     return 0
 
@@ -139,9 +139,9 @@ def serve_one(name: str) -> int:
 
     from services.platform import runtime
 
-    spec = registry.spec(name)
-    settings = load(spec.settings)
-    asyncio.run(runtime.run(name, settings, spec.setup, spec.migrations))
+    manifest = catalog.manifest(name)
+    settings = load(manifest.settings)
+    asyncio.run(runtime.run(name, settings, manifest.setup, manifest.migration_set))
     return 0
 
 

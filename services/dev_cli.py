@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from services import catalog, devdata, registry
+from services import catalog, devdata
 from services.platform import servers
 from services.platform.settings import load
 from services.upkeep_cli import CliError, migrate
@@ -74,7 +74,7 @@ def dev() -> int:
         if servers.port_in_use(port):
             raise CliError(f"port {port} ({name} HTTP) is in use")
         # Check each service's settings now: one line here beats four failing children.
-        load(registry.spec(name).settings, {"DATABASE_URL": "-", "NATS_URL": "-", **os.environ},
+        load(catalog.manifest(name).settings, {"DATABASE_URL": "-", "NATS_URL": "-", **os.environ},
              http_port=port)
     database_url = os.environ.get("DATABASE_URL")
     nats_url = os.environ.get("NATS_URL")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from services import catalog, devdata, registry
+from services import catalog, devdata
 from services.game.settings import GameSettings, game_databases
 from services.platform.settings import load
 
@@ -59,7 +59,7 @@ def resync_cmd(from_position: int, stream: str | None) -> int:
 
 
 def _game_settings() -> GameSettings:
-    settings = load(registry.spec("game").settings, devdata.environ())
+    settings = load(catalog.manifest("game").settings, devdata.environ())
     assert isinstance(settings, GameSettings)
     return settings
 

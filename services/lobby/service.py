@@ -113,7 +113,7 @@ async def setup(rt: Runtime) -> None:
     rt.routes.extend(apidocs.routes())
     # Past the lobby's own cap a frame gets an error frame; far past it uvicorn cuts it off.
     rt.ws_max_size = 16 * s.ws_max_frame_bytes
-    rt.routes.append(platform_route(rt.client, rt.names, s.request_timeout_seconds))
+    rt.routes.append(platform_route(rt.client, rt.names))
     rt.routes.append(router(
         pool=rt.pool, tokens=tokens, throttle=throttle, tables=tables, gateway=gateway,
         standings=Standings(rt.pool, ratings), tournaments=tournaments, matches=matches,

@@ -157,7 +157,7 @@ async def serve(nc: Client, *, service: str, version: str, group: str,
     """Start a NATS micro service whose endpoints take and return msgspec Structs,
     each at ``<group>.<name>`` in the queue group ``<group>.q``."""
     svc = await add_service(nc, name=service, version=version,
-                            metadata={"instance": instance} if instance else None)
+                            metadata={"group": group, "instance": instance})
     grp = svc.add_group(name=group, queue_group=f"{group}.q")
     for ep in endpoints:
         await grp.add_endpoint(name=ep.name, handler=responder(ep))

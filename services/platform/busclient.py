@@ -71,6 +71,19 @@ class Listening:
             await self._sub.unsubscribe()
 
 
+class Instance(msgspec.Struct, frozen=True):
+    """A service instance's answer to ``$SRV.PING``; ``bus.serve`` puts the subject
+    group of its endpoints and its instance id in the metadata."""
+
+    name: str
+    id: str
+    version: str
+    metadata: dict[str, str] | None = None
+
+
+_instance = msgspec.json.Decoder(Instance)
+
+
 class BusClient:
     """One service's handle on the bus. The connection (``nc``) and its JetStream
     context (``js``) are for the platform's own modules (streams, consumers, the
@@ -162,6 +175,23 @@ class BusClient:
         connection reads them (``connection.NatsClient.subscribe_direct``): for the
         many small messages of a followed game."""
         return Listening(await self.nc.subscribe_direct(subject, handler))
+
+    async def instances(self, wait: float) -> list[Instance]:
+        """Every instance on the NATS services API that answers within ``wait`` seconds:
+        the API's own discovery (``$SRV.PING``), so no list of services is kept here."""
+        got: list[bytes] = []
+        inbox = self.nc.new_inbox()
+        listening = Listening(await self.nc.subscribe_direct(inbox, got.append))
+        try:
+            await self.nc.publish("$SRV.PING", b"", reply=inbox)
+            await asyncio.sleep(wait)
+        finally:
+            await listening.unsubscribe()
+        out = []
+        for data in got:
+            with contextlib.suppress(msgspec.DecodeError, msgspec.ValidationError):
+                out.append(_instance.decode(data))
+        return out
 
     async def answer(self, subject: str, endpoint: bus.Endpoint) -> Listening:
         """Answer requests on a subject of this process's own (not a services API

@@ -11,7 +11,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from services import catalog, registry
+from services import catalog
 from services.platform import dbadmin
 from services.platform.settings import REQUIRED, describe
 
@@ -91,10 +91,10 @@ def test_settings_show_the_value_the_environment_puts_in_force() -> None:
 @pytest.mark.parametrize("service", catalog.SERVICES)
 def test_each_default_as_printed_reads_back_as_itself(service: str) -> None:
     """A default is printed as the environment spells it: set to that text, it is in force."""
-    rows = describe(registry.spec(service).settings, {})
+    rows = describe(catalog.manifest(service).settings, {})
     given = {r.name: "" if r.default == '""' else r.default for r in rows
              if r.default != REQUIRED}
-    again = {r.name: r.in_force for r in describe(registry.spec(service).settings, given)}
+    again = {r.name: r.in_force for r in describe(catalog.manifest(service).settings, given)}
     assert {name: again[name] for name in given} == {
         r.name: r.default for r in rows if r.name in given}
 

@@ -9,7 +9,7 @@ from typing import Any
 import yaml
 
 from schemas import subjects
-from services import catalog, registry
+from services import catalog
 from services.platform.http import create_app
 from services.platform.settings import Settings, env_names, load
 
@@ -33,7 +33,7 @@ def deployments() -> dict[str, dict[str, Any]]:
 
 
 def settings_of(service: str) -> dict[str, str]:
-    return env_names(registry.spec(service).settings)
+    return env_names(catalog.manifest(service).settings)
 
 
 def served_paths() -> set[str]:
@@ -100,13 +100,13 @@ def test_ports_and_probes_match_the_http_server() -> None:
 
 def test_every_setting_is_documented() -> None:
     for service in catalog.SERVICES:
-        cls: type[Settings] = registry.spec(service).settings
+        cls: type[Settings] = catalog.manifest(service).settings
         assert all(env_names(cls).values()), service
 
 
 def test_services_bind_this_machine_only_unless_deploy_says_otherwise() -> None:
     for service in catalog.SERVICES:
-        settings = load(registry.spec(service).settings, {"DATABASE_URL": "-", "NATS_URL": "-"})
+        settings = load(catalog.manifest(service).settings, {"DATABASE_URL": "-", "NATS_URL": "-"})
         assert settings.http_host == "127.0.0.1", service
     assert compose()["x-service"]["environment"]["SPADES_HTTP_HOST"] == "0.0.0.0"
     configmap = next(d for d in k8s() if d["kind"] == "ConfigMap" and
@@ -120,7 +120,7 @@ USES: dict[str, dict[str, list[str]]] = {
     "lobby": {"publish": [_N.game_create, _N.game_command("g1"), _N.game_events_since,
                           _N.game_chat("g1"), _N.lobby_tables, _N.lobby_presence("g1"),
                           _N.player_note("p1"), _N.endpoint("ratings", "leaderboard"),
-                          _N.endpoint("tournaments", "register"), _N.endpoint("game", "status"),
+                          _N.endpoint("tournaments", "register"), "$SRV.PING",
                           _N.lobby_match("queue", "m1")],
               "subscribe": [_N.game_chat("g1"), _N.lobby_tables, _N.lobby_presence("g1"),
                             _N.player_notes_all, _N.tournament_events_all,

@@ -20,6 +20,7 @@ import asyncpg
 import pytest
 
 from schemas.events import GameEnded
+from services import catalog
 from services.platform import servers
 from services.platform.events import game_registry
 from services.platform.eventstore import EventStore
@@ -113,6 +114,7 @@ async def test_dev_serves_the_api_and_carries_a_finished_game_to_ratings(
     status, plat = http("GET", f"{lobby}/api/v1/platform")
     assert status == 200
     assert all(s["reachable"] for s in plat["services"])
+    assert sorted(s["service"] for s in plat["services"]) == sorted(catalog.SERVICES)
 
     # The test plays the game worker: it appends a finished game to the game's store.
     pool = await asyncpg.create_pool(database_url, server_settings={"search_path": "game"})

@@ -144,8 +144,9 @@ async def test_only_the_tournament_service_writes_tournament_events(server: str)
     await tournaments.close()
 
 
-async def test_a_service_answers_status_requests_from_the_lobby(server: str) -> None:
+async def test_the_lobby_finds_the_services_by_the_services_api_discovery(server: str) -> None:
     from schemas.bus import StatusReply, StatusRequest
+    from services.platform.busclient import BusClient
 
     ratings, _ = await _as("ratings", server)
 
@@ -153,12 +154,13 @@ async def test_a_service_answers_status_requests_from_the_lobby(server: str) -> 
         return StatusReply(service="ratings", instance="r1", version="0", echo=req.echo)
 
     svc = await bus.serve(ratings, service="ratings", version="0.1.0",
-                          group=N.service_group("ratings"),
+                          group=N.service_group("ratings"), instance="r1",
                           endpoints=[bus.Endpoint("status", StatusRequest, status)])
-    lobby, _ = await _as("lobby", server)
-    reply = await bus.request(lobby, N.endpoint("ratings", "status"), StatusRequest(echo="hi"),
-                              StatusReply, timeout=2)
-    assert reply.echo == "hi"
+    lobby, errors = await _as("lobby", server)
+    found = await BusClient(lobby).instances(0.5)
+    assert [(i.name, i.metadata) for i in found] == [
+        ("ratings", {"group": N.service_group("ratings"), "instance": "r1"})]
+    assert not errors
     await svc.stop()
     await lobby.close()
     await ratings.close()

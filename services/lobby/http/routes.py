@@ -3,16 +3,13 @@ objects they are handed (``deps``); and the platform check that predates ``/v1``
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from litestar import Router, get
 from litestar.handlers import HTTPRouteHandler
 from litestar.types import ControllerRouterHandler
 
-from schemas import subjects
 from schemas.api import PlatformStatus, ServiceStatus
-from schemas.bus import StatusReply, StatusRequest
 from schemas.subjects import Names
 from services.lobby.http import deps
 from services.lobby.http.admin_api import OperatorController, replay_pages
@@ -48,22 +45,24 @@ def router(**objects: Any) -> Router:
                   opt={deps.TOKENS: objects["tokens"]})
 
 
-def platform_route(client: BusClient, names: Names, timeout: float) -> HTTPRouteHandler:
-    """The platform check that predates ``/v1``: which services answer on the bus."""
+DISCOVERY_WAIT = 0.5  # seconds the platform check collects the instances' answers
+
+
+def platform_route(client: BusClient, names: Names,
+                   wait: float = DISCOVERY_WAIT) -> HTTPRouteHandler:
+    """The platform check that predates ``/v1``: which service instances of this
+    deployment answer on the bus, found by the services API's own discovery (those of
+    another deployment on the same NATS, under another prefix, are left out)."""
 
     @get("/api/v1/platform", summary="Which services answer on the bus")
     async def platform() -> PlatformStatus:
-        async def ask(service: str) -> ServiceStatus:
-            try:
-                reply = await client.request(names.endpoint(service, "status"),
-                                             StatusRequest(), StatusReply, timeout=timeout)
-            except Exception:
-                return ServiceStatus(service=service, reachable=False)
-            return ServiceStatus(service=service, reachable=True, instance=reply.instance,
-                                 version=reply.version)
-
-        return PlatformStatus(services=list(await asyncio.gather(
-            *(ask(s) for s in subjects.SERVICES))))
+        found = [i for i in await client.instances(wait)
+                 if (i.metadata or {}).get("group") == names.service_group(i.name)]
+        return PlatformStatus(services=sorted(
+            (ServiceStatus(service=i.name, reachable=True,
+                           instance=(i.metadata or {}).get("instance") or i.id,
+                           version=i.version) for i in found),
+            key=lambda s: (s.service, s.instance or "")))
 
     return platform
 

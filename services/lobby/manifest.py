@@ -1,0 +1,17 @@
+"""The lobby as the platform knows it (``services/platform/manifest.py``)."""
+
+from pathlib import Path
+
+from services.platform import sqlfolders
+from services.platform.manifest import Manifest
+
+MANIFEST = Manifest(
+    name="lobby",
+    settings_class="services.lobby.base.settings:LobbySettings",
+    setup_function="services.lobby.service:setup",
+    # The games projection is fed by a durable consumer: it records what it applied.
+    # The ranked matchmaker is one leader among lobby copies: it holds a lease.
+    migrations=(("consumer", sqlfolders.CONSUMER), ("lease", sqlfolders.LEASE),
+                ("lobby", Path(__file__).parent / "migrations")),
+    dev_http_port=8000,
+)

@@ -1,0 +1,15 @@
+"""The ratings service as the platform knows it (``services/platform/manifest.py``)."""
+
+from pathlib import Path
+
+from services.platform import sqlfolders
+from services.platform.manifest import Manifest
+
+MANIFEST = Manifest(
+    name="ratings",
+    settings_class="services.ratings.service:RatingsSettings",
+    setup_function="services.ratings.service:setup",
+    migrations=(("consumer", sqlfolders.CONSUMER),
+                ("ratings", Path(__file__).parent / "migrations")),
+    dev_http_port=8002,
+)
