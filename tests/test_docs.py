@@ -7,6 +7,9 @@
   placeholder such as ``<name>`` or ``*`` is a pattern, not a path), every test
   they name as ``tests/<file>.py::test_<name>`` is defined in that file, and
   every link of theirs to a file leads to one.
+- A comment or doc that cites the architecture page by rule number or section
+  (``docs/architecture.md, rule 9``; ``docs/architecture.md "Layout"``) cites one
+  the page has.
 """
 
 from __future__ import annotations
@@ -27,26 +30,27 @@ SKIPPED_FOLDERS = {"__pycache__", "node_modules"}  # and every hidden folder (.v
 SPAN = re.compile(r"`([^`\s]+)`")
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 TEST_NAME = re.compile(r"^(tests/[\w/]+\.py)::(\w+)$")
+ARCHITECTURE = "docs/architecture.md"
+CITED_RULE = re.compile(r"docs/architecture\.md,?\s+rule\s+(\d+)")
+CITED_SECTION = re.compile(r'docs/architecture\.md\s+"([^"]+)"')
 
 
-def tree_files(root: Path) -> Iterator[Path]:
-    """Every text file of the tree, outside hidden folders and caches."""
+def tree_texts(root: Path) -> Iterator[tuple[Path, str]]:
+    """Every text file of the tree and its text, outside hidden folders and caches."""
     for path in sorted(root.rglob("*")):
         parts = path.relative_to(root).parts
         if any(p.startswith(".") or p in SKIPPED_FOLDERS or p.endswith(".egg-info")
-               for p in parts[:-1]):
+               for p in parts[:-1]) or not path.is_file():
             continue
-        if path.is_file():
-            yield path
+        try:
+            yield path, path.read_text()
+        except (UnicodeDecodeError, OSError):
+            continue  # not text
 
 
 def outside_citations(root: Path) -> list[str]:
     found = []
-    for path in tree_files(root):
-        try:
-            text = path.read_text()
-        except (UnicodeDecodeError, OSError):
-            continue  # not text
+    for path, text in tree_texts(root):
         for n, line in enumerate(text.splitlines(), 1):
             if OUTSIDE.search(line):
                 found.append(f"{path.relative_to(root)}:{n}: {line.strip()[:100]}")
@@ -81,8 +85,25 @@ def missing(root: Path, doc: str) -> list[str]:
     return gone
 
 
+def wrong_citations(root: Path) -> list[str]:
+    """Citations of the architecture page's rules or sections that it does not have."""
+    page = (root / ARCHITECTURE).read_text()
+    rules = set(re.findall(r"^\*\*(\d+)\. ", page, re.MULTILINE))
+    sections = set(re.findall(r"^#+ (.+)$", page, re.MULTILINE))
+    found = []
+    for path, text in tree_texts(root):
+        where = path.relative_to(root)
+        found += [f"{where}: rule {n}" for n in CITED_RULE.findall(text) if n not in rules]
+        found += [f"{where}: {s!r}" for s in CITED_SECTION.findall(text) if s not in sections]
+    return found
+
+
 def test_no_file_cites_a_document_outside_the_repository() -> None:
     assert outside_citations(ROOT) == []
+
+
+def test_every_rule_and_section_cited_is_on_the_architecture_page() -> None:
+    assert wrong_citations(ROOT) == []
 
 
 @pytest.mark.parametrize("doc", CHECKED_DOCS)
@@ -118,3 +139,17 @@ def test_a_path_or_test_that_is_not_there_is_named(tmp_path: Path, text: str,
         f"{text}\n`tests/test_x.py::test_there`, `/v1/ws`, `services/<name>/`.\n")
     found = missing(tmp_path, "docs/a.md")
     assert len(found) == 1 and problem in found[0]
+
+
+@pytest.mark.parametrize(("line", "wrong"), [
+    ("(docs/architecture.md, rule " + "18)", "rule 18"),  # split: this file cites neither
+    ('docs/architecture.md ' + '"Floor plan"', "'Floor plan'"),
+])
+def test_a_rule_or_section_the_page_lacks_is_named(tmp_path: Path, line: str,
+                                                    wrong: str) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "architecture.md").write_text(
+        "# Title\n\n## Layout\n\n**17. The project explains itself.**\n")
+    (tmp_path / "x.py").write_text(
+        f'"""{line}; (docs/architecture.md, rule 17); docs/architecture.md "Layout"."""\n')
+    assert wrong_citations(tmp_path) == [f"x.py: {wrong}"]
