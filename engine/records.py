@@ -1,4 +1,4 @@
-"""Game records (``shared/formats/game-record.md``): replay and judge each line.
+"""Game records (``docs/formats/game-record.md``): replay and judge each line.
 
 A record is replayed through ``decide`` like any game: a hand record starts a
 game at its ``prior`` scores without a seed and deals its hands with

@@ -1,8 +1,8 @@
 """Views: what each seat may see, and each event as a seat may receive it.
 
-The platform's one gate for hidden information (DESIGN rule 6): a seat sees its
-own cards once it has looked, the public table, and its legal moves; a
-spectator sees the table without any hand; secret bids stay secret until the
+The platform's one gate for hidden information (docs/architecture.md, rule 6): a
+seat sees its own cards once it has looked, the public table, and its legal moves;
+a spectator sees the table without any hand; secret bids stay secret until the
 reveal and the shuffle seed until the game ends (a sealed seed, supplied from
 outside, not even then: other tables may still be playing its deals).
 """

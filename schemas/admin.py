@@ -2,7 +2,7 @@
 
 These carry every hand face up (``OperatorView``, stored events whole), which is
 why they live apart from the public bodies and only operator accounts get them
-(DESIGN rule 6: the full view is a role).
+(docs/architecture.md, rule 6: the full view is a role).
 """
 
 from __future__ import annotations

@@ -97,7 +97,7 @@ def describe_divergence(d: Divergence | None, count: int) -> str:
 
 
 def hand_records(events: Sequence[ev.Event], game_id: str) -> Iterator[dict[str, Any]]:
-    """The game's hands as game records (``shared/formats/game-record.md``)."""
+    """The game's hands as game records (``docs/formats/game-record.md``)."""
     rules_spec: Any = None
     scores, bags = (0, 0), (0, 0)
     hand: dict[str, Any] | None = None

@@ -1,6 +1,6 @@
-"""DESIGN rule 14, kept by a test: every code the services raise is in the one registry
-(``schemas/errors/__init__.py``), the modules that list codes read them from it, and a raise
-names a code, never an HTTP status."""
+"""docs/architecture.md, rule 14, kept by a test: every code the services raise is in the
+one registry (``schemas/errors/__init__.py``), the modules that list codes read them from
+it, and a raise names a code, never an HTTP status."""
 
 from __future__ import annotations
 

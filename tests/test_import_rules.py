@@ -1,19 +1,20 @@
-"""DESIGN rule 1, kept by a test: imports point one way, and services share only
-``schemas`` and ``services/platform``.
+"""docs/architecture.md, rule 1, kept by a test: imports point one way, and services
+share only ``schemas`` and ``services/platform``.
 
 - ``schemas`` imports neither ``engine`` nor ``services``;
 - ``engine`` imports no service and no IO library;
 - a service (``services/<name>/``) imports no other service's modules;
 - ``services/platform`` imports no service, nor the modules that know the list of
   services (``services/*.py``: the CLI, the catalog, the registry);
-- only ``services/platform`` imports ``nats`` (DESIGN rule 10: services never see
-  nats types; they use ``services/platform/busclient.py``), and no module outside it
-  reads a NATS connection's or JetStream context's attribute (``.nc``, ``.js``,
-  ``.jetstream``): what a service does on the bus goes through the platform's client;
-- the lobby's rooms (DESIGN rule 15: ``services/lobby/<room>/``) import only rooms
-  below them (``LOBBY_ROOMS``, lowest first) and nothing of the lobby's top level (the
-  service that wires them); a room that ``ROOM_USERS`` names is imported, outside the
-  rooms above it, only by the top-level modules listed there.
+- only ``services/platform`` imports ``nats`` (docs/architecture.md, rule 10: services
+  never see nats types; they use ``services/platform/busclient.py``), and no module
+  outside it reads a NATS connection's or JetStream context's attribute (``.nc``,
+  ``.js``, ``.jetstream``): what a service does on the bus goes through the platform's
+  client;
+- the lobby's rooms (docs/architecture.md, rule 15: ``services/lobby/<room>/``) import
+  only rooms below them (``LOBBY_ROOMS``, lowest first) and nothing of the lobby's top
+  level (the service that wires them); a room that ``ROOM_USERS`` names is imported,
+  outside the rooms above it, only by the top-level modules listed there.
 
 Every import counts, also one inside a function or under ``TYPE_CHECKING``.
 """

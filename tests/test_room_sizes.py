@@ -1,4 +1,4 @@
-"""The house's rooms stay small enough to hold in mind (DESIGN rule 15).
+"""The house's rooms stay small enough to hold in mind (docs/architecture.md, rule 15).
 
 Over the project's source (engine, schemas, services, spades_client): no folder holds
 more than twenty modules of its own, nor more than an eighth of all source lines in

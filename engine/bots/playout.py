@@ -9,11 +9,11 @@ card of a suit is ``m & -m``, the best card of a trick is the largest among
 the cards of the led suit and trumps, and "could this beat that" is ``>``.
 A ``Fast`` table per deck variant maps engine card ids to these bits and back.
 
-The rules themselves are not restated here (DESIGN rule 12): a ``Fast`` has the
-``suit_of``/``suit_mask``/``trump_mask``/``power`` a ``Deck`` has, so ``engine.play``'s
-``legal_mask``, ``breaks_spades``, ``winning`` and ``trick_winner`` run on playout bits
-as they are, and the ``Scorer`` answers from ``engine.scoring.score_team``, remembered
-per input.
+The rules themselves are not restated here (docs/architecture.md, rule 12): a
+``Fast`` has the ``suit_of``/``suit_mask``/``trump_mask``/``power`` a ``Deck`` has, so
+``engine.play``'s ``legal_mask``, ``breaks_spades``, ``winning`` and ``trick_winner`` run
+on playout bits as they are, and the ``Scorer`` answers from ``engine.scoring.score_team``,
+remembered per input.
 """
 
 from __future__ import annotations

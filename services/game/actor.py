@@ -1,4 +1,5 @@
-"""One live game in a worker: the only writer of its stream (DESIGN rule 9).
+"""One live game in a worker: the only writer of its stream (docs/architecture.md,
+rule 9).
 
 Everything that can change a game passes through one asyncio task, one item at
 a time: a person's command from the gateway, a bot seat's move, a clock that

@@ -1,5 +1,5 @@
-"""A repeated command id gets the first answer (DESIGN rule 8), for as long as a game's
-task remembers it.
+"""A repeated command id gets the first answer (docs/architecture.md, rule 8), for as
+long as a game's task remembers it.
 
 Accepted commands and refusals by the rules are remembered with the hash of
 the command they answered: the same id sent again for the same command gets

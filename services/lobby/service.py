@@ -1,9 +1,9 @@
 """The lobby: the public HTTP API and the WebSocket gateway.
 
 This module builds every part and wires the rooms together (``services/lobby/<room>/``,
-README "Layout"). Every lobby error is a ``LobbyError`` with a stable code, turned into
-an HTTP answer in one place (``http/errors.py``) and into an error frame in another
-(``edge/socket.py``).
+docs/architecture.md "Layout"). Every lobby error is a ``LobbyError`` with a stable
+code, turned into an HTTP answer in one place (``http/errors.py``) and into an error
+frame in another (``edge/socket.py``).
 """
 
 from __future__ import annotations

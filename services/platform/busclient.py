@@ -1,6 +1,6 @@
 """The bus as services use it: typed bodies in and out, and the platform's own errors.
 
-DESIGN rule 10: services never see nats types. Everything a service does on the
+Services never see nats types (docs/architecture.md, rule 10). Everything a service does on the
 bus (ask and wait for a reply, publish, listen, hear of a reconnection, publish
 to JetStream once, answer requests on a subject of its own) goes through
 ``BusClient``, whose bodies are msgspec Structs. What can go wrong in the broker

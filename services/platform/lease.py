@@ -1,9 +1,10 @@
-"""Leases with a fencing epoch: one writer at a time for a name (DESIGN rule 13).
+"""Leases with a fencing epoch: one writer at a time for a name (docs/architecture.md,
+rule 13).
 
-A game's stream, the matchmaker and a tournament's scheduler each need a
-single writer that can die or stall without stopping the platform. Whoever
-claims a name holds it for a few seconds and renews it; when the holder stops
-renewing, another may claim it, and that claim bumps the name's *epoch*. Every
+A game's stream and the ranked matchmaker each need a single writer that can
+die or stall without stopping the platform. Whoever claims a name holds it for a
+few seconds and renews it; when the holder stops renewing, another may claim
+it, and that claim bumps the name's *epoch*. Every
 write the holder makes names its epoch and is checked in the same transaction
 (``check``, or ``lease_check`` in SQL, which the event store's append calls),
 so a holder that was only paused (SIGSTOP, a long GC, a cut network) finds its

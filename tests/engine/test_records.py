@@ -1,4 +1,4 @@
-"""The game record format (``shared/formats/game-record.md``), judged by the engine.
+"""The game record format (``docs/formats/game-record.md``), judged by the engine.
 
 "Checking a record replays it through the rules engine and writes one JSON object
 per record, in the same order"; a record that breaks a rule yields the first

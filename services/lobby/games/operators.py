@@ -1,7 +1,7 @@
 """Operators' side of the lobby: a game's log, its state at any event, its verdict, search.
 
-The lobby never reads the game service's tables (DESIGN rule 2): a game's log
-comes from its worker over the bus (``EventsSince`` from version 0), decoded
+The lobby never reads the game service's tables (docs/architecture.md, rule 2): a
+game's log comes from its worker over the bus (``EventsSince`` from version 0), decoded
 with the same registry and upcasters as every other reader. What an operator
 sees of a state is what ``engine.views`` makes of it, never a fold of our own,
 so the replay viewer shows the engine's truth. Logs are cached: a finished
