@@ -23,6 +23,7 @@ from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy, StorageType, S
 from nats.micro import add_service
 from nats.micro.request import Request, ServiceError
 from prometheus_client import Histogram
+from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt, wait_exponential
 
 from services.platform import db, logs
 
@@ -69,12 +70,14 @@ class StreamSpec:
 async def _settled(read: Callable[[], Awaitable[_T]]) -> _T:
     """A read just after a write in a cluster: the node that answers may not have applied
     the meta leader's assignment yet and says 404 for a moment. Tried for about 3 s."""
-    for delay in (0.05, 0.1, 0.2, 0.4, 0.8, 1.6):
-        try:
-            return await read()
-        except nats.js.errors.NotFoundError:
-            await asyncio.sleep(delay)
-    return await read()
+    retrying = AsyncRetrying(retry=retry_if_exception_type(nats.js.errors.NotFoundError),
+                             wait=wait_exponential(multiplier=0.05, max=1.6),
+                             stop=stop_after_attempt(7), reraise=True)
+
+    async def once() -> _T:  # ``read`` may be a lambda: tenacity awaits coroutine functions
+        return await read()
+
+    return await retrying(once)
 
 
 async def ensure_stream(client: BusClient, spec: StreamSpec) -> None:

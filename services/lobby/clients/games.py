@@ -9,10 +9,18 @@ nowhere else. Notes, tables' changes, presence and chat are ``Broadcasts``'.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 from typing import TypeVar
 
 import msgspec
+from tenacity import (
+    AsyncRetrying,
+    RetryError,
+    retry_if_exception_type,
+    stop_after_attempt,
+    wait_fixed,
+)
 
 from schemas.bus import EventEnvelope
 from schemas.errors import from_service
@@ -181,16 +189,13 @@ class GameClient:
         """Hand over every stored event after the last one handed over. A game no
         worker knows yet (about to begin) has none; with no worker answering, the
         caller reads the store again itself."""
-        for attempt in range(tries):
-            try:
-                reply = await self.events_after(following.game_id, following.version)
-            except GameUnavailable:
-                if attempt + 1 < tries:
-                    await asyncio.sleep(0.2)
-                continue
+        retrying = AsyncRetrying(retry=retry_if_exception_type(GameUnavailable),
+                                 wait=wait_fixed(0.2), stop=stop_after_attempt(tries))
+        with contextlib.suppress(RetryError):
+            reply: EventsReply = await retrying(self.events_after, following.game_id,
+                                                following.version)
             for env in reply.events:
                 following.hand(env)
-            break
         following.caught_up.set()
 
     async def _resume(self) -> None:

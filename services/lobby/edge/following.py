@@ -20,8 +20,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from tenacity import AsyncRetrying, RetryCallState
-
 from engine.evolve import evolve
 from engine.state import GameState
 from engine.views import redact, turn, view
@@ -34,6 +32,7 @@ from services.lobby.base.errors import LobbyError
 from services.lobby.base.settings import LobbySettings
 from services.lobby.clients.broadcasts import Broadcasts
 from services.lobby.clients.games import Following, GameClient, GameUnavailable
+from services.lobby.edge import gaps
 from services.lobby.edge.connections import Conn, encode
 from services.lobby.edge.delay import Delay
 from services.lobby.tables import store
@@ -41,11 +40,6 @@ from services.platform import logs
 from services.platform.events import EventRegistry
 
 _log = logs.get("gateway")
-
-
-def _fill_wait(rs: RetryCallState) -> float:
-    """Between asks for a gap's events: a second if the worker was away, else 0.2 s."""
-    return 1.0 if rs.outcome is not None and rs.outcome.failed else 0.2
 
 
 class Host(Protocol):
@@ -168,23 +162,15 @@ class Hub:
             del self.pending[v]
 
     async def _fill(self) -> None:
-        """A gap on JetStream: ask the game worker for the stored events we lack, again
-        and again while some are missing (every second while the worker is away)."""
+        """A gap on JetStream: the stored events we lack, from the game worker."""
 
-        def again(rs: RetryCallState) -> bool:
-            assert rs.outcome is not None
-            unavailable = isinstance(rs.outcome.exception(), GameUnavailable)
-            return bool(self.pending) and (unavailable or not rs.outcome.failed)
+        async def fetch() -> None:
+            reply = await self.host.games.events_since(self.game_id, self.state.version)
+            for env in reply.events:
+                event = self.host.registry.decode(env.type, env.schema_version, env.body)
+                self.apply(env.version, event)  # type: ignore[arg-type]
 
-        with contextlib.suppress(GameUnavailable):  # the gap closed meanwhile
-            async for attempt in AsyncRetrying(retry=again, wait=_fill_wait, reraise=True):
-                with attempt:
-                    reply = await self.host.games.events_since(self.game_id,
-                                                               self.state.version)
-                    for env in reply.events:
-                        event = self.host.registry.decode(env.type, env.schema_version,
-                                                          env.body)
-                        self.apply(env.version, event)  # type: ignore[arg-type]
+        await gaps.fill(lambda: bool(self.pending), fetch, GameUnavailable)
 
     def _advance(self, event: Event) -> None:
         after = evolve(self.state, event)

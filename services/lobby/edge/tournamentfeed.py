@@ -35,6 +35,7 @@ from schemas.subjects import TOURNAMENT_STREAM_PREFIX, Names
 from schemas.tournaments import events as ev
 from services.lobby.base.errors import LobbyError
 from services.lobby.clients.broadcasts import Broadcasts
+from services.lobby.edge import gaps
 from services.lobby.edge.connections import Conn, Connections, encode
 from services.lobby.tournaments.tournaments import Tournaments
 from services.platform import logs
@@ -182,15 +183,16 @@ class TournamentFeed:
 
     async def _fill(self, tid: str, line: Line) -> None:
         """A gap: read the versions the line lacks from the tournament service's store."""
-        while line.early and self.lines.get(tid) is line:
-            try:
-                got = await self.tournaments.events(tid, line.version, FILL_BATCH)
-            except LobbyError as exc:  # the service did not answer: try again shortly
-                _log.warning("tournament_gap_unfilled", tournament_id=tid, code=exc.code)
-                await asyncio.sleep(1.0)
-                continue
+
+        async def fetch() -> None:
+            got = await self.tournaments.events(tid, line.version, FILL_BATCH)
             for recorded in got.events:
                 self._receive(tid, line, recorded.version,
                               self._frame(tid, recorded.version, recorded.event))
-            if line.early:
-                await asyncio.sleep(0.2)
+
+        def unfilled(exc: BaseException) -> None:
+            _log.warning("tournament_gap_unfilled", tournament_id=tid,
+                         code=getattr(exc, "code", ""))
+
+        await gaps.fill(lambda: bool(line.early) and self.lines.get(tid) is line, fetch,
+                        LobbyError, unfilled)
