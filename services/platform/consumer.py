@@ -36,8 +36,8 @@ AfterCommit = Callable[[list[EventEnvelope]], Awaitable[None]]
 Before = Callable[[list[EventEnvelope]], Awaitable[None]]
 
 
-class Consumer:
-    """A durable pull consumer that applies each event once, by (stream, version).
+class Applier:
+    """Applies each event of a fetch once, by (stream, version).
 
     For every message: record (stream, version) in ``consumer_processed`` (a
     conflict means it was applied before: just ack), then run the handler's side
@@ -60,56 +60,13 @@ class Consumer:
     is a hint: a handler that finds nothing asks again itself.
     """
 
-    def __init__(self, client: BusClient, pool: asyncpg.Pool, spec: ConsumerSpec,
-                 handler: Handler, *, batch: int = 64, retry_delay: float = 0.2,
-                 after_commit: AfterCommit | None = None,
-                 batch_handler: BatchHandler | None = None, before: Before | None = None) -> None:
-        self.client, self.pool, self.spec, self.handler = client, pool, spec, handler
-        self.batch, self.retry_delay, self.after_commit = batch, retry_delay, after_commit
+    def __init__(self, pool: asyncpg.Pool, spec: ConsumerSpec, handler: Handler, *,
+                 retry_delay: float, after_commit: AfterCommit | None,
+                 batch_handler: BatchHandler | None, before: Before | None) -> None:
+        self.pool, self.spec, self.handler = pool, spec, handler
+        self.retry_delay, self.after_commit = retry_delay, after_commit
         self.batch_handler, self.before = batch_handler, before
         self._decoder = msgspec.msgpack.Decoder(EventEnvelope)
-        self._stopping = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
-
-    async def start(self) -> None:
-        """``StreamMissing`` when the stream is not there (yet)."""
-        try:
-            await ensure_consumer(self.client, self.spec)
-        except nats.js.errors.NotFoundError:
-            raise StreamMissing(self.spec.stream) from None
-        self._sub = await self.client.js.pull_subscribe_bind(self.spec.durable, self.spec.stream)
-        self._task = asyncio.create_task(self._run(), name=f"consumer:{self.spec.durable}")
-
-    async def stop(self) -> None:
-        """Finish the message in hand, then stop fetching."""
-        self._stopping.set()
-        if self._task:
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-        with contextlib.suppress(Exception):
-            await self._sub.unsubscribe()
-
-    @property
-    def running(self) -> bool:
-        return self._task is not None and not self._task.done()
-
-    async def _run(self) -> None:
-        while not self._stopping.is_set():
-            try:
-                msgs = await self._sub.fetch(self.batch, timeout=0.5)
-            except (nats.errors.TimeoutError, TimeoutError):
-                continue
-            except Exception as exc:  # connection trouble: the client reconnects
-                if self._stopping.is_set():
-                    return
-                _log.warning("fetch_failed", consumer=self.spec.durable, error=str(exc))
-                await asyncio.sleep(0.5)
-                continue
-            try:
-                await self.process(msgs)
-            except Exception as exc:  # Postgres away, say: unacked, JetStream redelivers
-                _log.warning("process_failed", consumer=self.spec.durable, error=repr(exc))
-                await asyncio.sleep(0.5)
 
     async def process(self, msgs: list[Msg]) -> list[str]:
         """Apply one fetch of messages; returns each message's outcome, in order."""
@@ -236,6 +193,64 @@ class Consumer:
         CONSUMED.labels(self.spec.durable, outcome).inc()
         return outcome
 
+
+
+class Consumer:
+    """A durable pull consumer whose messages an ``Applier`` applies each once, by
+    (stream, version), a fetch at a time, until it is stopped; trouble reaching NATS or
+    Postgres leaves the fetch unacknowledged, and JetStream delivers it again.
+    """
+
+    def __init__(self, client: BusClient, pool: asyncpg.Pool, spec: ConsumerSpec,
+                 handler: Handler, *, batch: int = 64, retry_delay: float = 0.2,
+                 after_commit: AfterCommit | None = None,
+                 batch_handler: BatchHandler | None = None, before: Before | None = None) -> None:
+        self.client, self.spec, self.batch = client, spec, batch
+        self.applier = Applier(pool, spec, handler, retry_delay=retry_delay,
+                               after_commit=after_commit, batch_handler=batch_handler,
+                               before=before)
+        self._stopping = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        """``StreamMissing`` when the stream is not there (yet)."""
+        try:
+            await ensure_consumer(self.client, self.spec)
+        except nats.js.errors.NotFoundError:
+            raise StreamMissing(self.spec.stream) from None
+        self._sub = await self.client.js.pull_subscribe_bind(self.spec.durable, self.spec.stream)
+        self._task = asyncio.create_task(self._run(), name=f"consumer:{self.spec.durable}")
+
+    async def stop(self) -> None:
+        """Finish the message in hand, then stop fetching."""
+        self._stopping.set()
+        if self._task:
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        with contextlib.suppress(Exception):
+            await self._sub.unsubscribe()
+
+    @property
+    def running(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    async def _run(self) -> None:
+        while not self._stopping.is_set():
+            try:
+                msgs = await self._sub.fetch(self.batch, timeout=0.5)
+            except (nats.errors.TimeoutError, TimeoutError):
+                continue
+            except Exception as exc:  # connection trouble: the client reconnects
+                if self._stopping.is_set():
+                    return
+                _log.warning("fetch_failed", consumer=self.spec.durable, error=str(exc))
+                await asyncio.sleep(0.5)
+                continue
+            try:
+                await self.applier.process(msgs)
+            except Exception as exc:  # Postgres away, say: unacked, JetStream redelivers
+                _log.warning("process_failed", consumer=self.spec.durable, error=repr(exc))
+                await asyncio.sleep(0.5)
 
 async def forget(conn: asyncpg.Connection, consumer: str) -> None:
     """Forget which events ``consumer`` applied, so that a rebuild applies them all again

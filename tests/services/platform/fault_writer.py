@@ -82,7 +82,7 @@ async def main() -> None:
             consumer = Consumer(client, pool, spec, tally)
             await bus.ensure_consumer(client, spec)
             sub = await js.pull_subscribe_bind(spec.durable, spec.stream)
-            outcomes = await consumer.process(await sub.fetch(10, timeout=2))
+            outcomes = await consumer.applier.process(await sub.fetch(10, timeout=2))
             out = {"outcomes": outcomes}
         await nc.drain()
     await pool.close()
