@@ -146,7 +146,56 @@ def _envelopes(stream: str, row: asyncpg.Record, encoded: Sequence[tuple[str, in
             row["positions"], encoded, event_ids, strict=True)))
 
 
-class EventStore:
+class StreamReads:
+    """Reading what the store holds: a stream's events (decoded, or as published) and
+    the global feed in commit order. The store's writes are ``EventStore``'s."""
+
+    def __init__(self, pool: asyncpg.Pool, registry: EventRegistry) -> None:
+        self.pool, self.registry = pool, registry
+
+    async def version(self, stream: str) -> int:
+        value = await self.pool.fetchval("SELECT max(version) FROM events WHERE stream = $1",
+                                         stream)
+        return int(value or 0)
+
+    async def read(self, stream: str, from_version: int = 1, to_version: int | None = None,
+                   conn: asyncpg.Connection | None = None) -> list[RecordedEvent]:
+        """The stream's events in order; with ``conn``, inside the caller's transaction."""
+        rows = await (conn or self.pool).fetch(_STREAM, stream, from_version, to_version)
+        return [self._recorded(r) for r in rows]
+
+    async def published(self, stream: str, from_version: int = 1,
+                        to_version: int | None = None) -> list[EventEnvelope]:
+        """The stream's events as published, bodies left encoded: for a reader that
+        hands them on (``svc.game.since``) and would only throw the decoding away."""
+        rows = await self.pool.fetch(_STREAM, stream, from_version, to_version)
+        return [envelope(r) for r in rows]
+
+    async def read_feed(self, after: FeedPosition = FeedPosition(),
+                        limit: int = 500) -> tuple[list[RecordedEvent], FeedPosition]:
+        """Events committed after the checkpoint, in feed order, and the new checkpoint."""
+        rows = await self.pool.fetch(
+            f"SELECT {_COLUMNS}, tx_id::text::bigint AS tx FROM events"
+            " WHERE (tx_id, position) > ($1::text::xid8, $2)"
+            "   AND tx_id < pg_snapshot_xmin(pg_current_snapshot())"
+            " ORDER BY tx_id, position LIMIT $3",
+            str(after.tx_id), after.position, limit)
+        if not rows:
+            return [], after
+        last = rows[-1]
+        return [self._recorded(r) for r in rows], FeedPosition(last["tx"], last["position"])
+
+    def _recorded(self, row: asyncpg.Record) -> RecordedEvent:
+        return RecordedEvent(
+            position=row["position"], stream=row["stream"], version=row["version"],
+            type=row["type"], schema_version=row["schema_version"], event_id=row["event_id"],
+            occurred_at=row["occurred_at"], correlation_id=row["correlation_id"],
+            causation_id=row["causation_id"], command_id=row["command_id"], body=row["body"],
+            event=self.registry.decode(row["type"], row["schema_version"], row["body"]),
+            tx_id=row.get("tx", 0) if "tx" in row else 0)
+
+
+class EventStore(StreamReads):
     def __init__(self, pool: asyncpg.Pool, registry: EventRegistry, *,
                  clock: Callable[[], dt.datetime] = _utcnow,
                  on_commit: Callable[[], None] | None = None,
@@ -163,8 +212,7 @@ class EventStore:
         transactions that notify, which costs most of the throughput of
         concurrent writers; relays elsewhere poll instead.
         """
-        self.pool = pool
-        self.registry = registry
+        super().__init__(pool, registry)
         self.clock = clock
         self.on_commit = on_commit
         self.notify_channel = notify_channel
@@ -301,45 +349,4 @@ class EventStore:
                                    args[6], args[8], args[9], args[10])
         return AppendResult(row["first_version"], row["last_version"], row["first_position"],
                             row["duplicate"], row["command_hash"], envelopes)
-
-    async def version(self, stream: str) -> int:
-        value = await self.pool.fetchval("SELECT max(version) FROM events WHERE stream = $1",
-                                         stream)
-        return int(value or 0)
-
-    async def read(self, stream: str, from_version: int = 1, to_version: int | None = None,
-                   conn: asyncpg.Connection | None = None) -> list[RecordedEvent]:
-        """The stream's events in order; with ``conn``, inside the caller's transaction."""
-        rows = await (conn or self.pool).fetch(_STREAM, stream, from_version, to_version)
-        return [self._recorded(r) for r in rows]
-
-    async def published(self, stream: str, from_version: int = 1,
-                        to_version: int | None = None) -> list[EventEnvelope]:
-        """The stream's events as published, bodies left encoded: for a reader that
-        hands them on (``svc.game.since``) and would only throw the decoding away."""
-        rows = await self.pool.fetch(_STREAM, stream, from_version, to_version)
-        return [envelope(r) for r in rows]
-
-    async def read_feed(self, after: FeedPosition = FeedPosition(),
-                        limit: int = 500) -> tuple[list[RecordedEvent], FeedPosition]:
-        """Events committed after the checkpoint, in feed order, and the new checkpoint."""
-        rows = await self.pool.fetch(
-            f"SELECT {_COLUMNS}, tx_id::text::bigint AS tx FROM events"
-            " WHERE (tx_id, position) > ($1::text::xid8, $2)"
-            "   AND tx_id < pg_snapshot_xmin(pg_current_snapshot())"
-            " ORDER BY tx_id, position LIMIT $3",
-            str(after.tx_id), after.position, limit)
-        if not rows:
-            return [], after
-        last = rows[-1]
-        return [self._recorded(r) for r in rows], FeedPosition(last["tx"], last["position"])
-
-    def _recorded(self, row: asyncpg.Record) -> RecordedEvent:
-        return RecordedEvent(
-            position=row["position"], stream=row["stream"], version=row["version"],
-            type=row["type"], schema_version=row["schema_version"], event_id=row["event_id"],
-            occurred_at=row["occurred_at"], correlation_id=row["correlation_id"],
-            causation_id=row["causation_id"], command_id=row["command_id"], body=row["body"],
-            event=self.registry.decode(row["type"], row["schema_version"], row["body"]),
-            tx_id=row.get("tx", 0) if "tx" in row else 0)
 
