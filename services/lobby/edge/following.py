@@ -66,12 +66,13 @@ class Host(Protocol):
 @dataclass(eq=False)
 class Sub:
     """One socket following one game, as a seat or (``seat`` None) as a spectator,
-    live or ``delayed``."""
+    live or ``delayed``; ``by_role``: the role by which it watches a delayed game live."""
 
     conn: Conn
     hub: Hub
     seat: int | None
     delayed: bool = False
+    by_role: str | None = None
 
 
 def followed(conn: Conn, game_id: str) -> Sub:

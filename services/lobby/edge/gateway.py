@@ -8,6 +8,7 @@
 - ``ranked.queue``: built by the service; the gateway routes its frames and its
   sockets' closing to it (a ticket lives while its socket is open);
 - ``tournamentfeed``: followed tournaments' events out to their watchers;
+- ``rolecheck``: a watch by a role (live though delayed) checked again while it lasts;
 - ``frames``: the table from client frame type to handler.
 
 This module keeps what ties them: subscribing to a game (which seat, if any,
@@ -47,6 +48,7 @@ from services.lobby.edge.frames import FrameTable
 from services.lobby.edge.grace import Grace
 from services.lobby.edge.notes import Notes
 from services.lobby.edge.offers import Offers, QueueFrames
+from services.lobby.edge.rolecheck import RoleCheck
 from services.lobby.edge.tablefeed import TableFeed
 from services.lobby.edge.tournamentfeed import TournamentFeed
 from services.lobby.ranked.queue import Queue
@@ -68,6 +70,7 @@ class Gateway:
         self.instance = queue.gateway
         self.registry = game_registry()
         self.conns = Connections(settings)
+        self.roles = RoleCheck(tables.pool, self.conns, settings.role_check_seconds)
         self.hubs = Hubs(self)
         self.commands = Commands(games)
         self.grace = Grace(self.commands, settings.disconnect_grace_seconds)
@@ -90,8 +93,10 @@ class Gateway:
         await self.feed.start()
         await self.notes.start()
         await self.tournaments.start()
+        self.roles.start()
 
     async def stop(self) -> None:
+        await self.roles.stop()
         self.conns.close_all()
         self.grace.stop()
         await self.hubs.stop()
@@ -165,9 +170,9 @@ class Gateway:
             game_id = table.game_id
         else:
             raise LobbyError("bad_field", "subscribe names a game_id or a table_id")
-        delayed = False
-        if frame.spectate:  # before the game is even read: a stranger learns nothing of it
-            delayed = await watches_delayed(self, table, conn.claims, frame.code)
+        # Before the game is even read: a stranger learns nothing of it.
+        delayed, by_role = await watching(self, table, conn.claims, frame.code) \
+            if frame.spectate else (False, None)
         cap = self.settings.ws_games_per_socket
         if game_id not in conn.subs and len(conn.subs) >= cap:
             raise LobbyError("too_many_games", f"one socket follows at most {cap} games")
@@ -196,7 +201,7 @@ class Gateway:
         old = conn.subs.pop(game_id, None)
         if old is not None:
             hub.leave(old)
-        sub = Sub(conn, hub, seat, delayed)
+        sub = Sub(conn, hub, seat, delayed, by_role)
         conn.subs[game_id] = sub
         hub.join(sub, frame.since if frame.since is not None and
                  frame.since <= hub.state.version else None)
@@ -243,7 +248,7 @@ class Gateway:
         A private table's game only to those who may watch it; a delayed watcher's as
         they see it."""
         table = await self.tables.summary_base(game_id)
-        delayed = await watches_delayed(self, table, claims, code)
+        delayed, _ = await watching(self, table, claims, code)
         hub = self.hubs.get(game_id)
         if hub is not None and hub.ready.is_set():
             state = hub.delay.shown if delayed else hub.state
@@ -255,15 +260,17 @@ class Gateway:
                                        tournament=tournament)
 
 
-async def watches_delayed(gateway: Gateway, table: store.TableRow | None, me: Claims,
-                          code: str | None) -> bool:
-    """Whether ``me`` watches ``table``'s game delayed (``watching.may_watch``); an
-    operator, and a tournament game's organizer, watch it live."""
+async def watching(gateway: Gateway, table: store.TableRow | None, me: Claims,
+                   code: str | None) -> tuple[bool, str | None]:
+    """Whether ``me`` watches ``table``'s game delayed (``watching.may_watch``), and the
+    role by which it watches a delayed one's live (an operator, a tournament game's
+    organizer: ``live_watcher``)."""
     if not gateway.tables.may_watch(table, me.player_id, code):
-        return False
+        return False, None
     assert table is not None and table.game_id is not None
-    return not await live_watcher(gateway.tables.pool, gateway.organizing.bus,
-                                  table.game_id, me)
+    by_role = await live_watcher(gateway.tables.pool, gateway.organizing.bus,
+                                 table.game_id, me)
+    return by_role is None, by_role
 
 
 async def stored_state(gateway: Gateway, game_id: str, delay: int | None) -> GameState:
