@@ -39,6 +39,7 @@ from services.lobby.base.throttle import Throttle
 from services.lobby.edge.gateway import Gateway
 from services.lobby.games.live import Live
 from services.lobby.http.apidocs import BEARER, GAME_REFUSALS, SIGNED_IN, STARTS, STORE, answers
+from services.lobby.http.deps import signed_in
 from services.lobby.http.params import GameId, RoomCode, TableId
 from services.lobby.tables.tables import Tables
 
@@ -275,13 +276,14 @@ class PlayerController(Controller):
         return msgspec.structs.replace(found, role=role or auth.PLAYER)
 
     @get("/v1/games/live", summary="Games being played now that anyone may watch, "
-         "best-rated first", tags=["games"], security=BEARER,
+         "best-rated first", tags=["games"], security=BEARER, guards=[signed_in],
          responses=answers(200, LiveGames, LIVE, *SIGNED_IN, "bad_request", *STORE))
     async def live(self, live: Live,
                    limit: Annotated[int, Parameter(ge=1, le=100)] = 20) -> LiveGames:
-        """Public tables' games and ranked and tournament matches (never a private
-        table's), ordered by the mean rating of their registered players (`rating`;
-        games with none last), then newest first. `delayed`: a watcher sees the game
+        """For anyone signed in (401 without a good token): public tables' games and
+        ranked and tournament matches (never a private table's), ordered by the mean
+        rating of their registered players (`rating`; games with none last), then
+        newest first. `delayed`: a watcher sees the game
         `watch_delay_tricks` tricks behind (a ranked or tournament match's). When the
         ratings service does not answer the list still comes, `ratings_complete` false."""
         return await live.games(limit)
