@@ -48,6 +48,8 @@ class RoleCheck:
                 await self.check()
             except db.AWAY as exc:  # the next round tries again
                 _log.warning("role_check_database_away", error=repr(exc))
+            except Exception:  # a bug must not end the checks for good
+                _log.exception("role_check_failed")
 
     async def check(self) -> None:
         """Every watch by a role whose account no longer holds it turns delayed."""
