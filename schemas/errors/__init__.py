@@ -146,7 +146,8 @@ PLATFORM = [
     *_codes(404, {"not_found": ("no such route", "Not Found")}),
     *_codes(405, {"method_not_allowed": ("the route does not take this method",
                                          "Method Not Allowed")}),
-    *_codes(413, {"body_too_large": ("the body is over the size limit",
+    *_codes(413, {"body_too_large": ("the body is over the size limit (10 MB), on any route "
+                                     "that reads one",
                                      "Request Entity Too Large")}),
     *_codes(409, {
         "conflict": "the game moved on under the command; send the same command id again",
@@ -209,8 +210,13 @@ LOBBY = [
                             "unknown name or wrong password"),
     }),
     *_codes(403, {
-        "operators_only": "this needs an operator account",
-        "organizers_only": "this needs an organizer account (or an operator's)",
+        "operators_only": ("this needs an operator account, as it stands now (a revoked "
+                           "role is refused at once, whatever the token says)",
+                           "this needs an operator account"),
+        "organizers_only": ("this needs an organizer account (or an operator's), as it "
+                            "stands now (a revoked role is refused at once, whatever the "
+                            "token says)", "this needs an organizer account "
+                            "(spades organizer grant NAME)"),
         "registered_only": ("ranked games and tournament teams are for registered accounts",
                             "ranked games are for registered accounts; sign up to queue"),
         "more_games_needed": ("this deployment asks for SPADES_RANKED_MIN_GAMES finished "

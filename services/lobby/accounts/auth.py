@@ -6,7 +6,8 @@ that every check enforces. Nothing about a token is stored: any gateway that
 shares the secret can check it, which is what lets several gateways run side
 by side. Passwords are kept as argon2id hashes (memory-hard), never in clear.
 A token carries the account's role (``player``, ``organizer`` or ``operator``) so a
-player's request to an operator or organizer route is refused without a database read.
+player's request to an operator or organizer route is refused without a database read;
+a role's privilege is never taken from the token alone (``role_now``).
 """
 
 from __future__ import annotations
@@ -122,19 +123,30 @@ async def login(pool: store.Pool, tokens: Tokens, throttle: Throttle, name: str,
     return tokens.issue(player_id, real_name, guest=False, role=role)
 
 
+_RANK = {PLAYER: 0, ORGANIZER: 1, OPERATOR: 2}
+
+
+async def role_now(pool: store.Pool, me: Claims) -> str:
+    """The role ``me`` holds at this moment: the lesser of the token's and the
+    account's as it is now. Every privilege of a role asks this when it is used, so a
+    revoke ends it at once, not when the token expires; a token that says ``player``
+    (a guest's, or one from before a grant) costs no database read."""
+    if me.guest or me.role not in (ORGANIZER, OPERATOR):
+        return PLAYER
+    held = await store.account_role(pool, me.player_id) or PLAYER
+    return min(me.role, held, key=lambda r: _RANK.get(r, 0))
+
+
 async def require_operator(pool: store.Pool, me: Claims) -> Claims:
-    """The caller, if an operator: the token must say so and the account must still
-    hold the role (a role taken away ends at once, not when the token expires)."""
-    if me.role != OPERATOR or await store.account_role(pool, me.player_id) != OPERATOR:
+    """The caller, if an operator now (``role_now``)."""
+    if await role_now(pool, me) != OPERATOR:
         raise LobbyError("operators_only", "this needs an operator account")
     return me
 
 
 async def require_organizer(pool: store.Pool, me: Claims) -> Claims:
-    """The caller, if it may organize tournaments (an organizer or an operator), by its
-    token and by the account as it is now."""
-    if me.role not in MAY_ORGANIZE or await store.account_role(pool, me.player_id) \
-            not in MAY_ORGANIZE:
+    """The caller, if it may organize tournaments now (an organizer or an operator)."""
+    if await role_now(pool, me) not in MAY_ORGANIZE:
         raise LobbyError("organizers_only", "this needs an organizer account "
                                             "(spades organizer grant NAME)")
     return me

@@ -48,6 +48,10 @@ class LobbySettings(Settings, frozen=True, kw_only=True):
                           "completed tricks behind: an event reaches such a watcher once "
                           "this many tricks were completed after it (all of it at the "
                           "end). Its players, its organizer and operators watch live.")] = 3
+    role_check_seconds: Annotated[float, msgspec.Meta(
+        gt=0, description="How often an open socket that watches a delayed game live by "
+                          "a role (operator, the tournament's organizer) has the role "
+                          "checked again; a revoked one's watch turns delayed.")] = 1.0
     login_failures_per_account: Annotated[str, msgspec.Meta(
         description="Failed logins one account name may take, from any address, "
                     "e.g. '10/15 minutes'; past it: 429 until the window moves on.")

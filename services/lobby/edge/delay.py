@@ -8,7 +8,8 @@ were played after a live spectator saw it. The game's end releases everything.
 Table talk is held the same way: a line reaches a delayed watcher once its board
 shows the moment the line was said, so "we set them" never comes tricks before the
 set does.
-``live_watcher`` says who watches such a game live all the same.
+``live_watcher`` says who watches such a game live all the same, and by which role
+(``still_live``: whether that role still lets them, ``edge.rolecheck``).
 """
 
 from __future__ import annotations
@@ -80,16 +81,25 @@ def delayed_state(events: Iterable[Event], tricks: int) -> GameState:
 
 
 async def live_watcher(pool: Pool, tournaments: TournamentBus, game_id: str,
-                       me: Claims) -> bool:
-    """``me`` watches ``game_id`` live though it is a delayed one's: an operator (by the
-    account as it is now), or the organizer of the tournament the game is part of."""
-    if me.role == auth.OPERATOR:
-        with contextlib.suppress(LobbyError):
-            await auth.require_operator(pool, me)
-            return True
+                       me: Claims) -> str | None:
+    """The role by which ``me`` watches ``game_id`` live though it is a delayed one's
+    (None: ``me`` watches it delayed): an operator, or an organizer who organizes the
+    tournament the game is part of; the role as the account holds it now
+    (``auth.role_now``), so a revoked one watches as anyone does."""
+    role = await auth.role_now(pool, me)
+    if role == auth.OPERATOR:
+        return role
+    if role not in auth.MAY_ORGANIZE:
+        return None
     match = await matchstore.match_of_game(pool, game_id)
     if match is None or match.origin != "tournament" or not match.origin_id:
-        return False
+        return None
     with contextlib.suppress(LobbyError):
-        return (await tournaments.get(match.origin_id)).summary.organizer == me.player_id
-    return False
+        if (await tournaments.get(match.origin_id)).summary.organizer == me.player_id:
+            return auth.ORGANIZER
+    return None
+
+
+def still_live(by_role: str, role: str) -> bool:
+    """Whether one who watches live ``by_role`` still may, holding ``role`` now."""
+    return role == auth.OPERATOR or (by_role == auth.ORGANIZER and role in auth.MAY_ORGANIZE)

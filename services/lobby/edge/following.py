@@ -25,6 +25,7 @@ from engine.state import GameState
 from engine.views import redact, turn, view
 from schemas import ws
 from schemas.bus import EventEnvelope
+from schemas.errors.codes import GAME_UNAVAILABLE
 from schemas.events import Event, GameStarted
 from schemas.play import ChatLine, SeatPresent
 from schemas.subjects import Names
@@ -60,12 +61,13 @@ class Host(Protocol):
 @dataclass(eq=False)
 class Sub:
     """One socket following one game, as a seat or (``seat`` None) as a spectator,
-    live or ``delayed``."""
+    live or ``delayed``; ``by_role``: the role by which it watches a delayed game live."""
 
     conn: Conn
     hub: Hub
     seat: int | None
     delayed: bool = False
+    by_role: str | None = None
 
 
 def followed(conn: Conn, game_id: str) -> Sub:
@@ -325,6 +327,31 @@ class Hubs:
                 await hub.start()
                 self.by_game[game_id] = hub
             return hub
+
+    async def started(self, hub: Hub, expected: bool) -> None:
+        """Wait until ``hub`` holds the game's ``GameStarted``: the game names its seats.
+
+        JetStream may lag the store by a moment, so a game it has not carried yet is
+        read from the store. ``expected``: a table row names the game, which may be
+        about to begin; otherwise a game that neither has is not found.
+        """
+        try:
+            await asyncio.wait_for(hub.ready.wait(), 5.0)
+            if not hub.started.is_set():
+                try:
+                    for env in (await self.host.games.events_since(hub.game_id, 0)).events:
+                        hub.deliver(env)
+                except GameUnavailable:
+                    if expected:
+                        raise
+            if not hub.started.is_set() and expected:
+                await asyncio.wait_for(hub.started.wait(), 5.0)
+        except (TimeoutError, GameUnavailable):
+            await self.stop_following(hub)
+            raise LobbyError(GAME_UNAVAILABLE, "the game's events did not arrive") from None
+        if not hub.started.is_set():
+            await self.stop_following(hub)
+            raise LobbyError("game_not_found", f"no game {hub.game_id}")
 
     async def stop_following(self, hub: Hub) -> None:
         """Nobody here follows ``hub``'s game any more: let it go."""

@@ -8,6 +8,7 @@
 - ``ranked.queue``: built by the service; the gateway routes its frames and its
   sockets' closing to it (a ticket lives while its socket is open);
 - ``tournamentfeed``: followed tournaments' events out to their watchers;
+- ``rolecheck``: a watch by a role (live though delayed) checked again while it lasts;
 - ``frames``: the table from client frame type to handler.
 
 This module keeps what ties them: subscribing to a game (which seat, if any,
@@ -42,11 +43,12 @@ from services.lobby.edge.chat import Chat
 from services.lobby.edge.commands import Commands
 from services.lobby.edge.connections import Conn, Connections
 from services.lobby.edge.delay import delayed_state, live_watcher
-from services.lobby.edge.following import Hub, Hubs, Sub, followed
+from services.lobby.edge.following import Hubs, Sub, followed
 from services.lobby.edge.frames import FrameTable
 from services.lobby.edge.grace import Grace
 from services.lobby.edge.notes import Notes
 from services.lobby.edge.offers import Offers, QueueFrames
+from services.lobby.edge.rolecheck import RoleCheck
 from services.lobby.edge.tablefeed import TableFeed
 from services.lobby.edge.tournamentfeed import TournamentFeed
 from services.lobby.ranked.queue import Queue
@@ -68,6 +70,7 @@ class Gateway:
         self.instance = queue.gateway
         self.registry = game_registry()
         self.conns = Connections(settings)
+        self.roles = RoleCheck(tables.pool, self.conns, settings.role_check_seconds)
         self.hubs = Hubs(self)
         self.commands = Commands(games)
         self.grace = Grace(self.commands, settings.disconnect_grace_seconds)
@@ -91,10 +94,12 @@ class Gateway:
         await self.feed.start()
         await self.notes.start()
         await self.tournaments.start()
+        self.roles.start()
         self._open = True
 
     async def stop(self) -> None:
         self._open = False
+        await self.roles.stop()
         self.conns.close_all()
         self.grace.stop()
         await self.hubs.stop()
@@ -169,14 +174,14 @@ class Gateway:
             game_id = table.game_id
         else:
             raise LobbyError("bad_field", "subscribe names a game_id or a table_id")
-        delayed = False
-        if frame.spectate:  # before the game is even read: a stranger learns nothing of it
-            delayed = await watches_delayed(self, table, conn.claims, frame.code)
+        # Before the game is even read: a stranger learns nothing of it.
+        delayed, by_role = await watching(self, table, conn.claims, frame.code) \
+            if frame.spectate else (False, None)
         cap = self.settings.ws_games_per_socket
         if game_id not in conn.subs and len(conn.subs) >= cap:
             raise LobbyError("too_many_games", f"one socket follows at most {cap} games")
         hub = await self.hubs.follow(game_id, table)
-        await self._started(hub, expected=table is not None)
+        await self.hubs.started(hub, expected=table is not None)
         seat = seat_of(hub.state, me)
         if seat is not None and frame.spectate:
             raise LobbyError("seated_cannot_spectate",
@@ -200,7 +205,7 @@ class Gateway:
         old = conn.subs.pop(game_id, None)
         if old is not None:
             hub.leave(old)
-        sub = Sub(conn, hub, seat, delayed)
+        sub = Sub(conn, hub, seat, delayed, by_role)
         conn.subs[game_id] = sub
         hub.join(sub, frame.since if frame.since is not None and
                  frame.since <= hub.state.version else None)
@@ -215,31 +220,6 @@ class Gateway:
         if returning is not None:
             raise returning
 
-    async def _started(self, hub: Hub, expected: bool) -> None:
-        """Wait until ``hub`` holds the game's ``GameStarted``: the game names its seats.
-
-        JetStream may lag the store by a moment, so a game it has not carried yet is
-        read from the store. ``expected``: a table row names the game, which may be
-        about to begin; otherwise a game that neither has is not found.
-        """
-        try:
-            await asyncio.wait_for(hub.ready.wait(), 5.0)
-            if not hub.started.is_set():
-                try:
-                    for env in (await self.games.events_since(hub.game_id, 0)).events:
-                        hub.deliver(env)
-                except GameUnavailable:
-                    if expected:
-                        raise
-            if not hub.started.is_set() and expected:
-                await asyncio.wait_for(hub.started.wait(), 5.0)
-        except (TimeoutError, GameUnavailable):
-            await self.hubs.stop_following(hub)
-            raise LobbyError(GAME_UNAVAILABLE, "the game's events did not arrive") from None
-        if not hub.started.is_set():
-            await self.hubs.stop_following(hub)
-            raise LobbyError("game_not_found", f"no game {hub.game_id}")
-
     # --- public summary ----------------------------------------------------------------------
 
     async def summary(self, game_id: str, claims: Claims, code: str | None) -> GameSummary:
@@ -247,7 +227,7 @@ class Gateway:
         A private table's game only to those who may watch it; a delayed watcher's as
         they see it."""
         table = await self.tables.summary_base(game_id)
-        delayed = await watches_delayed(self, table, claims, code)
+        delayed, _ = await watching(self, table, claims, code)
         hub = self.hubs.get(game_id)
         if hub is not None and hub.ready.is_set():
             state = hub.delay.shown if delayed else hub.state
@@ -259,15 +239,17 @@ class Gateway:
                                        tournament=tournament)
 
 
-async def watches_delayed(gateway: Gateway, table: store.TableRow | None, me: Claims,
-                          code: str | None) -> bool:
-    """Whether ``me`` watches ``table``'s game delayed (``watching.may_watch``); an
-    operator, and a tournament game's organizer, watch it live."""
+async def watching(gateway: Gateway, table: store.TableRow | None, me: Claims,
+                   code: str | None) -> tuple[bool, str | None]:
+    """Whether ``me`` watches ``table``'s game delayed (``watching.may_watch``), and the
+    role by which it watches a delayed one's live (an operator, a tournament game's
+    organizer: ``live_watcher``)."""
     if not gateway.tables.may_watch(table, me.player_id, code):
-        return False
+        return False, None
     assert table is not None and table.game_id is not None
-    return not await live_watcher(gateway.tables.pool, gateway.organizing.bus,
-                                  table.game_id, me)
+    by_role = await live_watcher(gateway.tables.pool, gateway.organizing.bus,
+                                 table.game_id, me)
+    return by_role is None, by_role
 
 
 async def stored_state(gateway: Gateway, game_id: str, delay: int | None) -> GameState:

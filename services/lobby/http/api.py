@@ -38,7 +38,16 @@ from services.lobby.base.store import Pool
 from services.lobby.base.throttle import Throttle
 from services.lobby.edge.gateway import Gateway
 from services.lobby.games.live import Live
-from services.lobby.http.apidocs import BEARER, GAME_REFUSALS, SIGNED_IN, STARTS, STORE, answers
+from services.lobby.http.apidocs import (
+    BEARER,
+    BODY,
+    GAME_REFUSALS,
+    SIGNED_IN,
+    STARTS,
+    STORE,
+    answers,
+)
+from services.lobby.http.deps import signed_in
 from services.lobby.http.params import GameId, RoomCode, TableId
 from services.lobby.tables.tables import Tables
 
@@ -82,7 +91,7 @@ class SessionController(Controller):
 
     @post("/v1/auth/guest", status_code=201, summary="Sign in as a guest", tags=["auth"],
           responses=answers(201, Session, SESSION,
-                            "bad_request", "name_taken", "rate_limited", *STORE))
+                            *BODY, "name_taken", "rate_limited", *STORE))
     async def guest(self, address: str, pool: Pool, tokens: Tokens, throttle: Throttle,
                     data: GuestSignIn) -> Session:
         """A guest's name need not be unique among guests, but may not look like a
@@ -92,7 +101,7 @@ class SessionController(Controller):
 
     @post("/v1/auth/register", status_code=201, summary="Register a name with a password",
           tags=["auth"], responses=answers(201, Session, SESSION,
-                                           "bad_request", "name_taken", "rate_limited", *STORE))
+                                           *BODY, "name_taken", "rate_limited", *STORE))
     async def register(self, address: str, pool: Pool, tokens: Tokens, throttle: Throttle,
                        data: Register) -> Session:
         """Signs in too. 409 `name_taken`: the name, or a look-alike of it, is registered
@@ -102,7 +111,7 @@ class SessionController(Controller):
 
     @post("/v1/auth/login", status_code=200, summary="Sign in to a registered name",
           tags=["auth"], responses=answers(200, Session, SESSION,
-                                           "bad_request", "bad_credentials", "rate_limited",
+                                           *BODY, "bad_credentials", "rate_limited",
                                            *STORE))
     async def login(self, address: str, pool: Pool, tokens: Tokens, throttle: Throttle,
                     data: Login) -> Session:
@@ -117,7 +126,7 @@ class TableController(Controller):
 
     @post("/v1/tables", status_code=201, summary="Open a table (private ones get a room code)",
           tags=["tables"], security=BEARER, responses=answers(201, Table, TABLE,
-                                                              *SIGNED_IN, "bad_request",
+                                                              *SIGNED_IN, *BODY,
                                                               "bad_rules", "public_rules_fixed",
                                                               "no_room_code", *STORE))
     async def create_table(self, me: Claims, tables: Tables, data: CreateTable) -> Table:
@@ -146,7 +155,7 @@ class TableController(Controller):
     @post("/v1/tables/join", status_code=200, summary="Join a private table by its room code",
           tags=["tables"], security=BEARER,
           responses=answers(200, Table, TABLE,
-                            *SIGNED_IN, "bad_request", "rate_limited", "table_not_found",
+                            *SIGNED_IN, *BODY, "rate_limited", "table_not_found",
                             "table_started", "table_full", "seat_taken", *STARTS, *STORE))
     async def join_by_code(self, me: Claims, tables: Tables, data: JoinByCode) -> Table:
         """404 `table_not_found`: no table has that code; 409 `table_full`, `seat_taken`,
@@ -158,7 +167,7 @@ class TableController(Controller):
           tags=["tables"], security=BEARER,
           responses=answers(200, Table, {**TABLE, "code": None, "state": "playing",
                                          "game_id": "g-9c1d"},
-                             *SIGNED_IN, "bad_request", "rate_limited", "table_not_found",
+                             *SIGNED_IN, *BODY, "rate_limited", "table_not_found",
                              "table_not_started", *STORE))
     async def watch_by_code(self, me: Claims, tables: Tables, data: WatchByCode) -> Table:
         """The answer carries the `game_id`: subscribe to it over /v1/ws with `spectate`
@@ -169,7 +178,7 @@ class TableController(Controller):
     @post("/v1/tables/{table_id:str}/join", status_code=200,
           summary="Take a seat (a given one, or the first free)", tags=["tables"],
           security=BEARER, responses=answers(200, Table, TABLE,
-                                             *SIGNED_IN, "bad_request", "table_not_found",
+                                             *SIGNED_IN, *BODY, "table_not_found",
                                              "room_code_required", "table_started", "table_full",
                                              "seat_taken", *STARTS, *STORE))
     async def join(self, me: Claims, tables: Tables, table_id: TableId,
@@ -191,7 +200,7 @@ class TableController(Controller):
           summary="Host: a bot (and its level) on one seat or on every free seat",
           tags=["tables"], security=BEARER,
           responses=answers(200, Table, TABLE,
-                            *SIGNED_IN, "bad_request", "table_not_found", "not_host",
+                            *SIGNED_IN, *BODY, "table_not_found", "not_host",
                             "table_started", "seat_taken", *STORE))
     async def bots(self, me: Claims, tables: Tables, table_id: TableId, data: SetBots) -> Table:
         """A bot at seat S is named "Bot S+1"; clients show it as "Bot 2 (basic)"."""
@@ -200,7 +209,7 @@ class TableController(Controller):
     @patch("/v1/tables/{table_id:str}/rules", summary="Private table host: change rules "
            "before the first deal (body: the options to change)", tags=["tables"],
            security=BEARER, responses=answers(200, Table, TABLE,
-                                              *SIGNED_IN, "bad_request", "bad_rules",
+                                              *SIGNED_IN, *BODY, "bad_rules",
                                               "table_not_found", "not_host", "table_started",
                                               "public_rules_fixed", *STORE))
     async def change_rules(self, me: Claims, tables: Tables, table_id: TableId,
@@ -221,7 +230,7 @@ class TableController(Controller):
     @patch("/v1/tables/{table_id:str}", summary="Host: table options (bot banter on or off)",
            tags=["tables"], security=BEARER,
            responses=answers(200, Table, TABLE,
-                             *SIGNED_IN, "bad_request", "table_not_found", "not_host", *STORE))
+                             *SIGNED_IN, *BODY, "table_not_found", "not_host", *STORE))
     async def options(self, me: Claims, tables: Tables, table_id: TableId,
                       data: SetTableOptions) -> Table:
         """Bot table talk (chat lines from bots) on or off for everyone at the table."""
@@ -275,13 +284,14 @@ class PlayerController(Controller):
         return msgspec.structs.replace(found, role=role or auth.PLAYER)
 
     @get("/v1/games/live", summary="Games being played now that anyone may watch, "
-         "best-rated first", tags=["games"], security=BEARER,
+         "best-rated first", tags=["games"], security=BEARER, guards=[signed_in],
          responses=answers(200, LiveGames, LIVE, *SIGNED_IN, "bad_request", *STORE))
     async def live(self, live: Live,
                    limit: Annotated[int, Parameter(ge=1, le=100)] = 20) -> LiveGames:
-        """Public tables' games and ranked and tournament matches (never a private
-        table's), ordered by the mean rating of their registered players (`rating`;
-        games with none last), then newest first. `delayed`: a watcher sees the game
+        """For anyone signed in (401 without a good token): public tables' games and
+        ranked and tournament matches (never a private table's), ordered by the mean
+        rating of their registered players (`rating`; games with none last), then
+        newest first. `delayed`: a watcher sees the game
         `watch_delay_tricks` tricks behind (a ranked or tournament match's). When the
         ratings service does not answer the list still comes, `ratings_complete` false."""
         return await live.games(limit)

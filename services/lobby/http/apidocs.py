@@ -41,6 +41,9 @@ again. The table of all codes is in docs/protocol.md.
 # Codes many routes share: a bearer token's refusals, and Postgres being away.
 SIGNED_IN = ("unauthenticated", "bad_token", "token_expired")
 STORE = ("unavailable",)
+# A route that reads a body: a malformed one, or one over the size limit (Litestar's
+# request_max_body_size, 10 MB).
+BODY = ("bad_request", "body_too_large")
 # A game worker's refusal of a command the lobby sends for the caller (a seat left).
 GAME_REFUSALS = ("game_unavailable", "rejected", "busy", "not_owner", "conflict",
                  "game_over", "wrong_phase", "seat_is_bot")

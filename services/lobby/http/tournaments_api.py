@@ -18,7 +18,7 @@ from litestar.params import Parameter
 
 from schemas.tournaments import api as api
 from services.lobby.accounts.auth import Claims
-from services.lobby.http.apidocs import BEARER, SIGNED_IN, STORE, answers
+from services.lobby.http.apidocs import BEARER, BODY, SIGNED_IN, STORE, answers
 from services.lobby.http.deps import signed_in
 from services.lobby.http.params import MatchId, TeamId, TournamentId, count
 from services.lobby.tournaments.tournaments import Tournaments
@@ -52,6 +52,9 @@ READ = (*SIGNED_IN, "bad_request", "bad_tournament_id", "no_tournament",
         "tournaments_unavailable", *STORE)
 # A write also meets a tournament whose state refuses it.
 WRITE = (*READ, "tournament_over", "already_started", "not_running", "registration_closed")
+# An organizer's action on a tournament: another's (the service refuses it), or one's own
+# once the role was revoked (the lobby refuses it, the role checked on every request).
+ORGANIZING = ("not_organizer", "organizers_only")
 # The settings' own checks, on create and on change.
 SETTINGS = ("bad_rules", "max_below_min", "bad_window", "check_in_outside_window",
             "draw_in_elimination", "duplicate_needs_rounds", "too_many_rounds",
@@ -71,8 +74,8 @@ class TournamentController(Controller):
 
     @post("/v1/tournaments", status_code=201, summary="Organizer: create a tournament",
           tags=TAGS, security=BEARER,
-          responses=written("TournamentCreated", "organizers_only", "tournament_exists", *SETTINGS,
-                            status=201))
+          responses=written("TournamentCreated", *BODY, "organizers_only", "tournament_exists",
+                            *SETTINGS, status=201))
     async def create(self, me: Claims, tournaments: Tournaments,
                      data: api.TournamentBody) -> api.TournamentChanged:
         """Body: the settings (docs/tournaments.md); `rules` a preset name or
@@ -84,7 +87,7 @@ class TournamentController(Controller):
 
     @patch("/v1/tournaments/{tournament_id:str}", summary="Organizer: new settings, until "
            "the start", tags=TAGS, security=BEARER,
-           responses=written("SettingsChanged", "not_organizer", *SETTINGS))
+           responses=written("SettingsChanged", *BODY, *ORGANIZING, *SETTINGS))
     async def change(self, me: Claims, tournaments: Tournaments, tournament_id: TournamentId,
                      data: api.TournamentBody) -> api.TournamentChanged:
         """Body: the whole new settings. 403 `not_organizer`; 409 `already_started`."""
@@ -92,7 +95,7 @@ class TournamentController(Controller):
 
     @post("/v1/tournaments/{tournament_id:str}/cancel", status_code=200,
           summary="Organizer: cancel the tournament", tags=TAGS, security=BEARER,
-          responses=written("TournamentCancelled", "not_organizer"))
+          responses=written("TournamentCancelled", *ORGANIZING))
     async def cancel(self, me: Claims, tournaments: Tournaments,
                      tournament_id: TournamentId) -> api.TournamentChanged:
         """403 `not_organizer`; 409 `tournament_over`."""
@@ -100,7 +103,7 @@ class TournamentController(Controller):
 
     @post("/v1/tournaments/{tournament_id:str}/start", status_code=200,
           summary="Organizer: start now, before the start time", tags=TAGS, security=BEARER,
-          responses=written("TournamentStarted", "not_organizer", "organizers_only",
+          responses=written("TournamentStarted", *ORGANIZING,
                             "not_enough_teams"))
     async def start(self, me: Claims, tournaments: Tournaments,
                     tournament_id: TournamentId) -> api.TournamentChanged:
@@ -112,7 +115,7 @@ class TournamentController(Controller):
 
     @post("/v1/tournaments/{tournament_id:str}/matches/{match_id:str}/override",
           status_code=200, summary="Organizer: override a match's result", tags=TAGS,
-          security=BEARER, responses=written("ResultOverridden", "not_organizer", "no_match",
+          security=BEARER, responses=written("ResultOverridden", *BODY, *ORGANIZING, "no_match",
                                                     "draw_not_allowed", "override_too_late"))
     async def override(self, me: Claims, tournaments: Tournaments, tournament_id: TournamentId,
                        match_id: MatchId, data: api.OverrideBody) -> api.TournamentChanged:
@@ -122,7 +125,7 @@ class TournamentController(Controller):
 
     @post("/v1/tournaments/{tournament_id:str}/teams/{team_id:str}/disqualify",
           status_code=200, summary="Organizer: disqualify a team", tags=TAGS,
-          security=BEARER, responses=written("TeamWithdrawn", "not_organizer", "no_team"))
+          security=BEARER, responses=written("TeamWithdrawn", *BODY, *ORGANIZING, "no_team"))
     async def disqualify(self, me: Claims, tournaments: Tournaments, tournament_id: TournamentId,
                          team_id: TeamId, data: api.DisqualifyBody) -> api.TournamentChanged:
         """Its remaining matches are forfeited."""
@@ -130,7 +133,7 @@ class TournamentController(Controller):
 
     @post("/v1/tournaments/{tournament_id:str}/bots", status_code=201,
           summary="Organizer: enter a team of two bots", tags=TAGS, security=BEARER,
-          responses=written("TeamRegistered", "not_organizer", "rated_needs_people",
+          responses=written("TeamRegistered", *BODY, *ORGANIZING, "rated_needs_people",
                             "team_exists", "tournament_full", status=201))
     async def add_bots(self, me: Claims, tournaments: Tournaments, tournament_id: TournamentId,
                        data: api.BotTeamBody) -> api.TournamentChanged:
@@ -140,7 +143,7 @@ class TournamentController(Controller):
 
     @post("/v1/tournaments/{tournament_id:str}/seeds", status_code=200,
           summary="Organizer: seed teams by hand, before the start", tags=TAGS,
-          security=BEARER, responses=written("SeedsSet", "not_organizer", "bad_seeds"))
+          security=BEARER, responses=written("SeedsSet", *BODY, *ORGANIZING, "bad_seeds"))
     async def seed(self, me: Claims, tournaments: Tournaments, tournament_id: TournamentId,
                    data: api.SeedsBody) -> api.TournamentChanged:
         """The teams named come first, in this order; the others follow by the mean
@@ -150,7 +153,7 @@ class TournamentController(Controller):
     @post("/v1/tournaments/{tournament_id:str}/rounds/{round_no:int}/pairings",
           status_code=200, summary="Organizer: the next Swiss round's pairings, by hand",
           tags=TAGS, security=BEARER,
-          responses=written("PairingsSet", "not_organizer", "not_swiss", "bad_round",
+          responses=written("PairingsSet", *BODY, *ORGANIZING, "not_swiss", "bad_round",
                             "bad_pairings"))
     async def set_pairings(self, me: Claims, tournaments: Tournaments, tournament_id: TournamentId,
                            round_no: Annotated[int, Parameter(ge=1, le=64)],
@@ -162,7 +165,7 @@ class TournamentController(Controller):
 
     @post("/v1/tournaments/{tournament_id:str}/waive-ban", status_code=200,
           summary="Organizer: let a player with a no-show ban register here", tags=TAGS,
-          security=BEARER, responses=written("BanWaived", "not_organizer"))
+          security=BEARER, responses=written("BanWaived", *BODY, *ORGANIZING))
     async def waive_ban(self, me: Claims, tournaments: Tournaments, tournament_id: TournamentId,
                         data: api.WaiveBanBody) -> api.TournamentChanged:
         """A player who stayed away from a tournament match may not register for 24 h,
@@ -176,7 +179,7 @@ class TeamController(Controller):
 
     @post("/v1/tournaments/{tournament_id:str}/teams", status_code=201,
           summary="Register a team with a partner (by name or id), who confirms it", tags=TAGS,
-          security=BEARER, responses=answers(201, api.TournamentChanged, CHANGED,
+          security=BEARER, responses=answers(201, api.TournamentChanged, CHANGED, *BODY,
                                              *WRITE, "registered_only", "self_partner",
                              "player_not_found", "partner_is_guest", "ratings_unavailable",
                              "team_exists", "already_registered", "no_show_ban"))

@@ -1,11 +1,12 @@
 """Every answer of every route is a code the route declares in the OpenAPI document.
 
-The routes are driven from the live ``/schema/openapi.json`` (so a new route is
-driven too) by callers with no token, a forged one, a guest's, an organizer's and an
+The routes are driven from the live ``/schema/openapi.json`` (so a new route is driven
+too) by callers with no token, a forged one, a guest's, an organizer's and an
 operator's, with good bodies, empty and malformed ones, hostile ids and queries past
-their bounds. The test fails when an answer's code is not declared for its route (or
-with another status than declared), on any 5xx, and on a message that names an
-exception class.
+their bounds; every route that reads a body gets one over the size limit, and the
+organizer drives every route again with the same token once the role was revoked. The
+test fails when an answer's code is not declared for its route (or with another status
+than declared), on any 5xx, and on a message that names an exception class.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ BAD_BODIES: list[Any] = [None, {}, [], "x", {"name": 1, "seat": "x", "code": 7, 
 QUERIES = ["", "?limit=0&offset=-1&round_no=0",
            f"?name=a%00b&before={HUGE}&after={HUGE}&at={HUGE}&since=-1",
            "?code=%00&around=..&status=zzz&outcome=zzz&seat=9&player=%00&table=x%20y"]
+BODY_LIMIT = 10_000_000  # Litestar's request_max_body_size, which the lobby keeps
 HOSTILE_IDS = ["x" * 100, "a%00b", "a.b.%3E", "none-such", "g-1%0A", str(uuid.uuid4())]
 
 
@@ -67,6 +69,73 @@ def good_bodies(code: str, partner: str, org: Player) -> dict[tuple[str, str], l
     }
 
 
+class Drive:
+    """Requests to every route of the document, each answer checked against what its
+    route declares: ``failures`` holds those that are not, ``seen`` what was met."""
+
+    def __init__(self, doc: dict[str, Any], real: dict[str, str],
+                 bodies: dict[tuple[str, str], list[Any]]) -> None:
+        self.doc, self.real, self.bodies = doc, real, bodies
+        self.routes = declared(doc)
+        self.failures: list[tuple[Any, ...]] = []
+        self.seen: set[tuple[str, str, str]] = set()
+
+    async def send(self, method: str, template: str, url: str, http: httpx.AsyncClient,
+                   sent: Any, raw: bytes | None = None) -> None:
+        if raw is None:
+            r = await http.request(method, url, json=sent)
+        else:
+            r = await http.request(method, url, content=raw,
+                                   headers={"content-type": "application/json"})
+        if r.status_code < 400:
+            return
+        try:
+            answer = r.json()
+            code = answer["code"]
+        except (ValueError, KeyError, TypeError):
+            self.failures.append((method, template, sent, r.status_code,
+                                  "not {code, message}", r.text[:100]))
+            return
+        self.seen.add((method, template, code))
+        allowed = self.routes[(method, template)]
+        if (r.status_code >= 500 and code != "game_unavailable" and r.status_code != 503) \
+                or allowed.get(code) != r.status_code \
+                or EXCEPTION_NAME.search(answer.get("message", "")):
+            self.failures.append((method, template, str(sent)[:60], r.status_code, code,
+                                  answer.get("message", "")[:80]))
+
+    async def every_route(self, callers: list[httpx.AsyncClient]) -> None:
+        """Each route by each caller: real and hostile ids, queries past their bounds,
+        good bodies and bad ones."""
+        for (method, template), _ in self.routes.items():
+            names = re.findall(r"\{(\w+)\}", template)
+            urls = [template.format(**self.real)] if names else [template]
+            for bad in HOSTILE_IDS if names else ():
+                # A number in the path that is not one matches no route: only ids are hostile.
+                urls.append(template.format(**{n: "0" if n == "round_no" else bad
+                                               for n in names}))
+            queries = QUERIES if method == "GET" else [""]
+            sends = [*self.bodies.get((method, template), []), *BAD_BODIES] \
+                if method != "GET" else [None]
+            for http, url, query in itertools.product(callers, urls, queries):
+                for sent in sends if url == urls[0] and query == "" else sends[-2:]:
+                    await self.send(method, template, url + query, http, sent)
+
+    def taking_bodies(self) -> list[tuple[str, str]]:
+        """The write routes that read a body."""
+        return [(method.upper(), path) for path, item in self.doc["paths"].items()
+                for method, op in item.items()
+                if isinstance(op, dict) and "requestBody" in op]
+
+    async def over_the_limit(self, http: httpx.AsyncClient) -> None:
+        """Every route that reads a body, sent one past the server's limit (Litestar's
+        ``request_max_body_size``, 10 MB) as a well-formed JSON array."""
+        huge = b"[" + b"0," * (BODY_LIMIT // 2 + 1) + b"0]"
+        for method, template in self.taking_bodies():
+            await self.send(method, template, template.format(**self.real), http,
+                            "over the limit", raw=huge)
+
+
 async def test_every_answer_is_a_code_its_route_declares(
         lobby: Service, ratings: Service, tournaments: Service, database_url: str) -> None:
     org = await organizer(lobby, database_url)
@@ -85,55 +154,28 @@ async def test_every_answer_is_a_code_its_route_declares(
             "round_no": "1"}
 
     doc = (await org.http.get("/schema/openapi.json")).json()
-    routes = declared(doc)
-    assert len(routes) >= 40
-    bodies = good_bodies(table["code"], partner.player_id, org)
+    drive = Drive(doc, real, good_bodies(table["code"], partner.player_id, org))
+    assert len(drive.routes) >= 40
     anonymous = httpx.AsyncClient(base_url=lobby.url)
     forged = httpx.AsyncClient(base_url=lobby.url, headers={"authorization": "Bearer a.b.c"})
-    callers = [anonymous, forged, guest.http, org.http, op.http]
-    failures: list[tuple[Any, ...]] = []
-    seen: set[tuple[str, str, str]] = set()
-
-    async def drive(method: str, template: str, url: str, http: httpx.AsyncClient,
-                    sent: Any) -> None:
-        r = await http.request(method, url, json=sent)
-        if r.status_code < 400:
-            return
-        try:
-            answer = r.json()
-            code = answer["code"]
-        except (ValueError, KeyError, TypeError):
-            failures.append((method, template, sent, r.status_code, "not {code, message}",
-                             r.text[:100]))
-            return
-        seen.add((method, template, code))
-        allowed = routes[(method, template)]
-        if (r.status_code >= 500 and code != "game_unavailable" and r.status_code != 503) \
-                or allowed.get(code) != r.status_code \
-                or EXCEPTION_NAME.search(answer.get("message", "")):
-            failures.append((method, template, str(sent)[:60], r.status_code, code,
-                             answer.get("message", "")[:80]))
-
-    for (method, template), _ in routes.items():
-        names = re.findall(r"\{(\w+)\}", template)
-        urls = [template.format(**real)] if names else [template]
-        for bad in HOSTILE_IDS if names else ():
-            # A number in the path that is not one matches no route: only ids are hostile.
-            urls.append(template.format(**{n: "0" if n == "round_no" else bad
-                                           for n in names}))
-        queries = QUERIES if method == "GET" else [""]
-        sends = [*bodies.get((method, template), []), *BAD_BODIES] if method != "GET" else [None]
-        for http, url, query in itertools.product(callers, urls, queries):
-            for sent in sends if url == urls[0] and query == "" else sends[-2:]:
-                await drive(method, template, url + query, http, sent)
+    await drive.every_route([anonymous, forged, guest.http, org.http, op.http])
+    await drive.over_the_limit(org.http)
+    # The organizer's own token, once the role is revoked: every organizer's action.
+    assert role(database_url, "organizer", "revoke", org.name).returncode == 0
+    await drive.every_route([org.http])
     await anonymous.aclose()
     await forged.aclose()
-    assert not failures, "\n".join(sorted({str(f[:2] + f[3:5]) for f in failures}))
+    assert not drive.failures, "\n".join(sorted({str(f[:2] + f[3:5])
+                                                 for f in drive.failures}))
     # The drive met the refusals it is there to meet, on more than a few routes.
-    met = {code for _, _, code in seen}
+    met = {code for _, _, code in drive.seen}
     assert {"bad_request", "unauthenticated", "bad_token", "not_host", "table_not_found",
             "organizers_only", "operators_only", "no_tournament"} <= met, met
     assert all(code in REGISTRY for code in met)
+    too_large = {(m, t) for m, t, code in drive.seen if code == "body_too_large"}
+    assert too_large == set(drive.taking_bodies()) and len(too_large) >= 19, too_large
+    revoked = {t for _, t, code in drive.seen if code == "organizers_only"}
+    assert len(revoked) >= 9, revoked  # creating, and each action on one's tournament
 
 
 async def test_every_route_declares_only_registered_codes_with_their_status(

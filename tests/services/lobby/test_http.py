@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -307,3 +308,37 @@ async def test_a_private_table_is_joined_with_its_room_code_not_its_id(
     moved = await stranger.ok("POST", f"/v1/tables/{t['table_id']}/join", {"seat": 2})
     assert moved["seats"][2]["player_id"] == stranger.player_id
     await stranger.aclose()
+
+
+def _bad_tokens() -> dict[str, tuple[dict[str, str], str]]:
+    """A missing, a forged, an expired and an unsigned (``alg: none``) token, each with
+    the code it is refused with."""
+    soon, gone = int(time.time()) + 60, int(time.time()) - 5
+    forged = jwt.encode({"sub": "x", "iat": 0, "exp": soon},
+                        "a-wrong-secret-that-is-long-enough-0123456789", algorithm="HS256")
+    expired = jwt.encode({"sub": "x", "iat": 0, "exp": gone}, SECRET, algorithm="HS256")
+    unsigned = jwt.encode({"sub": "x", "iat": 0, "exp": soon, "role": "operator"}, None,
+                          algorithm="none")
+    return {"missing": ({}, "unauthenticated"),
+            "forged": ({"authorization": f"Bearer {forged}"}, "bad_token"),
+            "expired": ({"authorization": f"Bearer {expired}"}, "token_expired"),
+            "alg none": ({"authorization": f"Bearer {unsigned}"}, "bad_token")}
+
+
+async def test_every_route_for_the_signed_in_refuses_a_bad_token(lobby: Service) -> None:
+    """Every route the OpenAPI document says wants a bearer token (the live list of
+    games among them) answers 401 to a missing, forged, expired or unsigned one."""
+    async with httpx.AsyncClient(base_url=lobby.url) as http:
+        doc = (await http.get("/schema/openapi.json")).json()
+        secured = [(method.upper(), path) for path, item in doc["paths"].items()
+                   for method, op in item.items() if op.get("security")]
+        assert ("GET", "/v1/games/live") in secured
+        wrong = []
+        for method, path in secured:
+            url = re.sub(r"\{(\w+)\}", lambda m: "1" if m[1] == "round_no"
+                         else str(uuid.uuid4()), path)
+            for kind, (headers, code) in _bad_tokens().items():
+                r = await http.request(method, url, headers=headers, json={})
+                if (r.status_code, r.json().get("code")) != (401, code):
+                    wrong.append((method, path, kind, r.status_code, r.json().get("code")))
+    assert wrong == [], wrong
