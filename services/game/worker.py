@@ -46,7 +46,7 @@ from engine.bots import LEVELS
 from engine.decide import step
 from engine.errors import RuleError
 from engine.evolve import fold
-from engine.state import OVER, GameState
+from engine.state import GameState
 from schemas import commands as cmd
 from schemas.errors.codes import BAD_REQUEST, BUSY, GAME_EXISTS, NOT_OWNER
 from schemas.events import Event
@@ -54,12 +54,13 @@ from schemas.play import ChatLine, CreateGame, EventsReply, EventsSince, GameRep
 from services.game import metrics
 from services.game.actor import GameActor, Item
 from services.game.clock import Clock
+from services.game.heartbeat import Heartbeat
 from services.game.settings import GameSettings
 from services.game.shards import Games
 from services.game.store import GameExists
 from services.platform import logs
 from services.platform.eventstore.groupcommit import GroupCommit
-from services.platform.lease import Lease, LeaseHeld
+from services.platform.lease import LeaseHeld
 
 _log = logs.get("game")
 
@@ -91,29 +92,23 @@ class GameWorker:
         self.appends = GroupCommit(store.events, window=settings.group_commit_ms / 1000,
                                    most=settings.group_commit_most)
         self._stopping = False
-        self._poke = asyncio.Event()
-        self._heartbeat: asyncio.Task[None] | None = None
+        self.heartbeat = Heartbeat(self)
         clock.on_change(self._wake_all)
 
     # --- lifecycle -----------------------------------------------------------------
 
     async def start(self) -> None:
-        await self._tick()  # adopt what is orphaned before answering anything
-        self._heartbeat = asyncio.create_task(self._beat(), name="game-heartbeat")
+        await self.heartbeat.start()
 
     @property
     def running(self) -> bool:
-        return self._heartbeat is not None and not self._heartbeat.done()
+        return self.heartbeat.running
 
     async def stop(self) -> None:
         """Hand every game over now: stop listening, finish the command in hand,
         let the leases lapse, tell the other workers."""
         self._stopping = True
-        self._poke.set()
-        if self._heartbeat is not None:
-            self._heartbeat.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._heartbeat
+        await self.heartbeat.stop()
         actors = list(self.actors.values())
         for a in actors:
             with contextlib.suppress(Exception):
@@ -131,7 +126,7 @@ class GameWorker:
 
     def poke(self) -> None:
         """Another worker handed games over: look for orphans now."""
-        self._poke.set()
+        self.heartbeat.poke()
 
     # --- requests ------------------------------------------------------------------
 
@@ -159,7 +154,7 @@ class GameWorker:
             return GameReply(ok=True, version=result.last_version,
                              first_version=result.first_version, duplicate=True)
         actor = GameActor(self, req.game_id, epoch, state, req.banter, {})
-        await self._run(actor)
+        await self.run(actor)
         log.info("game_created", version=state.version, bots=actor.moves.born_bots,
                  rated=req.rated, preset=req.rules.preset)
         return GameReply(ok=True, version=result.last_version, first_version=result.first_version)
@@ -191,30 +186,7 @@ class GameWorker:
         events: list[Event] = [r.event for r in await self.store.read(game_id)]  # type: ignore[misc]
         return fold(events)
 
-    async def _adopt(self, claimed: Lease) -> None:
-        game_id = claimed.name
-        if game_id in self.actors:
-            self.actors[game_id].epoch = claimed.epoch
-            return
-        try:
-            state = await self.rebuild(game_id)
-            row = await self.store.game(game_id)
-            if state.phase == OVER or row is None:
-                await self.store.mark_ended(game_id)
-                return
-            refused = await self.store.refusals(game_id)
-        except Exception as exc:
-            _log.warning("adoption_failed", game_id=game_id, error=repr(exc))
-            await self.store.release(self.owner, [game_id])
-            return
-        actor = GameActor(self, game_id, claimed.epoch, state, row.banter, refused,
-                          clock_floor=self.clock.now_ms() + self.settings.adopt_grace_ms)
-        await self._run(actor)
-        metrics.ADOPTIONS.inc()
-        _log.info("adopted", game_id=game_id, epoch=claimed.epoch, version=state.version,
-                  phase=state.phase)
-
-    async def _run(self, actor: GameActor) -> None:
+    async def run(self, actor: GameActor) -> None:
         self.actors[actor.game_id] = actor
         metrics.LIVE_GAMES.set(len(self.actors))
         actor.start()
@@ -244,36 +216,6 @@ class GameWorker:
     def _wake_all(self) -> None:
         for actor in self.actors.values():
             actor.wake.set()
-
-    # --- heartbeat -----------------------------------------------------------------
-
-    async def _beat(self) -> None:
-        while not self._stopping:
-            self._poke.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._poke.wait(), self.settings.heartbeat_seconds)
-            if self._stopping:
-                return
-            try:
-                await self._tick()
-            except Exception as exc:  # Postgres away: keep trying, the fence keeps us safe
-                _log.warning("heartbeat_failed", error=repr(exc))
-
-    async def _tick(self) -> None:
-        mine = [gid for gid, a in self.actors.items() if not a.closing]
-        held = await self.store.renew(self.owner, mine, self.settings.lease_seconds)
-        for gid in mine:
-            if gid not in held and gid in self.actors:
-                _log.warning("lease_lost", game_id=gid)
-                metrics.LOST.labels("lease").inc()
-                actor = self.actors[gid]
-                actor.lost = True
-                actor.close()
-        if self._stopping:
-            return
-        for claimed in await self.store.claim_orphans(self.owner, self.settings.lease_seconds,
-                                                      self.settings.adopt_batch):
-            await self._adopt(claimed)
 
 
 def _start_command(req: CreateGame, now: int) -> cmd.StartGame:
