@@ -85,22 +85,97 @@ class Item:
     arrived: float = field(default_factory=time.perf_counter)
 
 
-class GameActor:
+class GameWriter:
+    """One game's state and the only writes to its stream: a command decided by the
+    engine, appended under the worker's epoch (a stale epoch is ``Lost``), and what
+    follows a commit (bots' table talk, the game's end). ``GameActor`` runs it."""
+
     def __init__(self, worker: Host, game_id: str, epoch: int, state: GameState,
-                 banter_on: bool, refused: dict[str, Refusal], clock_floor: int = 0) -> None:
+                 banter_on: bool, refused: dict[str, Refusal], clock_floor: int) -> None:
         self.worker = worker
         self.game_id = game_id
         self.epoch = epoch
         self.state = state
         self.banter_on = banter_on
         self.answers = Answers(worker.store, game_id, refused, worker.settings.answers_kept)
-        self.inbox: collections.deque[Item] = collections.deque()
-        self.wake = asyncio.Event()
         self.moves = DueMoves(game_id, state.players, worker.settings.bot_think_ms,
                               worker.clock.now_ms(), clock_floor)
+        self.ended_at: float | None = time.monotonic() if state.phase == OVER else None
+
+    @property
+    def bot_mask(self) -> int:
+        return self.moves.bot_mask(self.state)
+
+    async def _apply(self, command: cmd.Command, command_id: str | None,
+                     origin: str, digest: str | None = None) -> GameReply:
+        before = self.state
+        try:
+            after, events = step(before, command)
+        except RuleError as exc:
+            if not command_id:
+                return GameReply(ok=False, code=exc.code, message=exc.message)
+            try:
+                return await self.answers.refuse(command_id, exc, self.epoch, digest)
+            except FencedError:
+                raise self._fenced(before.version) from None
+        if not events:
+            return GameReply(ok=True, version=before.version)
+        try:
+            result = await self.worker.appends.append(self.game_id, before.version, events,
+                                                      command_id, epoch=self.epoch,
+                                                      causation_id=origin, command_hash=digest)
+        except FencedError:
+            raise self._fenced(before.version) from None
+        except ConcurrencyError as exc:
+            # Only a writer outside the worker protocol can cause this: read the truth again.
+            _log.error("version_conflict", expected=exc.expected, actual=exc.actual)
+            self.state = await self.worker.rebuild(self.game_id)
+            return GameReply(ok=False, code=CONFLICT,
+                             message="the game moved on; send the command again")
+        if result.duplicate:
+            if result.command_hash not in (None, digest):
+                return reused(command_id or "")
+            return GameReply(ok=True, version=result.last_version,
+                             first_version=result.first_version, duplicate=True)
+        self.state = after
+        self.moves.changed_ms = self.worker.clock.now_ms()
+        await self._after(before, events, result.first_version)
+        return GameReply(ok=True, version=result.last_version, first_version=result.first_version)
+
+    def _fenced(self, version: int) -> Lost:
+        """The store refused this worker's epoch: another one runs the game now."""
+        _log.warning("fenced", epoch=self.epoch, version=version)
+        metrics.LOST.labels("fenced").inc()
+        return Lost(self.game_id)
+
+    async def _after(self, before: GameState, events: list[ev.Event], first_version: int) -> None:
+        if self.banter_on and self.bot_mask:
+            found = banter.moments(before, events)
+            if found:
+                for line in banter.lines(self.game_id, first_version, found, self.bot_mask):
+                    await self.worker.say(ChatLine(
+                        game_id=self.game_id, seat=line.seat,
+                        player_id=self.moves.player(self.state, line.seat),
+                        text=line.text, bot=True, at=self.worker.clock.now_ms(),
+                        name=f"Bot {line.seat + 1}"))  # as the lobby names its bots
+        if self.state.phase == OVER and self.ended_at is None:
+            self.ended_at = time.monotonic()
+            await self.worker.store.mark_ended(self.game_id)
+            _log.info("game_ended", version=self.state.version, winner=self.state.winner,
+                      reason=self.state.end_reason, hands=self.state.hands_played)
+
+
+class GameActor(GameWriter):
+    """The game's one task: its inbox of commands, the moves that fall due (bots, clocks)
+    and, once over, a linger for late repeats; nothing else writes the game."""
+
+    def __init__(self, worker: Host, game_id: str, epoch: int, state: GameState,
+                 banter_on: bool, refused: dict[str, Refusal], clock_floor: int = 0) -> None:
+        super().__init__(worker, game_id, epoch, state, banter_on, refused, clock_floor)
+        self.inbox: collections.deque[Item] = collections.deque()
+        self.wake = asyncio.Event()
         self.closing = False
         self.lost = False
-        self.ended_at: float | None = time.monotonic() if state.phase == OVER else None
         self.task: asyncio.Task[None] | None = None
 
     # --- the outside ---------------------------------------------------------------
@@ -120,10 +195,6 @@ class GameActor:
         """Finish the item in hand, answer the queued ones ``not_owner``, stop."""
         self.closing = True
         self.wake.set()
-
-    @property
-    def bot_mask(self) -> int:
-        return self.moves.bot_mask(self.state)
 
     # --- the task ------------------------------------------------------------------
 
@@ -218,66 +289,6 @@ class GameActor:
             _answer(item, reply, outcome(reply))
         finally:
             structlog.contextvars.reset_contextvars(**tokens)
-
-    # --- deciding and storing ------------------------------------------------------
-
-    async def _apply(self, command: cmd.Command, command_id: str | None,
-                     origin: str, digest: str | None = None) -> GameReply:
-        before = self.state
-        try:
-            after, events = step(before, command)
-        except RuleError as exc:
-            if not command_id:
-                return GameReply(ok=False, code=exc.code, message=exc.message)
-            try:
-                return await self.answers.refuse(command_id, exc, self.epoch, digest)
-            except FencedError:
-                raise self._fenced(before.version) from None
-        if not events:
-            return GameReply(ok=True, version=before.version)
-        try:
-            result = await self.worker.appends.append(self.game_id, before.version, events,
-                                                      command_id, epoch=self.epoch,
-                                                      causation_id=origin, command_hash=digest)
-        except FencedError:
-            raise self._fenced(before.version) from None
-        except ConcurrencyError as exc:
-            # Only a writer outside the worker protocol can cause this: read the truth again.
-            _log.error("version_conflict", expected=exc.expected, actual=exc.actual)
-            self.state = await self.worker.rebuild(self.game_id)
-            return GameReply(ok=False, code=CONFLICT,
-                             message="the game moved on; send the command again")
-        if result.duplicate:
-            if result.command_hash not in (None, digest):
-                return reused(command_id or "")
-            return GameReply(ok=True, version=result.last_version,
-                             first_version=result.first_version, duplicate=True)
-        self.state = after
-        self.moves.changed_ms = self.worker.clock.now_ms()
-        await self._after(before, events, result.first_version)
-        return GameReply(ok=True, version=result.last_version, first_version=result.first_version)
-
-    def _fenced(self, version: int) -> Lost:
-        """The store refused this worker's epoch: another one runs the game now."""
-        _log.warning("fenced", epoch=self.epoch, version=version)
-        metrics.LOST.labels("fenced").inc()
-        return Lost(self.game_id)
-
-    async def _after(self, before: GameState, events: list[ev.Event], first_version: int) -> None:
-        if self.banter_on and self.bot_mask:
-            found = banter.moments(before, events)
-            if found:
-                for line in banter.lines(self.game_id, first_version, found, self.bot_mask):
-                    await self.worker.say(ChatLine(
-                        game_id=self.game_id, seat=line.seat,
-                        player_id=self.moves.player(self.state, line.seat),
-                        text=line.text, bot=True, at=self.worker.clock.now_ms(),
-                        name=f"Bot {line.seat + 1}"))  # as the lobby names its bots
-        if self.state.phase == OVER and self.ended_at is None:
-            self.ended_at = time.monotonic()
-            await self.worker.store.mark_ended(self.game_id)
-            _log.info("game_ended", version=self.state.version, winner=self.state.winner,
-                      reason=self.state.end_reason, hands=self.state.hands_played)
 
 
 def _answer(item: Item, reply: GameReply, result: str) -> None:
