@@ -33,9 +33,10 @@ class BusUnavailable(RuntimeError):
 _SPACE = re.compile(r"\s")  # what ``str.isspace`` calls a space, anywhere in a name
 
 
-class NatsClient(nats.aio.client.Client):
+class DirectClient(nats.aio.client.Client):
     """nats-py's client, reading message headers the way it does, only faster, and
-    handing a subscription's messages to a plain function as they are read.
+    handing a subscription's messages and a request's reply to plain code as they are
+    read.
 
     Every game event reaches every gateway that follows its game with its
     ``Nats-Msg-Id`` header, and the library's own reading looks at each character
@@ -56,13 +57,6 @@ class NatsClient(nats.aio.client.Client):
     ``nats.errors.NoRespondersError``, or ``nats.errors.TimeoutError``
     (``tests/services/platform/test_natsclient.py``).
 
-    ``store`` puts messages on JetStream and counts their acknowledgements down in
-    one future per call, a game worker's commit at a time. The library's
-    ``publish_async`` builds a future, a done callback, a semaphore wait and a token
-    of random bytes per message, reads each acknowledgement through a subscription
-    task and ``json.loads``, and a caller then gathers the futures in a task of its
-    own: about a sixth of a game worker's CPU in profiles.
-
     Each private method of the library replaced or called here is fingerprinted in
     ``tests/services/platform/test_library_internals.py``, which fails first when an
     upgrade changes one of them."""
@@ -70,15 +64,9 @@ class NatsClient(nats.aio.client.Client):
     def __init__(self) -> None:
         super().__init__()
         self._direct: dict[int, Callable[[bytes], None]] = {}
-        self._asked = 0  # the last request's token
+        self._asked = 0  # the last request's (or stored message's) token
         self._reply_sids: set[int] = set()
         self._replies: dict[bytes, asyncio.Future[Msg]] = {}
-        self._acks = jsacks.Acks()
-
-    @property
-    def storing(self) -> int:
-        """Messages handed to JetStream by ``store`` and not yet acknowledged."""
-        return self._acks.waiting
 
     @property
     def reading(self) -> bool:
@@ -127,6 +115,74 @@ class NatsClient(nats.aio.client.Client):
         self._reply_sids.add(sub._id)
         self._resp_sub_prefix = prefix
 
+    async def _on_reply(self, sid: int, subject: bytes, data: bytes, headers: bytes) -> None:
+        token = subject.rpartition(b".")[2]
+        if self._taken(token, data, headers):
+            return
+        future = self._replies.get(token)
+        if future is not None and not future.done():
+            hdr = await self._process_headers(headers)
+            future.set_result(self._build_message(sid, subject, b"", data, hdr))
+
+    async def subscribe_direct(self, subject: str,
+                               handler: Callable[[bytes], None]) -> Subscription:
+        """A subscription whose messages' bodies go to ``handler`` as they are read. It
+        must not block: it runs inside the connection's reading. An exception it
+        raises is logged and the next message handed over all the same."""
+        sub = await self.subscribe(subject)
+        self._direct[sub._id] = handler
+        while not sub._pending_queue.empty():  # read while the subscription was sent
+            handler(sub._pending_queue.get_nowait().data)
+        return sub
+
+    def _remove_sub(self, sid: int, max_msgs: int = 0) -> None:
+        self._direct.pop(sid, None)
+        self._reply_sids.discard(sid)
+        super()._remove_sub(sid, max_msgs)
+
+    async def _process_msg(self, sid: int, subject: bytes, reply: bytes, data: bytes,
+                           headers: bytes) -> None:
+        handler = self._direct.get(sid)
+        if handler is None and sid not in self._reply_sids:
+            await super()._process_msg(sid, subject, reply, data, headers)
+            return
+        self.stats["in_msgs"] += 1
+        self.stats["in_bytes"] += len(data)
+        if handler is None:
+            await self._on_reply(sid, subject, data, headers)
+            return
+        try:
+            handler(data)
+        except Exception:
+            # Nothing may escape into the library's reading: it stops reading for good on
+            # an exception (the connection still looks up), so not even the log's own.
+            with contextlib.suppress(Exception):
+                _log.exception("subscription_handler_failed",
+                               subject=subject.decode("utf-8", "replace"))
+
+    def _taken(self, token: bytes, data: bytes, headers: bytes) -> bool:
+        """A reply someone other than a request waits for (``NatsClient``'s acks)."""
+        return False
+
+
+class NatsClient(DirectClient):
+    """The services' NATS client: ``DirectClient``, and ``store``, which puts messages on
+    JetStream and counts their acknowledgements down in one future per call, a game
+    worker's commit at a time. The library's ``publish_async`` builds a future, a done
+    callback, a semaphore wait and a token of random bytes per message, reads each
+    acknowledgement through a subscription task and ``json.loads``, and a caller then
+    gathers the futures in a task of its own: about a sixth of a game worker's CPU in
+    profiles. Its acknowledgements come back on the requests' reply subscription."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._acks = jsacks.Acks()
+
+    @property
+    def storing(self) -> int:
+        """Messages handed to JetStream by ``store`` and not yet acknowledged."""
+        return self._acks.waiting
+
     async def store(self, messages: Iterable[tuple[str, bytes, str]],
                     timeout: float) -> asyncio.Future[int]:
         """Publish each (subject, payload, message id) for JetStream to store, in order.
@@ -170,50 +226,8 @@ class NatsClient(nats.aio.client.Client):
             await self._flush_pending()
         return stored.future
 
-    async def _on_reply(self, sid: int, subject: bytes, data: bytes, headers: bytes) -> None:
-        token = subject.rpartition(b".")[2]
-        if self._acks.take(token, data, headers):
-            return
-        future = self._replies.get(token)
-        if future is not None and not future.done():
-            hdr = await self._process_headers(headers)
-            future.set_result(self._build_message(sid, subject, b"", data, hdr))
-
-    async def subscribe_direct(self, subject: str,
-                               handler: Callable[[bytes], None]) -> Subscription:
-        """A subscription whose messages' bodies go to ``handler`` as they are read. It
-        must not block: it runs inside the connection's reading. An exception it
-        raises is logged and the next message handed over all the same."""
-        sub = await self.subscribe(subject)
-        self._direct[sub._id] = handler
-        while not sub._pending_queue.empty():  # read while the subscription was sent
-            handler(sub._pending_queue.get_nowait().data)
-        return sub
-
-    def _remove_sub(self, sid: int, max_msgs: int = 0) -> None:
-        self._direct.pop(sid, None)
-        self._reply_sids.discard(sid)
-        super()._remove_sub(sid, max_msgs)
-
-    async def _process_msg(self, sid: int, subject: bytes, reply: bytes, data: bytes,
-                           headers: bytes) -> None:
-        handler = self._direct.get(sid)
-        if handler is None and sid not in self._reply_sids:
-            await super()._process_msg(sid, subject, reply, data, headers)
-            return
-        self.stats["in_msgs"] += 1
-        self.stats["in_bytes"] += len(data)
-        if handler is None:
-            await self._on_reply(sid, subject, data, headers)
-            return
-        try:
-            handler(data)
-        except Exception:
-            # Nothing may escape into the library's reading: it stops reading for good on
-            # an exception (the connection still looks up), so not even the log's own.
-            with contextlib.suppress(Exception):
-                _log.exception("subscription_handler_failed",
-                               subject=subject.decode("utf-8", "replace"))
+    def _taken(self, token: bytes, data: bytes, headers: bytes) -> bool:
+        return self._acks.take(token, data, headers)
 
 
 def _time_out(future: asyncio.Future[Msg]) -> None:
