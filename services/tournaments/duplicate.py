@@ -6,6 +6,11 @@ on a deal is its hand score minus its opponents'; it earns a matchpoint for
 each team that held the same cards and did worse, half for each that did as
 well (duplicate bridge's matchpoints). Luck of the deal cancels out: only how a
 team played the cards it held is compared.
+
+Duplicate play is fair only if nobody sees a deal before finishing it (docs/tournaments.md,
+"Duplicate deals"): a round's results are shown only once the round is over
+(``published``), and a player whose match of a round has no result yet may not look at
+the round's other tables (``withheld_games``; the lobby refuses them).
 """
 
 from __future__ import annotations
@@ -13,10 +18,11 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from schemas.tournaments.events import DealResult
-from services.tournaments.state import Tournament
+from services.tournaments.calls import game_of
+from services.tournaments.state import MatchState, Round, Tournament
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,3 +83,42 @@ def duplicate_scores(state: Tournament) -> dict[str, DuplicateScore]:
         return {}
     return matchpoints(played_deals(state))
 
+
+
+def _duplicate(state: Tournament) -> bool:
+    return state.settings is not None and state.settings.format.deals == "duplicate"
+
+
+def published(state: Tournament) -> Tournament:
+    """The tournament as its bracket and standings show it: in a duplicate tournament, a
+    round still being played shows none of its results (winner, scores, bags, deals)."""
+    if not _duplicate(state):
+        return state
+    hidden = {match_id: replace(m, outcome=None, reason="played", scores=(0, 0),
+                                bags_taken=(0, 0), deals=())
+              for r in state.rounds if not r.completed for match_id in r.match_ids
+              if (m := state.matches[match_id]).outcome is not None}
+    return replace(state, matches={**state.matches, **hidden}) if hidden else state
+
+
+def withheld_games(state: Tournament, player: str) -> list[str]:
+    """The games ``player`` may not watch: in each round of a duplicate tournament still
+    being played where the player's team has a match without a result, the round's other
+    tables' games (they deal the same cards)."""
+    if not _duplicate(state):
+        return []
+    return [game_of(state.tournament_id, m.pairing.match_id)
+            for r in state.rounds if not r.completed
+            for mine, others in [_split(state, r, player)]
+            if any(m.outcome is None for m in mine) for m in others]
+
+
+def _split(state: Tournament, r: Round, player: str) -> tuple[list[MatchState], list[MatchState]]:
+    """A round's matches: the player's team's, and the others."""
+    mine: list[MatchState] = []
+    others: list[MatchState] = []
+    for match_id in r.match_ids:
+        m = state.matches[match_id]
+        teams = (state.teams.get(m.pairing.home), state.teams.get(m.pairing.away))
+        (mine if any(t is not None and player in t.players for t in teams) else others).append(m)
+    return mine, others

@@ -90,6 +90,22 @@ async def view(pool: asyncpg.Pool, tournament_id: uuid.UUID) -> api.TournamentVi
         rounds=rounds, standings_columns=list(head["standings_columns"]))
 
 
+async def duplicate(pool: asyncpg.Pool, tournament_id: uuid.UUID) -> bool:
+    """Whether the tournament deals duplicate (its feed then leaves results out)."""
+    deals = await pool.fetchval("SELECT settings->'format'->>'deals' FROM tournaments"
+                                " WHERE tournament_id = $1", tournament_id)
+    return bool(deals == "duplicate")
+
+
+async def duplicates_played_by(pool: asyncpg.Pool, player: str) -> list[str]:
+    """The running duplicate tournaments ``player`` is on a team of."""
+    rows = await pool.fetch(
+        "SELECT DISTINCT t.tournament_id FROM tournaments t JOIN tournament_teams m"
+        " USING (tournament_id) WHERE m.players @> ARRAY[$1::text] AND t.status = 'running'"
+        " AND t.settings->'format'->>'deals' = 'duplicate'", player)
+    return [str(r["tournament_id"]) for r in rows]
+
+
 def _pairs(flat: list[int]) -> list[list[int]]:
     """[home, away] per deal from the column's flat list."""
     return [list(flat[i:i + 2]) for i in range(0, len(flat), 2)]

@@ -27,8 +27,9 @@ from schemas.tournaments.events import public
 from services.platform import bus
 from services.platform.busclient import BusClient, Refused, Unavailable
 from services.tournaments.calls import CallRefused
+from services.tournaments.duplicate import withheld_games
 from services.tournaments.errors import TournamentError
-from services.tournaments.reads import summaries, view
+from services.tournaments.reads import duplicate, duplicates_played_by, summaries, view
 from services.tournaments.store import TournamentStore, stream_of
 
 # Endpoint name -> the command it carries.
@@ -84,9 +85,16 @@ def endpoints(store: TournamentStore, now_ms: Callable[[], int]) -> list[bus.End
         if not version:
             raise Refused("no_tournament", "no such tournament")
         recorded = await store.events.read(stream_of(tid), req.after + 1, req.after + req.limit)
+        dup = await duplicate(store.pool, uuid.UUID(tid))
         return api.TournamentEvents(tournament_id=tid, version=version, events=[
-            api.RecordedEvent(version=r.version, event=public(r.event))  # type: ignore[arg-type]
+            api.RecordedEvent(version=r.version, event=public(r.event, dup))  # type: ignore[arg-type]
             for r in recorded])
+
+    async def withheld(req: api.WithheldGames) -> api.GamesWithheld:
+        games: list[str] = []
+        for tid in await duplicates_played_by(store.pool, req.player_id):
+            games += withheld_games(await store.load(tid), req.player_id)
+        return api.GamesWithheld(game_ids=games)
 
     async def list_(req: api.ListTournaments) -> api.TournamentList:
         return api.TournamentList(tournaments=await summaries(store.pool, req.status, req.limit))
@@ -97,6 +105,7 @@ def endpoints(store: TournamentStore, now_ms: Callable[[], int]) -> list[bus.End
         bus.Endpoint("get", api.GetTournament, get),
         bus.Endpoint("list", api.ListTournaments, list_),
         bus.Endpoint("events", api.GetEvents, events),
+        bus.Endpoint("withheld", api.WithheldGames, withheld),
     ]
 
 

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import msgspec
 
+from schemas.tournaments import commands as cmd
 from schemas.tournaments import events as ev
 from schemas.tournaments.events import DealResult
-from services.tournaments.duplicate import TableDeals, matchpoints
+from services.tournaments.calls import game_of
+from services.tournaments.decide import standings_of
+from services.tournaments.duplicate import TableDeals, matchpoints, published, withheld_games
+from services.tournaments.state import MatchState
+from tests.services.tournaments.driver import OPENS, STARTS, Run, settings
 
 
 def test_each_team_is_compared_with_those_that_held_its_cards() -> None:
@@ -41,3 +46,82 @@ def test_what_anyone_sees_of_a_result_leaves_out_its_score_per_deal() -> None:
     assert ev.public(result) == msgspec.structs.replace(result, deals=())
     plain = ev.MatchResult(match_id="R1-2", outcome="away", reason="played")
     assert ev.public(plain) is plain
+
+
+def test_a_duplicate_tournament_feed_leaves_every_result_out() -> None:
+    result = ev.MatchResult(match_id="R1-1", outcome="home", reason="played", scores=(120, 80))
+    override = ev.ResultOverridden(match_id="R1-1", outcome="away", scores=(0, 0), by="o",
+                                   why="w")
+    assert ev.public(result, duplicate=True) is None
+    assert ev.public(override, duplicate=True) is None
+    assert ev.public(override) is override
+
+
+TID = "0b6c8a52-1f0e-5c8d-9a61-3e2f7d4c1b90"
+
+
+def _round_one(deals: str = "duplicate") -> Run:
+    """Four teams t01..t04 (players tNNa, tNNb), round 1 paired."""
+    run = Run()
+    run.do(cmd.CreateTournament(at=OPENS, tournament_id=TID, organizer="org",
+                                settings=settings("swiss", 8, deals=deals)))
+    for i in range(1, 5):
+        team = f"t{i:02d}"
+        run.do(cmd.RegisterTeam(at=OPENS + 1, team_id=team, name=team, player=f"{team}a",
+                                partner=f"{team}b", rating=2000.0 - i))
+        run.do(cmd.ConfirmTeam(at=OPENS + 2, team_id=team, player=f"{team}b"))
+        for p in "ab":
+            run.do(cmd.CheckIn(at=STARTS - 1, player=f"{team}{p}"))
+    run.do(cmd.Start(at=STARTS))
+    run.do(cmd.PairRound(at=STARTS, seed="ab" * 16))
+    return run
+
+
+def _tables(run: Run) -> tuple[MatchState, MatchState]:
+    first, second = (run.state.matches[m] for m in run.state.rounds[0].match_ids)
+    return first, second
+
+
+def _players(m: MatchState) -> list[str]:
+    return [f"{team}{p}" for team in (m.pairing.home, m.pairing.away) for p in "ab"]
+
+
+def test_a_player_may_not_see_the_other_tables_of_a_round_until_their_match_has_a_result(
+) -> None:
+    run = _round_one()
+    first, second = _tables(run)
+    for p in _players(first):  # the player and their partner alike
+        assert withheld_games(run.state, p) == [game_of(TID, second.pairing.match_id)]
+    run.do(cmd.RecordResult(at=STARTS + 1, match_id=first.pairing.match_id, outcome="home",
+                            scores=(100, 50)))
+    assert all(withheld_games(run.state, p) == [] for p in _players(first))
+    assert withheld_games(run.state, _players(second)[0]) == [
+        game_of(TID, first.pairing.match_id)]
+    assert withheld_games(run.state, "stranger") == []
+
+
+def test_random_deals_withhold_nothing() -> None:
+    run = _round_one("random")
+    first, _ = _tables(run)
+    assert withheld_games(run.state, _players(first)[0]) == []
+    run.do(cmd.RecordResult(at=STARTS + 1, match_id=first.pairing.match_id, outcome="home",
+                            scores=(100, 50)))
+    assert published(run.state) is run.state
+
+
+def test_the_bracket_shows_a_duplicate_rounds_results_only_once_it_is_over() -> None:
+    run = _round_one()
+    first, second = _tables(run)
+    run.do(cmd.RecordResult(at=STARTS + 1, match_id=first.pairing.match_id, outcome="home",
+                            scores=(100, 50), bags_taken=(2, 1),
+                            deals=(DealResult(deal_no=1, home=100, away=50),)))
+    shown = published(run.state).matches[first.pairing.match_id]
+    assert (shown.outcome, shown.scores, shown.bags_taken, shown.deals) == (
+        None, (0, 0), (0, 0), ())
+    assert run.state.matches[first.pairing.match_id].outcome == "home"  # the fold keeps it
+    assert all(r.points == 0 and r.match_points == 0
+               for r in standings_of(published(run.state)))
+    run.do(cmd.RecordResult(at=STARTS + 2, match_id=second.pairing.match_id, outcome="away",
+                            scores=(10, 70)))
+    assert run.state.rounds[0].completed
+    assert published(run.state) is run.state
