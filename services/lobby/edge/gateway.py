@@ -55,6 +55,7 @@ from services.lobby.tables.rows import to_api
 from services.lobby.tables.seating import seat_of
 from services.lobby.tables.tables import Tables, summary
 from services.lobby.tournaments.tournaments import Tournaments
+from services.lobby.tournaments.unseen import Unseen
 from services.platform.events import game_registry
 
 
@@ -76,6 +77,7 @@ class Gateway:
         self.notes = Notes(broadcasts, self.conns)
         self.queue = queue
         self.organizing = tournaments  # a tournament's organizer watches its games live
+        self.unseen = Unseen(tables.pool, tournaments.bus)  # duplicate deals not yet played
         self.tournaments = TournamentFeed(tournaments, broadcasts, names, self.conns)
         self.placed = tournaments.placed  # where a game comes from, for its summary
         self.frames = FrameTable(
@@ -167,7 +169,7 @@ class Gateway:
             raise LobbyError("bad_field", "subscribe names a game_id or a table_id")
         delayed = False
         if frame.spectate:  # before the game is even read: a stranger learns nothing of it
-            delayed = await watches_delayed(self, table, conn.claims, frame.code)
+            delayed = await watches_delayed(self, game_id, table, conn.claims, frame.code)
         cap = self.settings.ws_games_per_socket
         if game_id not in conn.subs and len(conn.subs) >= cap:
             raise LobbyError("too_many_games", f"one socket follows at most {cap} games")
@@ -243,7 +245,7 @@ class Gateway:
         A private table's game only to those who may watch it; a delayed watcher's as
         they see it."""
         table = await self.tables.summary_base(game_id)
-        delayed = await watches_delayed(self, table, claims, code)
+        delayed = await watches_delayed(self, game_id, table, claims, code)
         hub = self.hubs.get(game_id)
         if hub is not None and hub.ready.is_set():
             state = hub.delay.shown if delayed else hub.state
@@ -255,10 +257,13 @@ class Gateway:
                                        tournament=tournament)
 
 
-async def watches_delayed(gateway: Gateway, table: store.TableRow | None, me: Claims,
-                          code: str | None) -> bool:
-    """Whether ``me`` watches ``table``'s game delayed (``watching.may_watch``); an
-    operator, and a tournament game's organizer, watch it live."""
+async def watches_delayed(gateway: Gateway, game_id: str, table: store.TableRow | None,
+                          me: Claims, code: str | None) -> bool:
+    """Whether ``me`` watches ``game_id`` (``table``'s) delayed (``watching.may_watch``);
+    an operator, and a tournament game's organizer, watch it live. First of all, a
+    duplicate round's game is refused to one still to play its deals, whatever their
+    role (``tournaments.unseen``: 403 ``deal_not_finished``)."""
+    await gateway.unseen.check(me, game_id)
     if not gateway.tables.may_watch(table, me.player_id, code):
         return False
     assert table is not None and table.game_id is not None
