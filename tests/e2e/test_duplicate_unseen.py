@@ -28,6 +28,7 @@ from services.platform.db import create_pool
 from services.platform.eventstore import EventStore
 from services.tournaments.store import TournamentStore, registry
 from tests.e2e.conftest import Platform
+from tests.e2e.test_tournament_run import play
 from tests.e2e.truth import stored_events
 from tests.services.lobby.harness import Player, Service, Socket, lobby_env, start
 from tests.services.lobby.test_tournaments import body, organizer, registered
@@ -54,6 +55,7 @@ class Round:
     feed: Socket
     own: str
     other: str
+    seated: dict[str, list[Player]]  # game -> the people at it
 
 
 async def _ready(p: Player, lobby: Service) -> str:
@@ -99,7 +101,10 @@ async def _round(platform: Platform, org: Player, teams: int, bot_teams: int) ->
                     None)
 
     other = await until(other_table, timeout=60, every=0.2)
-    return Round(tid, org, people[0], people[1], stranger, feed, own, other)
+    seated: dict[str, list[Player]] = {}
+    for p, game in zip(people, games, strict=True):
+        seated.setdefault(game, []).append(p)
+    return Round(tid, org, people[0], people[1], stranger, feed, own, other, seated)
 
 
 @pytest.fixture(scope="module")
@@ -127,6 +132,26 @@ async def running(platform: Platform, beside: tuple[Player, asyncpg.Pool]) -> Ro
     return await _round(platform, beside[0], 3, 1)
 
 
+async def _results(pool: asyncpg.Pool, tid: str) -> int:
+    """How many of the tournament's matches have a result in its stream."""
+    state = await TournamentStore(pool, EventStore(pool, registry())).load(tid)
+    return sum(m.outcome is not None for m in state.matches.values())
+
+
+@pytest.fixture(scope="module")
+async def mine_over(platform: Platform, beside: tuple[Player, asyncpg.Pool]) -> Round:
+    """As ``running``, but the people at the player's table play it to its end."""
+    org, pool = beside
+    r = await _round(platform, org, 3, 1)
+    await asyncio.gather(*(play(p, platform.a, r.own) for p in r.seated[r.own]))
+
+    async def recorded() -> bool:
+        return await _results(pool, r.tid) == 1
+
+    await until(recorded, timeout=60, every=0.2)
+    return r
+
+
 @pytest.fixture(scope="module")
 async def one_over(platform: Platform, beside: tuple[Player, asyncpg.Pool],
                    database_url: str) -> Round:
@@ -134,14 +159,11 @@ async def one_over(platform: Platform, beside: tuple[Player, asyncpg.Pool],
     result is recorded, while the people's table waits."""
     org, pool = beside
     r = await _round(platform, org, 1, 3)
-    store = TournamentStore(pool, EventStore(pool, registry()))
 
     async def recorded() -> bool:
         log = await stored_events(database_url, r.other)
-        if not log or not isinstance(log[-1], GameEnded):
-            return False
-        state = await store.load(r.tid)
-        return sum(m.outcome is not None for m in state.matches.values()) == 1
+        return bool(log) and isinstance(log[-1], GameEnded) and \
+            await _results(pool, r.tid) == 1
 
     await until(recorded, timeout=120, every=0.2)
     return r
@@ -231,3 +253,18 @@ async def test_the_feed_carries_no_result_of_a_duplicate_tournament(
     assert frame.get("event") is None and frame.get("view") is None, frame
     assert not any(f["type"] == "tournament" and (f.get("event") or {}).get("type") in (
         "MatchResult", "ResultOverridden") for f in one_over.feed.frames)
+
+
+async def test_once_their_own_match_is_over_a_player_watches_the_rest_of_the_round(
+        platform: Platform, mine_over: Round) -> None:
+    r = mine_over
+    for who in (r.player, r.partner):
+        sock, answer = await _spectate(who, platform.b, r.other)
+        assert answer["type"] == "snapshot", answer
+        await sock.close()
+        assert (await who.ok("GET", f"/v1/games/{r.other}"))["game_id"] == r.other
+        live = await who.ok("GET", "/v1/games/live?limit=100")
+        assert r.other in {g["game_id"] for g in live["games"]}
+    # Their own result waits for the round's end like every other.
+    view = await r.stranger.ok("GET", f"/v1/tournaments/{r.tid}")
+    assert all(m["outcome"] is None for m in view["matches"]), view["matches"]
