@@ -10,7 +10,7 @@ team played the cards it held is compared.
 Duplicate play is fair only if nobody sees a deal before finishing it (docs/tournaments.md,
 "Duplicate deals"): a round's results are shown only once the round is over
 (``published``), and a player whose match of a round has no result yet may not look at
-the round's other tables (``withheld_games``; the lobby refuses them).
+the round's other tables (``reads.withheld``; the lobby refuses them).
 """
 
 from __future__ import annotations
@@ -21,8 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from schemas.tournaments.events import DealResult
-from services.tournaments.calls import game_of
-from services.tournaments.state import MatchState, Round, Tournament
+from services.tournaments.state import Tournament
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,11 +77,7 @@ def played_deals(state: Tournament) -> list[TableDeals]:
 
 def duplicate_scores(state: Tournament) -> dict[str, DuplicateScore]:
     """Every team's matchpoints so far; empty unless the tournament deals duplicate."""
-    s = state.settings
-    if s is None or s.format.deals != "duplicate":
-        return {}
-    return matchpoints(played_deals(state))
-
+    return matchpoints(played_deals(state)) if _duplicate(state) else {}
 
 
 def _duplicate(state: Tournament) -> bool:
@@ -99,26 +94,3 @@ def published(state: Tournament) -> Tournament:
               for r in state.rounds if not r.completed for match_id in r.match_ids
               if (m := state.matches[match_id]).outcome is not None}
     return replace(state, matches={**state.matches, **hidden}) if hidden else state
-
-
-def withheld_games(state: Tournament, player: str) -> list[str]:
-    """The games ``player`` may not watch: in each round of a duplicate tournament still
-    being played where the player's team has a match without a result, the round's other
-    tables' games (they deal the same cards)."""
-    if not _duplicate(state):
-        return []
-    return [game_of(state.tournament_id, m.pairing.match_id)
-            for r in state.rounds if not r.completed
-            for mine, others in [_split(state, r, player)]
-            if any(m.outcome is None for m in mine) for m in others]
-
-
-def _split(state: Tournament, r: Round, player: str) -> tuple[list[MatchState], list[MatchState]]:
-    """A round's matches: the player's team's, and the others."""
-    mine: list[MatchState] = []
-    others: list[MatchState] = []
-    for match_id in r.match_ids:
-        m = state.matches[match_id]
-        teams = (state.teams.get(m.pairing.home), state.teams.get(m.pairing.away))
-        (mine if any(t is not None and player in t.players for t in teams) else others).append(m)
-    return mine, others

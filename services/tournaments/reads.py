@@ -97,13 +97,20 @@ async def duplicate(pool: asyncpg.Pool, tournament_id: uuid.UUID) -> bool:
     return bool(deals == "duplicate")
 
 
-async def duplicates_played_by(pool: asyncpg.Pool, player: str) -> list[str]:
-    """The running duplicate tournaments ``player`` is on a team of."""
+async def withheld(pool: asyncpg.Pool, player: str) -> list[str]:
+    """The games ``player`` may not see: in each running duplicate tournament where the
+    player's team has a match with no result (``decided``: the stream's truth, not the
+    view's), the games of that round's other matches (docs/tournaments.md)."""
     rows = await pool.fetch(
-        "SELECT DISTINCT t.tournament_id FROM tournaments t JOIN tournament_teams m"
-        " USING (tournament_id) WHERE m.players @> ARRAY[$1::text] AND t.status = 'running'"
-        " AND t.settings->'format'->>'deals' = 'duplicate'", player)
-    return [str(r["tournament_id"]) for r in rows]
+        "SELECT other.game_id FROM tournament_teams t"
+        " JOIN tournaments tt USING (tournament_id)"
+        " JOIN tournament_matches mine ON mine.tournament_id = t.tournament_id"
+        "  AND t.team_id IN (mine.home, mine.away) AND NOT mine.decided"
+        " JOIN tournament_matches other ON other.tournament_id = mine.tournament_id"
+        "  AND other.round_no = mine.round_no AND other.match_id <> mine.match_id"
+        " WHERE t.players @> ARRAY[$1::text] AND tt.status = 'running'"
+        " AND tt.settings->'format'->>'deals' = 'duplicate'", player)
+    return [r["game_id"] for r in rows]
 
 
 def _pairs(flat: list[int]) -> list[list[int]]:

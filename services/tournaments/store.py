@@ -314,7 +314,8 @@ async def project(conn: asyncpg.Connection, tournament_id: uuid.UUID, state: Tou
              m.game_stream, game_of(state.tournament_id, m.pairing.match_id),
              [n for d in m.deals for n in (d.home, d.away)]
              if m.pairing.match_id in over else [],
-             m.call == "started" or bool(m.game_stream))
+             m.call == "started" or bool(m.game_stream),
+             state.matches[m.pairing.match_id].outcome is not None)
             for m in shown.matches.values()],
         "tournament_standings": [
             (tournament_id, r.team_id, r.rank, r.match_points, r.buchholz, r.head_to_head,
@@ -338,7 +339,7 @@ _COLUMNS = {
                          "waiting", "checked_in", "withdrawn", "seed"],
     "tournament_matches": ["tournament_id", "match_id", "round_no", "home", "away", "outcome",
                            "reason", "scores", "bags_taken", "game_stream", "game_id", "deals",
-                           "game_began"],
+                           "game_began", "decided"],
     "tournament_standings": ["tournament_id", "team_id", "rank", "match_points", "buchholz",
                              "head_to_head", "differential", "bags", "points", "matchpoints",
                              "matchpoints_top", "reached", "reached_round", "eliminated"],

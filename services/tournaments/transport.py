@@ -27,9 +27,8 @@ from schemas.tournaments.events import public
 from services.platform import bus
 from services.platform.busclient import BusClient, Refused, Unavailable
 from services.tournaments.calls import CallRefused
-from services.tournaments.duplicate import withheld_games
 from services.tournaments.errors import TournamentError
-from services.tournaments.reads import duplicate, duplicates_played_by, summaries, view
+from services.tournaments.reads import duplicate, summaries, view, withheld
 from services.tournaments.store import TournamentStore, stream_of
 
 # Endpoint name -> the command it carries.
@@ -90,11 +89,8 @@ def endpoints(store: TournamentStore, now_ms: Callable[[], int]) -> list[bus.End
             api.RecordedEvent(version=r.version, event=public(r.event, dup))  # type: ignore[arg-type]
             for r in recorded])
 
-    async def withheld(req: api.WithheldGames) -> api.GamesWithheld:
-        games: list[str] = []
-        for tid in await duplicates_played_by(store.pool, req.player_id):
-            games += withheld_games(await store.load(tid), req.player_id)
-        return api.GamesWithheld(game_ids=games)
+    async def withheld_games(req: api.WithheldGames) -> api.GamesWithheld:
+        return api.GamesWithheld(game_ids=await withheld(store.pool, req.player_id))
 
     async def list_(req: api.ListTournaments) -> api.TournamentList:
         return api.TournamentList(tournaments=await summaries(store.pool, req.status, req.limit))
@@ -105,7 +101,7 @@ def endpoints(store: TournamentStore, now_ms: Callable[[], int]) -> list[bus.End
         bus.Endpoint("get", api.GetTournament, get),
         bus.Endpoint("list", api.ListTournaments, list_),
         bus.Endpoint("events", api.GetEvents, events),
-        bus.Endpoint("withheld", api.WithheldGames, withheld),
+        bus.Endpoint("withheld", api.WithheldGames, withheld_games),
     ]
 
 
