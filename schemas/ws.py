@@ -183,7 +183,7 @@ _MATCH = ("match_not_found", "not_in_match", "match_closed", *_STARTS)
 FRAME_ERRORS: dict[str, tuple[str, ...]] = {
     "subscribe": ("table_not_found", "game_not_found", "too_many_games",
                   "seated_cannot_spectate", "not_in_game", "room_code_required",
-                  "game_unavailable"),
+                  "deal_not_finished", "tournaments_unavailable", "game_unavailable"),
     "unsubscribe": _FOLLOWED,
     "watch_tables": (),
     "watch_tournament": ("too_many_tournaments", "no_tournament", "bad_tournament_id",
@@ -315,7 +315,9 @@ class NoteFrame(ServerFrame, frozen=True, tag="note"):
 class TournamentFrame(ServerFrame, frozen=True, tag="tournament"):
     """A followed tournament: its whole ``view`` (the answer to ``watch_tournament``), or
     one ``event`` it recorded at ``version`` (skip versions the view already holds). A
-    round's deal seed is never in it before the round is over."""
+    round's deal seed is never in it before the round is over. Neither ``view`` nor
+    ``event``: a version not shown (a match's result in a duplicate tournament; its
+    round's results are in the view once the round is over)."""
 
     tournament_id: str
     version: int

@@ -235,6 +235,10 @@ LOBBY = [
         "not_in_match": "you have no seat in this match",
         "not_your_game": ("a finished game is replayed by the players who sat in it "
                           "(operators: `/v1/admin/games`)", "you did not play in game g-9c1d"),
+        "deal_not_finished": ("a game of a duplicate tournament's round is not shown to one "
+                              "who plays in that round and has not finished their own match "
+                              "of it: the tables play the same deals", "you have not finished "
+                              "these deals at your own table yet"),
     }),
     *_codes(403, {"queue_cooldown": ("you left or missed a ranked match lately; queue again "
                                      "after `until` (ms)",

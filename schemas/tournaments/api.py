@@ -48,8 +48,25 @@ class GetEvents(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class RecordedEvent(msgspec.Struct, frozen=True, kw_only=True):
+    """One version of the stream; ``event`` is None for a match's result in a duplicate
+    tournament (``MatchResult``, ``ResultOverridden``): tables still playing the same
+    deals would learn from it; the view shows a round's results once it is over."""
+
     version: int
-    event: TournamentEvent
+    event: TournamentEvent | None
+
+
+class WithheldGames(msgspec.Struct, frozen=True, kw_only=True):
+    """Ask which games a player may not see (``svc.tournaments.withheld``)."""
+
+    player_id: str
+
+
+class GamesWithheld(msgspec.Struct, frozen=True, kw_only=True):
+    """The games of the duplicate rounds ``player_id`` still plays in, but not at: the
+    other tables of a round whose deals the player's own match has not finished."""
+
+    game_ids: list[str]
 
 
 class TournamentEvents(msgspec.Struct, frozen=True, kw_only=True):

@@ -282,13 +282,16 @@ TournamentEvent = (
     | TournamentFinished | TournamentCancelled | BanWaived | SeedsSet | PairingsSet | TeamJoined
 )
 
-def public(event: Event) -> Event:
+def public(event: Event, duplicate: bool = False) -> Event | None:
     """The event as anyone may see it: a round's deal seed stays secret until
     ``RoundCompleted`` reveals it, and a table's score per deal is left out (a table
     still playing the same deals would learn from it); the tournament's view shows the
-    deals once their round is over."""
+    deals once their round is over. In a ``duplicate`` tournament a match's result is
+    left out whole (None): its score and winner tell of the deals as much."""
     if isinstance(event, RoundPaired) and event.deal_seed:
         return msgspec.structs.replace(event, deal_seed="")
+    if duplicate and isinstance(event, MatchResult | ResultOverridden):
+        return None
     if isinstance(event, MatchResult) and event.deals:
         return msgspec.structs.replace(event, deals=())
     return event

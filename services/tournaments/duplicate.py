@@ -6,6 +6,11 @@ on a deal is its hand score minus its opponents'; it earns a matchpoint for
 each team that held the same cards and did worse, half for each that did as
 well (duplicate bridge's matchpoints). Luck of the deal cancels out: only how a
 team played the cards it held is compared.
+
+Duplicate play is fair only if nobody sees a deal before finishing it (docs/tournaments.md,
+"Duplicate deals"): a round's results are shown only once the round is over
+(``published``), and a player whose match of a round has no result yet may not look at
+the round's other tables (``reads.withheld``; the lobby refuses them).
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from schemas.tournaments.events import DealResult
 from services.tournaments.state import Tournament
@@ -72,8 +77,20 @@ def played_deals(state: Tournament) -> list[TableDeals]:
 
 def duplicate_scores(state: Tournament) -> dict[str, DuplicateScore]:
     """Every team's matchpoints so far; empty unless the tournament deals duplicate."""
-    s = state.settings
-    if s is None or s.format.deals != "duplicate":
-        return {}
-    return matchpoints(played_deals(state))
+    return matchpoints(played_deals(state)) if _duplicate(state) else {}
 
+
+def _duplicate(state: Tournament) -> bool:
+    return state.settings is not None and state.settings.format.deals == "duplicate"
+
+
+def published(state: Tournament) -> Tournament:
+    """The tournament as its bracket and standings show it: in a duplicate tournament, a
+    round still being played shows none of its results (winner, scores, bags, deals)."""
+    if not _duplicate(state):
+        return state
+    hidden = {match_id: replace(m, outcome=None, reason="played", scores=(0, 0),
+                                bags_taken=(0, 0), deals=())
+              for r in state.rounds if not r.completed for match_id in r.match_ids
+              if (m := state.matches[match_id]).outcome is not None}
+    return replace(state, matches={**state.matches, **hidden}) if hidden else state

@@ -90,6 +90,29 @@ async def view(pool: asyncpg.Pool, tournament_id: uuid.UUID) -> api.TournamentVi
         rounds=rounds, standings_columns=list(head["standings_columns"]))
 
 
+async def duplicate(pool: asyncpg.Pool, tournament_id: uuid.UUID) -> bool:
+    """Whether the tournament deals duplicate (its feed then leaves results out)."""
+    deals = await pool.fetchval("SELECT settings->'format'->>'deals' FROM tournaments"
+                                " WHERE tournament_id = $1", tournament_id)
+    return bool(deals == "duplicate")
+
+
+async def withheld(pool: asyncpg.Pool, player: str) -> list[str]:
+    """The games ``player`` may not see: in each running duplicate tournament where the
+    player's team has a match with no result (``decided``: the stream's truth, not the
+    view's), the games of that round's other matches (docs/tournaments.md)."""
+    rows = await pool.fetch(
+        "SELECT other.game_id FROM tournament_teams t"
+        " JOIN tournaments tt USING (tournament_id)"
+        " JOIN tournament_matches mine ON mine.tournament_id = t.tournament_id"
+        "  AND t.team_id IN (mine.home, mine.away) AND NOT mine.decided"
+        " JOIN tournament_matches other ON other.tournament_id = mine.tournament_id"
+        "  AND other.round_no = mine.round_no AND other.match_id <> mine.match_id"
+        " WHERE t.players @> ARRAY[$1::text] AND tt.status = 'running'"
+        " AND tt.settings->'format'->>'deals' = 'duplicate'", player)
+    return [r["game_id"] for r in rows]
+
+
 def _pairs(flat: list[int]) -> list[list[int]]:
     """[home, away] per deal from the column's flat list."""
     return [list(flat[i:i + 2]) for i in range(0, len(flat), 2)]

@@ -37,7 +37,7 @@ from services.platform.events import EventRegistry, tournament_registry
 from services.platform.eventstore import AppendResult, EventStore
 from services.tournaments.calls import game_of
 from services.tournaments.decide import decide, standings_of
-from services.tournaments.duplicate import duplicate_scores
+from services.tournaments.duplicate import duplicate_scores, published
 from services.tournaments.errors import TournamentError
 from services.tournaments.guards import format_of
 from services.tournaments.state import MatchState, Tournament
@@ -274,7 +274,8 @@ class TournamentStore:
 
 async def project(conn: asyncpg.Connection, tournament_id: uuid.UUID, state: Tournament) -> None:
     """Rewrite the tournament's rows (tournament, teams, matches, standings, timers) from
-    its fold, inside the caller's transaction."""
+    its fold, inside the caller's transaction. Matches and standings show what anyone may
+    see (``duplicate.published``: no result of a duplicate round still being played)."""
     s = state.settings
     assert s is not None
     fmt = format_of(state)
@@ -301,6 +302,7 @@ async def project(conn: asyncpg.Connection, tournament_id: uuid.UUID, state: Tou
     duplicate = s.format.deals == "duplicate"
     dup = duplicate_scores(state)
     over = {m for r in state.rounds if r.completed for m in r.match_ids}
+    shown = published(state)
     rows = {
         "tournament_teams": [
             (tournament_id, t.team_id, t.name, list(t.players), t.rating, t.confirmed,
@@ -312,15 +314,16 @@ async def project(conn: asyncpg.Connection, tournament_id: uuid.UUID, state: Tou
              m.game_stream, game_of(state.tournament_id, m.pairing.match_id),
              [n for d in m.deals for n in (d.home, d.away)]
              if m.pairing.match_id in over else [],
-             m.call == "started" or bool(m.game_stream))
-            for m in state.matches.values()],
+             m.call == "started" or bool(m.game_stream),
+             state.matches[m.pairing.match_id].outcome is not None)
+            for m in shown.matches.values()],
         "tournament_standings": [
             (tournament_id, r.team_id, r.rank, r.match_points, r.buchholz, r.head_to_head,
              r.differential, r.bags, r.points,
              *((d.matchpoints, d.top) if (d := dup.get(r.team_id)) else
                (0, 0) if duplicate else (None, None)),
              r.reached, r.reached_round, r.eliminated)
-            for r in (standings_of(state) if state.seeds else [])],
+            for r in (standings_of(shown) if state.seeds else [])],
         "tournament_timers": [(tournament_id, kind, _ts(at))
                               for kind, at in due_timers(state).items()],
         "tournament_calls": [(tournament_id, match_id, _ts(at))
@@ -336,7 +339,7 @@ _COLUMNS = {
                          "waiting", "checked_in", "withdrawn", "seed"],
     "tournament_matches": ["tournament_id", "match_id", "round_no", "home", "away", "outcome",
                            "reason", "scores", "bags_taken", "game_stream", "game_id", "deals",
-                           "game_began"],
+                           "game_began", "decided"],
     "tournament_standings": ["tournament_id", "team_id", "rank", "match_points", "buchholz",
                              "head_to_head", "differential", "bags", "points", "matchpoints",
                              "matchpoints_top", "reached", "reached_round", "eliminated"],

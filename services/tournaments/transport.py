@@ -28,7 +28,7 @@ from services.platform import bus
 from services.platform.busclient import BusClient, Refused, Unavailable
 from services.tournaments.calls import CallRefused
 from services.tournaments.errors import TournamentError
-from services.tournaments.reads import summaries, view
+from services.tournaments.reads import duplicate, summaries, view, withheld
 from services.tournaments.store import TournamentStore, stream_of
 
 # Endpoint name -> the command it carries.
@@ -84,9 +84,13 @@ def endpoints(store: TournamentStore, now_ms: Callable[[], int]) -> list[bus.End
         if not version:
             raise Refused("no_tournament", "no such tournament")
         recorded = await store.events.read(stream_of(tid), req.after + 1, req.after + req.limit)
+        dup = await duplicate(store.pool, uuid.UUID(tid))
         return api.TournamentEvents(tournament_id=tid, version=version, events=[
-            api.RecordedEvent(version=r.version, event=public(r.event))  # type: ignore[arg-type]
+            api.RecordedEvent(version=r.version, event=public(r.event, dup))  # type: ignore[arg-type]
             for r in recorded])
+
+    async def withheld_games(req: api.WithheldGames) -> api.GamesWithheld:
+        return api.GamesWithheld(game_ids=await withheld(store.pool, req.player_id))
 
     async def list_(req: api.ListTournaments) -> api.TournamentList:
         return api.TournamentList(tournaments=await summaries(store.pool, req.status, req.limit))
@@ -97,6 +101,7 @@ def endpoints(store: TournamentStore, now_ms: Callable[[], int]) -> list[bus.End
         bus.Endpoint("get", api.GetTournament, get),
         bus.Endpoint("list", api.ListTournaments, list_),
         bus.Endpoint("events", api.GetEvents, events),
+        bus.Endpoint("withheld", api.WithheldGames, withheld_games),
     ]
 
 

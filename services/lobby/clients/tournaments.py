@@ -57,6 +57,11 @@ class TournamentBus:
         return await self._ask("events", api.GetEvents(tournament_id=tournament_id, after=after,
                                                        limit=limit), api.TournamentEvents)
 
+    async def withheld(self, player_id: str) -> list[str]:
+        """The games ``player_id`` may not see yet (duplicate rounds still to finish)."""
+        return (await self._ask("withheld", api.WithheldGames(player_id=player_id),
+                                api.GamesWithheld)).game_ids
+
     async def list(self, status: str | None, limit: int) -> api.TournamentList:
         return await self._ask("list", api.ListTournaments(status=status, limit=limit),
                                api.TournamentList)

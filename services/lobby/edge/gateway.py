@@ -57,6 +57,7 @@ from services.lobby.tables.rows import to_api
 from services.lobby.tables.seating import seat_of
 from services.lobby.tables.tables import Tables, summary
 from services.lobby.tournaments.tournaments import Tournaments
+from services.lobby.tournaments.unseen import Unseen
 from services.platform.events import game_registry
 
 
@@ -79,6 +80,7 @@ class Gateway:
         self.notes = Notes(broadcasts, self.conns)
         self.queue = queue
         self.organizing = tournaments  # a tournament's organizer watches its games live
+        self.unseen = Unseen(tables.pool, tournaments.bus)  # duplicate deals not yet played
         self.tournaments = TournamentFeed(tournaments, broadcasts, names, self.conns)
         self.placed = tournaments.placed  # where a game comes from, for its summary
         self.frames = FrameTable(
@@ -175,7 +177,7 @@ class Gateway:
         else:
             raise LobbyError("bad_field", "subscribe names a game_id or a table_id")
         # Before the game is even read: a stranger learns nothing of it.
-        delayed, by_role = await watching(self, table, conn.claims, frame.code) \
+        delayed, by_role = await watching(self, game_id, table, conn.claims, frame.code) \
             if frame.spectate else (False, None)
         cap = self.settings.ws_games_per_socket
         if game_id not in conn.subs and len(conn.subs) >= cap:
@@ -227,7 +229,7 @@ class Gateway:
         A private table's game only to those who may watch it; a delayed watcher's as
         they see it."""
         table = await self.tables.summary_base(game_id)
-        delayed, _ = await watching(self, table, claims, code)
+        delayed, _ = await watching(self, game_id, table, claims, code)
         hub = self.hubs.get(game_id)
         if hub is not None and hub.ready.is_set():
             state = hub.delay.shown if delayed else hub.state
@@ -239,11 +241,14 @@ class Gateway:
                                        tournament=tournament)
 
 
-async def watching(gateway: Gateway, table: store.TableRow | None, me: Claims,
-                   code: str | None) -> tuple[bool, str | None]:
-    """Whether ``me`` watches ``table``'s game delayed (``watching.may_watch``), and the
-    role by which it watches a delayed one's live (an operator, a tournament game's
-    organizer: ``live_watcher``)."""
+async def watching(gateway: Gateway, game_id: str, table: store.TableRow | None,
+                   me: Claims, code: str | None) -> tuple[bool, str | None]:
+    """Whether ``me`` watches ``game_id`` (``table``'s) delayed (``watching.may_watch``),
+    and the role by which it watches a delayed one's live (an operator, a tournament
+    game's organizer: ``live_watcher``). First of all, a duplicate round's game is
+    refused to one still to play its deals, whatever their role
+    (``tournaments.unseen``: 403 ``deal_not_finished``)."""
+    await gateway.unseen.check(me, game_id)
     if not gateway.tables.may_watch(table, me.player_id, code):
         return False, None
     assert table is not None and table.game_id is not None

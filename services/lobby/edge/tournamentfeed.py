@@ -16,7 +16,11 @@ every version before it has, one that comes early waits, and the versions it
 skipped are read from the tournament service's store (as a followed game's hub
 fills a gap from its worker's, ``following.py``). The line starts before the
 first watcher's view is read, so nothing falls between the two. A round's deal
-seed stays secret until the round is over: it is blanked in ``RoundPaired``.
+seed stays secret until the round is over: it is blanked in ``RoundPaired``. In a
+duplicate tournament a match's result goes out as its version alone (``ev.public``):
+tables still playing the same deals would learn from it. Whether the tournament deals
+duplicate is known from the first view on, so a line keeps the events it holds and
+makes their frames as it sends them on, in order.
 """
 
 from __future__ import annotations
@@ -47,6 +51,14 @@ FILL_BATCH = 500  # events read from the store at once to fill a gap
 _log = logs.get("gateway")
 
 
+class Unshown:
+    """A version the tournament service's store read back without its event."""
+
+
+UNSHOWN = Unshown()
+Held = ev.Event | Unshown | None  # None: an event this gateway cannot decode
+
+
 @dataclass(eq=False)
 class Line:
     """One followed tournament on this gateway, its events put in version order.
@@ -54,13 +66,15 @@ class Line:
     ``version`` is the last version sent on (-1 until the first watcher's view says
     where to start); ``recent`` the frames sent on, the newest at ``version`` (None for
     an event this gateway cannot decode: it is skipped, not waited for); ``early`` the
-    frames that came before a version they follow."""
+    events that came before a version they follow (``UNSHOWN``: one the tournament
+    service's store left out); ``duplicate``: the tournament deals duplicate."""
 
     version: int = -1
     recent: collections.deque[tuple[int, str | None]] = field(
         default_factory=lambda: collections.deque(maxlen=RECENT))
-    early: dict[int, str | None] = field(default_factory=dict)
+    early: dict[int, Held] = field(default_factory=dict)
     filling: asyncio.Task[None] | None = None
+    duplicate: bool = False
 
     def covers(self, since: int) -> bool:
         """Whether the frames after version ``since`` up to this line's are all at hand."""
@@ -117,6 +131,7 @@ class TournamentFeed:
         watched[tid] = view.version
         if line.version < 0:  # the first watcher: the line starts at its view
             line.version = view.version
+            line.duplicate = view.settings.get("format", {}).get("deals") == "duplicate"
             self._advance(tid, line)
             return
         for version, data in line.recent:  # what the line sent on while the view was read
@@ -138,22 +153,26 @@ class TournamentFeed:
                 line.filling.cancel()
             return
         try:
-            event = self.registry.decode(env.type, env.schema_version, env.body)
+            event: Held = self.registry.decode(env.type, env.schema_version, env.body)  # type: ignore[assignment]
         except (LookupError, msgspec.DecodeError):
-            data = None  # a newer service's event this gateway does not know yet
-        else:
-            data = self._frame(tid, env.version, event)  # type: ignore[arg-type]
-        self._receive(tid, line, env.version, data)
+            event = None  # a newer service's event this gateway does not know yet
+        self._receive(tid, line, env.version, event)
 
     @staticmethod
-    def _frame(tid: str, version: int, event: ev.Event) -> str:
+    def _frame(tid: str, line: Line, version: int, event: Held) -> str | None:
+        """The frame of ``event`` as anyone may see it (None: none, it is skipped)."""
+        if event is None:
+            return None
+        if isinstance(event, ev.TournamentCreated | ev.SettingsChanged):
+            line.duplicate = event.settings.format.deals == "duplicate"
+        shown = None if isinstance(event, Unshown) else ev.public(event, line.duplicate)
         return encode(ws.TournamentFrame(tournament_id=tid, version=version,
-                                         event=ev.public(event)))  # type: ignore[arg-type]
+                                         event=shown))  # type: ignore[arg-type]
 
-    def _receive(self, tid: str, line: Line, version: int, data: str | None) -> None:
+    def _receive(self, tid: str, line: Line, version: int, event: Held) -> None:
         if version <= line.version:
             return  # sent on already (a duplicate, or read from the store)
-        line.early[version] = data
+        line.early[version] = event
         if line.version >= 0:  # else the first view decides where the line starts
             self._advance(tid, line)
 
@@ -172,7 +191,7 @@ class TournamentFeed:
         watchers = self._watchers(tid)
         while line.version + 1 in line.early:
             version = line.version + 1
-            data = line.early.pop(version)
+            data = self._frame(tid, line, version, line.early.pop(version))
             line.version = version
             line.recent.append((version, data))
             for c in watchers:
@@ -187,8 +206,7 @@ class TournamentFeed:
         async def fetch() -> None:
             got = await self.tournaments.events(tid, line.version, FILL_BATCH)
             for recorded in got.events:
-                self._receive(tid, line, recorded.version,
-                              self._frame(tid, recorded.version, recorded.event))
+                self._receive(tid, line, recorded.version, recorded.event or UNSHOWN)
 
         def unfilled(exc: BaseException) -> None:
             _log.warning("tournament_gap_unfilled", tournament_id=tid,

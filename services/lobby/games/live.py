@@ -3,25 +3,30 @@ games and ranked and tournament matches (never a private table's). A game's rati
 is the mean of its registered players' ratings (bots and guests have none); games
 with none come last. The ratings service is asked once for the whole list; when it
 does not answer, the list still comes, newest first, with ``ratings_complete`` false.
+A player of a duplicate tournament is not offered the other tables of a round they
+still play (``tournaments.unseen``); when the tournament service does not answer, the
+list leaves out every tournament game for them rather than guess.
 """
 
 from __future__ import annotations
 
 from schemas.api import LiveGame, LiveGames, LivePlayer
+from services.lobby.accounts.auth import Claims
 from services.lobby.base.errors import LobbyError
 from services.lobby.base.store import Pool
 from services.lobby.clients.ratings import RatingsBus
 from services.lobby.tables import store
+from services.lobby.tournaments.unseen import Unseen
 
 CANDIDATES = 500  # the newest games playing that the list is chosen from
 
 
 class Live:
-    def __init__(self, pool: Pool, ratings: RatingsBus) -> None:
-        self.pool, self.ratings = pool, ratings
+    def __init__(self, pool: Pool, ratings: RatingsBus, unseen: Unseen) -> None:
+        self.pool, self.ratings, self.unseen = pool, ratings, unseen
 
-    async def games(self, limit: int) -> LiveGames:
-        rows = await store.playing_watchable(self.pool, CANDIDATES)
+    async def games(self, limit: int, me: Claims) -> LiveGames:
+        rows = await self._watchable(me)
         people = sorted({s.player_id for t, _, _, _ in rows for s in t.seats
                          if s.player_id and not s.guest and not s.bot})
         rated: dict[str, int] = {}
@@ -35,6 +40,17 @@ class Live:
                  for t, origin, is_rated, started in rows]
         games.sort(key=lambda g: (g.rating is None, -(g.rating or 0), -g.started_at))
         return LiveGames(games=games[:limit], ratings_complete=complete)
+
+    async def _watchable(self, me: Claims) -> list[tuple[store.TableRow, str, bool, int]]:
+        """The candidates, less the games ``me`` may not see."""
+        rows = await store.playing_watchable(self.pool, CANDIDATES)
+        if not any(origin == "tournament" for _, origin, _, _ in rows):
+            return rows
+        try:
+            hidden = await self.unseen.games(me)
+        except LobbyError:
+            return [row for row in rows if row[1] != "tournament"]
+        return [row for row in rows if row[0].game_id not in hidden]
 
 
 def _game(t: store.TableRow, origin: str, rated: bool, started: int,

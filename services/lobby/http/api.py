@@ -286,20 +286,23 @@ class PlayerController(Controller):
     @get("/v1/games/live", summary="Games being played now that anyone may watch, "
          "best-rated first", tags=["games"], security=BEARER, guards=[signed_in],
          responses=answers(200, LiveGames, LIVE, *SIGNED_IN, "bad_request", *STORE))
-    async def live(self, live: Live,
+    async def live(self, me: Claims, live: Live,
                    limit: Annotated[int, Parameter(ge=1, le=100)] = 20) -> LiveGames:
         """For anyone signed in (401 without a good token): public tables' games and
         ranked and tournament matches (never a private table's), ordered by the mean
         rating of their registered players (`rating`; games with none last), then
         newest first. `delayed`: a watcher sees the game
         `watch_delay_tricks` tricks behind (a ranked or tournament match's). When the
-        ratings service does not answer the list still comes, `ratings_complete` false."""
-        return await live.games(limit)
+        ratings service does not answer the list still comes, `ratings_complete` false.
+        A player of a duplicate tournament is not listed the other tables of a round
+        they have not finished (see `deal_not_finished`)."""
+        return await live.games(limit, me)
 
     @get("/v1/games/{game_id:str}", summary="A game's public summary", tags=["games"],
          security=BEARER, responses=answers(200, GameSummary, GAME,
                                             *SIGNED_IN, "bad_request", "game_not_found",
                                             "room_code_required", "rate_limited",
+                                            "deal_not_finished", "tournaments_unavailable",
                                             "game_unavailable", *STORE))
     async def game(self, me: Claims, gateway: Gateway, game_id: GameId,
                    code: RoomCode = None) -> GameSummary:
@@ -307,7 +310,9 @@ class PlayerController(Controller):
         table's game answers its host, its players and those who give its room code
         (`?code=`), else 403 `room_code_required`. A ranked or tournament match's answers
         anyone, as it stood `watch_delay_tricks` tricks ago (live to its players, its
-        tournament's organizer and operators)."""
+        tournament's organizer and operators); a duplicate round's game answers 403
+        `deal_not_finished` to one who plays in that round and has not finished their own
+        match of it."""
         return await gateway.summary(game_id, me, code)
 
 

@@ -23,6 +23,7 @@ from services.lobby.history import store as history_store
 from services.lobby.history.games import History
 from services.lobby.http.apidocs import BEARER, SIGNED_IN, STORE, answers
 from services.lobby.http.params import Before, EventsFolded, GameId, PlayerId, SeatView
+from services.lobby.tournaments.unseen import Unseen
 
 TAGS = ["players"]
 PERSON = {"player_id": "p-7f3a", "name": "Ada"}
@@ -53,8 +54,11 @@ LOGGED = {"version": 1, "schema_version": 2, "occurred_at_ms": 1798700000000,
           "event": {"type": "GameStarted", "...": "every field of the event"}}
 
 
-async def replayable(pool: Pool, me: Claims, game_id: str) -> None:
-    """A finished game ``me`` sat in, or 404 ``game_not_found`` / 403 ``not_your_game``."""
+async def replayable(pool: Pool, unseen: Unseen, me: Claims, game_id: str) -> None:
+    """A finished game ``me`` sat in, or 404 ``game_not_found`` / 403 ``not_your_game``;
+    first of all, never a duplicate round's game to one still to play its deals (403
+    ``deal_not_finished``, ``tournaments.unseen``)."""
+    await unseen.check(me, game_id)
     players = await history_store.players_of(pool, game_id)
     if players is None:
         raise LobbyError("game_not_found", f"no finished game {game_id} (a game is "
@@ -90,13 +94,15 @@ class PlayerGamesController(Controller):
                                                  "over": True, "events": [LOGGED],
                                                  "names": ["Ada", "Cy", "Ben", "Di"]},
                            *SIGNED_IN, "bad_request", "game_not_found", "not_your_game",
-                           "game_unavailable", *STORE))
-    async def replay(self, me: Claims, pool: Pool, operators: Operators,
+                           "deal_not_finished", "tournaments_unavailable", "game_unavailable",
+                           *STORE))
+    async def replay(self, me: Claims, pool: Pool, operators: Operators, unseen: Unseen,
                      game_id: GameId) -> admin.EventLog:
         """The operators' log (`/v1/admin/games/{id}/events`) for a player who sat in the
         game, once it has ended: 404 `game_not_found` before, 403 `not_your_game` for
-        anyone else."""
-        await replayable(pool, me, game_id)
+        anyone else; 403 `deal_not_finished` first to one still to play its deals (a
+        duplicate tournament's round)."""
+        await replayable(pool, unseen, me, game_id)
         return await operators.log(game_id)
 
     @get("/v1/games/{game_id:str}/replay/state", summary="A finished game's state after "
@@ -106,13 +112,14 @@ class PlayerGamesController(Controller):
                                                 "state": {"...": "every hand face up"},
                                                 "view": None},
                            *SIGNED_IN, "bad_request", "game_not_found", "not_your_game",
-                           "game_unavailable", "event_out_of_range", *STORE))
+                           "deal_not_finished", "tournaments_unavailable", "game_unavailable",
+                           "event_out_of_range", *STORE))
     async def state(
-        self, me: Claims, pool: Pool, operators: Operators, game_id: GameId,
+        self, me: Claims, pool: Pool, operators: Operators, unseen: Unseen, game_id: GameId,
         at: EventsFolded = None, seat: SeatView = None,
     ) -> admin.StateAt:
         """As `/v1/admin/games/{id}/state`, for a player who sat in the finished game."""
-        await replayable(pool, me, game_id)
+        await replayable(pool, unseen, me, game_id)
         return await operators.state_at(game_id, at, seat)
 
 

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import msgspec
 
+from schemas.tournaments import commands as cmd
 from schemas.tournaments import events as ev
 from schemas.tournaments.events import DealResult
-from services.tournaments.duplicate import TableDeals, matchpoints
+from services.tournaments.decide import standings_of
+from services.tournaments.duplicate import TableDeals, matchpoints, published
+from services.tournaments.state import MatchState
+from tests.services.tournaments.driver import STARTS, Run, registered, settings
 
 
 def test_each_team_is_compared_with_those_that_held_its_cards() -> None:
@@ -41,3 +45,51 @@ def test_what_anyone_sees_of_a_result_leaves_out_its_score_per_deal() -> None:
     assert ev.public(result) == msgspec.structs.replace(result, deals=())
     plain = ev.MatchResult(match_id="R1-2", outcome="away", reason="played")
     assert ev.public(plain) is plain
+
+
+def test_a_duplicate_tournament_feed_leaves_every_result_out() -> None:
+    result = ev.MatchResult(match_id="R1-1", outcome="home", reason="played", scores=(120, 80))
+    override = ev.ResultOverridden(match_id="R1-1", outcome="away", scores=(0, 0), by="o",
+                                   why="w")
+    assert ev.public(result, duplicate=True) is None
+    assert ev.public(override, duplicate=True) is None
+    assert ev.public(override) is override
+
+
+def _round_one(deals: str = "duplicate") -> Run:
+    """Four teams, round 1 paired."""
+    run = registered(settings("swiss", 8, deals=deals), 4)
+    run.do(cmd.Start(at=STARTS))
+    run.do(cmd.PairRound(at=STARTS, seed="ab" * 16))
+    return run
+
+
+def _tables(run: Run) -> tuple[MatchState, MatchState]:
+    first, second = (run.state.matches[m] for m in run.state.rounds[0].match_ids)
+    return first, second
+
+
+def test_random_deals_hide_no_result() -> None:
+    run = _round_one("random")
+    first, _ = _tables(run)
+    run.do(cmd.RecordResult(at=STARTS + 1, match_id=first.pairing.match_id, outcome="home",
+                            scores=(100, 50)))
+    assert published(run.state) is run.state
+
+
+def test_the_bracket_shows_a_duplicate_rounds_results_only_once_it_is_over() -> None:
+    run = _round_one()
+    first, second = _tables(run)
+    run.do(cmd.RecordResult(at=STARTS + 1, match_id=first.pairing.match_id, outcome="home",
+                            scores=(100, 50), bags_taken=(2, 1),
+                            deals=(DealResult(deal_no=1, home=100, away=50),)))
+    shown = published(run.state).matches[first.pairing.match_id]
+    assert (shown.outcome, shown.scores, shown.bags_taken, shown.deals) == (
+        None, (0, 0), (0, 0), ())
+    assert run.state.matches[first.pairing.match_id].outcome == "home"  # the fold keeps it
+    assert all(r.points == 0 and r.match_points == 0
+               for r in standings_of(published(run.state)))
+    run.do(cmd.RecordResult(at=STARTS + 2, match_id=second.pairing.match_id, outcome="away",
+                            scores=(10, 70)))
+    assert run.state.rounds[0].completed
+    assert published(run.state) is run.state
