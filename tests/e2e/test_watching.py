@@ -121,3 +121,29 @@ async def test_a_public_game_is_anyones_to_watch_without_a_code(platform: Platfo
     finally:
         await host.aclose()
         await watcher.aclose()
+
+
+async def test_a_stranger_refused_by_table_hears_nothing_of_the_tables_changes(
+        platform: Platform) -> None:
+    """A subscribe by ``table_id`` that is refused leaves the socket off the table's
+    changes: the game's end reaches the host's socket on the same gateway, not Eve's."""
+    host = await Player.guest(platform.a.url, "Host")
+    eve = await Player.guest(platform.b.url, "Eve")
+    try:
+        t = await _private_bot_game(host)
+        sock = await eve.socket(platform.b.ws_url)
+        await sock.send({"type": "subscribe", "spectate": True, "table_id": t["table_id"]})
+        err = await sock.until(lambda f: f["type"] in ("error", "subscribed", "snapshot"))
+        assert (err["type"], err.get("code")) == ("error", "room_code_required")
+        hosts = await host.socket(platform.b.ws_url)  # the same gateway as Eve's
+        await hosts.send({"type": "subscribe", "spectate": True, "table_id": t["table_id"]})
+        await hosts.of_type("subscribed")
+        await hosts.until(lambda f: f["type"] == "table" and f["table"]["state"] == "over",
+                          timeout=120)
+        # What the gateway sent Eve before this pong, it sent her by now.
+        await sock.send({"type": "ping", "nonce": "after"})
+        await sock.until(lambda f: f["type"] == "pong")
+        assert [f for f in sock.frames if f["type"] == "table"] == []
+    finally:
+        await host.aclose()
+        await eve.aclose()
