@@ -24,7 +24,6 @@ from services.platform import servers
 from services.platform.settings import load
 from services.upkeep_cli import CliError, migrate
 
-DEV_DATABASE = "spades"
 DEV_NATS_PORT = 14222
 DEV_NATS_MONITOR_PORT = 18222
 DEV_NATS_CLUSTER_PORT = 16222
@@ -72,13 +71,10 @@ def dev() -> int:
     database_url = os.environ.get("DATABASE_URL")
     nats_url = os.environ.get("NATS_URL")
     started: list[servers.NatsServer] = []
-    pg: dev_postgres.Postgres | None = None
+    database = dev_postgres.DevDatabase(root)
     children: dict[str, subprocess.Popen[bytes]] = {}
     try:
-        if not database_url:
-            pg = dev_postgres.make(root)
-            pg.start()
-            database_url = asyncio.run(_ensure_database(dev_postgres.admin_url(pg)))
+        database_url = database.start(database_url)
         replicas: dict[str, str] = {}
         if not nats_url:
             nodes = _nats_nodes(root)
@@ -110,8 +106,7 @@ def dev() -> int:
         print(f"  API docs     {lobby}/schema")
         for name, port in http_ports.items():
             print(f"  {name:<12} http://127.0.0.1:{port}/metrics  /healthz  /readyz")
-        print(f"  PostgreSQL   {database_url}")
-        print(*dev_postgres.describe(pg) if pg else (), sep="\n")
+        print(*database.lines(database_url), sep="\n")
         for server in started:
             print(f"  NATS {server.server_name:<7} {server.url}  "
                   f"(monitor http://127.0.0.1:{server.monitor_port}/jsz"
@@ -126,8 +121,7 @@ def dev() -> int:
             for name, child in children.items():
                 if child.poll() is not None:
                     raise CliError(f"service {name} exited with code {child.returncode}")
-            if pg:
-                dev_postgres.look_after(pg)
+            database.look_after()
             _restart_exited(started)
             time.sleep(0.2)
         print("\nspades dev: stopping", flush=True)
@@ -136,8 +130,7 @@ def dev() -> int:
         _stop_children(children)
         for server in reversed(started):
             server.stop()
-        if pg:
-            pg.stop()
+        database.stop()
         devdata.withdraw(root)
         os.close(lock)
 
@@ -202,17 +195,6 @@ def _restart_exited(started: list[servers.NatsServer]) -> None:
             print(f"spades dev: {what} exited; starting it again", flush=True)
             server.start()
             print(f"spades dev: {what} is back", flush=True)
-
-
-async def _ensure_database(admin_url: str) -> str:
-    import asyncpg
-
-    from services.platform import dbadmin
-
-    try:
-        return await dbadmin.ensure_database(admin_url, DEV_DATABASE)
-    except (OSError, asyncpg.PostgresError) as exc:
-        raise CliError(f"cannot use PostgreSQL at {admin_url}: {exc}") from None
 
 
 def _wait_ready(children: dict[str, subprocess.Popen[bytes]], ports: dict[str, int],

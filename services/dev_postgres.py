@@ -16,9 +16,13 @@ import time
 from pathlib import Path
 
 from services.platform import servers
+from services.platform.servers.backups import WalArchiver
 from services.upkeep_cli import CliError
 
+DEV_DATABASE = "spades"
 DEV_PG_PORT = 15432
+# Incremental backups read the server's own summaries of its WAL.
+SETTINGS = {"summarize_wal": "on"}
 
 Postgres = servers.PostgresServer | servers.PostgresPair
 
@@ -49,21 +53,78 @@ def ports() -> dict[str, int]:
 def make(root: Path) -> Postgres:
     primary, *standby = ports().values()
     if not standby:
-        return servers.PostgresServer(root / "postgres", primary)
-    return servers.PostgresPair.in_folder(root, primary, standby[0])
+        return servers.PostgresServer(root / "postgres", primary, settings=dict(SETTINGS))
+    return servers.PostgresPair.in_folder(root, primary, standby[0], SETTINGS)
 
 
-def admin_url(pg: Postgres) -> str:
-    return pg.url() if isinstance(pg, servers.PostgresPair) else pg.url
+class DevDatabase:
+    """What `spades dev` runs of PostgreSQL: its server or pair (none when
+    ``DATABASE_URL`` is given) and, with ``SPADES_BACKUP_DIR`` set, the WAL archive."""
 
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.pg: Postgres | None = None
+        self.archive: WalArchiver | None = None
+        self.tried = 0.0
 
-def describe(pg: Postgres) -> list[str]:
-    """The lines `spades dev` prints for its PostgreSQL servers."""
-    if isinstance(pg, servers.PostgresServer):
-        return [f"  data         {pg.data_dir}"]
-    return [f"  primary      127.0.0.1:{pg.primary.port}  (data {pg.primary.data_dir})",
-            f"  standby      127.0.0.1:{pg.standby.port}  (data {pg.standby.data_dir}; "
-            "synchronous: a commit is on both before it is acknowledged)"]
+    def start(self, given_url: str | None) -> str:
+        """Start what is ours; the URL the services use."""
+        import asyncio
+
+        url = given_url
+        if not url:
+            self.pg = make(self.root)
+            self.pg.start()
+            admin = self.pg.url() if isinstance(self.pg, servers.PostgresPair) else self.pg.url
+            url = asyncio.run(_ensure_database(admin))
+        raw = os.environ.get("SPADES_BACKUP_DIR")
+        if raw:
+            self.archive = WalArchiver(url, Path(raw).resolve())
+            self.keep_archiving()
+        return url
+
+    def lines(self, url: str) -> list[str]:
+        """What `spades dev` prints of its PostgreSQL."""
+        said = [f"  PostgreSQL   {url}"]
+        if isinstance(self.pg, servers.PostgresServer):
+            said.append(f"  data         {self.pg.data_dir}")
+        elif self.pg:
+            primary, standby = self.pg.primary, self.pg.standby
+            said += [f"  primary      127.0.0.1:{primary.port}  (data {primary.data_dir})",
+                     f"  standby      127.0.0.1:{standby.port}  (data {standby.data_dir}; "
+                     "synchronous: a commit is on both before it is acknowledged)"]
+        if self.archive:
+            said.append(f"  WAL archive  {self.archive.folder / 'wal'}  "
+                        "(spades backup; spades restore --to TIME)")
+        return said
+
+    def look_after(self) -> None:
+        if self.pg:
+            look_after(self.pg)
+        if self.archive:
+            self.keep_archiving()
+
+    def keep_archiving(self) -> None:
+        """Start the archiver, and again when it exits (its server went: a failover), at
+        most once a second while the primary does not answer."""
+        archive = self.archive
+        if archive is None or (archive.process is not None and not archive.exited):
+            return
+        if time.monotonic() - self.tried < 1.0:
+            return
+        self.tried = time.monotonic()
+        try:
+            archive.start()
+        except servers.ServerError as exc:
+            say(f"the WAL archive waits for the primary: {exc}")
+            return
+        say(f"archiving WAL into {archive.folder / 'wal'}")
+
+    def stop(self) -> None:
+        if self.archive:
+            self.archive.stop()
+        if self.pg:
+            self.pg.stop()
 
 
 def look_after(pg: Postgres) -> None:
@@ -93,6 +154,17 @@ def fail_over(pg: servers.PostgresPair) -> None:
     say(f"copying a new standby into {lost.data_dir} (port {lost.port})")
     pg.replace_standby()
     say(f"the new PostgreSQL standby (port {pg.standby.port}) is synchronous")
+
+
+async def _ensure_database(admin_url: str) -> str:
+    import asyncpg
+
+    from services.platform import dbadmin
+
+    try:
+        return await dbadmin.ensure_database(admin_url, DEV_DATABASE)
+    except (OSError, asyncpg.PostgresError) as exc:
+        raise CliError(f"cannot use PostgreSQL at {admin_url}: {exc}") from None
 
 
 def say(line: str) -> None:

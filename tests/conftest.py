@@ -120,21 +120,26 @@ def nats_cluster() -> Iterator[servers.NatsCluster]:
 
 
 @pytest.fixture
-def postgres_pair() -> Iterator[servers.PostgresPair]:
+def server_folder() -> Iterator[Path]:
+    """A folder for a test's own servers, removed after it. Not pytest's temp folder:
+    a concurrent pytest run on the machine closes that folder's permissions again and
+    prunes its older runs, under a server that runs as another user."""
+    root = Path(tempfile.mkdtemp(prefix="spades-own-", dir=_scratch()))
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture
+def postgres_pair(server_folder: Path) -> Iterator[servers.PostgresPair]:
     """A primary and its synchronous standby of the test's own, beside the session's
     single server: a test may kill either, delete its folder or promote the standby.
-    Always the embedded binaries, so the machine a server runs on can be lost. Not under
-    pytest's temp folder: a concurrent pytest run on the machine closes that folder's
-    permissions again and prunes its older runs, under a server that runs as another
-    user."""
-    root = Path(tempfile.mkdtemp(prefix="spades-pair-", dir=_scratch()))
-    pair = servers.PostgresPair.in_folder(root, *_two_ports())
+    Always the embedded binaries, so the machine a server runs on can be lost."""
+    pair = servers.PostgresPair.in_folder(server_folder, *_two_ports())
     try:
         pair.start()
         yield pair
     finally:
         pair.stop()
-        shutil.rmtree(root, ignore_errors=True)
 
 
 def _two_ports() -> tuple[int, int]:

@@ -16,30 +16,26 @@ then receives a fresh copy of the new primary and becomes its standby.
 from __future__ import annotations
 
 import shutil
-import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .postgres import PG_USER, PostgresServer, postgres_bin_dir
+from .postgres import PG_USER, PostgresServer
 from .process import ServerError
+from .tools import query, run_tool
 
-SLOT = "spades_standby"
-ANY_STANDBY = "*"
+# The standby's slot on its primary, and the name it streams under (which
+# ``synchronous_standby_names`` lists; a WAL archiver streams under another name, and
+# commits never wait for it).
+SLOT = STANDBY = "spades_standby"
 # What a commit waits for: the standby has written and flushed it.
 SYNCHRONOUS = {"synchronous_commit": "on"}
 
 
-def psql(server: PostgresServer, sql: str, database: str = "postgres") -> str:
-    """Run one statement on ``server`` with the package's own ``psql``; its output."""
-    result = subprocess.run(
-        [str(postgres_bin_dir() / "psql"), "-X", "-A", "-t", "-q", "-v", "ON_ERROR_STOP=1",
-         "-h", server.host, "-p", str(server.port), "-U", PG_USER, "-d", database, "-c", sql],
-        capture_output=True, text=True, timeout=60)
-    if result.returncode != 0:
-        raise ServerError(f"psql on port {server.port} failed: {result.stderr.strip()[-500:]}")
-    return result.stdout.strip()
+def psql(server: PostgresServer, sql: str) -> str:
+    """One statement run on ``server``; its output."""
+    return "\n".join(query(server.url, sql))
 
 
 def require_standby(server: PostgresServer, names: str) -> None:
@@ -62,14 +58,10 @@ def base_backup(primary: PostgresServer, data_dir: Path) -> None:
                   f"WHERE slot_name = '{SLOT}'")
     shutil.rmtree(data_dir, ignore_errors=True)
     data_dir.mkdir(parents=True)
-    result = subprocess.run(
-        [str(postgres_bin_dir() / "pg_basebackup"), "-D", str(data_dir / "pgdata"),
-         "-h", primary.host, "-p", str(primary.port), "-U", PG_USER,
-         "-R", "-X", "stream", "-c", "fast", "-C", "-S", SLOT],
-        capture_output=True, text=True, timeout=300)
-    if result.returncode != 0:
-        raise ServerError(f"pg_basebackup from port {primary.port} failed: "
-                          f"{result.stderr.strip()[-500:]}")
+    run_tool("pg_basebackup", "-D", str(data_dir / "pgdata"),
+             "-d", f"host={primary.host} port={primary.port} user={PG_USER} "
+                   f"application_name={STANDBY}",
+             "-R", "-X", "stream", "-c", "fast", "-C", "-S", SLOT)
 
 
 @dataclass
@@ -83,9 +75,12 @@ class PostgresPair:
 
     @classmethod
     def in_folder(cls, root: Path, primary_port: int, standby_port: int,
-                  names: tuple[str, str] = ("postgres", "postgres-standby")) -> PostgresPair:
-        return cls(PostgresServer(root / names[0], primary_port, settings=dict(SYNCHRONOUS)),
-                   PostgresServer(root / names[1], standby_port, settings=dict(SYNCHRONOUS)))
+                  settings: dict[str, str] | None = None) -> PostgresPair:
+        """Each server's folder named for its first part; ``settings`` beside the
+        synchronous commit."""
+        both = {**(settings or {}), **SYNCHRONOUS}
+        return cls(PostgresServer(root / "postgres", primary_port, settings=dict(both)),
+                   PostgresServer(root / "postgres-standby", standby_port, settings=dict(both)))
 
     def url(self, database: str = "postgres") -> str:
         """Both servers in one URL: a client connects to whichever takes writes."""
@@ -104,7 +99,7 @@ class PostgresPair:
             base_backup(self.primary, self.standby.data_dir)
         self.standby.start()
         self._until(lambda: standbys(self.primary, synchronous=False), "stream")
-        require_standby(self.primary, ANY_STANDBY)
+        require_standby(self.primary, STANDBY)
         self._until(lambda: standbys(self.primary, synchronous=True), "stream synchronously")
 
     def _until(self, check: Callable[[], int], what: str, timeout: float = 60.0) -> None:

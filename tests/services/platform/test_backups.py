@@ -1,0 +1,155 @@
+"""Backups restored to a moment (``spades backup``, ``backup verify``, ``restore``): a
+full and an incremental base backup and the WAL streamed by ``pg_receivewal``, replayed
+into a new data folder up to a moment between two games."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+import asyncpg
+import pytest
+
+from engine import replay
+from engine.presets import PRESETS
+from schemas.events import GameEnded
+from services.platform import dbadmin, servers
+from services.platform.db import create_pool
+from services.platform.events import game_registry
+from services.platform.eventstore import EventStore
+from services.platform.servers import backups
+from services.ratings import results
+from services.upkeep_cli import migrate
+from tests.engine.helpers import bot_game
+from tests.services.ratings.conftest import SYSTEM, envelope
+from tests.waiting import until
+
+ROOT = Path(__file__).resolve().parents[3]
+PLAYERS = ("p1", "p2", "p3", "p4")
+
+
+class Platform:
+    """A database's server of its own with its WAL archived, and the games and ratings
+    written as the game workers and the ratings service write them."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.server = servers.PostgresServer(folder / "pg", servers.free_port(), settings={
+            "summarize_wal": "on", "full_page_writes": "on"})
+        self.archive = backups.WalArchiver("", folder / "backup")
+
+    async def start(self) -> str:
+        self.server.start()
+        self.url = await dbadmin.ensure_database(self.server.url, "spades")
+        await migrate(self.url)
+        self.archive.url = self.url
+        self.archive.start()
+        self.games = await create_pool(self.url, "game")
+        self.ratings = await create_pool(self.url, "ratings")
+        return self.url
+
+    async def play(self, n: int) -> None:
+        """A rated game to its end, and its rating applied as the consumer applies it."""
+        events = bot_game(PRESETS["quick"], n, players=PLAYERS, rated=True)
+        await EventStore(self.games, game_registry()).append(f"g{n}", 0, events)
+        ended = events[-1]
+        assert isinstance(ended, GameEnded)
+        async with self.ratings.acquire() as conn, conn.transaction():
+            await results.handler(SYSTEM)(conn, envelope(f"g{n}", ended, version=len(events)))
+
+    async def archived(self) -> bool:
+        """Whether the archive has every byte of WAL written so far."""
+        return bool(await self.games.fetchval(
+            "SELECT flush_lsn >= pg_current_wal_lsn() FROM pg_stat_replication "
+            "WHERE application_name = $1", backups.ARCHIVER))
+
+    async def stop(self) -> None:
+        for pool in (getattr(self, "games", None), getattr(self, "ratings", None)):
+            if pool:
+                await pool.close()
+        self.archive.stop()
+        self.server.stop()
+
+
+@pytest.fixture
+async def platform(server_folder: Path) -> AsyncIterator[Platform]:
+    made = Platform(server_folder)
+    try:
+        await made.start()
+        yield made
+    finally:
+        await made.stop()
+
+
+def spades(*args: str, backup: Path, url: str = "") -> str:
+    env = {**os.environ, "SPADES_BACKUP_DIR": str(backup), "PYTHONPATH": str(ROOT),
+           "DATABASE_URL": url}
+    done = subprocess.run([sys.executable, "-m", "services.cli", *args], env=env, cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+async def rebuilt_ratings(url: str, endings: list[tuple[str, GameEnded, int]]
+                          ) -> list[asyncpg.Record]:
+    """The ratings a rebuild gives from these endings, in a fresh database."""
+    pool = await create_pool(url, "ratings")
+    try:
+        for stream, ended, version in endings:
+            async with pool.acquire() as conn, conn.transaction():
+                await results.handler(SYSTEM)(conn, envelope(stream, ended, version=version))
+        return await pool.fetch("SELECT player_id, rating, games FROM ratings ORDER BY 1")
+    finally:
+        await pool.close()
+
+
+async def test_a_restore_to_a_moment_between_games_keeps_before_and_drops_after(
+        platform: Platform, make_database: Callable[[], Awaitable[str]]) -> None:
+    backup = platform.folder / "backup"
+    await platform.play(1)
+    assert "full backup" in await asyncio.to_thread(spades, "backup", backup=backup,
+                                                    url=platform.url)
+    await platform.play(2)
+    assert "incremental backup" in await asyncio.to_thread(spades, "backup", backup=backup,
+                                                    url=platform.url)
+    await platform.play(3)
+    moment = datetime.now(UTC)
+    await platform.play(4)
+    await until(platform.archived)
+    said = await asyncio.to_thread(spades, "backup", "verify", backup=backup)
+    assert said.count("ok  ") == 2 and "restorable to any moment from" in said
+
+    restored = platform.folder / "restored"
+    said = await asyncio.to_thread(spades, "restore", "--to", moment.isoformat(),
+                                   "--data-dir", str(restored), backup=backup)
+    assert f"restored to {moment.isoformat()}" in said
+    server = servers.PostgresServer(restored / "postgres", servers.free_port())
+    server.start()
+    try:
+        url = dbadmin.with_database(server.url, "spades")
+        games = await create_pool(url, "game")
+        try:
+            store = EventStore(games, game_registry())
+            streams = [r["stream"] for r in await games.fetch(
+                "SELECT DISTINCT stream FROM events ORDER BY 1")]
+            assert streams == ["g1", "g2", "g3"]
+            endings = []
+            for stream in streams:
+                events = [r.event for r in await store.read(stream)]
+                assert replay.verify(events) is None  # type: ignore[arg-type]
+                assert isinstance(events[-1], GameEnded)
+                endings.append((stream, events[-1], len(events)))
+            rows = await games.fetch("SELECT player_id, rating, games FROM ratings.ratings "
+                                     "ORDER BY 1")
+        finally:
+            await games.close()
+    finally:
+        server.stop()
+    assert [tuple(r) for r in rows] == [
+        tuple(r) for r in await rebuilt_ratings(await make_database(), endings)]
+    assert all(r["games"] == 3 for r in rows)
