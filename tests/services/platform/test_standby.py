@@ -9,8 +9,9 @@ import shutil
 import signal
 
 import asyncpg
+import pytest
 
-from services.platform import servers
+from services.platform import db, servers
 from services.platform.servers.replication import psql
 
 
@@ -32,6 +33,18 @@ async def test_the_standby_is_synchronous_and_the_url_finds_the_primary(
                  f"{primary.host}:{primary.port}/postgres?target_session_attrs=read-write")
     assert await _one(backwards, "SELECT pg_is_in_recovery()") is False
     assert await _one(postgres_pair.url(), "SELECT pg_is_in_recovery()") is False
+
+
+async def test_no_writable_server_is_unavailable_not_a_failure(
+        postgres_pair: servers.PostgresPair) -> None:
+    """What the services meet mid-failover, the standby not yet promoted: "not now"."""
+    standby = postgres_pair.standby
+    only_standby = (f"postgresql://{servers.PG_USER}@{standby.host}:{standby.port}"
+                    "/postgres?target_session_attrs=read-write")
+    with pytest.raises(db.AWAY):
+        await asyncpg.connect(only_standby)
+    with pytest.raises(db.DatabaseUnavailable):
+        await db.create_pool(only_standby, "public")
 
 
 async def test_a_committed_write_survives_the_primary_machine_lost(
