@@ -41,11 +41,23 @@ def with_standby() -> bool:
     return raw == "1"
 
 
+def standby_lost() -> str:
+    """What the primary does while its standby is away: ``wait`` (commits wait for it,
+    nothing acknowledged is ever on one machine only) or ``alone`` (commits go on,
+    said loudly, until it is back)."""
+    raw = os.environ.get("SPADES_DEV_PG_STANDBY_LOST", "wait")
+    if raw not in ("wait", "alone"):
+        raise CliError(f"setting SPADES_DEV_PG_STANDBY_LOST is invalid: {raw!r} is not "
+                       "wait or alone")
+    return raw
+
+
 def ports() -> dict[str, int]:
     """The ports of the servers `spades dev` would start, by what each is."""
     primary = port("SPADES_DEV_PG_PORT", DEV_PG_PORT)
     if not with_standby():
         return {"PostgreSQL": primary}
+    standby_lost()  # a bad setting told before anything starts
     return {"PostgreSQL": primary,
             "the PostgreSQL standby": port("SPADES_DEV_PG_STANDBY_PORT", primary + 1)}
 
@@ -138,7 +150,13 @@ def look_after(pg: Postgres) -> None:
     if pg.primary.exited:
         fail_over(pg)
     elif pg.standby.exited:
-        say(f"the PostgreSQL standby (port {pg.standby.port}) exited; starting it again")
+        if standby_lost() == "alone":
+            pg.carry_on_alone()
+            say(f"WARNING: the PostgreSQL standby (port {pg.standby.port}) is lost; the "
+                "primary carries on ALONE: commits are on one machine only until it is back")
+        else:
+            say(f"the PostgreSQL standby (port {pg.standby.port}) is lost; commits wait "
+                "for it")
         pg.start_standby()
         say("the PostgreSQL standby is back and synchronous")
 

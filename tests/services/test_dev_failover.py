@@ -13,6 +13,8 @@ import signal
 import time
 from pathlib import Path
 
+import pytest
+
 from engine import replay
 from schemas import ws
 from services.platform import servers
@@ -22,7 +24,7 @@ from services.platform.eventstore import EventStore
 from services.platform.servers.replication import STANDBY
 from services.platform.servers.tools import query
 from spades_client import GameConnection, Lobby, first_legal
-from tests.services.test_dev import dev_env, ports, spades_logged, wait_for_line
+from tests.services.test_dev import dev_env, ports, spades, spades_logged, wait_for_line
 from tests.waiting import until
 
 __all__ = ["ports"]
@@ -112,3 +114,16 @@ async def test_the_primary_machine_lost_mid_game_fails_over_with_nothing_lost(
             os.kill(proc.pid, signal.SIGCONT)
             proc.terminate()
             proc.wait(60)
+
+
+@pytest.mark.parametrize(("setting", "value", "said"), [
+    ("SPADES_DEV_PG_STANDBY", "yes", "is not 0 or 1"),
+    ("SPADES_DEV_PG_STANDBY_LOST", "maybe", "is not wait or alone"),
+])
+def test_dev_names_a_bad_standby_setting_in_one_line(
+        tmp_path: Path, ports: dict[str, int], setting: str, value: str, said: str) -> None:
+    env = dev_env(tmp_path, ports, **{"SPADES_DEV_PG_STANDBY": "1", setting: value})
+    proc = spades("dev", env=env)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 1
+    assert err.strip() == f"spades: setting {setting} is invalid: {value!r} {said}"

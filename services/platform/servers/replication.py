@@ -110,6 +110,11 @@ class PostgresPair:
                                   f"{what} within {timeout:.0f}s")
             time.sleep(0.05)
 
+    def carry_on_alone(self) -> None:
+        """Commits stop waiting for the standby (lost): they are on one machine only until
+        ``start_standby`` has a standby streaming again and makes them wait for it."""
+        require_standby(self.primary, "")
+
     def promote(self) -> None:
         """The standby takes writes, alone: the old primary is gone, so nothing can
         confirm its commits until a new standby is attached (``replace_standby``)."""
