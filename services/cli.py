@@ -45,9 +45,13 @@ def parser() -> argparse.ArgumentParser:
     command("migrate", lambda _: migrate_cmd(),
             help="apply every service's migrations to DATABASE_URL "
                  "(or the running `spades dev`'s database)")
-    resync = command("resync", lambda a: resync_cmd(a.from_position, a.stream),
-                     help="publish stored game events to JetStream again "
-                          "(after JetStream lost or purged them)")
+    resync = command("resync", lambda a: resync_cmd(a.from_position, a.stream, a.check),
+                     help="bring JetStream in line with the database: remove the events "
+                          "the database does not hold (after a restore or a failover) and "
+                          "publish stored game events again (after JetStream lost them)")
+    resync.add_argument("--check", action="store_true",
+                        help="only name the games whose events JetStream holds and the "
+                             "database does not")
     resync.add_argument("--from-position", type=int, default=0,
                         help="first global position to republish (default: all)")
     resync.add_argument("--stream", help="only this game's stream")
