@@ -15,10 +15,11 @@ import time
 from datetime import datetime
 from pathlib import Path
 
-from .backups import WAL, Backup, backups, run_tool
+from .backups import WAL, Backup, backups, wal_reaches
 from .postgres import PostgresServer
 from .process import ServerError, free_port
 from .replication import psql
+from .tools import run_tool
 
 # What the restored server must not keep from the primary it was copied from, and the
 # settings of the replay, which end with it.
@@ -64,6 +65,16 @@ def restore(folder: Path, moment: datetime, data_dir: Path) -> str:
         _until_promoted(server)
         for name in _FORGET:
             psql(server, f"ALTER SYSTEM RESET {name}")
+    except ServerError as exc:
+        server.stop()
+        log = (pg_folder / "postgres.log").read_text(errors="replace")
+        shutil.rmtree(pg_folder)  # nothing half made is left to start by mistake
+        if "before configured recovery target" not in log:
+            raise exc from None
+        reaches = wal_reaches(folder)
+        raise ServerError(f"the WAL archive ends before {moment.isoformat()} (it reaches "
+                          f"{reaches.isoformat() if reaches else 'no later than the backups'}"
+                          "): restore to an earlier moment") from None
     finally:
         server.stop()
     shutil.rmtree(archive)

@@ -86,13 +86,14 @@ async def platform(server_folder: Path) -> AsyncIterator[Platform]:
         await made.stop()
 
 
-def spades(*args: str, backup: Path, url: str = "") -> str:
+def spades(*args: str, backup: Path, url: str = "", fails: bool = False) -> str:
+    """What the command printed (on stderr if it ``fails``, as it must then)."""
     env = {**os.environ, "SPADES_BACKUP_DIR": str(backup), "PYTHONPATH": str(ROOT),
            "DATABASE_URL": url}
     done = subprocess.run([sys.executable, "-m", "services.cli", *args], env=env, cwd=ROOT,
                           capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
+    assert done.returncode == (1 if fails else 0), done.stderr
+    return done.stderr if fails else done.stdout
 
 
 async def rebuilt_ratings(url: str, endings: list[tuple[str, GameEnded, int]]
@@ -153,3 +154,10 @@ async def test_a_restore_to_a_moment_between_games_keeps_before_and_drops_after(
     assert [tuple(r) for r in rows] == [
         tuple(r) for r in await rebuilt_ratings(await make_database(), endings)]
     assert all(r["games"] == 3 for r in rows)
+
+    # A moment the archive does not reach yet is refused, and nothing half made is left.
+    later = platform.folder / "later"
+    said = await asyncio.to_thread(spades, "restore", "--to", "2999-01-01T00:00:00Z",
+                                   "--data-dir", str(later), backup=backup, fails=True)
+    assert "the WAL archive ends before 2999-01-01T00:00:00+00:00" in said
+    assert not (later / "postgres").exists()
