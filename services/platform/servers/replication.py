@@ -64,6 +64,10 @@ def base_backup(primary: PostgresServer, data_dir: Path) -> None:
              "-R", "-X", "stream", "-c", "fast", "-C", "-S", SLOT)
 
 
+def _is_standby(server: PostgresServer) -> bool:
+    return (server.data_dir / "pgdata" / "standby.signal").exists()
+
+
 @dataclass
 class PostgresPair:
     """Two servers, one the primary and the other its synchronous standby; after a
@@ -88,6 +92,10 @@ class PostgresPair:
         return f"postgresql://{PG_USER}@{hosts}/{database}?target_session_attrs=read-write"
 
     def start(self) -> None:
+        """Start both; after a failover the folders' parts are swapped (a standby's
+        folder holds ``standby.signal``), so each starts as what it was."""
+        if _is_standby(self.primary) and not _is_standby(self.standby):
+            self.primary, self.standby = self.standby, self.primary
         self.primary.start()
         self.start_standby()
 

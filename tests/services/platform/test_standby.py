@@ -71,6 +71,12 @@ async def test_a_committed_write_survives_the_primary_machine_lost(
     postgres_pair.replace_standby()
     await _one(url, "INSERT INTO acknowledged VALUES (50)")
     assert psql(postgres_pair.standby, "SELECT count(*) FROM acknowledged") == "51"
+    # Stopped and started again on the same folders, each starts as what it now is.
+    postgres_pair.stop()
+    postgres_pair.primary, postgres_pair.standby = old, postgres_pair.primary
+    postgres_pair.start()
+    assert postgres_pair.primary is not old
+    assert await _one(url, "SELECT count(*) FROM acknowledged") == 51
 
 
 def _lose(server: servers.PostgresServer) -> None:
