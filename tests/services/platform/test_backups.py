@@ -1,6 +1,7 @@
 """Backups restored to a moment (``spades backup``, ``backup verify``, ``restore``): a
 full and an incremental base backup and the WAL streamed by ``pg_receivewal``, replayed
-into a new data folder up to a moment between two games."""
+into a new data folder up to a moment between two games and between two results of a
+tournament's round."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import pytest
 from engine import replay
 from engine.presets import PRESETS
 from schemas.events import GameEnded
+from schemas.tournaments import commands as cmd
 from services.platform import dbadmin, servers
 from services.platform.db import create_pool
 from services.platform.events import game_registry
@@ -27,6 +29,8 @@ from services.ratings import results
 from services.upkeep_cli import migrate
 from tests.engine.helpers import bot_game
 from tests.services.ratings.conftest import SYSTEM, envelope
+from tests.services.tournaments.driver import MINUTE, STARTS
+from tests.services.tournaments.test_store import create, enter, expected, projection, store_on
 from tests.waiting import until
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -51,7 +55,22 @@ class Platform:
         self.archive.start()
         self.games = await create_pool(self.url, "game")
         self.ratings = await create_pool(self.url, "ratings")
+        self.tournaments = await create_pool(self.url, "tournaments")
         return self.url
+
+    async def tournament(self) -> tuple[str, list[str]]:
+        """A tournament of four teams in its first round: its id and the round's matches."""
+        store = store_on(self.tournaments)
+        tid = await create(store, teams=4)
+        for i in range(4):
+            await enter(store, tid, f"t{i}")
+        await store.fire_due(STARTS)  # start, then pair round 1
+        await store.fire_due(STARTS)
+        return tid, list((await store.load(tid)).rounds[0].match_ids)
+
+    async def result(self, tid: str, match_id: str) -> None:
+        await store_on(self.tournaments).execute(tid, cmd.RecordResult(
+            at=STARTS + MINUTE, match_id=match_id, outcome="home", scores=(500, 300)))
 
     async def play(self, n: int) -> None:
         """A rated game to its end, and its rating applied as the consumer applies it."""
@@ -69,7 +88,8 @@ class Platform:
             "WHERE application_name = $1", backups.ARCHIVER))
 
     async def stop(self) -> None:
-        for pool in (getattr(self, "games", None), getattr(self, "ratings", None)):
+        for pool in (getattr(self, "games", None), getattr(self, "ratings", None),
+                     getattr(self, "tournaments", None)):
             if pool:
                 await pool.close()
         self.archive.stop()
@@ -113,14 +133,17 @@ async def test_a_restore_to_a_moment_between_games_keeps_before_and_drops_after(
         platform: Platform, make_database: Callable[[], Awaitable[str]]) -> None:
     backup = platform.folder / "backup"
     await platform.play(1)
+    tid, (first, second) = await platform.tournament()
     assert "full backup" in await asyncio.to_thread(spades, "backup", backup=backup,
                                                     url=platform.url)
     await platform.play(2)
+    await platform.result(tid, first)
     assert "incremental backup" in await asyncio.to_thread(spades, "backup", backup=backup,
                                                     url=platform.url)
     await platform.play(3)
     moment = datetime.now(UTC)
     await platform.play(4)
+    await platform.result(tid, second)
     await until(platform.archived)
     said = await asyncio.to_thread(spades, "backup", "verify", backup=backup)
     assert said.count("ok  ") == 2 and "restorable to any moment from" in said
@@ -149,6 +172,13 @@ async def test_a_restore_to_a_moment_between_games_keeps_before_and_drops_after(
                                      "ORDER BY 1")
         finally:
             await games.close()
+        tournaments = await create_pool(url, "tournaments")
+        try:  # the round as it stood: the first result in, the second not yet
+            state = await store_on(tournaments).load(tid)
+            assert [state.matches[m].outcome for m in (first, second)] == ["home", None]
+            assert await projection(tournaments, tid) == expected(state)
+        finally:
+            await tournaments.close()
     finally:
         server.stop()
     assert [tuple(r) for r in rows] == [
