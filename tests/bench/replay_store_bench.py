@@ -28,7 +28,7 @@ from services.platform import dbadmin, eventstore, migrations, servers
 from services.platform.events import game_registry
 from services.platform.eventstore import EventStore
 from services.platform.migrations import MigrationSet
-from services.platform.servers import backups, restore
+from services.platform.servers import backups, replication, restore
 from tests.bench.replay_bench import bot_game
 from tests.bench.servers import bench_servers
 
@@ -141,8 +141,9 @@ async def _store(url: str, games: list[list[ev.Event]]) -> None:
     await pool.close()
 
 
-async def _archive_lag(url: str, samples: int = 50) -> list[float]:
-    """Seconds from a commit's return to the archive having it on disk."""
+async def _lag(url: str, receiver: str, samples: int = 50) -> list[float]:
+    """Seconds from a commit's return to ``receiver`` (the WAL archive, or a standby the
+    commits do not wait for) having it on disk: what losing the primary then loses."""
     conn = await asyncpg.connect(url)
     lags = []
     try:
@@ -152,12 +153,34 @@ async def _archive_lag(url: str, samples: int = 50) -> list[float]:
             committed, at = await conn.fetchval("SELECT pg_current_wal_lsn()"), time.perf_counter()
             while not await conn.fetchval(
                     "SELECT flush_lsn >= $1 FROM pg_stat_replication WHERE application_name = $2",
-                    committed, backups.ARCHIVER):
+                    committed, receiver):
                 await asyncio.sleep(0.001)
             lags.append(time.perf_counter() - at)
     finally:
         await conn.close()
     return sorted(lags)
+
+
+def _print_lag(what: str, lags: list[float]) -> None:
+    print(f"{what} behind a commit: median {lags[len(lags) // 2] * 1000:.1f} ms, "
+          f"most {lags[-1] * 1000:.1f} ms", flush=True)
+
+
+async def standby_lag(root: Path) -> None:
+    """A standby the commits do not wait for (the primary carrying on alone): how far
+    behind it is, the recovery point of a failover to it."""
+    pair = servers.PostgresPair.in_folder(root, *_two_ports())
+    pair.start()
+    try:
+        pair.carry_on_alone()
+        _print_lag("asynchronous standby", await _lag(pair.url(), replication.STANDBY))
+    finally:
+        pair.stop()
+
+
+def _two_ports() -> tuple[int, int]:
+    base = servers.free_ports(2)
+    return base, base + 1
 
 
 def _timed(what: str, began: float) -> None:
@@ -195,9 +218,7 @@ async def backup_and_restore(root: Path, games: list[list[ev.Event]]) -> None:
         await _store(url, games[: GAMES // 10])
         moment = datetime.now(UTC)
         await _store(url, games[:10])
-        lags = await _archive_lag(url)
-        print(f"WAL archive behind a commit: median {lags[len(lags) // 2] * 1000:.1f} ms, "
-              f"most {lags[-1] * 1000:.1f} ms")
+        _print_lag("WAL archive", await _lag(url, backups.ARCHIVER))
         t0 = time.perf_counter()
         for b in backups.backups(root / "backup"):
             await asyncio.to_thread(backups.verify, root / "backup", b)
@@ -222,6 +243,7 @@ def main() -> None:
     root = Path(tempfile.mkdtemp(prefix="spades-bench-restore-"))
     try:
         asyncio.run(backup_and_restore(root, games))
+        asyncio.run(standby_lag(root / "pair"))
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
