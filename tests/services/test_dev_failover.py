@@ -1,8 +1,9 @@
-"""`SPADES_DEV_PG_STANDBY=1 spades dev` loses the primary's machine mid-game (kill -9 and
-its data folder deleted): the standby is promoted, the services carry on without a
-restart, the command in flight is answered ``unavailable`` and acknowledged when sent
-again with its id, nothing acknowledged is lost, the game verifies, and a new standby
-is copied from the new primary while play goes on."""
+"""`SPADES_DEV_PG_STANDBY=1 spades dev` loses the primary's machine mid-game, a ranked
+match in its ready check (kill -9 and its data folder deleted): the standby is promoted,
+the services carry on without a restart, the command in flight is answered
+``unavailable`` and acknowledged when sent again with its id, nothing acknowledged is
+lost, the game verifies, the ready check ends in a rated game, and a new standby is
+copied from the new primary while play goes on."""
 
 from __future__ import annotations
 
@@ -24,6 +25,8 @@ from services.platform.eventstore import EventStore
 from services.platform.servers.replication import STANDBY
 from services.platform.servers.tools import query
 from spades_client import GameConnection, Lobby, first_legal
+from tests.e2e.ranked import QUEUE_ENV, Queuer, close_all
+from tests.e2e.replays import registered
 from tests.services.test_dev import dev_env, ports, spades, spades_logged, wait_for_line
 from tests.waiting import until
 
@@ -50,13 +53,23 @@ async def test_the_primary_machine_lost_mid_game_fails_over_with_nothing_lost(
     pg_port = servers.free_ports(2)
     env = dev_env(server_folder, ports, NATS_URL=nats_url, SPADES_NATS_PREFIX=f"{nats_prefix}fo",
                   SPADES_DEV_PG_STANDBY="1", SPADES_DEV_PG_PORT=str(pg_port),
-                  SPADES_BOT_THINK_MS="0")
+                  SPADES_BOT_THINK_MS="0", **{**QUEUE_ENV, "SPADES_QUEUE_ACCEPT_SECONDS": "60"})
     env.pop("SPADES_EPHEMERAL_PG", None)  # the durability spades dev really runs with
     log = server_folder / "dev.log"
     proc = spades_logged(log, "dev", env=env)
     lobby = Lobby(f"http://127.0.0.1:{ports['lobby']}")
+    queuers: list[Queuer] = []
     try:
         wait_for_line(proc, log, "spades dev is up")
+        # A ranked match in its ready check when the machine goes.
+        base = f"http://127.0.0.1:{ports['lobby']}"
+        for i in range(4):
+            person = await registered(base, f"Ranked{i}")
+            queuers.append(Queuer(person, await person.socket(
+                f"ws://127.0.0.1:{ports['lobby']}/v1/ws")))
+        for q in queuers:
+            await q.join()
+        offers = [await q.note("match_found", 30) for q in queuers]
         await lobby.guest("Survivor")
         table = await lobby.create_table("quick")
         await lobby.set_bots(table.table_id)
@@ -92,6 +105,10 @@ async def test_the_primary_machine_lost_mid_game_fails_over_with_nothing_lost(
         for _ in range(3):  # play goes on on the new primary
             await _my_move(game)
             acked.append((await game.command(first_legal(game.turn))).version)  # type: ignore[arg-type]
+        for q, offer in zip(queuers, offers, strict=True):  # and the ready check ends
+            await q.sock.send({"type": "queue_accept", "match_id": offer["match_id"]})
+        ranked = [await q.note("match_started", 30) for q in queuers]
+        assert len({n["game_id"] for n in ranked}) == 1 and ranked[0]["rated"]
 
         wait_for_line(proc, log, "is synchronous", timeout=120)
         assert proc.poll() is None  # no service exited: spades dev stops when one does
@@ -109,6 +126,7 @@ async def test_the_primary_machine_lost_mid_game_fails_over_with_nothing_lost(
         assert replay.verify(events) is None  # type: ignore[arg-type]
         await game.close()
     finally:
+        await close_all(queuers)
         await lobby.aclose()
         if proc.poll() is None:
             os.kill(proc.pid, signal.SIGCONT)
