@@ -1,4 +1,5 @@
-"""`spades dev | serve SERVICE | migrate | resync | ratings rebuild | settings`.
+"""`spades dev | serve SERVICE | migrate | resync | ratings rebuild | settings | backup |
+restore`.
 
 Every failure an operator can cause (a port in use, a server that does not
 answer, a bad setting, a second `spades dev`) ends in one line on stderr and a
@@ -16,7 +17,7 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from services import catalog, devdata
+from services import backup_cli, catalog, devdata
 from services.dev_cli import dev
 from services.platform import servers
 from services.platform.settings import SettingsError, StartupError, describe, load
@@ -44,9 +45,13 @@ def parser() -> argparse.ArgumentParser:
     command("migrate", lambda _: migrate_cmd(),
             help="apply every service's migrations to DATABASE_URL "
                  "(or the running `spades dev`'s database)")
-    resync = command("resync", lambda a: resync_cmd(a.from_position, a.stream),
-                     help="publish stored game events to JetStream again "
-                          "(after JetStream lost or purged them)")
+    resync = command("resync", lambda a: resync_cmd(a.from_position, a.stream, a.check),
+                     help="bring JetStream in line with the database: remove the events "
+                          "the database does not hold (after a restore or a failover) and "
+                          "publish stored game events again (after JetStream lost them)")
+    resync.add_argument("--check", action="store_true",
+                        help="only name the games whose events JetStream holds and the "
+                             "database does not")
     resync.add_argument("--from-position", type=int, default=0,
                         help="first global position to republish (default: all)")
     resync.add_argument("--stream", help="only this game's stream")
@@ -60,6 +65,7 @@ def parser() -> argparse.ArgumentParser:
                  "force (from the environment), meaning").add_argument(
         "service", choices=catalog.SERVICES)
     _operator_commands(command)
+    _backup_commands(command)
     for role, what in (("operator", "give a registered account the operator role, or take "
                                     "it away"),
                        ("organizer", "let a registered account organize tournaments, "
@@ -103,6 +109,29 @@ def _operator_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     events_sub = events_p.add_subparsers(dest="events_command", required=True)
     events_export = events_sub.add_parser("export", help="write the log as JSON Lines")
     events_export.add_argument("game_id")
+
+
+def _backup_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
+    """`backup [--full] | backup verify | backup wal` and `restore`: ``backup_cli``'s."""
+    backup = command("backup", lambda a: backup_cli.backup_cmd(a.dir, a.full),
+                     help="take a base backup of the database's server into "
+                          "SPADES_BACKUP_DIR (incremental on the last one)")
+    backup.add_argument("--full", action="store_true", help="a full backup, not incremental")
+    backup.add_argument("--dir", help="the backup folder (default SPADES_BACKUP_DIR)")
+    backup_sub = backup.add_subparsers(dest="backup_command")
+    backup_sub.add_parser("verify", help="check every backup (pg_verifybackup) and say "
+                                         "what moments they cover"
+                          ).set_defaults(func=lambda a: backup_cli.verify_cmd(a.dir))
+    backup_sub.add_parser("wal", help="stream the WAL archive until stopped "
+                                      "(spades dev does it itself)"
+                          ).set_defaults(func=lambda a: backup_cli.wal_cmd(a.dir))
+    restore = command("restore", lambda a: backup_cli.restore_cmd(a.dir, a.to, a.data_dir),
+                      help="rebuild the database as it was at a moment, in a new data folder")
+    restore.add_argument("--to", required=True, help="the moment, ISO 8601 (UTC unless it "
+                                                      "says otherwise)")
+    restore.add_argument("--data-dir", required=True, help="a new folder; start the "
+                         "platform on it with SPADES_DATA_DIR")
+    restore.add_argument("--dir", help="the backup folder (default SPADES_BACKUP_DIR)")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -18,13 +18,12 @@ import sys
 import time
 from pathlib import Path
 
-from services import catalog, devdata
+from services import catalog, dev_postgres, devdata
+from services.dev_postgres import port as _port
 from services.platform import servers
 from services.platform.settings import load
 from services.upkeep_cli import CliError, migrate
 
-DEV_DATABASE = "spades"
-DEV_PG_PORT = 15432
 DEV_NATS_PORT = 14222
 DEV_NATS_MONITOR_PORT = 18222
 DEV_NATS_CLUSTER_PORT = 16222
@@ -44,13 +43,6 @@ def hold_lock(root: Path) -> int:
     os.ftruncate(fd, 0)
     os.write(fd, str(os.getpid()).encode())
     return fd
-
-
-def _port(name: str, default: int) -> int:
-    raw = os.environ.get(name, str(default))
-    if not raw.isdigit() or not 0 < int(raw) < 65536:
-        raise CliError(f"setting {name} is invalid: {raw!r} is not a port")
-    return int(raw)
 
 
 def dev() -> int:
@@ -78,14 +70,11 @@ def dev() -> int:
              http_port=port)
     database_url = os.environ.get("DATABASE_URL")
     nats_url = os.environ.get("NATS_URL")
-    started: list[servers.PostgresServer | servers.NatsServer] = []
+    started: list[servers.NatsServer] = []
+    database = dev_postgres.DevDatabase(root)
     children: dict[str, subprocess.Popen[bytes]] = {}
     try:
-        if not database_url:
-            pg = servers.PostgresServer(root / "postgres", _port("SPADES_DEV_PG_PORT", DEV_PG_PORT))
-            pg.start()
-            started.append(pg)
-            database_url = asyncio.run(_ensure_database(pg.url))
+        database_url = database.start(database_url)
         replicas: dict[str, str] = {}
         if not nats_url:
             nodes = _nats_nodes(root)
@@ -117,14 +106,13 @@ def dev() -> int:
         print(f"  API docs     {lobby}/schema")
         for name, port in http_ports.items():
             print(f"  {name:<12} http://127.0.0.1:{port}/metrics  /healthz  /readyz")
-        print(f"  PostgreSQL   {database_url}")
+        print(*database.lines(database_url), sep="\n")
         for server in started:
-            if isinstance(server, servers.NatsServer):
-                print(f"  NATS {server.server_name:<7} {server.url}  "
-                      f"(monitor http://127.0.0.1:{server.monitor_port}/jsz"
-                      + (f", cluster port {server.cluster_port})" if server.cluster_port
-                         else ")"))
-        if not any(isinstance(server, servers.NatsServer) for server in started):
+            print(f"  NATS {server.server_name:<7} {server.url}  "
+                  f"(monitor http://127.0.0.1:{server.monitor_port}/jsz"
+                  + (f", cluster port {server.cluster_port})" if server.cluster_port
+                     else ")"))
+        if not started:
             print(f"  NATS         {nats_url}")
         if replicas:
             print(f"  JetStream    every stream with {replicas['SPADES_JS_REPLICAS']} replicas")
@@ -133,6 +121,7 @@ def dev() -> int:
             for name, child in children.items():
                 if child.poll() is not None:
                     raise CliError(f"service {name} exited with code {child.returncode}")
+            database.look_after()
             _restart_exited(started)
             time.sleep(0.2)
         print("\nspades dev: stopping", flush=True)
@@ -141,6 +130,7 @@ def dev() -> int:
         _stop_children(children)
         for server in reversed(started):
             server.stop()
+        database.stop()
         devdata.withdraw(root)
         os.close(lock)
 
@@ -159,7 +149,8 @@ def _no_port_twice(http_ports: dict[str, int]) -> None:
     for name, port in http_ports.items():
         claim(port, f"{name} HTTP")
     if not os.environ.get("DATABASE_URL"):
-        claim(_port("SPADES_DEV_PG_PORT", DEV_PG_PORT), "PostgreSQL")
+        for what, port in dev_postgres.ports().items():
+            claim(port, what)
     if not os.environ.get("NATS_URL"):
         nodes = _nats_node_count()
         for i in range(nodes):
@@ -194,29 +185,16 @@ def _nats_nodes(root: Path) -> list[servers.NatsServer]:
     return cluster.nodes
 
 
-def _restart_exited(started: list[servers.PostgresServer | servers.NatsServer]) -> None:
-    """A server of ours that died (killed, out of memory) is started again on its data;
-    the services ride out the gap and are ready again without a restart. A cluster
+def _restart_exited(started: list[servers.NatsServer]) -> None:
+    """A NATS server of ours that died (killed, out of memory) is started again on its
+    data; the services ride out the gap and are ready again without a restart. A cluster
     node rejoins its cluster and catches up from the others."""
     for server in started:
         if server.exited:
-            what = ("PostgreSQL" if isinstance(server, servers.PostgresServer)
-                    else "NATS" if server.cluster_port is None
-                    else f"NATS node {server.server_name}")
+            what = "NATS" if server.cluster_port is None else f"NATS node {server.server_name}"
             print(f"spades dev: {what} exited; starting it again", flush=True)
             server.start()
             print(f"spades dev: {what} is back", flush=True)
-
-
-async def _ensure_database(admin_url: str) -> str:
-    import asyncpg
-
-    from services.platform import dbadmin
-
-    try:
-        return await dbadmin.ensure_database(admin_url, DEV_DATABASE)
-    except (OSError, asyncpg.PostgresError) as exc:
-        raise CliError(f"cannot use PostgreSQL at {admin_url}: {exc}") from None
 
 
 def _wait_ready(children: dict[str, subprocess.Popen[bytes]], ports: dict[str, int],

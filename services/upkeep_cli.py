@@ -8,6 +8,8 @@ that connect, not here, so `spades --help` starts without them.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
 from services import catalog, devdata
@@ -15,6 +17,10 @@ from services.game.settings import GameSettings, game_databases
 from services.platform.settings import load
 
 if TYPE_CHECKING:
+    from asyncpg import Pool
+
+    from schemas.bus import EventEnvelope
+    from services.platform.busclient import BusClient
     from services.platform.eventstore.outbox import Republished
 
 
@@ -47,14 +53,34 @@ async def migrate(url: str) -> list[str]:
         await conn.close()
 
 
-def resync_cmd(from_position: int, stream: str | None) -> int:
-    """Publish stored events again and say what JetStream stored, not what was sent."""
+def resync_cmd(from_position: int, stream: str | None, check: bool = False) -> int:
+    """Bring JetStream in line with the database: the events it holds that the database
+    does not are named by game and removed (with ``check``: only named), those games'
+    stored events published again, then the stored events asked for; when an ending the
+    database lost was among them, the ratings are rebuilt from the games that exist."""
     import asyncio
 
+    from schemas import subjects
+
     settings = _game_settings()
+    ahead = asyncio.run(_bring_in_line(settings, repair=not check))
+    for game, events in ahead.items():
+        kinds = sorted({e.type for e in events})
+        print(f"game {game}: JetStream holds {len(events)} event(s) the database does not "
+              f"(versions {events[0].version}-{events[-1].version}: {', '.join(kinds)})")
+    if check:
+        print(f"{len(ahead)} game(s) with events on JetStream that the database does not hold"
+              + ("; `spades resync` removes them" if ahead else ""))
+        return 0
+    if ahead:
+        print(f"removed them from JetStream and published those {len(ahead)} game(s) "
+              "again from the database")
     done = asyncio.run(_republish(settings, from_position, stream))
     print(f"republished {done.sent} event(s); JetStream stored {done.stored}; "
           "consumers skip what they already applied")
+    if any(e.type == subjects.GAME_ENDED for events in ahead.values() for e in events):
+        print("an ending the database lost may have been rated: rebuilding the ratings")
+        return ratings_rebuild_cmd()
     return 0
 
 
@@ -64,20 +90,50 @@ def _game_settings() -> GameSettings:
     return settings
 
 
+@contextlib.asynccontextmanager
+async def _connected(settings: GameSettings) -> AsyncIterator[tuple[list[Pool], BusClient]]:
+    """A pool on every database the games live in, and a client of JetStream."""
+    from services.platform import db
+    from services.platform.busclient import reach_once
+
+    urls = game_databases(settings.database_url, settings.shard_database_urls)
+    pools = [await db.create_pool(url, "game", min_size=1, max_size=1) for url in urls]
+    try:
+        client = await reach_once(settings.nats_url, "spades-resync")
+        try:
+            yield pools, client
+        finally:
+            await client.close()
+    finally:
+        for pool in pools:
+            await pool.close()
+
+
+async def _bring_in_line(settings: GameSettings, repair: bool) -> dict[str, list[EventEnvelope]]:
+    from schemas.subjects import Names
+    from services.platform.eventstore import ahead
+    from services.platform.eventstore.outbox import republish
+
+    names = Names(settings.nats_prefix)
+    async with _connected(settings) as (pools, client):
+        found = await ahead.find(pools, client, names)
+        if repair and found:
+            await ahead.purge(client, names, list(found))
+            for game in found:
+                await republish(pools, client, names.game_event, stream=game)
+    return found
+
+
 async def _republish(settings: GameSettings, from_position: int, stream: str | None,
                      event_type: str | None = None) -> Republished:
     """Republish from every database the games live in (each its own positions, so
     ``from_position`` counts in each, and their events interleaved by the time they
     occurred); a single stream from whichever holds it."""
     from schemas.subjects import Names
-    from services.platform import db
-    from services.platform.busclient import Unavailable, reach_once
+    from services.platform.busclient import Unavailable
     from services.platform.eventstore.outbox import republish
 
-    urls = game_databases(settings.database_url, settings.shard_database_urls)
-    pools = [await db.create_pool(url, "game", min_size=1, max_size=1) for url in urls]
-    try:
-        client = await reach_once(settings.nats_url, "spades-resync")
+    async with _connected(settings) as (pools, client):
         try:
             return await republish(pools, client,
                                    Names(settings.nats_prefix).game_event,
@@ -86,11 +142,6 @@ async def _republish(settings: GameSettings, from_position: int, stream: str | N
         except Unavailable as exc:
             raise CliError(f"JetStream did not take every event: {exc.reason}; run it again"
                            ) from None
-        finally:
-            await client.close()
-    finally:
-        for pool in pools:
-            await pool.close()
 
 
 def ratings_rebuild_cmd() -> int:

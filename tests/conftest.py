@@ -119,6 +119,34 @@ def nats_cluster() -> Iterator[servers.NatsCluster]:
         yield cluster
 
 
+@pytest.fixture
+def server_folder() -> Iterator[Path]:
+    """A folder for a test's own servers, removed after it. Not pytest's temp folder:
+    a concurrent pytest run on the machine closes that folder's permissions again and
+    prunes its older runs, under a server that runs as another user."""
+    root = Path(tempfile.mkdtemp(prefix="spades-own-", dir=_scratch()))
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture
+def postgres_pair(server_folder: Path) -> Iterator[servers.PostgresPair]:
+    """A primary and its synchronous standby of the test's own, beside the session's
+    single server: a test may kill either, delete its folder or promote the standby.
+    Always the embedded binaries, so the machine a server runs on can be lost."""
+    pair = servers.PostgresPair.in_folder(server_folder, *_two_ports())
+    try:
+        pair.start()
+        yield pair
+    finally:
+        pair.stop()
+
+
+def _two_ports() -> tuple[int, int]:
+    base = servers.free_ports(2)
+    return base, base + 1
+
+
 @pytest.fixture(scope="session")
 def run_id() -> str:
     return uuid.uuid4().hex[:10]

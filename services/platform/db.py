@@ -19,6 +19,9 @@ AWAY: tuple[type[Exception], ...] = (
     asyncpg.PostgresConnectionError,  # the server dropped or refused the session
     asyncpg.exceptions.OperatorInterventionError,  # shutting down, starting up, crashed
     asyncpg.exceptions.ConnectionDoesNotExistError,  # the connection died mid-query
+    # Of a primary and its standbys (a multi-host URL), none takes writes: a failover
+    # under way, its standby not yet promoted.
+    asyncpg.exceptions.TargetServerAttributeNotMatched,
 )
 # How long a client should wait before trying again (a restart takes a few seconds).
 RETRY_AFTER_SECONDS = 5
@@ -51,7 +54,8 @@ async def create_pool(url: str, schema: str, *, min_size: int = 1, max_size: int
             server_settings={"search_path": f"{schema},public",
                              "application_name": f"spades-{schema}"},
         )
-    except (OSError, asyncpg.PostgresError, TimeoutError) as exc:
+    except (OSError, asyncpg.PostgresError, TimeoutError,
+            asyncpg.exceptions.TargetServerAttributeNotMatched) as exc:
         raise DatabaseUnavailable(f"cannot reach PostgreSQL at {_safe(url)}: {exc}") from None
     assert pool is not None
     return pool

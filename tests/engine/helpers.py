@@ -175,13 +175,15 @@ def match_hand(r: Rules, dealer: int, hands, bids) -> dict:
             "plays": plays}
 
 
-def bot_game(r: Rules, seed: int, most_moves: int = 5000) -> list[Event]:
+def bot_game(r: Rules, seed: int, most_moves: int = 5000,
+             players: tuple[str, str, str, str] = ("a", "b", "c", "d"),
+             rated: bool = False) -> list[Event]:
     """A whole game's events, every seat the basic bot (for the consumers of events)."""
     from engine import bots
     from engine.state import OVER, seats_in
 
     state, events = step(GameState(), cmd.StartGame(
-        rules=r, players=("a", "b", "c", "d"), seed=f"{seed:064x}", at=1))
+        rules=r, players=players, seed=f"{seed:064x}", at=1, rated=rated))
     out: list[Event] = list(events)
     for n in range(most_moves):
         if state.phase == OVER:

@@ -153,5 +153,6 @@ def test_every_command_runs_through_its_own_handler() -> None:
     assert {" ".join(path) for path, _ in found} == {
         "dev", "serve", "migrate", "resync", "ratings rebuild", "settings", "record verify",
         "record export", "replay", "events export", "operator", "organizer",
-        "tournament list", "tournament show", "tournament replay"}
+        "tournament list", "tournament show", "tournament replay", "backup verify",
+        "backup wal", "restore"}
     assert [path for path, func in found if not callable(func)] == []

@@ -44,6 +44,10 @@ from services.platform.eventstore import OUTBOX_CHANNEL, envelope
 
 PUBLISHED = Counter("spades_outbox_published_total", "Events published by the outbox relay")
 BACKLOG = Gauge("spades_outbox_backlog", "Events committed and not yet on JetStream")
+UNCONFIRMED = Gauge("spades_postgres_commits_unconfirmed",
+                    "1 while PostgreSQL confirms commits without waiting for a synchronous "
+                    "standby (synchronous_standby_names empty): losing its machine then "
+                    "loses acknowledged commands")
 UNACKED = Counter("spades_outbox_sent_unacked_total", "Events sent by plain delivery while "
                   "JetStream was not acknowledging, left to the relay to store")
 
@@ -158,6 +162,7 @@ class OutboxRelay:
         self._stopping = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._listener: asyncpg.Connection | None = None
+        self._alone: bool | None = None
 
     async def publish_pending(self) -> int:
         """Publish one batch of queued events; returns how many went out."""
@@ -236,9 +241,9 @@ class OutboxRelay:
                 if self.sweep_after is None or loop.time() - swept >= self.sweep_after / 2:
                     swept = loop.time()
                     await self.drain()
-                if loop.time() - sampled >= 1.0:  # a gauge, not worth a query per commit
+                if loop.time() - sampled >= 1.0:  # gauges, not worth a query per commit
                     sampled = loop.time()
-                    BACKLOG.set(await self.pool.fetchval("SELECT count(*) FROM outbox"))
+                    await self.sample()
             except Exception as exc:  # NATS or Postgres away: rows stay queued, retry
                 if self._stopping.is_set():
                     return
@@ -247,6 +252,25 @@ class OutboxRelay:
                 continue
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), self.poll_seconds)
+
+    async def sample(self) -> None:
+        """The backlog, and whether commits wait for a synchronous standby; commits that
+        stop waiting (the standby lost, the primary carrying on alone) are said loudly."""
+        row = await self.pool.fetchrow(
+            "SELECT count(*) AS backlog, current_setting('synchronous_standby_names') = ''"
+            " AS alone FROM outbox")
+        assert row is not None
+        BACKLOG.set(row["backlog"])
+        alone = bool(row["alone"])
+        UNCONFIRMED.set(int(alone))
+        if self._alone is not None and alone != self._alone:
+            if alone:
+                _log.warning("commits_unconfirmed", detail="PostgreSQL confirms commits "
+                             "without a synchronous standby: losing its machine now loses "
+                             "acknowledged commands")
+            else:
+                _log.info("commits_confirmed_again")
+        self._alone = alone
 
     async def stop(self) -> None:
         self._stopping.set()

@@ -12,8 +12,10 @@ from .embedded import Embedded, docker_answers, embedded
 from .natsserver import CLUSTER_NAME, NatsServer, nats_server_binary
 from .postgres import PG_USER, PostgresServer, postgres_bin_dir
 from .process import ServerError, die_with_parent, free_port, free_ports, port_in_use
+from .replication import PostgresPair
 
-__all__ = ["CLUSTER_NAME", "PG_USER", "Embedded", "NatsCluster", "NatsServer", "PostgresServer",
+__all__ = ["CLUSTER_NAME", "PG_USER", "Embedded", "NatsCluster", "NatsServer", "PostgresPair",
+           "PostgresServer",
            "ServerError", "die_with_parent", "docker_answers", "embedded", "free_port",
            "free_ports",
            "nats_cluster", "nats_server_binary", "port_in_use", "postgres_bin_dir",

@@ -61,6 +61,8 @@ class PostgresServer:
     data_dir: Path
     port: int
     host: str = "127.0.0.1"
+    # Further server settings (``-c name=value``), given after and so over the defaults.
+    settings: dict[str, str] = field(default_factory=dict)
     process: subprocess.Popen[bytes] | None = field(default=None, repr=False)
 
     @property
@@ -114,7 +116,8 @@ class PostgresServer:
              "-h", self.host, "-k", sockets,
              "-c", "max_connections=300", "-c", "fsync=off" if _fast() else "fsync=on",
              "-c", "synchronous_commit=off" if _fast() else "synchronous_commit=on",
-             "-c", "full_page_writes=off" if _fast() else "full_page_writes=on"],
+             "-c", "full_page_writes=off" if _fast() else "full_page_writes=on",
+             *(arg for name, value in self.settings.items() for arg in ("-c", f"{name}={value}"))],
             stdout=log, stderr=log, env=env, start_new_session=True,
             preexec_fn=die_with_parent(signal.SIGINT), **_popen_user_kwargs(ids),  # type: ignore[call-overload]
         )
@@ -197,7 +200,8 @@ def _clear_stale_postmaster(pgdata: Path) -> None:
 
 
 def _postmaster_ready(pgdata: Path) -> bool:
-    """Postgres writes "ready" as the last line of postmaster.pid once it takes sessions.
+    """Postgres writes "ready" (a hot standby: "standby") as the last line of
+    postmaster.pid once it takes sessions.
 
     Before that (crash recovery after an unclean stop, say) the port already
     answers, but every connection is refused with "starting up".
@@ -206,7 +210,7 @@ def _postmaster_ready(pgdata: Path) -> bool:
         lines = (pgdata / "postmaster.pid").read_text().splitlines()
     except OSError:
         return False
-    return len(lines) >= 8 and lines[7].strip() == "ready"
+    return len(lines) >= 8 and lines[7].strip() in ("ready", "standby")
 
 
 def _ready(host: str, port: int) -> bool:

@@ -1,0 +1,119 @@
+"""Base backups and the WAL archive, with PostgreSQL's own tools.
+
+A backup folder (``SPADES_BACKUP_DIR``) holds ``base/``: base backups taken with
+``pg_basebackup``, the first full and each later one incremental on the one before
+(the server summarizes its WAL: ``summarize_wal=on``), each with a line of JSON
+beside it (its kind, when it began and ended, the databases it holds); and ``wal/``:
+the WAL archive, streamed by ``pg_receivewal`` as it is written, so a restore can reach
+a moment seconds before a loss (``restore.py``). docs/operators.md says how an operator
+takes, checks and restores them.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from .postgres import postgres_bin_dir
+from .process import stop_process
+from .tools import query, run_tool
+
+BASE = "base"
+WAL = "wal"
+ARCHIVE_SLOT = "spades_archive"
+# The archiver streams under its own name: commits never wait for it.
+ARCHIVER = "spades_archiver"
+
+
+@dataclass(frozen=True)
+class Backup:
+    """One base backup: ``base/<name>/``, its description ``base/<name>.json``."""
+
+    name: str
+    kind: str  # "full" or "incremental" (on the backup before it)
+    began: str  # ISO 8601, UTC
+    ended: str  # the backup is consistent from its end on
+    databases: list[str]
+
+    def path(self, folder: Path) -> Path:
+        return folder / BASE / self.name
+
+    @property
+    def ended_at(self) -> datetime:
+        return datetime.fromisoformat(self.ended)
+
+
+def backups(folder: Path) -> list[Backup]:
+    """The folder's base backups, oldest first (their names sort by time)."""
+    return [Backup(**json.loads(kept.read_text()))
+            for kept in sorted((folder / BASE).glob("*.json"))]
+
+
+def take(url: str, folder: Path, full: bool = False) -> Backup:
+    """A base backup of the server ``url`` reaches: incremental on the folder's latest
+    one unless ``full`` or there is none. Its WAL comes with it (``-X stream``), so it
+    restores on its own; the archive carries it on to later moments."""
+    before = backups(folder)
+    incremental = bool(before) and not full
+    began = datetime.now(UTC)
+    name = began.strftime("%Y%m%dT%H%M%S%fZ") + ("-incr" if incremental else "-full")
+    target = folder / BASE / name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    args = ["-d", url, "-D", str(target), "-X", "stream", "-c", "fast"]
+    if incremental:
+        args += ["--incremental", str(before[-1].path(folder) / "backup_manifest")]
+    run_tool("pg_basebackup", *args)
+    databases = query(url, "SELECT datname FROM pg_database WHERE NOT datistemplate "
+                           "ORDER BY datname")
+    made = Backup(name, "incremental" if incremental else "full", began.isoformat(),
+                  datetime.now(UTC).isoformat(), databases)
+    (folder / BASE / f"{name}.json").write_text(json.dumps(asdict(made)) + "\n")
+    return made
+
+
+def verify(folder: Path, backup: Backup) -> None:
+    """``pg_verifybackup``: every file against the manifest's checksums, and the WAL the
+    backup needs present and readable."""
+    run_tool("pg_verifybackup", "-q", str(backup.path(folder)))
+
+
+def wal_reaches(folder: Path) -> datetime | None:
+    """When the archive last received WAL: a restore reaches about this far."""
+    files = [p for p in (folder / WAL).glob("*") if p.is_file()]
+    if not files:
+        return None
+    return datetime.fromtimestamp(max(p.stat().st_mtime for p in files), UTC)
+
+
+class WalArchiver:
+    """``pg_receivewal`` streaming the primary's WAL into ``wal/`` through its own slot,
+    flushing each piece as it comes. It exits when its server goes (``-n``); started
+    again, it makes its slot on whichever server is primary now."""
+
+    def __init__(self, url: str, folder: Path) -> None:
+        self.url, self.folder = url, folder
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        (self.folder / WAL).mkdir(parents=True, exist_ok=True)
+        connect = f"{self.url}{'&' if '?' in self.url else '?'}application_name={ARCHIVER}"
+        run_tool("pg_receivewal", "-d", connect, "-S", ARCHIVE_SLOT, "--create-slot",
+                 "--if-not-exists", timeout=60)
+        log = open(self.folder / "pg_receivewal.log", "ab")  # noqa: SIM115
+        self.process = subprocess.Popen(
+            [str(postgres_bin_dir() / "pg_receivewal"), "-d", connect, "-D",
+             str(self.folder / WAL), "-S", ARCHIVE_SLOT, "-n", "--synchronous"],
+            stdout=log, stderr=log, start_new_session=True)
+        log.close()
+
+    @property
+    def exited(self) -> bool:
+        return self.process is not None and self.process.poll() is not None
+
+    def stop(self) -> None:
+        stop_process(self.process, signal.SIGINT)
+        self.process = None
