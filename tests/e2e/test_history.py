@@ -3,11 +3,16 @@ finished game, on the whole platform; who else may see them."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
+from nats.aio.client import Client
+
 from tests.e2e.conftest import Platform
+from tests.e2e.players import Seat, play_until_over
+from tests.e2e.test_matches import rated_match
 from tests.e2e.test_play_again import ONE_HAND, finished_table
-from tests.services.lobby.harness import Player
+from tests.services.lobby.harness import Player, Service
 from tests.waiting import until
 
 
@@ -77,3 +82,32 @@ async def test_a_player_replays_a_game_they_played_and_nobody_else_does(
             assert (status, body["code"]) == (404, "player_not_found")
         finally:
             await cy.aclose()
+
+
+async def test_a_stranger_sees_a_players_ranked_game_in_both_their_games_and_ratings(
+        platform: Platform, ratings_beside: Service, nc: Client, nats_prefix: str) -> None:
+    """A rated game is nobody's secret: the ratings list shows it to anyone, and so does
+    the player's list of games, to the player and to a stranger alike."""
+    opened, people, socks = await rated_match(platform, nc, nats_prefix, "hist")
+    seats = [Seat(p, s, opened.game_id) for p, s in zip(people, socks, strict=True)]
+    for s in seats:
+        await s.subscribe()
+    await play_until_over(seats)
+    ada, game_id = people[0], opened.game_id
+    stranger = await Player.guest(platform.b.url, "Stranger")
+    try:
+        for asker in (ada, stranger):
+            async def rated(asker: Player = asker) -> dict[str, Any] | None:
+                page = await asker.ok("GET", f"/v1/players/{ada.player_id}/ratings")
+                return next((e for e in page["entries"] if e["game_id"] == game_id), None)
+
+            change = await until(rated, timeout=30)
+            game = await listed(asker, ada.player_id, game_id)
+            assert (game["origin"], game["rated"], game["seat"]) == ("queue", True, 0)
+            assert game["rating"]["delta"] == change["delta"]
+            assert [o["player_id"] for o in game["opponents"]] == \
+                [o["player_id"] for o in change["opponents"]]
+    finally:
+        for s in seats:
+            await s.sock.close()
+        await asyncio.gather(stranger.aclose(), *(p.aclose() for p in people))

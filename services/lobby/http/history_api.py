@@ -76,7 +76,8 @@ class PlayerGamesController(Controller):
         limit: Annotated[int, Parameter(ge=1, le=50)] = 20,
     ) -> PlayerGames:
         """Every game the player sat in to its end, from a table, the ranked queue or a
-        tournament. A private table's games are listed only to those who played them.
+        tournament. Anyone sees a player's ranked, tournament and public tables' games
+        (what `/ratings` shows them too); a private table's only those who played it.
         `rating` is the rated game's change; when the ratings service does not answer,
         the page still comes, with `ratings_complete` false. 404 `player_not_found`."""
         asker = me.player_id
