@@ -4,12 +4,15 @@ finished game, on the whole platform; who else may see them."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import AsyncIterator
 from typing import Any
 
+import asyncpg
 from nats.aio.client import Client
 
 from tests.e2e.conftest import Platform
-from tests.e2e.players import Seat, play_until_over
+from tests.e2e.players import Seat, play_until_over, two_and_bots
 from tests.e2e.test_matches import rated_match
 from tests.e2e.test_play_again import ONE_HAND, finished_table
 from tests.services.lobby.harness import Player, Service
@@ -111,3 +114,41 @@ async def test_a_stranger_sees_a_players_ranked_game_in_both_their_games_and_rat
         for s in seats:
             await s.sock.close()
         await asyncio.gather(stranger.aclose(), *(p.aclose() for p in people))
+
+
+@contextlib.asynccontextmanager
+async def history_held_back(database_url: str) -> AsyncIterator[None]:
+    """The lobby's history projection stalled (its table locked against writes, as a
+    lobby copy killed mid-fetch leaves a game's end unprojected for seconds); reads go on."""
+    conn = await asyncpg.connect(database_url)
+    try:
+        async with conn.transaction():
+            await conn.execute("LOCK TABLE lobby.player_games IN EXCLUSIVE MODE")
+            yield
+    finally:
+        await conn.close()
+
+
+async def test_a_game_is_replayed_the_moment_its_end_reaches_the_players_socket(
+        platform: Platform, database_url: str) -> None:
+    async with history_held_back(database_url):
+        ada, ben, t, seats = await two_and_bots(platform, ("Ada", "Ben"), ONE_HAND)
+        cy = await Player.guest(platform.b.url, "Cy")
+        try:
+            await play_until_over(seats)
+            game_id = t["game_id"]
+            for who in (ada, ben):
+                log = await who.ok("GET", f"/v1/games/{game_id}/replay")
+                assert log["over"] is True and log["names"][:2] == ["Ada", "Ben"]
+                assert log["events"][-1]["event"]["type"] == "GameEnded"
+                at = await who.ok("GET", f"/v1/games/{game_id}/replay/state?at=1")
+                assert at["at"] == 1
+            for path in (f"/v1/games/{game_id}/replay", f"/v1/games/{game_id}/replay/state"):
+                status, body = await cy.call("GET", path)
+                assert (status, body["code"]) == (403, "not_your_game"), body
+            status, body = await cy.call("GET", "/v1/games/0123456789abcdef/replay")
+            assert (status, body["code"]) == (404, "game_not_found")
+        finally:
+            for s in seats:
+                await s.sock.close()
+            await asyncio.gather(ada.aclose(), ben.aclose(), cy.aclose())
