@@ -14,6 +14,7 @@ from services.lobby.base.settings import LobbySettings
 from services.lobby.clients.games import GameClient, GameUnavailable
 from services.lobby.ranked import store as qs
 from services.lobby.tables import store as tablestore
+from services.lobby.tables.playing import in_game
 
 
 class Eligibility:
@@ -34,7 +35,7 @@ class Eligibility:
                              until=until)
         for game_id, _, _ in await tablestore.running_games_of(self.pool, player):
             if not await self._over(game_id, player):
-                raise LobbyError("in_game", "finish your game before queueing")
+                raise in_game("finish your running game before queueing")
 
     async def games_needed(self, player: str) -> int:
         """Finished games the player still needs before the queue takes them (0: none).

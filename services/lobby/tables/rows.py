@@ -16,6 +16,7 @@ from services.lobby.base.throttle import CodeGuesses
 from services.lobby.clients.broadcasts import Broadcasts
 from services.lobby.clients.games import GameClient
 from services.lobby.tables import playagain, store
+from services.lobby.tables.playing import Playing
 from services.lobby.tables.watching import may_watch
 
 
@@ -49,6 +50,7 @@ class TableRows:
     def __init__(self, pool: store.Pool, games: GameClient, broadcasts: Broadcasts,
                  matches: MatchStarter, guesses: CodeGuesses | None = None) -> None:
         self.pool, self.games, self.matches = pool, games, matches
+        self.playing = Playing(pool, games)
         self.broadcasts = broadcasts
         self.guesses = guesses or CodeGuesses("20/10 minutes")
 
