@@ -81,7 +81,12 @@ class TableRows:
             raise LobbyError("table_not_found", f"no table {table_id}")
         return t
 
-    async def _change(self, table_id: str, change: Any) -> store.TableRow:
+    async def _change(self, table_id: str, change: Any,
+                      seating: str | None = None) -> store.TableRow:
+        """``change`` the row under its lock and announce it. ``seating``: the person the
+        change seats, refused (``in_game``) while they play at another table."""
+        if seating is not None:
+            await self.playing.refuse(seating, here=table_id)
         try:
             before, after = await store.change_table(self.pool, table_id, change)
         except store.NotFound:
