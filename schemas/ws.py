@@ -178,7 +178,7 @@ _COMMAND = (*_FOLLOWED, "not_your_seat", "seat_is_bot", "game_unavailable", "rej
             "busy", "not_owner", "conflict", "command_id_reused", "not_allowed",
             *errors.RULE_CODES)
 _STARTS = ("game_unavailable", "match_failed", "match_id_reused", "game_exists", "rejected",
-           "busy", "not_owner", "conflict")
+           "busy", "not_owner", "conflict", "in_game")
 _MATCH = ("match_not_found", "not_in_match", "match_closed", *_STARTS)
 FRAME_ERRORS: dict[str, tuple[str, ...]] = {
     "subscribe": ("table_not_found", "game_not_found", "too_many_games",

@@ -25,7 +25,7 @@ LOBBY = SERVICES / "lobby"
 
 LOBBY_OWNERS = {
     "accounts": {"accounts"},
-    "tables": {"game_tables"},
+    "tables": {"game_tables", "running_seats"},
     "matches": {"matches"},
     "ranked": {"queue_tickets", "queue_members", "queue_matches", "queue_penalties"},
     "games": {"games"},

@@ -270,7 +270,10 @@ LOBBY = [
         "match_id_reused": "a match with this id was opened with other seats",
         "match_failed": "the match could not start",
         "match_closed": "the match is no longer waiting for its players",
-        "in_game": "finish your game before queueing",
+        "in_game": ("finish your running game first: a person plays one game at a time, "
+                    "so a seat at another table, a start, a match's confirmation or the "
+                    "queue waits until it ends", "finish your running game first: a "
+                    "person plays one game at a time"),
         "already_queued": "you are in the queue already",
         "partner_unavailable": "the partner is yourself, unknown, a guest, queued or playing",
     }),

@@ -118,7 +118,7 @@ async def setup(rt: Runtime) -> None:
         pool=rt.pool, tokens=tokens, throttle=throttle, tables=tables, gateway=gateway,
         standings=Standings(rt.pool, ratings), tournaments=tournaments, matches=matches,
         queue=queue, operators=operators.Operators(rt.pool, games, s.operator_cache_games),
-        history=History(rt.pool, ratings, tournaments),
+        history=History(rt.pool, ratings, tournaments, games),
         live=Live(rt.pool, ratings, gateway.unseen), unseen=gateway.unseen))
     rt.routes.append(socket.handler(gateway, tokens, origins, s.ws_max_frame_bytes))
     projection = projection_handlers(s.queue_leaver_seconds, broadcasts)

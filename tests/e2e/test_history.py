@@ -3,11 +3,19 @@ finished game, on the whole platform; who else may see them."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
 from typing import Any
 
+import asyncpg
+from nats.aio.client import Client
+
 from tests.e2e.conftest import Platform
+from tests.e2e.players import Seat, play_until_over, two_and_bots
+from tests.e2e.test_matches import rated_match
 from tests.e2e.test_play_again import ONE_HAND, finished_table
-from tests.services.lobby.harness import Player
+from tests.services.lobby.harness import Player, Service
 from tests.waiting import until
 
 
@@ -77,3 +85,70 @@ async def test_a_player_replays_a_game_they_played_and_nobody_else_does(
             assert (status, body["code"]) == (404, "player_not_found")
         finally:
             await cy.aclose()
+
+
+async def test_a_stranger_sees_a_players_ranked_game_in_both_their_games_and_ratings(
+        platform: Platform, ratings_beside: Service, nc: Client, nats_prefix: str) -> None:
+    """A rated game is nobody's secret: the ratings list shows it to anyone, and so does
+    the player's list of games, to the player and to a stranger alike."""
+    opened, people, socks = await rated_match(platform, nc, nats_prefix, "hist")
+    seats = [Seat(p, s, opened.game_id) for p, s in zip(people, socks, strict=True)]
+    for s in seats:
+        await s.subscribe()
+    await play_until_over(seats)
+    ada, game_id = people[0], opened.game_id
+    stranger = await Player.guest(platform.b.url, "Stranger")
+    try:
+        for asker in (ada, stranger):
+            async def rated(asker: Player = asker) -> dict[str, Any] | None:
+                page = await asker.ok("GET", f"/v1/players/{ada.player_id}/ratings")
+                return next((e for e in page["entries"] if e["game_id"] == game_id), None)
+
+            change = await until(rated, timeout=30)
+            game = await listed(asker, ada.player_id, game_id)
+            assert (game["origin"], game["rated"], game["seat"]) == ("queue", True, 0)
+            assert game["rating"]["delta"] == change["delta"]
+            assert [o["player_id"] for o in game["opponents"]] == \
+                [o["player_id"] for o in change["opponents"]]
+    finally:
+        for s in seats:
+            await s.sock.close()
+        await asyncio.gather(stranger.aclose(), *(p.aclose() for p in people))
+
+
+@contextlib.asynccontextmanager
+async def history_held_back(database_url: str) -> AsyncIterator[None]:
+    """The lobby's history projection stalled (its table locked against writes, as a
+    lobby copy killed mid-fetch leaves a game's end unprojected for seconds); reads go on."""
+    conn = await asyncpg.connect(database_url)
+    try:
+        async with conn.transaction():
+            await conn.execute("LOCK TABLE lobby.player_games IN EXCLUSIVE MODE")
+            yield
+    finally:
+        await conn.close()
+
+
+async def test_a_game_is_replayed_the_moment_its_end_reaches_the_players_socket(
+        platform: Platform, database_url: str) -> None:
+    async with history_held_back(database_url):
+        ada, ben, t, seats = await two_and_bots(platform, ("Ada", "Ben"), ONE_HAND)
+        cy = await Player.guest(platform.b.url, "Cy")
+        try:
+            await play_until_over(seats)
+            game_id = t["game_id"]
+            for who in (ada, ben):
+                log = await who.ok("GET", f"/v1/games/{game_id}/replay")
+                assert log["over"] is True and log["names"][:2] == ["Ada", "Ben"]
+                assert log["events"][-1]["event"]["type"] == "GameEnded"
+                at = await who.ok("GET", f"/v1/games/{game_id}/replay/state?at=1")
+                assert at["at"] == 1
+            for path in (f"/v1/games/{game_id}/replay", f"/v1/games/{game_id}/replay/state"):
+                status, body = await cy.call("GET", path)
+                assert (status, body["code"]) == (403, "not_your_game"), body
+            status, body = await cy.call("GET", "/v1/games/0123456789abcdef/replay")
+            assert (status, body["code"]) == (404, "game_not_found")
+        finally:
+            for s in seats:
+                await s.sock.close()
+            await asyncio.gather(ada.aclose(), ben.aclose(), cy.aclose())

@@ -21,7 +21,7 @@ from services.platform import bus, faults
 from tests.e2e.conftest import Platform
 from tests.e2e.players import Seat, play_until_over
 from tests.e2e.replays import registered
-from tests.services.lobby.harness import Player, Service, lobby_env, start
+from tests.services.lobby.harness import Player, Service, Socket, lobby_env, start
 from tests.waiting import until
 
 ONE_HAND = {"preset": "classic", "target": None, "max_hands": 1}
@@ -57,16 +57,24 @@ def ratings(platform: Platform, database_url: str, nats_url: str,
     svc.stop()
 
 
-async def test_four_registered_people_seated_by_another_service_play_a_rated_game(
-        platform: Platform, ratings: Service, nc: Client, nats_prefix: str,
-        database_url: str) -> None:
+async def rated_match(platform: Platform, nc: Client, prefix: str, name: str
+                      ) -> tuple[MatchOpened, list[Player], list[Socket]]:
+    """Four new registered people, each with a socket (on gateways a and b in turn),
+    seated by another service in a rated match."""
     tag = uuid.uuid4().hex[:6]
-    people = [await registered((platform.a, platform.b)[i % 2].url, f"rated{tag}{i}")
+    people = [await registered((platform.a, platform.b)[i % 2].url, f"{name}{tag}{i}")
               for i in range(4)]
     socks = [await p.socket((platform.a, platform.b)[i % 2].ws_url)
              for i, p in enumerate(people)]
-    opened = await open_match(nc, f"{nats_prefix}e2e", ask(
-        f"rated-{tag}", tuple(MatchSeat(player_id=p.player_id) for p in people), rated=True))
+    opened = await open_match(nc, f"{prefix}e2e", ask(
+        f"{name}-{tag}", tuple(MatchSeat(player_id=p.player_id) for p in people), rated=True))
+    return opened, people, socks
+
+
+async def test_four_registered_people_seated_by_another_service_play_a_rated_game(
+        platform: Platform, ratings: Service, nc: Client, nats_prefix: str,
+        database_url: str) -> None:
+    opened, people, socks = await rated_match(platform, nc, nats_prefix, "rated")
     assert opened.rated and not opened.duplicate
     for i, sock in enumerate(socks):  # each learns of it on its own gateway
         note = (await sock.of_type("note"))["note"]

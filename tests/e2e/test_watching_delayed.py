@@ -216,10 +216,11 @@ async def test_the_live_list_puts_the_best_rated_first_and_never_a_private_table
     for name, people in (("weak", weak), ("strong", strong)):
         games[name] = await _open(nc, nats_prefix, f"live-{name}-{tag}", people)
     host = await Player.guest(platform.b.url, f"Host{tag}")
-    for name, private in (("public", False), ("private", True)):
-        t = await host.ok("POST", "/v1/tables", {"rules": "house", "private": private})
-        await host.ok("POST", f"/v1/tables/{t['table_id']}/bots", {"level": "basic"})
-        games[name] = (await host.ok("POST", f"/v1/tables/{t['table_id']}/start"))["game_id"]
+    other = await Player.guest(platform.b.url, f"Other{tag}")  # a person plays one game
+    for name, private, who in (("public", False, host), ("private", True, other)):
+        t = await who.ok("POST", "/v1/tables", {"rules": "house", "private": private})
+        await who.ok("POST", f"/v1/tables/{t['table_id']}/bots", {"level": "basic"})
+        games[name] = (await who.ok("POST", f"/v1/tables/{t['table_id']}/start"))["game_id"]
     live = await host.ok("GET", "/v1/games/live?limit=100")
     assert live["ratings_complete"] is True
     order = [g["game_id"] for g in live["games"]]
@@ -238,5 +239,5 @@ async def test_the_live_list_puts_the_best_rated_first_and_never_a_private_table
                                     "rating": None}
     status, _ = await host.call("GET", "/v1/games/live?limit=0")
     assert status == 400
-    for p in [host, *strong, *weak]:
+    for p in [host, other, *strong, *weak]:
         await p.aclose()

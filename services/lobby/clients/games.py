@@ -24,10 +24,12 @@ from tenacity import (
 
 from schemas.bus import EventEnvelope
 from schemas.errors import from_service
+from schemas.events import GameEnded
 from schemas.play import CreateGame, EventsReply, EventsSince, GameReply, GameRequest
 from schemas.subjects import Names
 from services.platform import bus, logs
 from services.platform.busclient import BusClient, Listening, Unavailable
+from services.platform.events import game_registry
 
 T = TypeVar("T", bound=msgspec.Struct)
 _log = logs.get("gateway")
@@ -69,6 +71,7 @@ RESEND_PAUSE = 0.05  # seconds between a request nobody answered and its next tr
 class GameClient:
     def __init__(self, client: BusClient, names: Names, timeout: float) -> None:
         self.client, self.names, self.timeout = client, names, timeout
+        self._registry = game_registry()
         self._followed: set[Following] = set()
         self._asking: set[asyncio.Task[object]] = set()  # tasks waiting for a reply now
         self._lost: set[asyncio.Task[object]] = set()  # of those, whose request was lost
@@ -156,6 +159,17 @@ class GameClient:
             return None
         events = (await self.events_since(game_id, now - 1)).events
         return events[-1] if events else None
+
+    async def ending(self, game_id: str) -> tuple[EventEnvelope, GameEnded] | None:
+        """The game's end as its own store holds it (None while it runs, or for no such
+        game): what a player who saw ``GameEnded`` was told, before any projection of
+        it catches up. ``GameUnavailable`` when no worker answers."""
+        env = await self.last_event(game_id)
+        if env is None or env.type != GameEnded.__name__:
+            return None
+        ended = self._registry.decode(env.type, env.schema_version, env.body)
+        assert isinstance(ended, GameEnded)
+        return env, ended
 
     async def follow(self, game_id: str,
                      handler: Callable[[EventEnvelope], None]) -> Following:

@@ -44,6 +44,7 @@ def projection_handlers(leaver_seconds: float, broadcasts: Broadcasts) -> Projec
         e = registry.decode(env.type, env.schema_version, env.body)
         if isinstance(e, ev.GameStarted):
             await store.game_started(conn, env.stream, list(e.players), env.occurred_at_ms)
+            await tablestore.seat_unmatched(conn, env.stream, list(e.players))
 
     async def ended(conn: Any, env: EventEnvelope) -> None:
         e = registry.decode(env.type, env.schema_version, env.body)
@@ -51,6 +52,7 @@ def projection_handlers(leaver_seconds: float, broadcasts: Broadcasts) -> Projec
             await store.game_ended(conn, env.stream, list(e.players), env.occurred_at_ms,
                                    e.winner, list(e.scores), e.reason, e.hands_played)
             table_id = await tablestore.close_table_of(conn, env.stream)
+            await tablestore.unseat(conn, env.stream)
             if table_id is not None:
                 closed[env.stream] = table_id
             await leavers.game_ended(conn, env.stream, e, leaver_seconds)

@@ -15,10 +15,12 @@ import msgspec
 
 from schemas import history as h
 from schemas import ratings as api
+from schemas.errors.codes import GAME_UNAVAILABLE
 from schemas.rules import Rules
 from schemas.seats import opponents_of, partner_of, team_of
 from schemas.views import HandSheet
 from services.lobby.base.errors import LobbyError
+from services.lobby.clients.games import GameClient, GameUnavailable
 from services.lobby.clients.ratings import RatingsBus
 from services.lobby.history import store
 from services.lobby.tournaments.tournaments import Tournaments
@@ -37,8 +39,29 @@ def _result(row: dict[str, Any], seat: int) -> str:
 
 
 class History:
-    def __init__(self, pool: Any, ratings: RatingsBus, tournaments: Tournaments) -> None:
+    def __init__(self, pool: Any, ratings: RatingsBus, tournaments: Tournaments,
+                 games: GameClient) -> None:
         self.pool, self.ratings, self.tournaments = pool, ratings, tournaments
+        self.games = games
+
+    async def replayable(self, player: str, game_id: str) -> None:
+        """A finished game ``player`` sat in, or 404 ``game_not_found`` / 403
+        ``not_your_game``. A game the projection has not recorded yet is looked up in
+        its own store: a player told ``GameEnded`` replays it at once, and a stranger
+        is told it is not theirs, whichever lobby copy answers and however far behind
+        its projection is."""
+        players = await store.players_of(self.pool, game_id)
+        if players is None:
+            try:
+                end = await self.games.ending(game_id)
+            except GameUnavailable:
+                raise LobbyError(GAME_UNAVAILABLE, "no game worker answered") from None
+            players = None if end is None else list(end[1].players)
+        if players is None:
+            raise LobbyError("game_not_found", f"no finished game {game_id} (a game is "
+                                               "replayed once it has ended)")
+        if player not in players:
+            raise LobbyError("not_your_game", f"you did not play in game {game_id}")
 
     async def page(self, player: str, before: int | None, limit: int,
                    asker: str) -> h.PlayerGames:

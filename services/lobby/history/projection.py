@@ -63,7 +63,15 @@ class HistoryProjection:
         await history.record(conn, env.stream, end, list(seat_names(end.players, known)),
                              started, env.occurred_at_ms, state.sheet, match["origin"],
                              match["match_id"], match["table_id"],
-                             table is not None and table.private)
+                             _private(match["origin"], table))
+
+
+
+def _private(origin: str, table: store.TableRow | None) -> bool:
+    """Only a person's private table hides its games from strangers; a ranked or
+    tournament match's table row is private (no room code) but its games are not: they
+    are rated and listed with the player's ratings to anyone (docs/protocol.md)."""
+    return origin == "table" and table is not None and table.private
 
 
 __all__ = ["HistoryProjection"]

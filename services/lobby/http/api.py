@@ -128,7 +128,7 @@ class TableController(Controller):
           tags=["tables"], security=BEARER, responses=answers(201, Table, TABLE,
                                                               *SIGNED_IN, *BODY,
                                                               "bad_rules", "public_rules_fixed",
-                                                              "no_room_code", *STORE))
+                                                              "no_room_code", "in_game", *STORE))
     async def create_table(self, me: Claims, tables: Tables, data: CreateTable) -> Table:
         """`rules` is a preset name or `{"preset": NAME, **options}` (docs/rules.md); a
         public table keeps its preset as it is. The host sits at `seat` (default 0)."""

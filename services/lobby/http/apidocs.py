@@ -49,7 +49,7 @@ GAME_REFUSALS = ("game_unavailable", "rejected", "busy", "not_owner", "conflict"
                  "game_over", "wrong_phase", "seat_is_bot")
 # A game the call starts (a table's, a match's): its opening refused or not answered.
 STARTS = ("game_unavailable", "match_failed", "match_id_reused", "game_exists", "rejected",
-          "busy", "not_owner", "conflict")
+          "busy", "not_owner", "conflict", "in_game")
 
 
 def answers(status: int, body: type[Any], example: Any, *codes: str,

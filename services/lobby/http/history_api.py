@@ -19,7 +19,6 @@ from services.lobby.accounts.auth import Claims
 from services.lobby.base.errors import LobbyError
 from services.lobby.base.store import Pool
 from services.lobby.games.operators import Operators
-from services.lobby.history import store as history_store
 from services.lobby.history.games import History
 from services.lobby.http.apidocs import BEARER, SIGNED_IN, STORE, answers
 from services.lobby.http.params import Before, EventsFolded, GameId, PlayerId, SeatView
@@ -54,19 +53,6 @@ LOGGED = {"version": 1, "schema_version": 2, "occurred_at_ms": 1798700000000,
           "event": {"type": "GameStarted", "...": "every field of the event"}}
 
 
-async def replayable(pool: Pool, unseen: Unseen, me: Claims, game_id: str) -> None:
-    """A finished game ``me`` sat in, or 404 ``game_not_found`` / 403 ``not_your_game``;
-    first of all, never a duplicate round's game to one still to play its deals (403
-    ``deal_not_finished``, ``tournaments.unseen``)."""
-    await unseen.check(me, game_id)
-    players = await history_store.players_of(pool, game_id)
-    if players is None:
-        raise LobbyError("game_not_found", f"no finished game {game_id} (a game is "
-                                           "replayed once it has ended)")
-    if me.player_id not in players:
-        raise LobbyError("not_your_game", f"you did not play in game {game_id}")
-
-
 class PlayerGamesController(Controller):
     """A player's finished games, and the replay of one they played."""
 
@@ -80,7 +66,8 @@ class PlayerGamesController(Controller):
         limit: Annotated[int, Parameter(ge=1, le=50)] = 20,
     ) -> PlayerGames:
         """Every game the player sat in to its end, from a table, the ranked queue or a
-        tournament. A private table's games are listed only to those who played them.
+        tournament. Anyone sees a player's ranked, tournament and public tables' games
+        (what `/ratings` shows them too); a private table's only those who played it.
         `rating` is the rated game's change; when the ratings service does not answer,
         the page still comes, with `ratings_complete` false. 404 `player_not_found`."""
         asker = me.player_id
@@ -96,13 +83,14 @@ class PlayerGamesController(Controller):
                            *SIGNED_IN, "bad_request", "game_not_found", "not_your_game",
                            "deal_not_finished", "tournaments_unavailable", "game_unavailable",
                            *STORE))
-    async def replay(self, me: Claims, pool: Pool, operators: Operators, unseen: Unseen,
+    async def replay(self, me: Claims, history: History, operators: Operators, unseen: Unseen,
                      game_id: GameId) -> admin.EventLog:
         """The operators' log (`/v1/admin/games/{id}/events`) for a player who sat in the
         game, once it has ended: 404 `game_not_found` before, 403 `not_your_game` for
         anyone else; 403 `deal_not_finished` first to one still to play its deals (a
         duplicate tournament's round)."""
-        await replayable(pool, unseen, me, game_id)
+        await unseen.check(me, game_id)
+        await history.replayable(me.player_id, game_id)
         return await operators.log(game_id)
 
     @get("/v1/games/{game_id:str}/replay/state", summary="A finished game's state after "
@@ -115,11 +103,12 @@ class PlayerGamesController(Controller):
                            "deal_not_finished", "tournaments_unavailable", "game_unavailable",
                            "event_out_of_range", *STORE))
     async def state(
-        self, me: Claims, pool: Pool, operators: Operators, unseen: Unseen, game_id: GameId,
-        at: EventsFolded = None, seat: SeatView = None,
+        self, me: Claims, history: History, operators: Operators, unseen: Unseen,
+        game_id: GameId, at: EventsFolded = None, seat: SeatView = None,
     ) -> admin.StateAt:
         """As `/v1/admin/games/{id}/state`, for a player who sat in the finished game."""
-        await replayable(pool, unseen, me, game_id)
+        await unseen.check(me, game_id)
+        await history.replayable(me.player_id, game_id)
         return await operators.state_at(game_id, at, seat)
 
 

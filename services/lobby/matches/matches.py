@@ -44,6 +44,7 @@ from services.lobby.matches import store
 from services.lobby.matches.outcomes import Outcomes
 from services.lobby.matches.starting import GameStarts
 from services.lobby.tables import store as tablestore
+from services.lobby.tables.playing import Playing, in_game
 from services.platform import logs
 
 _log = logs.get("lobby")
@@ -57,6 +58,7 @@ class Matches:
         self.pool, self.games, self.outcomes = pool, games, outcomes
         self.broadcasts = broadcasts
         self.starts = GameStarts(pool, games, broadcasts, outcomes)
+        self.playing = Playing(pool, games)
 
     async def open(self, req: OpenMatch, table: tablestore.TableRow | None = None) -> MatchOpened:
         """Open ``req`` (a person's open ``table`` when the origin is a table)."""
@@ -78,6 +80,8 @@ class Matches:
         else:
             row = None if check else _table_row(req, names, preset, rules)
         asked = msgspec.msgpack.encode(req)
+        if row is not None:
+            await self.playing.free(names)
         try:
             match, fresh = await store.open_match(self.pool, store.MatchRow(
                 match_id=req.match_id, origin=req.origin, origin_id=req.origin_id,
@@ -87,6 +91,9 @@ class Matches:
                 row, table_exists=table is not None, ready_seconds=req.ready_seconds)
         except store.TableNotOpen:
             raise LobbyError(TABLE_STARTED, "the table is no longer open") from None
+        except tablestore.InGame as busy:
+            raise in_game(f"{names[busy.player_id][0]} is still playing another game; "
+                          "it ends first") from None
         if not fresh and match.request != asked:
             raise LobbyError("match_id_reused",
                              f"match {req.match_id} was opened with another request")
@@ -115,6 +122,7 @@ class Matches:
             return _opened(match, duplicate=True)
         if match.state != "ready_check":
             raise _closed(match)
+        await self.playing.refuse(player_id)
         try:
             return _opened(await self._confirm(match, req, seats))
         except _Repeated as repeated:
@@ -170,15 +178,21 @@ class Matches:
     async def _confirm(self, match: store.MatchRow, req: OpenMatch,
                        seats: tuple[int, ...]) -> store.MatchRow:
         preset, rules = rules_of(req.rules)
-        row = _table_row(req, await self.starts.check_seats(req), preset, rules)
+        names = await self.starts.check_seats(req)
+        row = _table_row(req, names, preset, rules)
+        await self.playing.free(names)
         try:
             match, outcome = await store.confirm(self.pool, match.match_id, seats, row)
         except store.NotAwaiting as exc:
             if _confirmed(exc.match, seats):  # the last confirmation landed meanwhile
                 raise _Repeated(exc.match) from None
             raise _closed(exc.match) from None
+        except tablestore.InGame:
+            raise in_game() from None
         if outcome == "lapsed":
             await self._not_ready(match, req)
+        elif outcome == "withdrawn":  # one who had confirmed plays elsewhere now
+            await self._offer(match, req)
         elif outcome == "complete":
             await self.broadcasts.table_changed(match.table_id, match.game_id)
             await self.starts.start(match, req)

@@ -93,6 +93,7 @@ class GameStarts:
         if keep:
             return
         await store.match_state(self.pool, match.match_id, "failed")
+        await tablestore.unseat(self.pool, match.game_id)
         await self.outcomes.publish(dc_replace(match, state="failed"))
 
         def undo(r: tablestore.TableRow) -> tablestore.TableRow:

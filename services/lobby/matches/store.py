@@ -10,7 +10,14 @@ from dataclasses import dataclass
 import asyncpg
 
 from services.lobby.base.store import NotFound, Pool
-from services.lobby.tables.store import TableRow, insert_table, seat_open_table, seats_json
+from services.lobby.tables.store import (
+    InGame,
+    TableRow,
+    insert_table,
+    seat_open_table,
+    seat_players,
+    seats_json,
+)
 
 __all__ = ["MatchRow", "NotAwaiting", "NotFound", "Pool", "TableNotOpen", "confirm", "decline",
            "lapsed_checks", "match", "match_state", "offers_of", "open_match", "origin_of",
@@ -89,6 +96,9 @@ async def open_match(pool: asyncpg.Pool, m: MatchRow, table: TableRow | None,
                 raise TableNotOpen(table.table_id)
         elif table is not None:
             await insert_table(conn, table)
+        if table is not None:
+            await seat_players(conn, m.game_id, m.table_id, dict(zip(m.players, m.people,
+                                                                     strict=True)))
         return _match(got), True
 
 
@@ -124,12 +134,14 @@ class NotAwaiting(Exception):
 
 async def confirm(pool: asyncpg.Pool, match_id: str, seats: tuple[int, ...],
                   table: TableRow) -> tuple[MatchRow, str]:
-    """``seats`` confirmed: (the match, "waiting" | "complete" | "lapsed").
+    """``seats`` confirmed: (the match, "waiting" | "complete" | "lapsed" | "withdrawn").
 
     Under the match's row lock: a match past its deadline ends ``not_ready`` here
     ("lapsed": the sweep would have said the same); the last confirmation moves it to
     'starting' and writes its table ("complete"), so exactly one confirmer goes on to
-    create the game. ``NotAwaiting`` when the check was already over.
+    create the game. ``NotAwaiting`` when the check was already over. One who confirmed
+    and plays elsewhere by then has their confirmation taken back ("withdrawn": the
+    match waits for them again); ``InGame`` when that is the confirmer.
     """
     async with pool.acquire() as conn, conn.transaction():
         row = await conn.fetchrow(
@@ -144,13 +156,25 @@ async def confirm(pool: asyncpg.Pool, match_id: str, seats: tuple[int, ...],
             return await _end_check(conn, match_id, ()), "lapsed"
         ready = tuple(sorted(set(m.ready) | set(seats)))
         done = set(m.people) <= set(ready)
+        outcome = "complete" if done else "waiting"
+        if done:
+            try:
+                async with conn.transaction():
+                    await insert_table(conn, table)
+                    await seat_players(conn, m.game_id, m.table_id,
+                                       dict(zip(m.players, m.people, strict=True)))
+            except InGame as busy:
+                theirs = {s for p, s in zip(m.players, m.people, strict=True)
+                          if p == busy.player_id}
+                if theirs & set(seats):
+                    raise
+                ready, done, outcome = tuple(s for s in ready if s not in theirs), False, \
+                    "withdrawn"
         got = await conn.fetchrow(
             f"UPDATE matches SET ready = $2, state = $3 WHERE match_id = $1"
             f" RETURNING {_MATCH_COLUMNS}",
             match_id, list(ready), "starting" if done else "ready_check")
-        if done:
-            await insert_table(conn, table)
-        return _match(got), "complete" if done else "waiting"
+        return _match(got), outcome
 
 
 async def _end_check(conn: asyncpg.Connection, match_id: str,

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from schemas.events import GameEnded
 from services.lobby.accounts import store as accountstore
 from services.lobby.base import store as basestore
 from services.lobby.base.clock import now_ms
@@ -15,14 +14,13 @@ from services.lobby.base.settings import LobbySettings
 from services.lobby.clients.games import GameClient, GameUnavailable
 from services.lobby.ranked import store as qs
 from services.lobby.tables import store as tablestore
-from services.platform.events import game_registry
+from services.lobby.tables.playing import in_game
 
 
 class Eligibility:
     def __init__(self, pool: basestore.Pool, games: GameClient,
                  settings: LobbySettings) -> None:
         self.pool, self.games, self.settings = pool, games, settings
-        self.registry = game_registry()
 
     async def check(self, player: str) -> None:
         """Refuse a player who may not queue now: too few games, cooling down, playing."""
@@ -37,7 +35,7 @@ class Eligibility:
                              until=until)
         for game_id, _, _ in await tablestore.running_games_of(self.pool, player):
             if not await self._over(game_id, player):
-                raise LobbyError("in_game", "finish your game before queueing")
+                raise in_game("finish your running game before queueing")
 
     async def games_needed(self, player: str) -> int:
         """Finished games the player still needs before the queue takes them (0: none).
@@ -64,13 +62,12 @@ class Eligibility:
         game this player left cools them down as the projection will
         (``ranked.store.leavers``)."""
         try:
-            env = await self.games.last_event(game_id)
+            end = await self.games.ending(game_id)
         except GameUnavailable:
             return False  # the projection's word stands
-        if env is None or env.type != GameEnded.__name__:
+        if end is None:
             return False
-        ended = self.registry.decode(env.type, env.schema_version, env.body)
-        assert isinstance(ended, GameEnded)
+        env, ended = end
         if ended.rated and player in (ended.players[s] for s in qs.left_seats(ended)):
             until = env.occurred_at_ms + int(self.settings.queue_leaver_seconds * 1000)
             if until > now_ms():

@@ -16,6 +16,7 @@ from services.lobby.base.throttle import CodeGuesses
 from services.lobby.clients.broadcasts import Broadcasts
 from services.lobby.clients.games import GameClient
 from services.lobby.tables import playagain, store
+from services.lobby.tables.playing import Playing
 from services.lobby.tables.watching import may_watch
 
 
@@ -49,6 +50,7 @@ class TableRows:
     def __init__(self, pool: store.Pool, games: GameClient, broadcasts: Broadcasts,
                  matches: MatchStarter, guesses: CodeGuesses | None = None) -> None:
         self.pool, self.games, self.matches = pool, games, matches
+        self.playing = Playing(pool, games)
         self.broadcasts = broadcasts
         self.guesses = guesses or CodeGuesses("20/10 minutes")
 
@@ -79,7 +81,12 @@ class TableRows:
             raise LobbyError("table_not_found", f"no table {table_id}")
         return t
 
-    async def _change(self, table_id: str, change: Any) -> store.TableRow:
+    async def _change(self, table_id: str, change: Any,
+                      seating: str | None = None) -> store.TableRow:
+        """``change`` the row under its lock and announce it. ``seating``: the person the
+        change seats, refused (``in_game``) while they play at another table."""
+        if seating is not None:
+            await self.playing.refuse(seating, here=table_id)
         try:
             before, after = await store.change_table(self.pool, table_id, change)
         except store.NotFound:

@@ -1,5 +1,5 @@
 """The tables room's store: the ``game_tables`` rows (people's tables and the tables
-matches seat), and the games a player sits in."""
+matches seat), and the one game each person sits in (``running_seats``)."""
 
 from __future__ import annotations
 
@@ -13,9 +13,11 @@ import asyncpg
 
 from services.lobby.base.store import NotFound, Pool, as_uuid
 
-__all__ = ["CodeTaken", "NotFound", "Pool", "Seat", "TableRow", "change_table", "close_table_of",
-           "get_table", "insert_table", "open_public_tables", "running_games_of", "seat_open_table",
-           "seated_players", "seats_json", "table_by_code", "table_by_game", "tables_of"]
+__all__ = ["CodeTaken", "InGame", "NotFound", "Pool", "Seat", "TableRow", "change_table",
+           "close_table_of", "get_table", "insert_table", "open_public_tables",
+           "running_games_of", "seat_open_table", "seat_players", "seat_unmatched",
+           "seated_players", "seats_json", "table_by_code", "table_by_game", "tables_of",
+           "unseat"]
 
 
 class CodeTaken(Exception):
@@ -153,26 +155,59 @@ async def tables_of(pool: asyncpg.Pool, player_id: str) -> list[TableRow]:
     return [_row(r) for r in rows]
 
 
+class InGame(Exception):
+    """A person to be seated plays another game (``game_id``) that has not ended."""
+
+    def __init__(self, player_id: str, game_id: str) -> None:
+        super().__init__(f"{player_id} plays {game_id}")
+        self.player_id, self.game_id = player_id, game_id
+
+
 async def running_games_of(pool: asyncpg.Pool, player_id: str) -> list[tuple[str, str, int]]:
-    """(game_id, table_id or "", seat) of the games the player sits in that have not
-    ended: from the games projection, and from playing tables whose game the projection
-    has not seen yet."""
-    rows = await pool.fetch(
-        "SELECT g.game_id, coalesce(m.table_id::text, '') AS table_id,"
-        "       array_position(g.players, $1) - 1 AS seat, g.started_at AS at"
-        " FROM games g LEFT JOIN matches m ON m.game_id = g.game_id"
-        " WHERE g.players @> ARRAY[$1] AND g.ended_at IS NULL AND g.started_at IS NOT NULL"
-        " UNION"
-        " SELECT t.game_id, t.table_id::text, (s.n - 1)::int, t.updated_at"
-        " FROM game_tables t, jsonb_array_elements(t.seats) WITH ORDINALITY AS s(seat, n)"
-        " WHERE t.state = 'playing' AND s.seat->>'player_id' = $1"
-        "   AND NOT EXISTS (SELECT 1 FROM games g WHERE g.game_id = t.game_id"
-        "                   AND g.ended_at IS NOT NULL)"
-        " ORDER BY at DESC", player_id)
-    seen: dict[str, tuple[str, str, int]] = {}
-    for r in rows:
-        seen.setdefault(r["game_id"], (r["game_id"], r["table_id"], r["seat"]))
-    return list(seen.values())
+    """(game_id, table_id or "", seat) of the game the player sits in that has not ended,
+    if any: one at most (``running_seats``' key)."""
+    rows = await pool.fetch("SELECT game_id, table_id, seat FROM running_seats"
+                            " WHERE player_id = $1", player_id)
+    return [(r["game_id"], r["table_id"], r["seat"]) for r in rows]
+
+
+async def seat_players(conn: asyncpg.Connection, game_id: str, table_id: str,
+                       seats: dict[str, int]) -> None:
+    """Called in the transaction that seats a game's people (player id -> seat): each
+    one's running game is this one, or ``InGame`` names one who plays another. The key
+    is the rule: a seating racing this one for a person waits for its commit, then
+    finds the person taken. People are written in one order, so two seatings never
+    wait for each other."""
+    people = sorted(seats)
+    got = await conn.fetch(
+        "INSERT INTO running_seats (player_id, game_id, table_id, seat)"
+        " SELECT p, $2, $3, s FROM unnest($1::text[], $4::smallint[]) AS u(p, s)"
+        " ON CONFLICT (player_id) DO NOTHING RETURNING player_id",
+        people, game_id, table_id, [seats[p] for p in people])
+    missing = sorted(set(people) - {r["player_id"] for r in got})
+    for r in await conn.fetch("SELECT player_id, game_id FROM running_seats"
+                              " WHERE player_id = ANY($1::text[]) ORDER BY player_id", missing):
+        if r["game_id"] != game_id:
+            raise InGame(r["player_id"], r["game_id"])
+
+
+async def seat_unmatched(conn: asyncpg.Connection, game_id: str, players: list[str]) -> None:
+    """The GameStarted consumer: the people of a game no match opened (a worker asked
+    directly) play it, unless they play another already or it has ended."""
+    await conn.execute(
+        "INSERT INTO running_seats (player_id, game_id, table_id, seat)"
+        " SELECT p, $1, '', n - 1 FROM unnest($2::text[]) WITH ORDINALITY AS u(p, n)"
+        " WHERE p NOT LIKE 'bot:%' AND p <> ''"
+        "   AND NOT EXISTS (SELECT 1 FROM matches WHERE game_id = $1)"
+        "   AND NOT EXISTS (SELECT 1 FROM games WHERE game_id = $1 AND ended_at IS NOT NULL)"
+        " ON CONFLICT (player_id) DO NOTHING", game_id, players)
+
+
+async def unseat(pool: asyncpg.Pool | asyncpg.Connection, game_id: str,
+                 player_id: str | None = None) -> None:
+    """The game's people (or only ``player_id``) are free: it ended, or never began."""
+    await pool.execute("DELETE FROM running_seats WHERE game_id = $1"
+                       " AND ($2::text IS NULL OR player_id = $2)", game_id, player_id)
 
 
 async def change_table(pool: asyncpg.Pool, table_id: str,

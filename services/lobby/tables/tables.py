@@ -40,6 +40,7 @@ class Tables(HostOptions):
         preset, rules = rules_of(spec)
         seats = [store.Seat()] * 4
         if seat is not None:
+            await self.playing.refuse(me.player_id)
             seats[seat] = store.Seat(player_id=me.player_id, name=me.name, guest=me.guest)
         for _ in range(10):
             row = store.TableRow(
@@ -65,8 +66,8 @@ class Tables(HostOptions):
 
     async def join(self, me: Claims, table_id: str, seat: int | None,
                    *, by_code: bool = False) -> Table:
-        """Take a seat. A private table's id is no secret (it is in links and frames),
-        so a newcomer needs its room code; its host and seated players do not."""
+        """Take a seat, unless playing elsewhere. A private table's id is no secret, so
+        a newcomer needs its room code; its host and seated players do not."""
         def sit(t: store.TableRow) -> store.TableRow:
             held = seat_of(t, me.player_id)
             if t.private and not by_code and held is None and t.host != me.player_id:
@@ -91,7 +92,7 @@ class Tables(HostOptions):
             seats[want] = store.Seat(player_id=me.player_id, name=me.name, guest=me.guest)
             return playagain.sat_down(t, t.with_(seats=tuple(seats)), me.player_id)
 
-        t = await self._change(table_id, sit)
+        t = await self._change(table_id, sit, seating=me.player_id)
         return to_api(await self._go_on_if_agreed(t), me.player_id)
 
     async def join_by_code(self, me: Claims, code: str, seat: int | None) -> Table:
@@ -162,7 +163,8 @@ class Tables(HostOptions):
         """Ask for another game at this table, or agree to one asked for: the first ask
         tells the other people seated; the last agreement starts the game."""
         before = await self._get(table_id)
-        t = await self._change(table_id, lambda row: playagain.ask(row, me.player_id))
+        t = await self._change(table_id, lambda row: playagain.ask(row, me.player_id),
+                               seating=me.player_id)
         if before.state == "over" and t.play_again == (me.player_id,):  # the first ask
             for seat, s in enumerate(t.seats):
                 if s.player_id and s.player_id != me.player_id:
