@@ -122,7 +122,7 @@ class Matches:
             return _opened(match, duplicate=True)
         if match.state != "ready_check":
             raise _closed(match)
-        await self.playing.refuse(player_id)
+        await self.playing.refuse(player_id, here=match.table_id)  # its own game may be starting
         try:
             return _opened(await self._confirm(match, req, seats))
         except _Repeated as repeated:
