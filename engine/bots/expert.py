@@ -265,12 +265,19 @@ def choose_card(state: GameState, seat: int, seed: int = 0,
         if samples >= _PRUNE_AFTER and samples % 4 == 0:
             active = [i for i in active if _bound(diff[i], diff2[i], sw[i], sw2[i],
                                                   _PRUNE) >= 0]
+    return f.card[cands[_surely_better(diff, diff2, sw, sw2)]]
+
+
+def _surely_better(diff: Sequence[float], diff2: Sequence[float], sw: Sequence[float],
+                   sw2: Sequence[float]) -> int:
+    """The candidate whose lower confidence bound of its gain over the first (the
+    default) is highest and above zero; the first when none surely beats it."""
     best, best_lower = 0, 0.0
-    for i in range(1, m):
+    for i in range(1, len(diff)):
         lower = _bound(diff[i], diff2[i], sw[i], sw2[i], -_CONFIDENCE)
         if lower > best_lower:
             best, best_lower = i, lower
-    return f.card[cands[best]]
+    return best
 
 
 def partner_safe(k: Seen, legal: int) -> int:
@@ -380,9 +387,4 @@ def choose_bid(state: GameState, seat: int, seed: int = 0, budget: int | None = 
             diff2[i] += w * d * d
             sw[i] += w
             sw2[i] += w * w
-    best, best_lower = 0, 0.0
-    for i in range(1, m):
-        lower = _bound(diff[i], diff2[i], sw[i], sw2[i], -_CONFIDENCE)
-        if lower > best_lower:
-            best, best_lower = i, lower
-    return cands[best]
+    return cands[_surely_better(diff, diff2, sw, sw2)]

@@ -82,27 +82,27 @@ def _name(name: str) -> tuple[str, str]:
 
 
 async def guest(pool: store.Pool, tokens: Tokens, name: str) -> Session:
-    name, skeleton = _name(name)
-    player_id = str(uuid.uuid4())
-    try:
-        await store.create_account(pool, player_id, name, skeleton, None)
-    except store.NameTaken:
-        raise LobbyError("name_taken", f"{name!r} is (or looks like) a registered name"
-                         ) from None
-    return tokens.issue(player_id, name, guest=True)
+    return await _account(pool, tokens, name, None)
 
 
 async def register(pool: store.Pool, tokens: Tokens, name: str, password: str) -> Session:
+    return await _account(pool, tokens, name, password)
+
+
+async def _account(pool: store.Pool, tokens: Tokens, name: str,
+                   password: str | None) -> Session:
+    """A new account signed in: a guest's (no password) or a registered one's. The name
+    is checked before the password is hashed: a refused name costs no hashing."""
     name, skeleton = _name(name)
     # Hashing is deliberately slow; keep it off the event loop.
-    hashed = await asyncio.to_thread(_hasher.hash, password)
+    hashed = None if password is None else await asyncio.to_thread(_hasher.hash, password)
     player_id = str(uuid.uuid4())
     try:
         await store.create_account(pool, player_id, name, skeleton, hashed)
     except store.NameTaken:
         raise LobbyError("name_taken", f"{name!r} is (or looks like) a registered name"
                          ) from None
-    return tokens.issue(player_id, name, guest=False)
+    return tokens.issue(player_id, name, guest=hashed is None)
 
 
 async def login(pool: store.Pool, tokens: Tokens, throttle: Throttle, name: str,
