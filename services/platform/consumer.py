@@ -18,7 +18,7 @@ import nats.errors
 import nats.js.errors
 import structlog
 from nats.aio.msg import Msg
-from prometheus_client import Counter
+from prometheus_client import Counter, Gauge
 
 from schemas.bus import EventEnvelope
 from services.platform import faults, logs
@@ -27,6 +27,8 @@ from services.platform.busclient import BusClient
 
 CONSUMED = Counter("spades_consumer_messages_total", "JetStream messages by outcome",
                    ["consumer", "outcome"])
+LAG = Gauge("spades_consumer_pending_messages", "Messages of its stream a durable consumer has "
+            "not been handed yet, as of its last fetch (its lag)", ["consumer"])
 
 _log = logs.get("bus")
 
@@ -55,10 +57,9 @@ class Consumer:
     platform. Should that fail, the fetch is applied again message by message as
     above, so a bad message still fails alone.
 
-    ``before`` sees a fetch's messages ahead of its transaction: what a handler needs
-    from another service is asked there, holding no Postgres connection meanwhile. It
-    is a hint: a handler that finds nothing asks again itself.
-    """
+    ``before`` sees a fetch's messages ahead of its transaction: what a handler needs from
+    another service is asked there, holding no Postgres connection meanwhile (a hint: a
+    handler that finds nothing asks again itself). ``LAG`` is what a fetch left pending."""
 
     def __init__(self, client: BusClient, pool: asyncpg.Pool, spec: ConsumerSpec,
                  handler: Handler, *, batch: int = 64, retry_delay: float = 0.2,
@@ -105,6 +106,7 @@ class Consumer:
                 _log.warning("fetch_failed", consumer=self.spec.durable, error=str(exc))
                 await asyncio.sleep(0.5)
                 continue
+            _note_lag(self.spec.durable, msgs)
             try:
                 await self.process(msgs)
             except Exception as exc:  # Postgres away, say: unacked, JetStream redelivers
@@ -241,6 +243,13 @@ async def forget(conn: asyncpg.Connection, consumer: str) -> None:
     """Forget which events ``consumer`` applied, so that a rebuild applies them all again
     (in the caller's transaction, beside its own reset)."""
     await conn.execute("DELETE FROM consumer_processed WHERE consumer = $1", consumer)
+
+
+def _note_lag(consumer: str, msgs: list[Msg]) -> None:
+    """What a fetch left pending for ``consumer`` on its stream. A fetch may also end with
+    no message at all (the server's status instead), which says nothing of the lag."""
+    if msgs:
+        LAG.labels(consumer).set(msgs[-1].metadata.num_pending)
 
 
 async def _dead_letter(pool: asyncpg.Pool, consumer: str, msg: Msg, env: EventEnvelope | None,
