@@ -25,7 +25,7 @@ from litestar.types import ControllerRouterHandler
 
 from schemas.api import ApiError
 from schemas.errors import status_of
-from services.platform import db, logs
+from services.platform import db, logs, version
 
 Check = Callable[[], Awaitable[bool]]
 _log = logs.get("http")
@@ -100,7 +100,8 @@ def create_app(service: str, checks: dict[str, Check], live: Callable[[], bool],
     @get("/healthz", include_in_schema=False, sync_to_thread=False)
     def healthz() -> Response[dict[str, str]]:
         ok = live()
-        return Response({"status": "ok" if ok else "dead", "service": service},
+        return Response({"status": "ok" if ok else "dead", "service": service,
+                         "version": version()},
                         status_code=200 if ok else 503)
 
     LIVE.set_function(lambda: float(live()))

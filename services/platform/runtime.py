@@ -25,13 +25,11 @@ from litestar.types import ControllerRouterHandler
 
 from schemas import subjects
 from schemas.bus import StatusReply, StatusRequest
-from services.platform import bus, connection, db, logs, migrations
+from services.platform import bus, connection, db, logs, migrations, version
 from services.platform.busclient import BusClient
 from services.platform.http import create_app
 from services.platform.settings import Settings, StartupError
 from services.platform.wsprotocol import WebSocketProtocol
-
-VERSION = "0.1.0"
 
 
 class Worker(Protocol):
@@ -146,10 +144,10 @@ async def run(service: str, settings: Settings, setup: Setup,
         await setup(rt)
 
         async def status(req: StatusRequest) -> StatusReply:
-            return StatusReply(service=service, instance=settings.instance_id, version=VERSION,
+            return StatusReply(service=service, instance=settings.instance_id, version=version(),
                                echo=req.echo)
 
-        micro = await bus.serve(nc, service=service, version=VERSION,
+        micro = await bus.serve(nc, service=service, version=version(),
                                 group=names.service_group(service), instance=settings.instance_id,
                                 endpoints=[bus.Endpoint("status", StatusRequest, status),
                                            *rt.endpoints])

@@ -10,7 +10,7 @@ from litestar import get, post
 from litestar.testing import AsyncTestClient
 
 from schemas import subjects
-from services.platform import connection
+from services.platform import connection, version
 from services.platform.http import create_app
 from tests.metrics import value
 
@@ -86,6 +86,8 @@ async def test_metrics_say_what_the_probes_would_and_count_internal_errors() -> 
 
     app = create_app("probe", {"postgres": fine, "nats": away}, lambda: True, [boom])
     async with AsyncTestClient(app) as http:
+        health = (await http.get("/healthz")).json()
+        assert health == {"status": "ok", "service": "probe", "version": version()}
         before = value((await http.get("/metrics")).text, "spades_http_internal_errors_total")
         assert (await http.get("/boom")).status_code == 500
         text = (await http.get("/metrics")).text
