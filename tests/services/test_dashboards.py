@@ -207,3 +207,15 @@ def test_dashboards_name_their_data_source_by_variable() -> None:
         assert board["uid"] and board["title"], name
         variables = {v["name"] for v in board["templating"]["list"]}
         assert "datasource" in variables, name
+
+
+def test_compose_runs_prometheus_with_the_rules_and_grafana_with_the_dashboards() -> None:
+    services = yaml.safe_load((DEPLOY / "compose.yaml").read_text())["services"]
+    assert "./prometheus:/etc/prometheus:ro" in services["prometheus"]["volumes"]
+    grafana = services["grafana"]["volumes"]
+    assert "./grafana:/var/lib/grafana/dashboards:ro" in grafana
+    provider = yaml.safe_load((DEPLOY / "grafana/provisioning/dashboards/spades.yml").read_text())
+    assert provider["providers"][0]["options"]["path"] == "/var/lib/grafana/dashboards"
+    source = yaml.safe_load((DEPLOY / "grafana/provisioning/datasources/prometheus.yml")
+                            .read_text())["datasources"][0]
+    assert source["type"] == "prometheus" and source["url"] == "http://prometheus:9090"
