@@ -29,6 +29,9 @@ CONSUMED = Counter("spades_consumer_messages_total", "JetStream messages by outc
                    ["consumer", "outcome"])
 LAG = Gauge("spades_consumer_pending_messages", "Messages of its stream a durable consumer has "
             "not been handed yet, as of its last fetch (its lag)", ["consumer"])
+REDELIVERED = Counter("spades_consumer_redelivered_total", "Messages a durable consumer was "
+                      "handed again (not acknowledged within the ack wait, or a handler failed)",
+                      ["consumer"])
 
 _log = logs.get("bus")
 
@@ -106,7 +109,7 @@ class Consumer:
                 _log.warning("fetch_failed", consumer=self.spec.durable, error=str(exc))
                 await asyncio.sleep(0.5)
                 continue
-            _note_lag(self.spec.durable, msgs)
+            _note_fetch(self.spec.durable, msgs)
             try:
                 await self.process(msgs)
             except Exception as exc:  # Postgres away, say: unacked, JetStream redelivers
@@ -245,11 +248,15 @@ async def forget(conn: asyncpg.Connection, consumer: str) -> None:
     await conn.execute("DELETE FROM consumer_processed WHERE consumer = $1", consumer)
 
 
-def _note_lag(consumer: str, msgs: list[Msg]) -> None:
-    """What a fetch left pending for ``consumer`` on its stream. A fetch may also end with
-    no message at all (the server's status instead), which says nothing of the lag."""
+def _note_fetch(consumer: str, msgs: list[Msg]) -> None:
+    """What a fetch left pending for ``consumer`` on its stream, and how many of its
+    messages came again. A fetch may also end with no message at all (the server's status
+    instead), which says nothing of either."""
     if msgs:
         LAG.labels(consumer).set(msgs[-1].metadata.num_pending)
+        again = sum(msg.metadata.num_delivered > 1 for msg in msgs)
+        if again:
+            REDELIVERED.labels(consumer).inc(again)
 
 
 async def _dead_letter(pool: asyncpg.Pool, consumer: str, msg: Msg, env: EventEnvelope | None,

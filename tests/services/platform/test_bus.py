@@ -205,6 +205,9 @@ async def test_a_failing_handler_is_retried_by_redelivery(lane: Lane) -> None:
     await lane.run_until(lambda: lane.has_applied(1))
     assert lane.applied == [("g1", 1)]
     assert await lane.dead_letters() == []
+    redelivered = REGISTRY.get_sample_value("spades_consumer_redelivered_total",
+                                            {"consumer": lane.spec.durable})
+    assert redelivered is not None and redelivered >= 2  # after each of the two failures
 
 
 async def test_a_failing_handler_in_a_batch_retries_alone(lane: Lane) -> None:
