@@ -35,7 +35,7 @@ bench: $(STAMP)
 	$(BIN)/python -m tests.bench
 
 # The wheel built from the tree, installed into an empty virtual environment, runs the
-# four services with no source tree beside it (a few minutes: left out of `make test`).
+# four services with no source tree beside it (one to three minutes: left out of `make test`).
 release-check: $(STAMP)
 	$(BIN)/python -m pytest tests/release -n 0
 
