@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 from services import backup_cli, catalog, devdata
 from services.dev_cli import dev
-from services.platform import servers
+from services.platform import servers, version
 from services.platform.settings import SettingsError, StartupError, describe, load
 from services.tournaments import cli as tournament_cli
 from services.upkeep_cli import CliError, migrate_cmd, ratings_rebuild_cmd, resync_cmd
@@ -27,9 +27,21 @@ from services.upkeep_cli import CliError, migrate_cmd, ratings_rebuild_cmd, resy
 Handler = Callable[[argparse.Namespace], int]
 
 
+class _Version(argparse.Action):
+    """`spades --version`: the package's metadata is read only when asked."""
+
+    def __init__(self, option_strings: list[str], dest: str, **_: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        print(f"spades {version()}")
+        parser.exit()
+
+
 def parser() -> argparse.ArgumentParser:
     """Every command, each with its handler (``func``): the exit status it returns."""
     top = argparse.ArgumentParser(prog="spades", description="Spades platform")
+    top.add_argument("--version", action=_Version)
     sub = top.add_subparsers(dest="command", required=True)
 
     def command(name: str, handler: Handler, help: str) -> argparse.ArgumentParser:

@@ -251,7 +251,7 @@ class GameActor(GameWriter):
             return
         origin, seat, command = move
         reply = await self._apply(command, None, origin=f"{origin}:{seat}")
-        _count(origin, reply, started)
+        _count(origin, type(command).__name__, reply, started)
         if self.state.version == s.version:
             # Refused, or accepted without a change: asking again would do the same.
             if not reply.ok:
@@ -292,8 +292,9 @@ class GameActor(GameWriter):
 
 
 def _answer(item: Item, reply: GameReply, result: str) -> None:
-    metrics.commands("player", result).inc()
-    metrics.latency("player").observe(time.perf_counter() - item.arrived)
+    kind = type(item.command).__name__
+    metrics.commands("player", result, kind).inc()
+    metrics.latency("player", kind).observe(time.perf_counter() - item.arrived)
     if reply.ok:
         _log.debug("command_applied", version=reply.version, duplicate=reply.duplicate)
     else:
@@ -302,6 +303,6 @@ def _answer(item: Item, reply: GameReply, result: str) -> None:
         item.future.set_result(reply)
 
 
-def _count(origin: str, reply: GameReply, started: float) -> None:
-    metrics.commands(origin, outcome(reply)).inc()
-    metrics.latency(origin).observe(time.perf_counter() - started)
+def _count(origin: str, kind: str, reply: GameReply, started: float) -> None:
+    metrics.commands(origin, outcome(reply), kind).inc()
+    metrics.latency(origin, kind).observe(time.perf_counter() - started)

@@ -167,7 +167,7 @@ class GameWorker:
         future: asyncio.Future[GameReply] = asyncio.get_running_loop().create_future()
         item = Item(req.command, req.command_id, req.player_id, future)
         if not actor.submit(item):
-            metrics.commands("player", BUSY).inc()
+            metrics.commands("player", BUSY, type(req.command).__name__).inc()
             return GameReply(ok=False, code=BUSY,
                              message="the game has too many commands waiting; send it again")
         return await future

@@ -41,10 +41,10 @@ from services.lobby.ranked.queue import Queue
 from services.lobby.tables import store as tables_store
 from services.lobby.tables.tables import Tables
 from services.lobby.tournaments.tournaments import Tournaments
-from services.platform import bus, logs
+from services.platform import bus, logs, version
 from services.platform.busclient import Refused
 from services.platform.consumer import Consumer
-from services.platform.runtime import VERSION, Runtime
+from services.platform.runtime import Runtime
 from services.platform.settings import StartupError
 
 NAME = "lobby"
@@ -109,7 +109,7 @@ async def setup(rt: Runtime) -> None:
     await purge.start()
     rt.workers.append(purge)
     origins = frozenset(o.strip() for o in s.ws_allowed_origins.split(",") if o.strip())
-    rt.openapi = apidocs.config(VERSION)
+    rt.openapi = apidocs.config(version())
     rt.routes.extend(apidocs.routes())
     # Past the lobby's own cap a frame gets an error frame; far past it uvicorn cuts it off.
     rt.ws_max_size = 16 * s.ws_max_frame_bytes

@@ -18,7 +18,7 @@ import nats.errors
 import nats.js.errors
 import structlog
 from nats.aio.msg import Msg
-from prometheus_client import Counter
+from prometheus_client import Counter, Gauge
 
 from schemas.bus import EventEnvelope
 from services.platform import faults, logs
@@ -27,6 +27,11 @@ from services.platform.busclient import BusClient
 
 CONSUMED = Counter("spades_consumer_messages_total", "JetStream messages by outcome",
                    ["consumer", "outcome"])
+LAG = Gauge("spades_consumer_pending_messages", "Messages of its stream a durable consumer has "
+            "not been handed yet, as of its last fetch (its lag)", ["consumer"])
+REDELIVERED = Counter("spades_consumer_redelivered_total", "Messages a durable consumer was "
+                      "handed again (not acknowledged within the ack wait, or a handler failed)",
+                      ["consumer"])
 
 _log = logs.get("bus")
 
@@ -198,7 +203,8 @@ class Applier:
 class Consumer:
     """A durable pull consumer whose messages an ``Applier`` applies each once, by
     (stream, version), a fetch at a time, until it is stopped; trouble reaching NATS or
-    Postgres leaves the fetch unacknowledged, and JetStream delivers it again.
+    Postgres leaves the fetch unacknowledged, and JetStream delivers it again. ``LAG``
+    is what a fetch left pending.
     """
 
     def __init__(self, client: BusClient, pool: asyncpg.Pool, spec: ConsumerSpec,
@@ -246,6 +252,7 @@ class Consumer:
                 _log.warning("fetch_failed", consumer=self.spec.durable, error=str(exc))
                 await asyncio.sleep(0.5)
                 continue
+            _note_fetch(self.spec.durable, msgs)
             try:
                 await self.applier.process(msgs)
             except Exception as exc:  # Postgres away, say: unacked, JetStream redelivers
@@ -256,6 +263,17 @@ async def forget(conn: asyncpg.Connection, consumer: str) -> None:
     """Forget which events ``consumer`` applied, so that a rebuild applies them all again
     (in the caller's transaction, beside its own reset)."""
     await conn.execute("DELETE FROM consumer_processed WHERE consumer = $1", consumer)
+
+
+def _note_fetch(consumer: str, msgs: list[Msg]) -> None:
+    """What a fetch left pending for ``consumer`` on its stream, and how many of its
+    messages came again. A fetch may also end with no message at all (the server's status
+    instead), which says nothing of either."""
+    if msgs:
+        LAG.labels(consumer).set(msgs[-1].metadata.num_pending)
+        again = sum(msg.metadata.num_delivered > 1 for msg in msgs)
+        if again:
+            REDELIVERED.labels(consumer).inc(again)
 
 
 async def _dead_letter(pool: asyncpg.Pool, consumer: str, msg: Msg, env: EventEnvelope | None,

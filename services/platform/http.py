@@ -5,7 +5,9 @@ NATS connection is closed for good (liveness: restart me if this fails; a
 client that reconnects is not closed, one the server threw out for a protocol
 error is, and would never carry a message again). ``/readyz`` answers 200
 only while Postgres and NATS answer and every background worker runs
-(readiness: send me work). ``/metrics`` is the Prometheus text format.
+(readiness: send me work). ``/metrics`` is the Prometheus text format; each scrape
+runs the readiness checks too, so ``spades_live`` and ``spades_ready`` say there what
+the two probes would answer (the alerts of deploy/prometheus/ read them).
 """
 
 from __future__ import annotations
@@ -23,10 +25,18 @@ from litestar.types import ControllerRouterHandler
 
 from schemas.api import ApiError
 from schemas.errors import status_of
-from services.platform import db, logs
+from services.platform import db, logs, version
 
 Check = Callable[[], Awaitable[bool]]
 _log = logs.get("http")
+
+LIVE = prometheus_client.Gauge("spades_live", "1 while the service can serve at all "
+                               "(/healthz answers 200), else 0")
+READY = prometheus_client.Gauge("spades_ready", "1 while a readiness check passes "
+                                "(/readyz answers 200 when all do), by check", ["check"])
+FAILED = prometheus_client.Counter("spades_http_internal_errors_total",
+                                   "Requests answered 500 internal_error (each logged as "
+                                   "request_failed with its request id)")
 
 
 class BodyRequest(Request[Any, Any, Any]):
@@ -74,6 +84,7 @@ def internal_error(request: Request[Any, Any, Any], exc: Exception) -> Response[
     """What no other handler claimed: logged with a request id that the answer repeats,
     so a client's report finds the stack trace, which never leaves the process."""
     request_id = uuid.uuid4().hex
+    FAILED.inc()
     _log.error("request_failed", request_id=request_id, method=request.method,
                path=request.url.path, error=repr(exc), exc_info=exc)
     return Response(ApiError(code="internal_error",
@@ -89,18 +100,21 @@ def create_app(service: str, checks: dict[str, Check], live: Callable[[], bool],
     @get("/healthz", include_in_schema=False, sync_to_thread=False)
     def healthz() -> Response[dict[str, str]]:
         ok = live()
-        return Response({"status": "ok" if ok else "dead", "service": service},
+        return Response({"status": "ok" if ok else "dead", "service": service,
+                         "version": version()},
                         status_code=200 if ok else 503)
+
+    LIVE.set_function(lambda: float(live()))
 
     @get("/readyz", include_in_schema=False)
     async def readyz() -> Response[dict[str, Any]]:
-        results = await asyncio.gather(*(_run(c) for c in checks.values()))
-        status = dict(zip(checks, results, strict=True))
-        ready = all(results)
+        status = await _readiness(checks)
+        ready = all(status.values())
         return Response({"ready": ready, "checks": status}, status_code=200 if ready else 503)
 
-    @get("/metrics", include_in_schema=False, media_type=MediaType.TEXT, sync_to_thread=False)
-    def metrics() -> Response[bytes]:
+    @get("/metrics", include_in_schema=False, media_type=MediaType.TEXT)
+    async def metrics() -> Response[bytes]:
+        await _readiness(checks)
         return Response(prometheus_client.generate_latest(),
                         media_type=prometheus_client.CONTENT_TYPE_LATEST)
 
@@ -116,6 +130,14 @@ def create_app(service: str, checks: dict[str, Check], live: Callable[[], bool],
         debug=False,
         logging_config=None,  # structlog writes the service's logs; no second format
     )
+
+
+async def _readiness(checks: dict[str, Check]) -> dict[str, bool]:
+    """Every check's verdict, also set on ``spades_ready``."""
+    results = await asyncio.gather(*(_run(c) for c in checks.values()))
+    for name, ok in zip(checks, results, strict=True):
+        READY.labels(name).set(ok)
+    return dict(zip(checks, results, strict=True))
 
 
 async def _run(check: Check) -> bool:

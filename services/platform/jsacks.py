@@ -15,15 +15,25 @@ from typing import Any
 import msgspec
 import nats.errors
 import nats.js.errors
+from prometheus_client import Histogram
+
+# How long a ``store`` call waited for JetStream: from its first message sent to its last
+# acknowledgement, its refusal or its time-out (``outcome``).
+ACK_WAIT = Histogram("spades_jetstream_ack_seconds",
+                     "Time a publish waited for JetStream's acknowledgements, by outcome",
+                     ["outcome"], buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
+                                           0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0))
+_ACKED, _REFUSED, _TIMED_OUT = (ACK_WAIT.labels(o) for o in ("acked", "refused", "timeout"))
 
 
 class Stored:
     """One ``store`` call: its future and the tokens of its messages."""
 
-    __slots__ = ("future", "new", "timer", "tokens", "waiting")
+    __slots__ = ("future", "new", "started", "timer", "tokens", "waiting")
 
     def __init__(self, future: asyncio.Future[int]) -> None:
         self.future = future
+        self.started = future.get_loop().time()
         self.tokens: list[bytes] = []
         self.waiting = 0
         self.new = 0
@@ -71,9 +81,12 @@ class Acks:
                 self.waiting -= 1
         if stored.future.done():
             return
+        waited = stored.future.get_loop().time() - stored.started
         if exc is None:
+            _ACKED.observe(waited)
             stored.future.set_result(stored.new)
         else:
+            (_TIMED_OUT if isinstance(exc, nats.errors.TimeoutError) else _REFUSED).observe(waited)
             stored.future.set_exception(exc)
 
     def take(self, token: bytes, data: bytes, headers: bytes | None) -> bool:

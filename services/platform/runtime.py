@@ -25,13 +25,11 @@ from litestar.types import ControllerRouterHandler
 
 from schemas import subjects
 from schemas.bus import StatusReply, StatusRequest
-from services.platform import bus, connection, db, logs, migrations
+from services.platform import bus, connection, db, logs, migrations, version
 from services.platform.busclient import BusClient
 from services.platform.http import create_app
 from services.platform.settings import Settings, StartupError
 from services.platform.wsprotocol import WebSocketProtocol
-
-VERSION = "0.1.0"
 
 
 class Worker(Protocol):
@@ -142,19 +140,19 @@ async def run(service: str, settings: Settings, setup: Setup,
     micro: Any = None
     try:
         await bus.ensure_stream(rt.client, rt.game_events())
+        await _watch_standbys(rt)
         await setup(rt)
 
         async def status(req: StatusRequest) -> StatusReply:
-            return StatusReply(service=service, instance=settings.instance_id, version=VERSION,
+            return StatusReply(service=service, instance=settings.instance_id, version=version(),
                                echo=req.echo)
 
-        micro = await bus.serve(nc, service=service, version=VERSION,
+        micro = await bus.serve(nc, service=service, version=version(),
                                 group=names.service_group(service), instance=settings.instance_id,
                                 endpoints=[bus.Endpoint("status", StatusRequest, status),
                                            *rt.endpoints])
         app = create_app(service, _checks(rt), lambda: not nc.is_closed, rt.routes,
-                         openapi=rt.openapi,
-                         exception_handlers=rt.exception_handlers)
+                         openapi=rt.openapi, exception_handlers=rt.exception_handlers)
         config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on",
                                 timeout_graceful_shutdown=int(settings.shutdown_grace_seconds),
                                 ws_max_size=rt.ws_max_size, ws=WebSocketProtocol)
@@ -172,6 +170,14 @@ async def run(service: str, settings: Settings, setup: Setup,
         await _shutdown(rt, micro, settings.shutdown_grace_seconds)
         sock.close()
         log.info("stopped")
+
+
+async def _watch_standbys(rt: Runtime) -> None:
+    """Every service samples its Postgres standbys' lag (``db.replication``): the copies
+    of the same service all report it, so a dashboard shows it while any one runs."""
+    chore = db.replication(rt.pool)
+    await chore.start()
+    rt.workers.append(chore)
 
 
 async def _shutdown(rt: Runtime, micro: Any, grace: float) -> None:

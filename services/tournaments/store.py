@@ -40,6 +40,7 @@ from services.tournaments.decide import decide, standings_of
 from services.tournaments.duplicate import duplicate_scores, published
 from services.tournaments.errors import TournamentError
 from services.tournaments.guards import format_of
+from services.tournaments.metrics import observe_rounds
 from services.tournaments.state import MatchState, Tournament
 from services.tournaments.timers import TIMER_COMMANDS, due_timers
 
@@ -131,8 +132,7 @@ class TournamentStore:
             return state, [], None
         for event in events:
             state.apply(event)
-        await project(conn, uuid.UUID(tournament_id), state)
-        await ban_no_shows(conn, events)
+        await _recorded(conn, tournament_id, state, events)
         return state, events, result
 
     async def _decide_all(self, conn: asyncpg.Connection, tournament_id: str,
@@ -152,8 +152,7 @@ class TournamentStore:
             return state, [], None
         result = await self.events.append(stream_of(tournament_id), version, events, None,
                                           conn=conn)
-        await project(conn, uuid.UUID(tournament_id), state)
-        await ban_no_shows(conn, events)
+        await _recorded(conn, tournament_id, state, events)
         return state, events, result
 
     async def execute_in(self, conn: asyncpg.Connection, tournament_id: str,
@@ -270,6 +269,15 @@ class TournamentStore:
                 await conn.execute("DELETE FROM tournament_timers WHERE tournament_id = $1"
                                    " AND kind = $2", row["tournament_id"], row["kind"])
         return fired
+
+
+async def _recorded(conn: asyncpg.Connection, tournament_id: str, state: Tournament,
+                    events: list[ev.Event]) -> None:
+    """What follows every append, in its transaction: the projections rewritten from the
+    new ``state``, no-shows banned, the rounds' turnaround counted."""
+    await project(conn, uuid.UUID(tournament_id), state)
+    await ban_no_shows(conn, events)
+    observe_rounds(state, events)
 
 
 async def project(conn: asyncpg.Connection, tournament_id: uuid.UUID, state: Tournament) -> None:

@@ -23,6 +23,7 @@ from services.platform import bus
 from tests.e2e.conftest import Platform
 from tests.e2e.replays import registered
 from tests.e2e.test_matches import ONE_HAND, count, open_match
+from tests.metrics import total
 from tests.services.lobby.harness import Player, Service, Socket, lobby_env, start
 from tests.waiting import until
 
@@ -77,6 +78,12 @@ async def outcome(nc: Client, prefix: str, match_id: str) -> MatchOutcome:
     return msgspec.msgpack.decode(env.body, type=MatchOutcome)
 
 
+async def _failures(platform: Platform, why: str) -> float:
+    """Ready checks that ended a match unstarted, counted by every lobby copy."""
+    return await total((g.url for g in platform.gateways), "spades_ready_check_failures_total",
+                       why=why)
+
+
 async def test_a_match_starts_once_when_its_last_person_confirms(
         platform: Platform, four: Four, nc: Client, nats_prefix: str,
         database_url: str) -> None:
@@ -129,6 +136,7 @@ async def test_a_decline_ends_the_match_unstarted_and_names_the_seat(
         platform: Platform, four: Four, nc: Client, nats_prefix: str,
         database_url: str) -> None:
     prefix, match_id = f"{nats_prefix}e2e", f"rd-{uuid.uuid4().hex[:8]}"
+    declines = await _failures(platform, "declined")
     opened = await open_match(nc, prefix, ask(match_id, four.seats()))
     await four.people[0].ok("POST", f"/v1/matches/{match_id}/ready")
     await four.people[1].ok("POST", f"/v1/matches/{match_id}/ready")
@@ -147,6 +155,7 @@ async def test_a_decline_ends_the_match_unstarted_and_names_the_seat(
             match_id, [2, 3], [2])
     code, body = await four.people[3].call("POST", f"/v1/matches/{match_id}/ready")
     assert (code, body["code"]) == (409, "match_closed")
+    assert await _failures(platform, "declined") == declines + 1
     again = await open_match(nc, prefix, ask(match_id, four.seats()))
     assert (again.state, again.absent, again.declined) == ("not_ready", (2, 3), (2,))
     published = await outcome(nc, prefix, match_id)
@@ -162,6 +171,7 @@ async def test_the_deadline_ends_the_match_with_the_absent_seats_named(
         platform: Platform, four: Four, nc: Client, nats_prefix: str,
         database_url: str) -> None:
     prefix, match_id = f"{nats_prefix}e2e", f"rx-{uuid.uuid4().hex[:8]}"
+    lapses = await _failures(platform, "lapsed")
     opened = await open_match(nc, prefix, ask(match_id, four.seats(), ready_seconds=5))
     await four.people[0].ok("POST", f"/v1/matches/{match_id}/ready")
     await four.people[3].ok("POST", f"/v1/matches/{match_id}/ready")
@@ -169,6 +179,7 @@ async def test_the_deadline_ends_the_match_with_the_absent_seats_named(
         cancelled = await note_of(sock, "match_cancelled")
         assert (cancelled["absent"], cancelled["declined"]) == ([1, 2], [])
     assert (await outcome(nc, prefix, match_id)).absent == (1, 2)
+    assert await _failures(platform, "lapsed") == lapses + 1
     code, body = await four.people[1].call("POST", f"/v1/matches/{match_id}/ready")
     assert (code, body["code"]) == (409, "match_closed")
     assert await count(database_url, "SELECT count(*) FROM game.events WHERE stream = $1",

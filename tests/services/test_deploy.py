@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -190,3 +191,15 @@ def test_nats_users_allow_what_each_service_uses_and_nothing_it_must_not() -> No
                        d["metadata"]["name"] == "nats-config")
     assert nats_config["data"]["users.conf"].split() == \
         (DEPLOY / "nats-users.conf").read_text().split()
+
+
+def test_the_image_installs_the_wheel_built_from_every_package_of_the_tree() -> None:
+    build, _, final = (DEPLOY / "Containerfile").read_text().rpartition("\nFROM ")
+    packages = tomllib.loads((DEPLOY.parent / "pyproject.toml").read_text())[
+        "tool"]["setuptools"]["packages"]["find"]["include"]
+    copied = set(re.findall(r"^COPY (\w+) \1$", build, re.M))
+    assert {p.rstrip("*") for p in packages} <= copied
+    assert re.search(r"pip wheel .*--no-deps .*--wheel-dir /dist \.", build)
+    assert re.search(r"pip install .*/dist/spades_platform-\*\.whl", build)
+    # The running image holds the installed environment only, no source tree.
+    assert re.findall(r"^COPY .*$", final, re.M) == ["COPY --from=build /venv /venv"]

@@ -21,7 +21,7 @@ import pytest
 
 from schemas.events import GameEnded
 from services import catalog
-from services.platform import servers
+from services.platform import servers, version
 from services.platform.events import game_registry
 from services.platform.eventstore import EventStore
 
@@ -103,8 +103,9 @@ async def test_dev_serves_the_api_and_carries_a_finished_game_to_ratings(
         database_url: str) -> None:
     proc, env = platform
     lobby = f"http://127.0.0.1:{ports['lobby']}"
-    for port in ports.values():
-        assert http("GET", f"http://127.0.0.1:{port}/healthz")[0] == 200
+    for name, port in ports.items():
+        assert http("GET", f"http://127.0.0.1:{port}/healthz") == (
+            200, {"status": "ok", "service": name, "version": version()})
         assert http("GET", f"http://127.0.0.1:{port}/readyz")[0] == 200
         status, metrics = http("GET", f"http://127.0.0.1:{port}/metrics")
         assert status == 200 and "python_info" in str(metrics)
@@ -113,7 +114,7 @@ async def test_dev_serves_the_api_and_carries_a_finished_game_to_ratings(
     assert "/api/v1/players" not in schema["paths"]
     status, plat = http("GET", f"{lobby}/api/v1/platform")
     assert status == 200
-    assert all(s["reachable"] for s in plat["services"])
+    assert all(s["reachable"] and s["version"] == version() for s in plat["services"])
     assert sorted(s["service"] for s in plat["services"]) == sorted(catalog.SERVICES)
 
     # The test plays the game worker: it appends a finished game to the game's store.

@@ -28,6 +28,7 @@ from dataclasses import replace as dc_replace
 from typing import Any
 
 import msgspec
+from prometheus_client import Counter
 
 from schemas.errors.codes import (
     MATCH_CLOSED,
@@ -48,6 +49,9 @@ from services.lobby.tables.playing import Playing, in_game
 from services.platform import logs
 
 _log = logs.get("lobby")
+NOT_READY = Counter("spades_ready_check_failures_total", "Ready checks that ended a match "
+                    "unstarted, by origin and why (a seat declined, or the time lapsed)",
+                    ["origin", "why"])
 NOBODY = "00000000-0000-0000-0000-000000000000"  # the host of a table no person opened
 MIN_READY_SECONDS = 5  # a shorter ready check cannot reach a person in time
 
@@ -211,6 +215,7 @@ class Matches:
     async def _not_ready(self, match: store.MatchRow, req: OpenMatch) -> None:
         _log.info("match_not_ready", match_id=match.match_id, absent=match.absent,
                   declined=match.declined)
+        NOT_READY.labels(req.origin, "declined" if match.declined else "lapsed").inc()
         for s in req.seats:
             if s.player_id:
                 await self.broadcasts.note(s.player_id, MatchCancelled(

@@ -35,10 +35,12 @@ def _run_as() -> tuple[int, int] | None:
 
 
 def _open_path_for(path: Path, ids: tuple[int, int] | None) -> None:
-    """Make every parent traversable and the folder owned by the server's user."""
+    """Make every parent of the folder and of the server's binaries traversable (a
+    virtual environment under a private folder, say root's home, would hide them from
+    the server's user), and the folder owned by the server's user."""
     if ids is None:
         return
-    for parent in path.parents:
+    for parent in (*path.parents, *postgres_bin_dir().parents):
         mode = parent.stat().st_mode
         if mode & 0o011 != 0o011:
             parent.chmod(mode | 0o011)

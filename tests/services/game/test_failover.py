@@ -18,6 +18,7 @@ from schemas.events import Event, GameEnded, HandDealt
 from schemas.play import CreateGame, GameRequest
 from schemas.subjects import Names
 from services.platform.eventstore import EventStore
+from tests.metrics import value
 from tests.services.game.conftest import (
     REGISTRY,
     WorkerProcess,
@@ -186,10 +187,14 @@ async def test_a_finished_game_reaches_the_ratings_service(
     finally:
         await conn.close()
     metrics = worker.metrics()
-    for name in ('spades_game_commands_total{origin="player",result="ok"}',
-                 'spades_game_commands_total{origin="bot",result="ok"}',
-                 "spades_game_command_seconds_bucket", "spades_game_live_games",
-                 "spades_game_adoptions_total"):
+    # By kind: four people left their seats, the bots bid and played the one hand.
+    for origin, kind, count in (("player", "LeaveSeat", 4), ("bot", "PlaceBid", 4),
+                                ("bot", "PlayCard", 52)):
+        assert value(metrics, "spades_game_commands_total", origin=origin, result="ok",
+                     kind=kind) == count
+        assert value(metrics, "spades_game_command_seconds_count", origin=origin,
+                     kind=kind) == count
+    for name in ("spades_game_live_games", "spades_game_adoptions_total"):
         assert name in metrics
     # No log line carries the shuffle seed or a dealt hand.
     text = worker.text()

@@ -11,6 +11,7 @@ import httpx
 import jwt
 import pytest
 
+from services.platform import version
 from tests.services.lobby.harness import SECRET, Player, Service
 
 
@@ -252,6 +253,7 @@ async def test_the_document_names_the_bearer_scheme_and_the_real_error_shape(
         lobby: Service) -> None:
     async with httpx.AsyncClient(base_url=lobby.url) as http:
         doc = (await http.get("/schema/openapi.json")).json()
+    assert doc["info"]["version"] == version()
     assert doc["components"]["securitySchemes"]["bearer"] == {
         "type": "http", "scheme": "bearer", "bearerFormat": "JWT",
         "description": "The token of POST /v1/auth/guest, /register or /login."}

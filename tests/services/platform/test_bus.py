@@ -14,11 +14,13 @@ import pytest
 from nats.aio.client import Client
 from nats.js.api import StorageType, StreamConfig
 from nats.micro.request import ServiceError
+from prometheus_client import REGISTRY
 
 from schemas.bus import EventEnvelope, StatusReply, StatusRequest
 from services.platform import bus, connection
 from services.platform.busclient import BusClient
 from services.platform.consumer import Consumer
+from tests.waiting import until
 
 
 @pytest.fixture
@@ -203,6 +205,9 @@ async def test_a_failing_handler_is_retried_by_redelivery(lane: Lane) -> None:
     await lane.run_until(lambda: lane.has_applied(1))
     assert lane.applied == [("g1", 1)]
     assert await lane.dead_letters() == []
+    redelivered = REGISTRY.get_sample_value("spades_consumer_redelivered_total",
+                                            {"consumer": lane.spec.durable})
+    assert redelivered is not None and redelivered >= 2  # after each of the two failures
 
 
 async def test_a_failing_handler_in_a_batch_retries_alone(lane: Lane) -> None:
@@ -320,3 +325,32 @@ async def test_a_read_just_after_a_cluster_write_waits_out_a_passing_not_found(
     with pytest.raises(nats.js.errors.NotFoundError):
         await bus._settled(gone)
     assert 2.5 < sum(waited) < 4  # about three seconds of trying, then the 404 stands
+
+
+async def test_a_consumer_s_lag_is_what_its_stream_still_holds_for_it(
+        nc: Client, contract_pool: asyncpg.Pool, nats_prefix: str) -> None:
+    lane = Lane(nc, contract_pool, nats_prefix, whole=False)
+    await lane.setup()
+    for version in range(1, 11):
+        await lane.js.publish(f"{lane.base}.g1", envelope("g1", version))
+
+    def lag() -> float | None:
+        return REGISTRY.get_sample_value("spades_consumer_pending_messages",
+                                         {"consumer": lane.spec.durable})
+
+    seen: list[tuple[int, float | None]] = []  # each fetch's size, and the lag it left
+
+    async def before(envs: list[EventEnvelope]) -> None:
+        seen.append((len(envs), lag()))
+
+    consumer = Consumer(lane.client, lane.pool, lane.spec, lane.handler, batch=4, before=before)
+    await consumer.start()
+    try:
+        await until(lambda: lane.has_applied(10))
+    finally:
+        await consumer.stop()
+    left = 10
+    for size, pending in seen:
+        left -= size
+        assert pending == left
+    assert left == 0 and lag() == 0 and len(seen) >= 3

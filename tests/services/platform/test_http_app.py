@@ -10,8 +10,9 @@ from litestar import get, post
 from litestar.testing import AsyncTestClient
 
 from schemas import subjects
-from services.platform import connection
+from services.platform import connection, version
 from services.platform.http import create_app
+from tests.metrics import value
 
 
 async def test_healthz_fails_once_the_server_closed_the_connection(nats_url: str) -> None:
@@ -70,3 +71,27 @@ async def test_a_body_that_is_not_utf8_or_nests_too_deeply_is_a_400() -> None:
             r = await http.post("/echo", content=body,
                                 headers={"content-type": "application/json"})
             assert r.status_code == 400, (body[:10], r.text)
+
+
+async def test_metrics_say_what_the_probes_would_and_count_internal_errors() -> None:
+    @get("/boom", sync_to_thread=False)
+    def boom() -> None:
+        raise RuntimeError("unforeseen")
+
+    async def fine() -> bool:
+        return True
+
+    async def away() -> bool:
+        return False
+
+    app = create_app("probe", {"postgres": fine, "nats": away}, lambda: True, [boom])
+    async with AsyncTestClient(app) as http:
+        health = (await http.get("/healthz")).json()
+        assert health == {"status": "ok", "service": "probe", "version": version()}
+        before = value((await http.get("/metrics")).text, "spades_http_internal_errors_total")
+        assert (await http.get("/boom")).status_code == 500
+        text = (await http.get("/metrics")).text
+    assert value(text, "spades_http_internal_errors_total") == before + 1
+    assert value(text, "spades_live") == 1
+    assert value(text, "spades_ready", check="postgres") == 1
+    assert value(text, "spades_ready", check="nats") == 0

@@ -15,6 +15,7 @@ import nats.js.errors
 import pytest
 from nats.aio.client import Client
 from nats.aio.msg import Msg
+from prometheus_client import REGISTRY
 
 from services.platform.busclient import BusClient
 from services.platform.connection import NatsClient
@@ -203,3 +204,26 @@ async def test_a_refused_or_unreadable_ack_fails_the_call_and_silence_times_out(
     with pytest.raises(nats.errors.TimeoutError):
         await waiting
     assert asker.storing == 0
+
+
+def _waits(outcome: str) -> float:
+    return REGISTRY.get_sample_value("spades_jetstream_ack_seconds_count",
+                                     {"outcome": outcome}) or 0.0
+
+
+async def test_each_store_call_s_wait_for_jetstream_is_counted_by_outcome(
+        asker: NatsClient, other: Client, nats_prefix: str) -> None:
+    subject, silent = _subject(nats_prefix), _subject(nats_prefix)
+    stream = f"{nats_prefix}_WAITS{uuid.uuid4().hex[:8]}"
+    await asker.jetstream().add_stream(name=stream, subjects=[f"{subject}.>"])
+    await other.subscribe(silent)
+    await other.flush()
+    before = {o: _waits(o) for o in ("acked", "refused", "timeout")}
+    await (await asker.store([(f"{subject}.a", b"%d" % i, f"w{i}") for i in range(3)], 10))
+    with pytest.raises(nats.js.errors.NoStreamResponseError):
+        await (await asker.store([(_subject(nats_prefix), b"x", "w1")], 10))
+    with pytest.raises(nats.errors.TimeoutError):
+        await (await asker.store([(silent, b"x", "w1")], 0.2))
+    assert {o: _waits(o) - n for o, n in before.items()} == \
+        {"acked": 1, "refused": 1, "timeout": 1}
+    await asker.jetstream().delete_stream(stream)

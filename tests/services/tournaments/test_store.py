@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 import asyncpg
 import pytest
+from prometheus_client import REGISTRY
 
 from schemas.bus import EventEnvelope
 from schemas.tournaments import commands as cmd
@@ -198,3 +199,30 @@ async def test_every_event_is_published_once_right_after_its_commit(
     stored = [(e.stream, e.version) for e in await store.events.read(stream_of(tid))]
     assert (await store.load(tid)).status == "running"
     assert published == stored
+
+
+def _turnarounds() -> tuple[float, float]:
+    """How many round turnarounds were counted, and their sum in seconds."""
+    name = "spades_tournament_round_turnaround_seconds"
+    return (REGISTRY.get_sample_value(f"{name}_count") or 0.0,
+            REGISTRY.get_sample_value(f"{name}_sum") or 0.0)
+
+
+async def test_a_round_paired_after_another_counts_the_time_since_its_last_result(
+        pool: asyncpg.Pool) -> None:
+    store = store_on(pool)
+    tid = await create(store)
+    for i in range(4):
+        await enter(store, tid, f"t{i}")
+    before = _turnarounds()
+    await store.fire_due(STARTS)  # start, then pair round 1: no round before it
+    await store.fire_due(STARTS)
+    assert _turnarounds() == before
+    state = await store.load(tid)
+    for match_id in state.rounds[0].match_ids:
+        await store.execute(tid, cmd.RecordResult(at=STARTS + MINUTE, match_id=match_id,
+                                                  outcome="home", scores=(500, 300)))
+    paired_at = STARTS + MINUTE + 60_000 + 2_500  # the interval, and 2.5 s late
+    await store.fire_due(paired_at)
+    assert len((await store.load(tid)).rounds) == 2
+    assert _turnarounds() == (before[0] + 1, before[1] + 62.5)
