@@ -32,7 +32,6 @@ STILL_LONG = {
     ("services/lobby/ranked/queue.py", "Queue"): 178,
     ("engine/bots/basic.py", "policy"): 97,
     ("services/dev_cli.py", "dev"): 90,
-    ("services/lobby/service.py", "setup"): 83,
     ("engine/bots/expert.py", "choose_card"): 72,
     ("services/tournaments/state.py", "apply"): 70,
     ("services/tournaments/standings.py", "standings"): 66,

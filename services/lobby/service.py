@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import secrets
 import uuid
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from schemas import subjects
 from schemas.matches import OPEN_MATCH, MatchOpened, OpenMatch
@@ -55,18 +57,8 @@ __all__ = ["LobbyError", "LobbySettings", "setup"]
 async def setup(rt: Runtime) -> None:
     s = rt.settings
     assert isinstance(s, LobbySettings)
-    secret = s.token_secret
-    if not secret:
-        secret = secrets.token_hex(32)
-        logs.get(NAME).warning("token_secret_unset",
-                               note="tokens are valid on this process only")
-    tokens = Tokens(secret, s.token_ttl_seconds)
-    try:
-        throttle = Throttle(s.login_failures_per_account, s.login_failures_per_address,
-                            s.signups_per_address)
-        guesses = CodeGuesses(s.room_code_misses_per_player)
-    except ValueError as exc:
-        raise StartupError(f"a rate limit setting is invalid: {exc}") from None
+    tokens = _tokens(s)
+    throttle, guesses = _limits(s)
     games = GameClient(rt.client, rt.names, s.request_timeout_seconds)
     broadcasts = Broadcasts(rt.client, rt.names)
     await bus.ensure_stream(rt.client, bus.StreamSpec(
@@ -74,18 +66,9 @@ async def setup(rt: Runtime) -> None:
         duplicate_window=s.js_duplicate_window_seconds, replicas=s.js_replicas))
     matches = Matches(rt.pool, games, broadcasts, Outcomes(rt.pool, rt.client, rt.names))
     tables = Tables(rt.pool, games, broadcasts, matches, guesses)
-    for chore in (Sweeper(matches, s.match_sweep_seconds),
-                  Expiry(matches, s.ready_check_poll_seconds)):
-        await chore.start()
-        rt.workers.append(chore)
-
-    async def open_match(req: OpenMatch) -> MatchOpened:
-        try:
-            return await matches.open(req)
-        except LobbyError as exc:
-            raise Refused(exc.code, exc.message) from None
-
-    rt.endpoints.append(bus.Endpoint(OPEN_MATCH, OpenMatch, open_match))
+    await _keep(rt, Sweeper(matches, s.match_sweep_seconds),
+                Expiry(matches, s.ready_check_poll_seconds))
+    rt.endpoints.append(bus.Endpoint(OPEN_MATCH, OpenMatch, _open_match(matches)))
     ratings = RatingsBus(rt.client, rt.names, s.request_timeout_seconds)
     tournaments = Tournaments(rt.pool, TournamentBus(rt.client, rt.names,
                                                      s.request_timeout_seconds), ratings,
@@ -93,21 +76,14 @@ async def setup(rt: Runtime) -> None:
     # The ranked queue is the service's: the gateway routes frames and closing sockets to
     # it, the matchmaker and the HTTP routes use it. Its id names this copy's gateway.
     queue = Queue(rt.pool, games, broadcasts, matches, ratings, s, uuid.uuid4().hex)
-    await queue.heartbeat.start()
-    rt.workers.append(queue.heartbeat)
     gateway = Gateway(tables, games, broadcasts, rt.names, s, tournaments, queue)
-    await gateway.start()
-    rt.workers.append(gateway)
     try:
         matchmaker = Matchmaker(rt.pool, queue, matches, s, s.instance_id)
     except (ValueError, LobbyError) as exc:
         raise StartupError(f"ranked_rules is invalid: {exc}") from None
-    await matchmaker.start()
-    rt.workers.append(matchmaker)
-    purge = GuestPurge(rt.pool, s.token_ttl_seconds, s.guest_purge_every_seconds,
-                       tables_store.seated_players)
-    await purge.start()
-    rt.workers.append(purge)
+    await _keep(rt, queue.heartbeat, gateway, matchmaker,
+                GuestPurge(rt.pool, s.token_ttl_seconds, s.guest_purge_every_seconds,
+                           tables_store.seated_players))
     origins = frozenset(o.strip() for o in s.ws_allowed_origins.split(",") if o.strip())
     rt.openapi = apidocs.config(version())
     rt.routes.extend(apidocs.routes())
@@ -121,6 +97,44 @@ async def setup(rt: Runtime) -> None:
         history=History(rt.pool, ratings, tournaments, games),
         live=Live(rt.pool, ratings, gateway.unseen), unseen=gateway.unseen))
     rt.routes.append(socket.handler(gateway, tokens, origins, s.ws_max_frame_bytes))
+    await _projections(rt, s, games, broadcasts)
+    rt.exception_handlers[LobbyError] = error_response
+    rt.exception_handlers[subjects.BadId] = bad_id_response
+
+
+def _tokens(s: LobbySettings) -> Tokens:
+    secret = s.token_secret
+    if not secret:
+        secret = secrets.token_hex(32)
+        logs.get(NAME).warning("token_secret_unset",
+                               note="tokens are valid on this process only")
+    return Tokens(secret, s.token_ttl_seconds)
+
+
+def _limits(s: LobbySettings) -> tuple[Throttle, CodeGuesses]:
+    try:
+        return (Throttle(s.login_failures_per_account, s.login_failures_per_address,
+                         s.signups_per_address),
+                CodeGuesses(s.room_code_misses_per_player))
+    except ValueError as exc:
+        raise StartupError(f"a rate limit setting is invalid: {exc}") from None
+
+
+def _open_match(matches: Matches) -> Callable[[OpenMatch], Awaitable[MatchOpened]]:
+    """``svc.lobby.open_match``: the tournament service's way to start a game."""
+    async def open_match(req: OpenMatch) -> MatchOpened:
+        try:
+            return await matches.open(req)
+        except LobbyError as exc:
+            raise Refused(exc.code, exc.message) from None
+
+    return open_match
+
+
+async def _projections(rt: Runtime, s: LobbySettings, games: GameClient,
+                       broadcasts: Broadcasts) -> None:
+    """The consumers of games' starts and ends: the games rows, tables closed, a ranked
+    game's leavers, and each player's finished games."""
     projection = projection_handlers(s.queue_leaver_seconds, broadcasts)
     played = HistoryProjection(games)
     for durable, event_type, handler, after_commit, before in (
@@ -128,10 +142,13 @@ async def setup(rt: Runtime) -> None:
             (subjects.LOBBY_GAMES_ENDED, subjects.GAME_ENDED, projection.ended,
              projection.ended_committed, None),
             (subjects.LOBBY_HISTORY, subjects.GAME_ENDED, played.ended, None, played.before)):
-        consumer = Consumer(rt.client, rt.pool, rt.consumer(
+        await _keep(rt, Consumer(rt.client, rt.pool, rt.consumer(
             durable, rt.names.game_events_of_type(event_type)), handler,
-            after_commit=after_commit, before=before)
-        await consumer.start()
-        rt.workers.append(consumer)
-    rt.exception_handlers[LobbyError] = error_response
-    rt.exception_handlers[subjects.BadId] = bad_id_response
+            after_commit=after_commit, before=before))
+
+
+async def _keep(rt: Runtime, *parts: Any) -> None:
+    """Start each part, and keep it to be stopped with the service (in reverse)."""
+    for part in parts:
+        await part.start()
+        rt.workers.append(part)

@@ -57,3 +57,13 @@ def tournaments(lobby: Service, lobby_logs: Path, database_url: str, nats_url: s
     yield svc
     svc.stop()
     ratings.stop()
+
+
+@pytest.fixture(scope="module")
+def game(lobby: Service, lobby_logs: Path, database_url: str, nats_url: str,
+         lobby_prefix: str) -> Iterator[Service]:
+    """A game worker beside the lobby, for a test that needs every service answering."""
+    svc = start("game", lobby_logs / f"game-{uuid.uuid4().hex[:6]}.log",
+                **lobby_env(database_url, nats_url, lobby_prefix))
+    yield svc
+    svc.stop()

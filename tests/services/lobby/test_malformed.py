@@ -41,7 +41,8 @@ async def caller(lobby: Service) -> AsyncIterator[Player]:
 
 
 async def test_no_malformed_body_gets_a_5xx_on_any_public_route(
-        caller: Player, lobby: Service, ratings: Service, tournaments: Service) -> None:
+        caller: Player, lobby: Service, ratings: Service, tournaments: Service,
+        game: Service) -> None:
     table = await caller.ok("POST", "/v1/tables", {"rules": "house", "private": True})
     paths = (await caller.http.get("/schema/openapi.json")).json()["paths"]
     routes = [(method.upper(), path) for path, item in paths.items() for method in item
