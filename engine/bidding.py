@@ -4,10 +4,10 @@ may follow it: the commands of the hand before its first card."""
 from __future__ import annotations
 
 from engine.cards import bits, codes
-from engine.decision import Tx, check_seat, in_game, parse_card
 from engine.errors import RuleError
 from engine.evolve import blind_nil_offered, evolve, passers
 from engine.state import BIDDING, PASSING, PLAY, GameState
+from engine.transaction import Tx, check_seat, in_game, parse_card
 from engine.trickplay import premoves
 from schemas import commands as cmd
 from schemas import events as ev

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from engine import shuffle
 from engine.cards import CARD_IDS, CODES, bits, codes, mask_of
-from engine.decision import Tx, check_seat, in_game, parse_card
 from engine.errors import RuleError
 from engine.play import deck_of
 from engine.state import DEALING, NEW, OVER
+from engine.transaction import Tx, check_seat, in_game, parse_card
 from schemas import commands as cmd
 from schemas import events as ev
 

@@ -17,9 +17,9 @@ from typing import Any
 
 from engine import bidding, dealing, trickplay
 from engine.bidding import check_bid, pass_mask, record_bid, record_pass
-from engine.decision import Tx, check_seat, in_game, parse_card
 from engine.errors import RuleError
 from engine.state import BIDDING, DEALING, PASSING, PLAY, GameState, bot_held
+from engine.transaction import Tx, check_seat, in_game, parse_card
 from engine.trickplay import end, play_checked
 from schemas import commands as cmd
 from schemas import events as ev

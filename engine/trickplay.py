@@ -7,12 +7,12 @@ from typing import Any
 
 from engine.cards import CARD_IDS, CODES, TRUMP
 from engine.dealing import deal_from_seed
-from engine.decision import Tx, check_seat, in_game, parse_card
 from engine.errors import RuleError
 from engine.play import in_seat_order, legal_mask, trick_winner, why_illegal
 from engine.scoring import match_outcome, score_hand
 from engine.state import BIDDING, PASSING, PLAY, GameState, seats_in
 from engine.state import NO_SEATS as NO_PREMOVES
+from engine.transaction import Tx, check_seat, in_game, parse_card
 from schemas import commands as cmd
 from schemas import events as ev
 

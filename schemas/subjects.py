@@ -97,7 +97,7 @@ class Names:
     def lobby_matches_of(self, origin: str) -> str:
         return self.subject(f"lobby.match.{_token(origin)}.*")
 
-    # Requests to the game workers (NATS request/reply, msgpack Structs of schemas.play).
+    # Requests to the game workers (NATS request/reply, msgpack Structs of schemas.gamebus).
 
     def game_command(self, game_id: str) -> str:
         """``GameRequest`` -> ``GameReply`` for one game, answered by the game's owner."""

@@ -35,7 +35,7 @@ from engine.state import OVER, GameState
 from schemas import commands as cmd
 from schemas import events as ev
 from schemas.errors.codes import CONFLICT, NOT_ALLOWED, NOT_OWNER, UNAVAILABLE
-from schemas.play import ChatLine, GameReply
+from schemas.gamebus import ChatLine, GameReply
 from services.game import banter, metrics
 from services.game.answers import Answers, command_hash, outcome, reused
 from services.game.clock import Clock

@@ -19,7 +19,7 @@ from msgspec.structs import replace
 from engine.errors import RuleError
 from schemas import commands as cmd
 from schemas.errors.codes import COMMAND_ID_REUSED, RETRYABLE
-from schemas.play import GameReply
+from schemas.gamebus import GameReply
 from services.game.shards import Games
 from services.game.store import Refusal
 

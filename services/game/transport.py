@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 
-from schemas.play import ChatLine, CreateGame, EventsSince, GameReply, GameRequest
+from schemas.gamebus import ChatLine, CreateGame, EventsSince, GameReply, GameRequest
 from schemas.subjects import Names
 from services.game.worker import GameWorker
 from services.platform import bus

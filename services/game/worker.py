@@ -50,7 +50,7 @@ from engine.state import GameState
 from schemas import commands as cmd
 from schemas.errors.codes import BAD_REQUEST, BUSY, GAME_EXISTS, NOT_OWNER
 from schemas.events import Event
-from schemas.play import ChatLine, CreateGame, EventsReply, EventsSince, GameReply, GameRequest
+from schemas.gamebus import ChatLine, CreateGame, EventsReply, EventsSince, GameReply, GameRequest
 from services.game import metrics
 from services.game.actor import GameActor, Item
 from services.game.clock import Clock

@@ -22,7 +22,7 @@ from services.lobby.base.errors import LobbyError
 from services.lobby.base.settings import LobbySettings
 from services.lobby.base.throttle import CodeGuesses, Throttle
 from services.lobby.clients.broadcasts import Broadcasts
-from services.lobby.clients.games import GameClient
+from services.lobby.clients.gameworkers import GameClient
 from services.lobby.clients.ratings import RatingsBus
 from services.lobby.clients.tournaments import TournamentBus
 from services.lobby.edge import socket
@@ -30,19 +30,19 @@ from services.lobby.edge.gateway import Gateway
 from services.lobby.games import operators
 from services.lobby.games.live import Live
 from services.lobby.games.projection import projection_handlers
-from services.lobby.history.games import History
+from services.lobby.history.pages import History
 from services.lobby.history.projection import HistoryProjection
 from services.lobby.http import apidocs
 from services.lobby.http.errors import bad_id_response, error_response
 from services.lobby.http.routes import platform_route, router
-from services.lobby.matches.matches import Matches
+from services.lobby.matches.opening import Matches
 from services.lobby.matches.outcomes import Outcomes
 from services.lobby.matches.sweeps import Expiry, Sweeper
 from services.lobby.ranked.matchmaker import Matchmaker
 from services.lobby.ranked.queue import Queue
 from services.lobby.tables import store as tables_store
 from services.lobby.tables.tables import Tables
-from services.lobby.tournaments.tournaments import Tournaments
+from services.lobby.tournaments.relay import Tournaments
 from services.platform import bus, logs, version
 from services.platform.busclient import Refused
 from services.platform.consumer import Consumer

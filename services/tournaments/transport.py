@@ -17,9 +17,9 @@ from typing import Any
 import msgspec
 
 from schemas.bus import EventEnvelope
+from schemas.gamebus import EventsReply, EventsSince
 from schemas.matches import OPEN_MATCH, MatchOpened, OpenMatch
 from schemas.notes import Note
-from schemas.play import EventsReply, EventsSince
 from schemas.subjects import Names
 from schemas.tournaments import api as api
 from schemas.tournaments import commands as cmd

@@ -40,7 +40,7 @@ from engine.presets import QUICK
 from engine.state import OVER, GameState, seats_in
 from schemas.bus import EventEnvelope
 from schemas.commands import GameCommand
-from schemas.play import CreateGame, GameReply, GameRequest
+from schemas.gamebus import CreateGame, GameReply, GameRequest
 from schemas.rules import Clocks
 from schemas.subjects import Names
 from services import catalog

@@ -6,7 +6,7 @@ import asyncio
 
 import msgspec
 
-from schemas.play import ChatLine
+from schemas.gamebus import ChatLine
 from schemas.subjects import Names
 from services.platform import connection
 from tests.e2e.conftest import Platform

@@ -10,8 +10,8 @@ import msgspec
 from msgspec.structs import replace
 
 from engine.presets import CLASSIC
+from schemas.gamebus import CreateGame, GameReply
 from schemas.notes import MatchStarted, RatingChanged
-from schemas.play import CreateGame, GameReply
 from schemas.subjects import Names
 from services.platform import bus, connection
 from tests.e2e.conftest import Platform

@@ -10,7 +10,7 @@ import asyncpg
 from msgspec.structs import replace
 
 from engine.presets import CLASSIC
-from schemas.play import CreateGame, GameReply
+from schemas.gamebus import CreateGame, GameReply
 from schemas.subjects import Names
 from services.platform import bus, connection
 from tests.e2e.conftest import Platform

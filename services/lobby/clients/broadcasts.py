@@ -14,8 +14,8 @@ from typing import TypeVar
 
 import msgspec
 
+from schemas.gamebus import ChatLine, SeatPresent, TableChanged
 from schemas.notes import Note
-from schemas.play import ChatLine, SeatPresent, TableChanged
 from schemas.subjects import Names
 from services.platform.busclient import BusClient, Listening
 

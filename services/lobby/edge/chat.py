@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from schemas import ws
-from schemas.play import ChatLine
+from schemas.gamebus import ChatLine
 from services.lobby.base.clock import now_ms
 from services.lobby.base.errors import LobbyError
 from services.lobby.clients.broadcasts import Broadcasts

@@ -15,10 +15,10 @@ from typing import Any
 from schemas import commands as cmd
 from schemas import ws
 from schemas.errors.codes import GAME_UNAVAILABLE, REJECTED
-from schemas.play import GameRequest
+from schemas.gamebus import GameRequest
 from services.lobby.base.clock import now_ms
 from services.lobby.base.errors import LobbyError
-from services.lobby.clients.games import GameClient, GameUnavailable
+from services.lobby.clients.gameworkers import GameClient, GameUnavailable
 from services.lobby.edge.connections import Conn
 from services.lobby.edge.following import followed
 from services.lobby.tables.seating import check_acts

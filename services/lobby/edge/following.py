@@ -27,12 +27,12 @@ from schemas import ws
 from schemas.bus import EventEnvelope
 from schemas.errors.codes import GAME_UNAVAILABLE
 from schemas.events import Event, GameStarted
-from schemas.play import ChatLine, SeatPresent
+from schemas.gamebus import ChatLine, SeatPresent
 from schemas.subjects import Names
 from services.lobby.base.errors import LobbyError
 from services.lobby.base.settings import LobbySettings
 from services.lobby.clients.broadcasts import Broadcasts
-from services.lobby.clients.games import Following, GameClient, GameUnavailable
+from services.lobby.clients.gameworkers import Following, GameClient, GameUnavailable
 from services.lobby.edge import gaps
 from services.lobby.edge.connections import Conn, encode
 from services.lobby.edge.delay import Delay

@@ -29,7 +29,7 @@ from services.lobby.accounts.auth import Claims
 from services.lobby.base.clock import now_ms
 from services.lobby.base.settings import LobbySettings
 from services.lobby.clients.broadcasts import Broadcasts
-from services.lobby.clients.games import GameClient
+from services.lobby.clients.gameworkers import GameClient
 from services.lobby.edge.chat import Chat
 from services.lobby.edge.commands import Commands
 from services.lobby.edge.connections import Conn, Connections
@@ -44,7 +44,7 @@ from services.lobby.edge.tablefeed import TableFeed
 from services.lobby.edge.tournamentfeed import TournamentFeed
 from services.lobby.ranked.queue import Queue
 from services.lobby.tables.tables import Tables
-from services.lobby.tournaments.tournaments import Tournaments
+from services.lobby.tournaments.relay import Tournaments
 from services.lobby.tournaments.unseen import Unseen
 from services.platform.events import game_registry
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from schemas import ws
 from services.lobby.edge.connections import Conn
-from services.lobby.matches.matches import Matches
+from services.lobby.matches.opening import Matches
 from services.lobby.ranked.queue import Queue
 
 

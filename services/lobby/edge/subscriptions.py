@@ -24,13 +24,13 @@ from schemas import ws
 from schemas.api import GameSummary
 from schemas.errors.codes import GAME_UNAVAILABLE
 from schemas.events import Event
-from schemas.play import SeatPresent
+from schemas.gamebus import SeatPresent
 from services.lobby.accounts.auth import Claims
 from services.lobby.base.clock import now_ms
 from services.lobby.base.errors import LobbyError
 from services.lobby.base.settings import LobbySettings
 from services.lobby.clients.broadcasts import Broadcasts
-from services.lobby.clients.games import GameClient, GameUnavailable
+from services.lobby.clients.gameworkers import GameClient, GameUnavailable
 from services.lobby.edge.commands import Commands
 from services.lobby.edge.connections import Conn
 from services.lobby.edge.delay import delayed_state, live_watcher
@@ -40,7 +40,7 @@ from services.lobby.tables import store
 from services.lobby.tables.rows import to_api
 from services.lobby.tables.seating import seat_of
 from services.lobby.tables.tables import Tables, summary
-from services.lobby.tournaments.tournaments import Tournaments
+from services.lobby.tournaments.relay import Tournaments
 from services.lobby.tournaments.unseen import Unseen
 from services.platform.events import EventRegistry
 

@@ -14,7 +14,7 @@ import contextlib
 from typing import Any
 
 from schemas import ws
-from schemas.play import TableChanged
+from schemas.gamebus import TableChanged
 from schemas.subjects import Names
 from services.lobby.clients.broadcasts import Broadcasts
 from services.lobby.edge.connections import Conn, Connections, encode

@@ -41,7 +41,7 @@ from services.lobby.base.errors import LobbyError
 from services.lobby.clients.broadcasts import Broadcasts
 from services.lobby.edge import gaps
 from services.lobby.edge.connections import Conn, Connections, encode
-from services.lobby.tournaments.tournaments import Tournaments
+from services.lobby.tournaments.relay import Tournaments
 from services.platform import logs
 from services.platform.events import tournament_registry
 

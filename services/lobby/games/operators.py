@@ -28,7 +28,7 @@ from schemas import events as ev
 from schemas.bus import EventEnvelope
 from schemas.errors.codes import GAME_UNAVAILABLE
 from services.lobby.base.errors import LobbyError
-from services.lobby.clients.games import GameClient, GameUnavailable
+from services.lobby.clients.gameworkers import GameClient, GameUnavailable
 from services.lobby.games import store
 from services.lobby.tables import store as tablestore
 from services.platform.events import game_registry

@@ -18,7 +18,7 @@ from engine.state import GameState
 from engine.timeline import seat_names
 from schemas import events as ev
 from schemas.bus import EventEnvelope
-from services.lobby.clients.games import GameClient
+from services.lobby.clients.gameworkers import GameClient
 from services.lobby.history import store as history
 from services.lobby.matches import store as matches
 from services.lobby.tables import store

@@ -19,7 +19,7 @@ from services.lobby.accounts.auth import Claims
 from services.lobby.base.errors import LobbyError
 from services.lobby.base.store import Pool
 from services.lobby.games.operators import Operators
-from services.lobby.history.games import History
+from services.lobby.history.pages import History
 from services.lobby.http.apidocs import BEARER, SIGNED_IN, STORE, answers
 from services.lobby.http.params import Before, EventsFolded, GameId, PlayerId, SeatView
 from services.lobby.tournaments.unseen import Unseen

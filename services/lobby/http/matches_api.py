@@ -12,7 +12,7 @@ from schemas.matches import MatchOpened
 from services.lobby.accounts.auth import Claims
 from services.lobby.http.apidocs import BEARER, SIGNED_IN, STARTS, STORE, answers
 from services.lobby.http.params import MatchId
-from services.lobby.matches.matches import Matches
+from services.lobby.matches.opening import Matches
 
 TAGS = ["matches"]
 MATCH = {"match_id": "q-81", "table_id": "t-5e0a", "game_id": "g-77c2", "rated": True,

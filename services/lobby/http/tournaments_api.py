@@ -21,7 +21,7 @@ from services.lobby.accounts.auth import Claims
 from services.lobby.http.apidocs import BEARER, BODY, SIGNED_IN, STORE, answers
 from services.lobby.http.deps import signed_in
 from services.lobby.http.params import MatchId, TeamId, TournamentId, count
-from services.lobby.tournaments.tournaments import Tournaments
+from services.lobby.tournaments.relay import Tournaments
 
 TAGS = ["tournaments"]
 

@@ -12,13 +12,13 @@ import msgspec
 from engine.bots import LEVELS
 from engine.presets import resolve
 from schemas.errors.codes import GAME_UNAVAILABLE, REJECTED
+from schemas.gamebus import CreateGame
 from schemas.matches import OpenMatch
 from schemas.notes import MatchStarted
-from schemas.play import CreateGame
 from services.lobby.accounts import store as accountstore
 from services.lobby.base.errors import LobbyError
 from services.lobby.clients.broadcasts import Broadcasts
-from services.lobby.clients.games import GameClient, GameUnavailable
+from services.lobby.clients.gameworkers import GameClient, GameUnavailable
 from services.lobby.matches import store
 from services.lobby.matches.outcomes import Outcomes
 from services.lobby.tables import store as tablestore

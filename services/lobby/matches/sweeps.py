@@ -3,7 +3,7 @@ and publish unpublished outcomes (``Sweeper``), end lapsed ready checks (``Expir
 
 from __future__ import annotations
 
-from services.lobby.matches.matches import Matches
+from services.lobby.matches.opening import Matches
 from services.platform.periodic import Periodic
 
 

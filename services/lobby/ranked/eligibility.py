@@ -11,7 +11,7 @@ from services.lobby.base import store as basestore
 from services.lobby.base.clock import now_ms
 from services.lobby.base.errors import LobbyError
 from services.lobby.base.settings import LobbySettings
-from services.lobby.clients.games import GameClient, GameUnavailable
+from services.lobby.clients.gameworkers import GameClient, GameUnavailable
 from services.lobby.ranked import store as qs
 from services.lobby.tables import store as tablestore
 from services.lobby.tables.playing import in_game

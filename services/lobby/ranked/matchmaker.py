@@ -50,7 +50,7 @@ from services.lobby.base.errors import LobbyError
 from services.lobby.base.rulesets import rules_of
 from services.lobby.base.settings import LobbySettings
 from services.lobby.matches import store as matchstore
-from services.lobby.matches.matches import Matches
+from services.lobby.matches.opening import Matches
 from services.lobby.ranked import store as qs
 from services.lobby.ranked.matching import Match, Ticket, match
 from services.lobby.ranked.queue import Queue, blamed

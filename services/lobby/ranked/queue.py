@@ -27,10 +27,10 @@ from services.lobby.base.clock import now_ms
 from services.lobby.base.errors import LobbyError
 from services.lobby.base.settings import LobbySettings
 from services.lobby.clients.broadcasts import Broadcasts
-from services.lobby.clients.games import GameClient
+from services.lobby.clients.gameworkers import GameClient
 from services.lobby.clients.ratings import RatingsBus
 from services.lobby.matches import store as matchstore
-from services.lobby.matches.matches import Matches
+from services.lobby.matches.opening import Matches
 from services.lobby.ranked import store as qs
 from services.lobby.ranked.eligibility import Eligibility
 from services.lobby.ranked.matching import MatchRules

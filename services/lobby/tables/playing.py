@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from services.lobby.base.errors import LobbyError
-from services.lobby.clients.games import GameClient, GameUnavailable
+from services.lobby.clients.gameworkers import GameClient, GameUnavailable
 from services.lobby.tables import store
 
 IN_GAME = "in_game"

@@ -14,7 +14,7 @@ from services.lobby.accounts.auth import Claims
 from services.lobby.base.errors import LobbyError
 from services.lobby.base.throttle import CodeGuesses
 from services.lobby.clients.broadcasts import Broadcasts
-from services.lobby.clients.games import GameClient
+from services.lobby.clients.gameworkers import GameClient
 from services.lobby.tables import playagain, store
 from services.lobby.tables.playing import Playing
 from services.lobby.tables.watching import may_watch

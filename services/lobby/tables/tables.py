@@ -14,13 +14,13 @@ from typing import Any
 from schemas.api import CurrentGame, GameSummary, Me, SeatInfo, Table
 from schemas.commands import LeaveSeat
 from schemas.errors.codes import GAME_UNAVAILABLE, REJECTED, TABLE_STARTED
+from schemas.gamebus import GameRequest
 from schemas.matches import MatchSeat, OpenMatch
 from schemas.notes import PlayAgainAsked
-from schemas.play import GameRequest
 from services.lobby.accounts.auth import Claims
 from services.lobby.base.errors import LobbyError
 from services.lobby.base.rulesets import rules_of
-from services.lobby.clients.games import GameUnavailable
+from services.lobby.clients.gameworkers import GameUnavailable
 from services.lobby.tables import playagain, store
 from services.lobby.tables.hosting import HostOptions
 from services.lobby.tables.playagain import seat_of

@@ -25,7 +25,7 @@ from engine import bots
 from engine.evolve import fold
 from engine.presets import QUICK
 from schemas import events as ev
-from schemas.play import CreateGame, GameReply, GameRequest
+from schemas.gamebus import CreateGame, GameReply, GameRequest
 from schemas.rules import Clocks
 from schemas.subjects import Names
 from services.platform import bus, servers

@@ -29,7 +29,7 @@ from engine.evolve import fold
 from engine.state import GameState
 from schemas import commands as cmd
 from schemas.events import Event
-from schemas.play import CreateGame, GameReply, GameRequest
+from schemas.gamebus import CreateGame, GameReply, GameRequest
 from schemas.rules import Rules
 from schemas.subjects import Names
 from services.game.clock import Clock, ManualClock

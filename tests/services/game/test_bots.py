@@ -10,7 +10,7 @@ from engine.replay import groups, verify
 from engine.state import OVER, seats_in
 from schemas import commands as cmd
 from schemas import events as ev
-from schemas.play import ChatLine
+from schemas.gamebus import ChatLine
 from schemas.rules import Clocks
 from services.game import banter
 from services.game.clock import ManualClock

@@ -11,7 +11,7 @@ from engine.presets import CLASSIC
 from engine.state import seats_in
 from schemas import commands as cmd
 from schemas import events as ev
-from schemas.play import GameRequest
+from schemas.gamebus import GameRequest
 from schemas.rules import Clocks
 from services.game.clock import ManualClock
 from tests.services.game.conftest import Harness

@@ -28,9 +28,9 @@ from engine.presets import QUICK
 from engine.replay import verify
 from engine.state import seats_in
 from schemas.bus import EventEnvelope
-from schemas.play import GameRequest
+from schemas.gamebus import GameRequest
 from schemas.subjects import Names
-from services.lobby.clients.games import GameClient
+from services.lobby.clients.gameworkers import GameClient
 from services.platform import bus, connection, servers
 from services.platform.busclient import BusClient
 from services.platform.consumer import CONSUMED, Consumer

@@ -11,7 +11,7 @@ from engine.presets import CLASSIC
 from engine.state import seats_in
 from schemas import commands as cmd
 from schemas import events as ev
-from schemas.play import CreateGame, EventsReply, EventsSince, GameReply, GameRequest
+from schemas.gamebus import CreateGame, EventsReply, EventsSince, GameReply, GameRequest
 from services.platform import bus
 from tests.services.game.conftest import Harness
 from tests.waiting import until

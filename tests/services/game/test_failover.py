@@ -15,7 +15,7 @@ from engine.presets import HOUSE
 from engine.replay import verify
 from schemas import commands as cmd
 from schemas.events import Event, GameEnded, HandDealt
-from schemas.play import CreateGame, GameRequest
+from schemas.gamebus import CreateGame, GameRequest
 from schemas.subjects import Names
 from services.platform.eventstore import EventStore
 from tests.metrics import value

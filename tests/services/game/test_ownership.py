@@ -9,7 +9,7 @@ import time
 from engine.presets import CLASSIC
 from engine.state import seats_in
 from schemas import commands as cmd
-from schemas.play import CreateGame, GameRequest
+from schemas.gamebus import CreateGame, GameRequest
 from tests.services.game.conftest import Harness
 from tests.waiting import until
 

@@ -21,7 +21,7 @@ from engine.evolve import fold
 from engine.presets import CLASSIC
 from engine.state import seats_in
 from schemas import commands as cmd
-from schemas.play import CreateGame, GameRequest
+from schemas.gamebus import CreateGame, GameRequest
 from schemas.subjects import Names
 from services.game.settings import SHARD_DATABASE_URLS
 from services.game.shards import ShardedGameStore

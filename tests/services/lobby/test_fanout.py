@@ -16,7 +16,7 @@ from engine.state import GameState
 from engine.views import redact, turn
 from schemas import ws
 from schemas.events import GameEvent
-from schemas.play import ChatLine
+from schemas.gamebus import ChatLine
 from services.lobby.accounts.auth import Claims
 from services.lobby.base.settings import LobbySettings
 from services.lobby.edge.connections import Conn, encode

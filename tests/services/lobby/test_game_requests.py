@@ -16,10 +16,10 @@ import pytest
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 
-from schemas.play import EventsReply, EventsSince
+from schemas.gamebus import EventsReply, EventsSince
 from schemas.subjects import Names
-from services.lobby.clients import games
-from services.lobby.clients.games import GameClient
+from services.lobby.clients import gameworkers as games
+from services.lobby.clients.gameworkers import GameClient
 from services.platform import connection
 from services.platform.busclient import BusClient
 

@@ -24,7 +24,7 @@ from services.lobby.clients.ratings import RatingsBus
 from services.lobby.clients.tournaments import TournamentBus
 from services.lobby.edge.connections import Connections
 from services.lobby.edge.tournamentfeed import TournamentFeed
-from services.lobby.tournaments.tournaments import Tournaments
+from services.lobby.tournaments.relay import Tournaments
 from services.platform.busclient import BusClient
 from services.platform.db import create_pool
 from tests.services.lobby.harness import ROOT, Player, Service

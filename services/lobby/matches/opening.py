@@ -40,7 +40,7 @@ from schemas.notes import MatchCancelled, MatchOffered
 from services.lobby.base.errors import LobbyError
 from services.lobby.base.rulesets import rules_of
 from services.lobby.clients.broadcasts import Broadcasts
-from services.lobby.clients.games import GameClient
+from services.lobby.clients.gameworkers import GameClient
 from services.lobby.matches import store
 from services.lobby.matches.outcomes import Outcomes
 from services.lobby.matches.starting import GameStarts

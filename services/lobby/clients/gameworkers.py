@@ -25,7 +25,7 @@ from tenacity import (
 from schemas.bus import EventEnvelope
 from schemas.errors import from_service
 from schemas.events import GameEnded
-from schemas.play import CreateGame, EventsReply, EventsSince, GameReply, GameRequest
+from schemas.gamebus import CreateGame, EventsReply, EventsSince, GameReply, GameRequest
 from schemas.subjects import Names
 from services.platform import bus, logs
 from services.platform.busclient import BusClient, Listening, Unavailable

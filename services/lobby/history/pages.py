@@ -20,10 +20,10 @@ from schemas.rules import Rules
 from schemas.seats import opponents_of, partner_of, team_of
 from schemas.views import HandSheet
 from services.lobby.base.errors import LobbyError
-from services.lobby.clients.games import GameClient, GameUnavailable
+from services.lobby.clients.gameworkers import GameClient, GameUnavailable
 from services.lobby.clients.ratings import RatingsBus
 from services.lobby.history import store
-from services.lobby.tournaments.tournaments import Tournaments
+from services.lobby.tournaments.relay import Tournaments
 
 
 def _ms(value: Any) -> int:
