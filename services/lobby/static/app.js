@@ -1024,6 +1024,7 @@ function renderTurnCue() {
     text = `Waiting for ${t.waiting.map(NAME_OF).join(", ")}`;
   }
   cue.textContent = text;
+  cue.title = text;
   document.title = (mine ? "● Your turn · " : "") + "Spades";
 }
 
@@ -1211,8 +1212,10 @@ function renderEnd() {
   why.textContent = `The match is over: ${reason && v.rules ? reason(v.rules, v) : v.end_reason}. `
     + `Final score: ${teamNames(team)} ${v.scores[team]}, ${teamNames(1 - team)} ${v.scores[1 - team]}, `
     + `after ${v.sheet.length} hand(s).`;
-  const parts = [h, why];
-  tvNext(parts);
+  // The buttons follow the result at once: they stay in sight in the dock's fixed height.
+  const notes = [why];
+  tvNext(notes);
+  const parts = [];
   // Playing again is for those seated at a person's table; a spectator, and the players
   // of a ranked or tournament match (a private table with no room code), only go back.
   const matchTable = S.table && S.table.private && !S.table.code;
@@ -1224,7 +1227,7 @@ function renderEnd() {
       const p = document.createElement("p");
       p.id = "again-asked";
       p.textContent = `${asked.asked_by} asks to play again at this table, same seats.`;
-      parts.push(p);
+      notes.unshift(p);
     }
     const again = button(asked ? "Yes, play again" : "Play again", () => playAgain(S.table.table_id));
     again.id = "play-again";
@@ -1266,15 +1269,18 @@ function renderEnd() {
       textContent: `Back to ${S.origin.name || "the tournament"}` });
     parts.push(back, " ");
   }
-  box.replaceChildren(...parts, fresh);
   const change = S.ratingChanges[S.game];
   if (change) {
     const p = document.createElement("p");
     p.id = "rating-change";
     p.textContent = `Rating ${change.rating_before} → ${change.rating_after} `
       + `(${signed(change.rating_after - change.rating_before)})`;
-    box.append(p);
+    notes.unshift(p);
   }
+  const actions = document.createElement("div");
+  actions.id = "end-actions";
+  actions.append(...parts, fresh);
+  box.replaceChildren(h, actions, ...notes);
 }
 
 // Ask for (or agree to) another game at the same table: the table page shows who has
@@ -1319,6 +1325,10 @@ $("back").onclick = () => {
   if (S.game) send({ type: "unsubscribe", game_id: S.game });
   enterLobby();
 };
+// The page's foot leaves room for the dock, so that nothing above it is hidden for good.
+new ResizeObserver(() => {
+  document.body.style.paddingBottom = `${$("dock").offsetHeight}px`;
+}).observe($("dock"));
 $("trick-pause").value = localStorage.getItem("trickPause") || "1000";
 $("trick-pause").onchange = () => localStorage.setItem("trickPause", $("trick-pause").value);
 
