@@ -105,6 +105,9 @@ async def test_every_phase_of_a_table_game_fits_every_screen(platform: Platform)
             await card.click()
         await page.click(passing)
         await page.wait_for_selector("#hand button.card.legal", timeout=30000)
+        # A refused move says why on the dock, above the hand, not only in the header.
+        await page.evaluate("command('bid', {bid: 5})")
+        await page.wait_for_selector("#move-error:has-text('does not fit this moment')")
         await fits(page, "play", boxes, "#hand button.card.legal")
         await play_until(page, "!document.getElementById('hand-result').hidden && "
                                "[...document.querySelectorAll('#controls button')]"

@@ -52,7 +52,28 @@ function teamNames(team) {
 
 // --- status line: errors say what went wrong, and go once the situation changes ---------
 
-function status(text) { $("status").textContent = text || ""; S.statusAt = Date.now(); }
+// A refusal shows in the header and next to what the player just did: in the game, on the
+// dock's line above the bids and the hand; elsewhere, under the button or form last used
+// (a phone scrolled down never sees the header).
+let lastAction = null;  // {el, at}: the button, link or form the player used last
+document.addEventListener("click", (e) => {
+  const el = e.target.closest("button, a");
+  if (el) lastAction = { el, at: Date.now() };
+}, true);
+document.addEventListener("submit", (e) => { lastAction = { el: e.target, at: Date.now() }; }, true);
+
+function status(text) {
+  $("status").textContent = text || ""; S.statusAt = Date.now();
+  $("move-error").textContent = text && !$("game").hidden ? text : "";
+  const near = $("near-error");
+  if (near) near.remove();
+  const act = lastAction;
+  if (!text || !$("game").hidden || !act || Date.now() - act.at > 10000 || !act.el.isConnected
+      || act.el.closest("[hidden]")) return;
+  const p = Object.assign(document.createElement("p"), { id: "near-error", textContent: text });
+  p.setAttribute("role", "alert");
+  if (act.el.tagName === "FORM") act.el.append(p); else act.el.after(p);
+}
 
 // What a refusal means, in plain words, by its code (docs/protocol.md lists them all). A
 // code not here shows the server's own message, as a sentence; a code never shows.
@@ -111,7 +132,7 @@ function plainError(e) {
   if (typeof say === "function") return say(e);
   return say || sentence(e.message);
 }
-function clearStatus() { if ($("status").textContent) status(""); }
+function clearStatus() { if ($("status").textContent || $("near-error")) status(""); }
 
 function show(section) {
   for (const id of ["signin", "lobby", "profile", "table", "game"]) {
@@ -563,26 +584,48 @@ function showOffer(note) {
   clearStatus();
   $("offer-box").hidden = false;
   $("offer-ready").disabled = $("offer-decline").disabled = false;
-  $("offer-ready").onclick = () => { $("offer-ready").disabled = true;
-                                     send({ type: "match_ready", match_id: note.match_id }); };
+  $("offer-ready").textContent = "Ready";
+  $("offer-ready").onclick = () => {
+    $("offer-ready").disabled = true;
+    $("offer-ready").textContent = "Ready ✓";
+    note.ready = true;
+    tickOffer();
+    send({ type: "match_ready", match_id: note.match_id });
+  };
   $("offer-decline").onclick = () => send({ type: "match_decline", match_id: note.match_id });
   tickOffer();
 }
 
-function tickOffer(text) {
+// The offer counts down (the page's half-second timer redraws it). Once this player pressed Ready the line says so until
+// the match starts or falls through; the tab's title calls the player from another tab.
+function tickOffer() {
   const o = S.offer;
-  if (!o) { $("offer-box").hidden = true; return; }
+  $("offer-box").hidden = !o;
+  retitle();
+  if (!o) return;
   const left = Math.max(0, Math.ceil((o.expires_at - Date.now()) / 1000));
-  $("offer-text").textContent = text || `${ORIGINS[o.origin] || "A match"} is ready` +
-    `${o.rated ? " (rated)" : ""}: confirm within ${left} s.`;
-  if (!text && left > 0) setTimeout(() => { if (S.offer === o) tickOffer(); }, 1000);
+  const others = o.waiting === undefined ? "the other players" : `${o.waiting} more player(s)`;
+  $("offer-text").textContent = o.ready
+    ? `You are ready. Waiting for ${others} to confirm (${left} s left).`
+    : `${ORIGINS[o.origin] || "A match"} is ready${o.rated ? " (rated)" : ""}: confirm within ${left} s.`;
+}
+
+// The tab's title: a match to confirm first, then a turn to play.
+function retitle() {
+  const o = S.offer;
+  const v = S.view, t = S.turn;
+  const mine = v && t && v.seat !== null && t.waiting.includes(v.seat) && v.phase !== "over";
+  const left = o && Math.max(0, Math.ceil((o.expires_at - Date.now()) / 1000));
+  document.title = o && !o.ready ? `⏰ Confirm your match (${left} s) · Spades`
+    : mine ? "● Your turn · Spades" : "Spades";
 }
 
 function onMatch(m) {  // the answer to match_ready / match_decline
   if (!S.offer || S.offer.match_id !== m.match_id) return;
   if (m.state === "ready_check") {
-    S.offer.ready = true;
-    tickOffer(`Ready. Waiting for ${4 - m.ready.length} more player(s)…`);
+    if (m.ready.includes(S.offer.seat)) S.offer.ready = true;
+    S.offer.waiting = 4 - m.ready.length;
+    tickOffer();
   } else if (m.state !== "started" && m.state !== "starting") {  // match_started follows those
     S.offer = null; tickOffer();
   }
@@ -1025,7 +1068,7 @@ function renderTurnCue() {
   }
   cue.textContent = text;
   cue.title = text;
-  document.title = (mine ? "● Your turn · " : "") + "Spades";
+  retitle();
 }
 
 // Seats and their clocks only: redrawn every half second without touching the hand's buttons.
@@ -1334,6 +1377,7 @@ $("trick-pause").onchange = () => localStorage.setItem("trickPause", $("trick-pa
 
 setInterval(() => {
   if (S.view && S.view.phase !== "over") renderSeats();
+  if (S.offer) tickOffer();
   if (S.statusAt && Date.now() - S.statusAt > 10000) clearStatus();  // a stale error goes
 }, 500);
 
