@@ -131,8 +131,7 @@ async def test_a_ranked_and_a_tournament_game_fit_under_their_longer_header(
         platform: Platform, nc: Client, nats_prefix: str) -> None:
     async with one_page("fit-match") as page:
         await sign_in(page, platform.a.url, "Matched")
-        me = json.loads(await page.evaluate("localStorage.getItem('me') || "
-                                            "sessionStorage.getItem('me')"))["player_id"]
+        me = json.loads(await page.evaluate("localStorage.getItem('me')"))["player_id"]
         # A tournament's game names its tournament, round and teams only for a tournament
         # the service knows; the caption is above the board either way, the dock fixed.
         for origin, caption in (("queue", "Ranked game"), ("tournament", "")):

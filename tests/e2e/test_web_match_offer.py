@@ -20,8 +20,7 @@ from tests.services.lobby.harness import Player
 
 
 async def player_id(page: Page) -> str:
-    me = json.loads(await page.evaluate("localStorage.getItem('me')"
-                                        " || sessionStorage.getItem('me')"))
+    me = json.loads(await page.evaluate("localStorage.getItem('me')"))
     return str(me["player_id"])
 
 

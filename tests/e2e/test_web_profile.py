@@ -19,8 +19,8 @@ from tests.services.lobby.harness import Player
 async def signed_in_as(page: Page, player_id: str, name: str, token: str) -> None:
     """The page holds this player's session, as the web client keeps it after signing in."""
     me = json.dumps({"player_id": player_id, "name": name})
-    await page.add_init_script(f"sessionStorage.setItem('token', {json.dumps(token)});"
-                               f"sessionStorage.setItem('me', {json.dumps(me)});")
+    await page.add_init_script(f"localStorage.setItem('token', {json.dumps(token)});"
+                               f"localStorage.setItem('me', {json.dumps(me)});")
 
 
 async def fits(page: Page) -> bool:

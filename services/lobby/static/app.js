@@ -6,8 +6,8 @@
 
 const $ = (id) => document.getElementById(id);
 const S = {
-  token: sessionStorage.getItem("token"),
-  me: JSON.parse(sessionStorage.getItem("me") || "null"),
+  token: localStorage.getItem("token"),
+  me: JSON.parse(localStorage.getItem("me") || "null"),
   ws: null, table: null, game: null, view: null, version: 0, turn: null,
   seq: 0, chosen: new Set(), reconnectDelay: 250,
   held: null,        // the finished trick kept on the table a moment: {cards, winner, until}
@@ -423,7 +423,7 @@ $("rules-reset").onclick = () => tableCall("POST", "rules/reset");
 // --- sign-in and lobby -------------------------------------------------------------------
 
 function signOut() {
-  sessionStorage.clear();
+  localStorage.removeItem("token"); localStorage.removeItem("me");
   S.token = null; S.me = null; S.table = null; S.game = null; S.view = null;
   if (S.ws) S.ws.close();
   $("who").textContent = "";
@@ -432,8 +432,8 @@ function signOut() {
 
 function signedIn(s) {
   S.token = s.token; S.me = { player_id: s.player_id, name: s.name };
-  sessionStorage.setItem("token", s.token);
-  sessionStorage.setItem("me", JSON.stringify(S.me));
+  localStorage.setItem("token", s.token);
+  localStorage.setItem("me", JSON.stringify(S.me));
   enterLobby();
 }
 
@@ -449,6 +449,35 @@ signInForm("guest-form", "/v1/auth/guest", { name: "guest-name" });
 signInForm("login-form", "/v1/auth/login", { name: "login-name", password: "login-password" });
 signInForm("register-form", "/v1/auth/register", { name: "register-name", password: "register-password" });
 $("sign-out").onclick = signOut;
+
+// One click from the home page to a game: a guest's name is made up, three bots sit down
+// and the game starts.
+$("play-now").onclick = async () => {
+  try {
+    const s = await api("POST", "/v1/auth/guest", { name: `Guest${Math.floor(1000 + Math.random() * 9000)}` });
+    signedIn(s);
+    await quickPlay();
+  } catch (err) { status(err.message); }
+};
+$("quick-play").onclick = () => quickPlay().catch((err) => status(err.message));
+
+async function quickPlay() {
+  const t = await api("POST", "/v1/tables", { rules: "quick", private: true });
+  await api("POST", `/v1/tables/${t.table_id}/bots`, { level: "basic" });
+  await joinTable(api("POST", `/v1/tables/${t.table_id}/start`));
+}
+
+// Each preset in a line, said before the table is opened (the table shows them in full).
+const PRESET_WORDS = {
+  house: "Jokers and deuces rank above the ace of spades; bids are secret; blind nil for a team 100 behind; first to 500.",
+  quick: "The house rules over four hands: about a quarter of an hour.",
+  classic: "52 cards, bids in turn, nil, spades led only once broken; first to 500.",
+  beginner: "52 cards, bids in turn, first to 300; taking all 13 tricks wins on the spot.",
+  club: "52 cards, nil tricks count for nothing, −200 loses, a draw may end it; leaving forfeits the match.",
+};
+function describePreset() { $("preset-words").textContent = PRESET_WORDS[$("preset").value] || ""; }
+$("preset").onchange = describePreset;
+describePreset();
 
 function enterLobby(keepTv = false) {
   // The lobby's address is home: a game's is left behind, and TV's too unless it is TV's
@@ -676,13 +705,16 @@ function renderTables(tables) {
   body.replaceChildren();
   for (const t of tables) {
     const tr = document.createElement("tr");
+    tr.dataset.table = t.table_id;
     const players = t.seats.map((s, i) => s.bot ? botName(i, s.bot, s.name)
       : s.name ? personName(s) : "–").join(", ");
     for (const text of [t.preset, players, t.state === "open" ? t.free_seats.join(" ") : "playing"]) {
       const td = document.createElement("td"); td.textContent = text; tr.append(td);
     }
     const td = document.createElement("td");
-    if (t.state === "open") {
+    if (t.state === "open" && !t.free_seats.length) {
+      td.textContent = "full: starting soon";
+    } else if (t.state === "open") {
       td.append(button("Join", () => joinTable(api("POST", `/v1/tables/${t.table_id}/join`, {})),
                        false, "join-table", { table: t.table_id }));
     } else {
@@ -758,7 +790,10 @@ function renderTable() {
   }));
   const host = S.me && t.host === S.me.player_id;
   $("host-controls").hidden = !host;
-  $("start").textContent = again ? "Start now (bots for those who have not agreed)" : "Start the game";
+  const empty = t.seats.filter((s) => !s.player_id && !s.bot).length;
+  $("start").textContent = again ? "Start now (bots for those who have not agreed)"
+    : empty ? `Start the game (bots take the ${empty} empty seat${empty === 1 ? "" : "s"})`
+      : "Start the game";
   $("again-agree").hidden = !(again && mine !== null && !again[mine]);
   $("banter").checked = t.banter;
   renderRulesList($("rules-summary"), t.rules);

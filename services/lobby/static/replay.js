@@ -17,7 +17,7 @@ const ROUTES = PLAYER
   ? { events: (g) => `/v1/games/${g}/replay`, state: (g) => `/v1/games/${g}/replay/state` }
   : { events: (g) => `/v1/admin/games/${g}/events`, state: (g) => `/v1/admin/games/${g}/state` };
 const SUIT = { S: "♠", H: "♥", D: "♦", C: "♣" };
-const R = { token: PLAYER ? sessionStorage.getItem("token") : localStorage.getItem(KEY), log: null, at: 0, want: 0, eyes: "",
+const R = { token: PLAYER ? localStorage.getItem("token") : localStorage.getItem(KEY), log: null, at: 0, want: 0, eyes: "",
             states: new Map() };
 
 function status(text) { $("status").textContent = text || ""; }
@@ -249,7 +249,7 @@ $("search-form").addEventListener("submit", (e) => { e.preventDefault(); search(
 async function start() {
   $("game-id").textContent = GAME;
   if (PLAYER) {  // back to the player's own page instead of the operators' search
-    const me = JSON.parse(sessionStorage.getItem("me") || "null");
+    const me = JSON.parse(localStorage.getItem("me") || "null");
     Object.assign($("to-search"), { textContent: "your games",
       href: me ? `/#/players/${encodeURIComponent(me.player_id)}` : "/" });
     $("eyes").options[0].textContent = "every hand";

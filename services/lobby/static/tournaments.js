@@ -8,8 +8,8 @@
 
 const $ = (id) => document.getElementById(id);
 const T = {
-  token: sessionStorage.getItem("token"),
-  me: JSON.parse(sessionStorage.getItem("me") || "null"),
+  token: localStorage.getItem("token"),
+  me: JSON.parse(localStorage.getItem("me") || "null"),
   id: null, view: null, ws: null, offer: null, refresh: null,
 };
 
@@ -45,7 +45,7 @@ function show(section) {
 }
 
 function signOut() {
-  sessionStorage.clear();
+  localStorage.removeItem("token"); localStorage.removeItem("me");
   T.token = null; T.me = null;
   if (T.ws) T.ws.close();
   $("who").textContent = "";
@@ -58,8 +58,8 @@ $("login-form").addEventListener("submit", async (e) => {
     const s = await api("POST", "/v1/auth/login", { name: $("login-name").value.trim(),
                                                    password: $("login-password").value });
     T.token = s.token; T.me = { player_id: s.player_id, name: s.name };
-    sessionStorage.setItem("token", s.token);
-    sessionStorage.setItem("me", JSON.stringify(T.me));
+    localStorage.setItem("token", s.token);
+    localStorage.setItem("me", JSON.stringify(T.me));
     start();
   } catch (err) { status(err.message); }
 });
