@@ -14,6 +14,7 @@ const S = {
   lastTrick: null,   // {cards (seat order), winner}
   handResult: null,  // a line on the hand just scored, shown until the next hand's first card
   statusAt: 0,
+  statusN: 0,        // how many times the status line was set: a call's success clears only older words
   bounce: null,      // why the pre-move just bounced, shown with the turn cue
   watchCode: null,   // the room code a private game is watched with (sent again on reconnect)
   asked: null,       // a play_again_asked note not answered yet
@@ -63,7 +64,7 @@ document.addEventListener("click", (e) => {
 document.addEventListener("submit", (e) => { lastAction = { el: e.target, at: Date.now() }; }, true);
 
 function status(text) {
-  $("status").textContent = text || ""; S.statusAt = Date.now();
+  $("status").textContent = text || ""; S.statusAt = Date.now(); S.statusN += 1;
   $("move-error").textContent = text && !$("game").hidden ? text : "";
   const near = $("near-error");
   if (near) near.remove();
@@ -105,7 +106,7 @@ const PLAIN = {
   unauthenticated: "Please sign in first.",
   already_queued: "You are in the queue already.",
   not_queued: "You are not in the queue.",
-  in_game: "Finish your game before you queue.",
+  in_game: "You are playing a game already: finish it, or leave it from its page, before you start another.",
   partner_unavailable: "That player cannot queue with you now (they may be playing, queued, or a guest).",
   partner_is_guest: "Your partner must be a registered player.",
   queue_cooldown: (f) => f.until
@@ -147,7 +148,7 @@ function show(section) {
 }
 
 async function api(method, path, body) {
-  const asked = Date.now();
+  const asked = S.statusN;
   const r = await fetch(path, {
     method, headers: { "content-type": "application/json",
                        ...(S.token ? { authorization: `Bearer ${S.token}` } : {}) },
@@ -163,7 +164,7 @@ async function api(method, path, body) {
     throw err;
   }
   // A success clears an earlier refusal, never one said while this call was under way.
-  if (!S.statusAt || S.statusAt <= asked) clearStatus();
+  if (S.statusN === asked) clearStatus();
   return data;
 }
 
@@ -488,6 +489,7 @@ function enterLobby(keepTv = false) {
   $("who").textContent = S.me ? `Signed in as ${S.me.name}` : "";
   S.table = null; S.game = null; S.view = null; S.held = null; S.lastTrick = null;
   S.watchCode = null; S.origin = null;
+  $("lobby-note").hidden = true;
   show("lobby");
   connect();
   offerResume();
@@ -850,8 +852,9 @@ function command(type, extra = {}) {
   S.seq += 1;
   S.held = null;  // acting skips the pause on a finished trick
   S.bounce = null;
-  send({ type, command_id: `${Date.now().toString(36)}-${S.seq}`, game_id: S.game,
-         seat: S.view.seat, ...extra });
+  const id = `${Date.now().toString(36)}-${S.seq}`;
+  send({ type, command_id: id, game_id: S.game, seat: S.view.seat, ...extra });
+  return id;
 }
 
 function onFrame(f) {
@@ -880,7 +883,10 @@ function onFrame(f) {
       if (f.game_id === S.game) { S.delayed = f.delayed; if (S.view) renderGame(); }
       break;
     case "event": if (f.game_id === S.game) onEvent(f); break;
-    case "ack": clearStatus(); break;
+    case "ack":
+      clearStatus();
+      if (S.leaving && f.command_id === S.leaving.id) left();
+      break;
     case "error":
       status(plainError(f));
       if (f.code === "queue_cooldown" && f.until) {  // the queue line counts it down
@@ -907,6 +913,7 @@ function openGame(gameId, spectate = mySeatAtTable() === null) {
   $("chatlog").replaceChildren();
   $("sheet").replaceChildren();
   $("last-trick-box").hidden = true;
+  $("end").hidden = true;  // the last game's end, until this one's snapshot says
   show("game");
   // The address names the game: a reload comes back to it (openGameAt), not to the lobby;
   // TV keeps its own address, which brings on the next game.
@@ -919,7 +926,7 @@ function openGame(gameId, spectate = mySeatAtTable() === null) {
 // Which tournament, round and teams a game is, or that it is ranked: from the game's summary.
 async function describeOrigin(gameId) {
   $("game-origin").textContent = "";
-  S.origin = null;
+  S.origin = null; S.originKind = null;
   let g;
   try {
     const code = S.spectating && S.watchCode ? `?code=${encodeURIComponent(S.watchCode)}` : "";
@@ -927,6 +934,7 @@ async function describeOrigin(gameId) {
   } catch { return; }  // the game itself still shows; only its caption is missing
   if (S.game !== gameId) return;
   const t = g.tournament;
+  S.originKind = g.origin;  // what leaving would cost depends on it
   const tv = location.hash === "#/tv" ? ["TV"] : [];
   let parts = [];
   if (t) {
@@ -1043,6 +1051,7 @@ function renderGame() {
   renderControls();
   renderSheet();
   renderEnd();
+  renderQuit();
   $("hand-result").hidden = !S.handResult;
   $("hand-result").textContent = S.handResult || "";
   if (v.rules) renderRulesList($("game-rules"), v.rules);
@@ -1399,6 +1408,58 @@ $("chat-form").addEventListener("submit", (e) => {
   $("chat-text").value = "";
 });
 $("mute").onchange = () => send({ type: "mute_bots", game_id: S.game, muted: $("mute").checked });
+// --- leaving a running game: what it costs, said before it is done ---------------------
+
+// What leaving costs under the game's rules: a bot finishing the seat, or the pair's forfeit;
+// a ranked game's rating and queue, a tournament's match.
+function leaveCost(v) {
+  const forfeit = v.rules && v.rules.abandon === "forfeit";
+  const origin = S.started[S.game] ? S.started[S.game].origin : S.originKind;
+  const out = [forfeit
+    ? "Resigning ends the match now: your team forfeits it, and you and your partner lose."
+    : "A bot plays your seat to the end of the game and your partner plays on with it. "
+      + "You may take the seat back by opening the game again from the lobby."];
+  if (origin === "queue") {
+    out.push("This is a ranked game: you score it as a loss whatever your partner's result, "
+      + "and you must wait a while before you may queue again.");
+  } else if (origin === "tournament") {
+    out.push(forfeit ? "Your team loses this tournament match."
+      : "Your team's tournament match goes on with the bot in your seat.");
+  }
+  return { forfeit, text: out.join(" ") };
+}
+
+function renderQuit() {
+  const v = S.view;
+  const can = v && v.seat !== null && v.phase !== "over" && !v.bots[v.seat];
+  $("quit").hidden = !can;
+  $("back").textContent = can ? "Back to the lobby (the game and your clock go on)" : "Back to the lobby";
+  if (!can) { $("quit-confirm").hidden = true; return; }
+  const cost = leaveCost(v);
+  $("quit").textContent = cost.forfeit ? "Resign this game…" : "Leave this game…";
+  $("quit-cost").textContent = cost.text;
+  $("quit-yes").textContent = cost.forfeit ? "Resign: we lose the match" : "Leave: a bot plays for me";
+}
+$("quit").onclick = () => { renderQuit(); $("quit-confirm").hidden = false; };
+$("quit-no").onclick = () => { $("quit-confirm").hidden = true; };
+$("quit-yes").onclick = () => {
+  $("quit-confirm").hidden = true;
+  S.leaving = { id: command("leave"), forfeit: leaveCost(S.view).forfeit };
+};
+
+// A forfeit ends the match: its end shows here as any end does. A bot playing on does not
+// need the player: back to the lobby, saying so there until the player moves on.
+function left() {
+  const forfeit = S.leaving.forfeit;
+  S.leaving = null;
+  if (forfeit) return;
+  send({ type: "unsubscribe", game_id: S.game });
+  enterLobby();
+  $("lobby-note").hidden = false;
+  $("lobby-note").textContent = "You left your game: a bot plays your seat to its end. "
+    + "\"Back to your game\" takes the seat back while the game lasts.";
+}
+
 $("back").onclick = () => {
   if (S.game) send({ type: "unsubscribe", game_id: S.game });
   enterLobby();
