@@ -5,8 +5,21 @@ take the empty seats, and a full table offers no Join."""
 
 from __future__ import annotations
 
+from playwright.async_api import Browser, Locator, Page
+
 from tests.e2e.browser import chromium, new_page, shot, sign_in
 from tests.e2e.conftest import Platform
+
+
+async def seen_by_another(browser: Browser, problems: list[str], base: str,
+                          host: Page) -> tuple[Page, Locator]:
+    """Another player's lobby, and its row of the table ``host`` sits at, once listed."""
+    table = await host.evaluate("S.table.table_id")
+    other = await new_page(browser, problems)
+    await sign_in(other, base, "Looker")
+    row = other.locator(f"#tables tr[data-table='{table}']")
+    await row.wait_for(timeout=10000)
+    return other, row
 
 
 async def test_one_click_plays_and_a_second_tab_is_signed_in_already(
@@ -59,13 +72,29 @@ async def test_presets_are_told_and_the_host_knows_bots_fill_the_seats(
             "Start the game (bots take the 3 empty seats)"
         await page.click("#fill-bots")
         await page.wait_for_selector("#start:text-is('Start the game')")
-        table = await page.evaluate("S.table.table_id")
         # Someone else's lobby: the full table is listed, with nothing to join.
-        other = await new_page(browser, problems)
-        await sign_in(other, platform.a.url, "Looker")
-        row = other.locator(f"#tables tr[data-table='{table}']")
-        await row.wait_for(timeout=10000)
+        other, row = await seen_by_another(browser, problems, platform.a.url, page)
         assert "full: starting soon" in (await row.text_content() or "")
         assert await row.locator("button").count() == 0
         await shot(other, "home-full-table")
+    assert problems == []
+
+
+async def test_the_lobby_explains_its_numbers_and_a_partner_who_is_yourself(
+        platform: Platform) -> None:
+    """The leaderboard's "?" is explained, free seats are numbered as bots are (1 to 4,
+    with their side), and naming oneself as the queue partner says just that."""
+    problems: list[str] = []
+    async with chromium() as browser:
+        page = await new_page(browser, problems, width=375, height=667)
+        await sign_in(page, platform.a.url, "Solo")
+        assert "provisional" in (await page.text_content("#provisional-note") or "")
+        await page.fill("#queue-partner", "solo")
+        await page.evaluate("document.getElementById('queue-form').requestSubmit()")
+        await page.wait_for_selector("#status:has-text('You cannot be your own partner')")
+        await page.click("#create")  # a public table, the host in seat 1
+        await page.wait_for_selector("#table:not([hidden])")
+        other, row = await seen_by_another(browser, problems, platform.a.url, page)
+        assert "2 (west), 3 (north), 4 (east)" in (await row.text_content() or "")
+        await shot(other, "home-free-seats")
     assert problems == []

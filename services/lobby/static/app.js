@@ -592,7 +592,8 @@ function renderTables(tables) {
     tr.dataset.table = t.table_id;
     const players = t.seats.map((s, i) => s.bot ? botName(i, s.bot, s.name)
       : s.name ? personName(s) : "–").join(", ");
-    for (const text of [t.preset, players, t.state === "open" ? t.free_seats.join(" ") : "playing"]) {
+    const free = t.free_seats.map((i) => `${i + 1} (${SIDES[i]})`).join(", ");
+    for (const text of [t.preset, players, t.state === "open" ? free : "playing"]) {
       const td = document.createElement("td"); td.textContent = text; tr.append(td);
     }
     const td = document.createElement("td");
@@ -923,7 +924,7 @@ function renderGame() {
   $("headline").textContent = [hand, v.rules ? v.rules.preset : "",
     `${us} ${v.scores[team]} (${v.bags[team]} bags)`,
     `${them} ${v.scores[1 - team]} (${v.bags[1 - team]} bags)`,
-    v.seat === null ? `watching${S.delayed ? ", a few tricks behind the play" : ""}` : "",
+    v.seat === null ? `watching${S.delayed && v.phase !== "over" ? ", a few tricks behind the play" : ""}` : "",
   ].filter(Boolean).join(" · ");
   renderBooks();
   renderSeats();
@@ -1454,6 +1455,7 @@ function onQueueNote(n) {  // the ready check itself is the offer box's (showOff
                           box.hidden = true; send({ type: "queue_join", partner: n.player_id });
                         }));
   } else if (n.kind === "match_found") {
+    if (S.queue) renderQueue({ ...S.queue, state: "matched" });  // the wait is over
     const box = $("queue-match");
     box.hidden = false;
     box.replaceChildren(...n.teams.map((team, i) => {
@@ -1472,6 +1474,10 @@ $("queue-form").addEventListener("submit", (e) => {
   e.preventDefault();
   const name = $("queue-partner").value.trim();
   if (!name) { send({ type: "queue_join", partner: null }); return; }
+  if (S.me && name.toLowerCase() === S.me.name.toLowerCase()) {
+    status("You cannot be your own partner: name another player, or leave it empty to queue alone.");
+    return;
+  }
   api("GET", `/v1/players?name=${encodeURIComponent(name)}`)
     .then((p) => send({ type: "queue_join", partner: p.player_id }))
     .catch((err) => status(err.message));
@@ -1500,6 +1506,7 @@ async function refreshBoard(around = S.boardAround) {
                           `${e.wins}-${e.losses}-${e.draws}`]) {
         const td = document.createElement("td"); td.textContent = text; tr.append(td);
       }
+      if (e.provisional) tr.cells[2].title = "Provisional: too few rated games yet for a settled rating";
       tr.onclick = () => { location.hash = `#/players/${encodeURIComponent(e.player_id)}`; };
       return tr;
     }));

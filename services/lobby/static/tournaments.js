@@ -171,7 +171,9 @@ function render() {
     $("check-in").hidden = !mine.confirmed || mine.checked_in.includes(me)
       || s.status !== "registering" || !checkInOpen;
     $("my-team").dataset.team = mine.team_id;
-    $("withdraw").hidden = over;  // a finished or cancelled tournament has none to leave
+    // A finished or cancelled tournament has none to leave, nor has a knocked-out team.
+    const placed = (v.standings || []).find((x) => x.team_id === mine.team_id);
+    $("withdraw").hidden = over || Boolean(placed && placed.eliminated);
   }
   $("organize").hidden = s.organizer !== me || !["registering", "running"].includes(s.status);
   $("edit-form").hidden = s.organizer !== me || s.status !== "registering";
