@@ -96,6 +96,7 @@ TOURNAMENT = [
         "registration_closed": "registration is not open now",
         "already_registered": "one of the players is already in a team of this tournament",
         "team_exists": "a team with this id already exists",
+        "team_name_taken": "another team of this tournament has that name (in any case)",
         "check_in_closed": "the check-in is not open now",
         "not_confirmed": "the team's partner has not confirmed",
         "too_early": "the tournament does not start yet",

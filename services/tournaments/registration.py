@@ -31,6 +31,15 @@ def _registering_or_late(state: Tournament) -> tuple[ev.TournamentSettings, bool
     return in_status(state, "registering"), False
 
 
+def name_free(state: Tournament, team_id: str, name: str) -> None:
+    """Two teams of one tournament never share a name (in any case, spaces aside): a
+    bracket, a standings table and a game's caption name teams by it."""
+    key = " ".join(name.casefold().split())
+    if any(" ".join(t.name.casefold().split()) == key and t.team_id != team_id
+           and not t.withdrawn for t in state.teams.values()):
+        raise TournamentError("team_name_taken", f"another team here is called {name}")
+
+
 def register(state: Tournament, c: cmd.RegisterTeam) -> list[ev.Event]:
     s, late = _registering_or_late(state)
     existing = state.teams.get(c.team_id)
@@ -42,6 +51,7 @@ def register(state: Tournament, c: cmd.RegisterTeam) -> list[ev.Event]:
         raise TournamentError("registration_closed", "registration is not open now")
     if c.player == c.partner:
         raise TournamentError("self_partner", "a team is two different players")
+    name_free(state, c.team_id, c.name)
     if state.team_of(c.player) or state.team_of(c.partner):
         raise TournamentError("already_registered", "a player is already in a team here")
     if banned := [p for p in c.banned if p not in state.waived]:
@@ -70,6 +80,7 @@ def add_bots(state: Tournament, c: cmd.AddBotTeam) -> list[ev.Event]:
         if existing.players == players:
             return []
         raise TournamentError("team_exists", f"team {c.team_id} already exists")
+    name_free(state, c.team_id, c.name)
     placed = sum(1 for t in state.teams.values()
                  if t.confirmed and not t.waiting and not t.withdrawn)
     return [ev.TeamRegistered(at=c.at, team_id=c.team_id, name=c.name, players=players),

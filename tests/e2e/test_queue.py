@@ -473,7 +473,7 @@ async def test_a_page_queues_accepts_plays_and_sees_its_rating_change(ranked: Ra
             await shot(page, "web-ranked")
             # The rated game on the player's page, with its rating change, and its replay;
             # then the same on a phone, in the same session.
-            me = json.loads(await page.evaluate("sessionStorage.getItem('me')"))
+            me = json.loads(await page.evaluate("localStorage.getItem('me')"))
             game_id = str(notes[0]["game_id"])
             row = await my_game(page, me["player_id"], game_id, rated=True)
             assert "1500 → " in (await row.locator(".rating").text_content() or "")
@@ -482,7 +482,7 @@ async def test_a_page_queues_accepts_plays_and_sees_its_rating_change(ranked: Ra
             await replay(page, row, "web-ranked")
             phone = await new_page(browser, problems, width=375)
             await signed_in_as(phone, me["player_id"], me["name"],
-                               await page.evaluate("sessionStorage.getItem('token')"))
+                               await page.evaluate("localStorage.getItem('token')"))
             await phone.goto(f"{ranked.lobby(0).url}/")
             row = await my_game(phone, me["player_id"], game_id, rated=True)
             await shot(phone, "web-ranked-phone-profile")

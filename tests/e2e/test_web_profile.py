@@ -19,8 +19,8 @@ from tests.services.lobby.harness import Player
 async def signed_in_as(page: Page, player_id: str, name: str, token: str) -> None:
     """The page holds this player's session, as the web client keeps it after signing in."""
     me = json.dumps({"player_id": player_id, "name": name})
-    await page.add_init_script(f"sessionStorage.setItem('token', {json.dumps(token)});"
-                               f"sessionStorage.setItem('me', {json.dumps(me)});")
+    await page.add_init_script(f"localStorage.setItem('token', {json.dumps(token)});"
+                               f"localStorage.setItem('me', {json.dumps(me)});")
 
 
 async def fits(page: Page) -> bool:
@@ -65,6 +65,23 @@ async def replay(page: Page, row: Locator, name: str) -> None:
     # A person knows the game by who played it and when: "A & C v B & D · date".
     title = await page.text_content("#game-id") or ""
     assert " & " in title and " v " in title and game_id not in title, title
+    assert await page.text_content("#position") == "The end"
+    # The table as it was: a slider trick by trick, not the operators' list of events.
+    assert await page.is_hidden("#events") and await page.is_hidden("#event-json")
+    fifth = await page.evaluate("R.stops.findIndex((k) => typeAt(k) === 'TrickWon'"
+                                " && R.log.events[k - 1].event.trick_no === 5)")
+    assert fifth > 0
+    await page.locator("#slider").evaluate(
+        "(el, v) => { el.value = v; el.dispatchEvent(new Event('input')); }", fifth)
+    await page.wait_for_selector("#trick-caption:has-text('Trick 5: ')", timeout=10000)
+    assert await page.locator("#trick .played .card svg.face").count() == 4
+    assert await page.locator("#trick .played.winner").count() == 1
+    assert await page.text_content("#position") == "Hand 1 · 5 of 13 tricks"
+    bids = await page.locator("#board .bid").all_text_contents()
+    assert len(bids) == 4 and all(b.startswith("bid") for b in bids), bids
+    await shot(page, f"{name}-replay-trick")
+    await page.click("#last")
+    await page.wait_for_selector("#position:text-is('The end')", timeout=10000)
     await shot(page, f"{name}-replay")
     assert await fits(page)
     await page.click("#to-search")

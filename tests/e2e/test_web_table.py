@@ -135,9 +135,13 @@ async def test_a_stale_error_clears_once_the_situation_changes(platform: Platfor
         await page.fill("#code", "ZZZZZZ")
         await page.click("#join-code")
         await page.wait_for_selector("#status:has-text('no table has that room code')")
+        # Said beside the form too, where a phone scrolled down is looking.
+        await page.wait_for_selector("#code-form #near-error:has-text('no table has that')")
+        await shot(page, "error-near-the-form")
         await page.click("#create")
         await page.wait_for_selector("#table:not([hidden])")
         assert await page.text_content("#status") == ""
+        assert await page.locator("#near-error").count() == 0
     assert problems == []
 
 

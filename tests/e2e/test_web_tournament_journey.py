@@ -139,9 +139,9 @@ async def test_a_new_account_registers_plays_its_matches_and_follows_the_bracket
             await watcher.wait_for_selector("#list:not([hidden])")
             # The same player's phone: the same session, 375 px wide.
             phone = await new_page(browser, problems, width=375, height=812)
-            await signed_in_as(phone, await page.evaluate("JSON.parse(sessionStorage.me)"
+            await signed_in_as(phone, await page.evaluate("JSON.parse(localStorage.me)"
                                                           ".player_id"), me,
-                               await page.evaluate("sessionStorage.getItem('token')"))
+                               await page.evaluate("localStorage.getItem('token')"))
             await phone.goto(f"{lobby.url}/tournaments#{tid}")
             await phone.wait_for_selector("#my-team-text:has-text('checked in')")
             await shot(phone, "journey-phone-1-checked-in")
@@ -240,7 +240,7 @@ async def play_the_matches(page: Page, phone: Page, spectator: Page, base: str,
         await play_to_the_end(page, reload_after=5 if len(played) == 1 else None)
         await shot(page, f"journey-7-game-over-{len(played)}")
         # Every move was the page's own: the bid it clicks, never a clock's choice.
-        me = json.loads(await page.evaluate("sessionStorage.getItem('me')"))["name"]
+        me = json.loads(await page.evaluate("localStorage.getItem('me')"))["name"]
         assert f"{me}: bid 3, took " in (await page.text_content("#sheet") or "")
         won = (await page.text_content("#end h3")) == "You won!"
         await page.click("#to-tournament")

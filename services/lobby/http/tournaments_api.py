@@ -134,7 +134,7 @@ class TournamentController(Controller):
     @post("/v1/tournaments/{tournament_id:str}/bots", status_code=201,
           summary="Organizer: enter a team of two bots", tags=TAGS, security=BEARER,
           responses=written("TeamRegistered", *BODY, *ORGANIZING, "rated_needs_people",
-                            "team_exists", "tournament_full", status=201))
+                            "team_exists", "team_name_taken", "tournament_full", status=201))
     async def add_bots(self, me: Claims, tournaments: Tournaments, tournament_id: TournamentId,
                        data: api.BotTeamBody) -> api.TournamentChanged:
         """Registered, confirmed and checked in at once; unrated tournaments only (400
@@ -182,7 +182,8 @@ class TeamController(Controller):
           security=BEARER, responses=answers(201, api.TournamentChanged, CHANGED, *BODY,
                                              *WRITE, "registered_only", "self_partner",
                              "player_not_found", "partner_is_guest", "ratings_unavailable",
-                             "team_exists", "already_registered", "no_show_ban"))
+                             "team_exists", "team_name_taken", "already_registered",
+                             "no_show_ban"))
     async def register(self, me: Claims, tournaments: Tournaments, tournament_id: TournamentId,
                        data: api.RegisterTeamBody) -> api.TournamentChanged:
         """`partner_name` as a person types it (any case), or `partner` (an id): one of

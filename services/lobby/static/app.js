@@ -6,14 +6,15 @@
 
 const $ = (id) => document.getElementById(id);
 const S = {
-  token: sessionStorage.getItem("token"),
-  me: JSON.parse(sessionStorage.getItem("me") || "null"),
+  token: localStorage.getItem("token"),
+  me: JSON.parse(localStorage.getItem("me") || "null"),
   ws: null, table: null, game: null, view: null, version: 0, turn: null,
   seq: 0, chosen: new Set(), reconnectDelay: 250,
   held: null,        // the finished trick kept on the table a moment: {cards, winner, until}
   lastTrick: null,   // {cards (seat order), winner}
   handResult: null,  // a line on the hand just scored, shown until the next hand's first card
   statusAt: 0,
+  statusN: 0,        // how many times the status line was set: a call's success clears only older words
   bounce: null,      // why the pre-move just bounced, shown with the turn cue
   watchCode: null,   // the room code a private game is watched with (sent again on reconnect)
   asked: null,       // a play_again_asked note not answered yet
@@ -23,7 +24,6 @@ const S = {
   origin: null,      // the open game's tournament (GET /v1/games/{id}'s "tournament"), if any
   tvEnded: null,     // the game TV last saw end: its next game is on its way
 };
-const SUIT = { S: "♠", H: "♥", D: "♦", C: "♣" };
 const SIDES = ["south", "west", "north", "east"];
 
 // --- names: one way to name a seat everywhere -------------------------------------------
@@ -52,7 +52,28 @@ function teamNames(team) {
 
 // --- status line: errors say what went wrong, and go once the situation changes ---------
 
-function status(text) { $("status").textContent = text || ""; S.statusAt = Date.now(); }
+// A refusal shows in the header and next to what the player just did: in the game, on the
+// dock's line above the bids and the hand; elsewhere, under the button or form last used
+// (a phone scrolled down never sees the header).
+let lastAction = null;  // {el, at}: the button, link or form the player used last
+document.addEventListener("click", (e) => {
+  const el = e.target.closest("button, a");
+  if (el) lastAction = { el, at: Date.now() };
+}, true);
+document.addEventListener("submit", (e) => { lastAction = { el: e.target, at: Date.now() }; }, true);
+
+function status(text) {
+  $("status").textContent = text || ""; S.statusAt = Date.now(); S.statusN += 1;
+  $("move-error").textContent = text && !$("game").hidden ? text : "";
+  const near = $("near-error");
+  if (near) near.remove();
+  const act = lastAction;
+  if (!text || !$("game").hidden || !act || Date.now() - act.at > 10000 || !act.el.isConnected
+      || act.el.closest("[hidden]")) return;
+  const p = Object.assign(document.createElement("p"), { id: "near-error", textContent: text });
+  p.setAttribute("role", "alert");
+  if (act.el.tagName === "FORM") act.el.append(p); else act.el.after(p);
+}
 
 // What a refusal means, in plain words, by its code (docs/protocol.md lists them all). A
 // code not here shows the server's own message, as a sentence; a code never shows.
@@ -84,7 +105,7 @@ const PLAIN = {
   unauthenticated: "Please sign in first.",
   already_queued: "You are in the queue already.",
   not_queued: "You are not in the queue.",
-  in_game: "Finish your game before you queue.",
+  in_game: "You are playing a game already: finish it, or leave it from its page, before you start another.",
   partner_unavailable: "That player cannot queue with you now (they may be playing, queued, or a guest).",
   partner_is_guest: "Your partner must be a registered player.",
   queue_cooldown: (f) => f.until
@@ -111,7 +132,7 @@ function plainError(e) {
   if (typeof say === "function") return say(e);
   return say || sentence(e.message);
 }
-function clearStatus() { if ($("status").textContent) status(""); }
+function clearStatus() { if ($("status").textContent || $("near-error")) status(""); }
 
 function show(section) {
   for (const id of ["signin", "lobby", "profile", "table", "game"]) {
@@ -126,7 +147,7 @@ function show(section) {
 }
 
 async function api(method, path, body) {
-  const asked = Date.now();
+  const asked = S.statusN;
   const r = await fetch(path, {
     method, headers: { "content-type": "application/json",
                        ...(S.token ? { authorization: `Bearer ${S.token}` } : {}) },
@@ -142,129 +163,12 @@ async function api(method, path, body) {
     throw err;
   }
   // A success clears an earlier refusal, never one said while this call was under way.
-  if (!S.statusAt || S.statusAt <= asked) clearStatus();
+  if (S.statusN === asked) clearStatus();
   return data;
 }
 
-// --- cards -------------------------------------------------------------------------------
 
-// Card faces drawn as SVG by this client: nothing fetched, nothing to license. Each face
-// has the rank and suit in two corners, the suit's pips laid out as on a printed card
-// (a framed letter for the court cards), red hearts and diamonds, black spades and clubs,
-// and a star for each joker. Suits are drawn as paths, so no font needs to hold them.
-
-const CARD_SVG = "http://www.w3.org/2000/svg";
-const SUIT_NAMES = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
-const RANK_NAMES = { A: "Ace", K: "King", Q: "Queen", J: "Jack", T: "10" };
-const RED = "#c21d1d", BLACK = "#161616";
-const FONT = "Arial, Helvetica, sans-serif";
-
-// Each suit in a 100 x 100 box.
-const SUIT_PATHS = {
-  H: "M50 92C22 68 2 50 2 29 2 13 14 3 28 3c10 0 18 6 22 15 4-9 12-15 22-15 14 0 26 10 26 26 0 21-20 39-48 63z",
-  D: "M50 2 88 50 50 98 12 50z",
-  S: "M50 2C36 22 4 40 4 62c0 14 11 24 24 24 9 0 16-4 20-11-1 10-6 18-16 24h36c-10-6-15-14-16-24 4 7 11 11 20 11 13 0 24-10 24-24C96 40 64 22 50 2z",
-  C: "M50 4a22 22 0 0 0-20 31 22 22 0 1 0 14 34c-1 11-6 20-15 27h42c-9-7-14-16-15-27a22 22 0 1 0 14-34A22 22 0 0 0 50 4z",
-};
-const STAR = "M50 4l13 30 33 3-25 22 8 33-29-17-29 17 8-33L4 37l33-3z";
-
-// Pip centres on a 250 x 350 face, per rank, clear of the corners.
-const PL = 85, PC = 125, PR = 165;
-const PIPS = {
-  A: [[PC, 175]], 2: [[PC, 90], [PC, 260]], 3: [[PC, 90], [PC, 175], [PC, 260]],
-  4: [[PL, 90], [PR, 90], [PL, 260], [PR, 260]],
-  5: [[PL, 90], [PR, 90], [PC, 175], [PL, 260], [PR, 260]],
-  6: [[PL, 90], [PR, 90], [PL, 175], [PR, 175], [PL, 260], [PR, 260]],
-  7: [[PL, 90], [PR, 90], [PC, 132], [PL, 175], [PR, 175], [PL, 260], [PR, 260]],
-  8: [[PL, 90], [PR, 90], [PC, 132], [PL, 175], [PR, 175], [PC, 218], [PL, 260], [PR, 260]],
-  9: [[PL, 90], [PR, 90], [PL, 147], [PR, 147], [PC, 175], [PL, 203], [PR, 203], [PL, 260],
-      [PR, 260]],
-  T: [[PL, 90], [PR, 90], [PC, 118], [PL, 147], [PR, 147], [PL, 203], [PR, 203], [PC, 232],
-      [PL, 260], [PR, 260]],
-};
-
-function svgNode(name, attrs, text) {
-  const el = document.createElementNS(CARD_SVG, name);
-  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
-  if (text !== undefined) el.textContent = text;
-  return el;
-}
-
-// A suit (or a joker's star) centred on (x, y), ``size`` wide; upside down below the
-// middle, as printed cards have it.
-function pip(d, x, y, size, fill, flip = false) {
-  const turn = flip ? `rotate(180 ${x} ${y}) ` : "";
-  return svgNode("path", { d, fill,
-    transform: `${turn}translate(${x - size / 2} ${y - size / 2}) scale(${size / 100})` });
-}
-
-function label(x, y, size, fill, text, extra = {}) {
-  return svgNode("text", { x, y, "font-size": size, "font-weight": 700, fill,
-                           "text-anchor": "middle", "font-family": FONT, ...extra }, text);
-}
-
-function cardName(code) {
-  if (code === "BJ") return "Big joker";
-  if (code === "LJ") return "Little joker";
-  return `${RANK_NAMES[code[0]] || code[0]} of ${SUIT_NAMES[code[1]]}`;
-}
-
-// The rank over the suit in the top left corner, and turned round in the bottom right.
-function corners(svg, rank, d, fill) {
-  for (const turned of [false, true]) {
-    const g = svgNode("g", turned ? { transform: "rotate(180 125 175)" } : {});
-    g.append(label(30, 62, rank.length > 1 ? 44 : 54, fill, rank), pip(d, 30, 90, 34, fill));
-    svg.append(g);
-  }
-}
-
-// One card face: an <svg> that scales with the box it sits in.
-function cardFace(code) {
-  const joker = code === "BJ" || code === "LJ";
-  const fill = joker ? (code === "BJ" ? RED : BLACK) : "HD".includes(code[1]) ? RED : BLACK;
-  const svg = svgNode("svg", { viewBox: "0 0 250 350", role: "img", "aria-label": cardName(code),
-                               class: "face" });
-  svg.append(svgNode("rect", { x: 3, y: 3, width: 244, height: 344, rx: 18, fill: "#fff",
-                               stroke: "#777", "stroke-width": 4 }));
-  if (joker) {
-    corners(svg, "J", STAR, fill);
-    svg.append(pip(STAR, 125, 150, 150, fill),
-               label(125, 272, 46, fill, code === "BJ" ? "BIG" : "LITTLE"),
-               label(125, 315, 34, fill, "JOKER", { "font-weight": 400 }));
-    return svg;
-  }
-  const rank = code[0] === "T" ? "10" : code[0];
-  const d = SUIT_PATHS[code[1]];
-  corners(svg, rank, d, fill);
-  if ("JQK".includes(code[0])) {
-    svg.append(svgNode("rect", { x: 62, y: 52, width: 126, height: 246, rx: 10, fill: "none",
-                                 stroke: fill, "stroke-width": 5 }),
-               label(125, 190, 120, fill, rank, { "font-family": "Georgia, serif" }),
-               pip(d, 125, 245, 60, fill));
-    return svg;
-  }
-  const size = code[0] === "A" ? 110 : 46;
-  for (const [x, y] of PIPS[code[0]]) svg.append(pip(d, x, y, size, fill, y > 175));
-  return svg;
-}
-
-function cardLabel(code) {
-  if (code === "BJ") return "Big ★";
-  if (code === "LJ") return "Little ★";
-  const rank = code[0] === "T" ? "10" : code[0];
-  return rank + SUIT[code[1]];
-}
-
-// A card: its face as SVG, named for screen readers and in its tooltip.
-function cardEl(code, tag = "span") {
-  const el = document.createElement(tag);
-  el.className = "card" + ("HD".includes(code[1]) && code.length === 2 ? " red" : "");
-  el.append(cardFace(code));
-  el.title = cardName(code);
-  el.setAttribute("aria-label", cardName(code));
-  el.dataset.card = code;
-  return el;
-}
+// --- cards: their faces are drawn by /cards.js, shared with the replay ------------------
 
 // The trumps that rank above the ace of spades in each deck, lowest first (engine/cards.py).
 function topTrumps(rules) {
@@ -402,7 +306,7 @@ $("rules-reset").onclick = () => tableCall("POST", "rules/reset");
 // --- sign-in and lobby -------------------------------------------------------------------
 
 function signOut() {
-  sessionStorage.clear();
+  localStorage.removeItem("token"); localStorage.removeItem("me");
   S.token = null; S.me = null; S.table = null; S.game = null; S.view = null;
   if (S.ws) S.ws.close();
   $("who").textContent = "";
@@ -411,8 +315,8 @@ function signOut() {
 
 function signedIn(s) {
   S.token = s.token; S.me = { player_id: s.player_id, name: s.name };
-  sessionStorage.setItem("token", s.token);
-  sessionStorage.setItem("me", JSON.stringify(S.me));
+  localStorage.setItem("token", s.token);
+  localStorage.setItem("me", JSON.stringify(S.me));
   enterLobby();
 }
 
@@ -429,6 +333,35 @@ signInForm("login-form", "/v1/auth/login", { name: "login-name", password: "logi
 signInForm("register-form", "/v1/auth/register", { name: "register-name", password: "register-password" });
 $("sign-out").onclick = signOut;
 
+// One click from the home page to a game: a guest's name is made up, three bots sit down
+// and the game starts.
+$("play-now").onclick = async () => {
+  try {
+    const s = await api("POST", "/v1/auth/guest", { name: `Guest${Math.floor(1000 + Math.random() * 9000)}` });
+    signedIn(s);
+    await quickPlay();
+  } catch (err) { status(err.message); }
+};
+$("quick-play").onclick = () => quickPlay().catch((err) => status(err.message));
+
+async function quickPlay() {
+  const t = await api("POST", "/v1/tables", { rules: "quick", private: true });
+  await api("POST", `/v1/tables/${t.table_id}/bots`, { level: "basic" });
+  await joinTable(api("POST", `/v1/tables/${t.table_id}/start`));
+}
+
+// Each preset in a line, said before the table is opened (the table shows them in full).
+const PRESET_WORDS = {
+  house: "Jokers and deuces rank above the ace of spades; bids are secret; blind nil for a team 100 behind; first to 500.",
+  quick: "The house rules over four hands: about a quarter of an hour.",
+  classic: "52 cards, bids in turn, nil, spades led only once broken; first to 500.",
+  beginner: "52 cards, bids in turn, first to 300; taking all 13 tricks wins on the spot.",
+  club: "52 cards, nil tricks count for nothing, −200 loses, a draw may end it; leaving forfeits the match.",
+};
+function describePreset() { $("preset-words").textContent = PRESET_WORDS[$("preset").value] || ""; }
+$("preset").onchange = describePreset;
+describePreset();
+
 function enterLobby(keepTv = false) {
   // The lobby's address is home: a game's is left behind, and TV's too unless it is TV's
   // own wait for a game.
@@ -438,6 +371,7 @@ function enterLobby(keepTv = false) {
   $("who").textContent = S.me ? `Signed in as ${S.me.name}` : "";
   S.table = null; S.game = null; S.view = null; S.held = null; S.lastTrick = null;
   S.watchCode = null; S.origin = null;
+  $("lobby-note").hidden = true;
   show("lobby");
   connect();
   offerResume();
@@ -563,26 +497,48 @@ function showOffer(note) {
   clearStatus();
   $("offer-box").hidden = false;
   $("offer-ready").disabled = $("offer-decline").disabled = false;
-  $("offer-ready").onclick = () => { $("offer-ready").disabled = true;
-                                     send({ type: "match_ready", match_id: note.match_id }); };
+  $("offer-ready").textContent = "Ready";
+  $("offer-ready").onclick = () => {
+    $("offer-ready").disabled = true;
+    $("offer-ready").textContent = "Ready ✓";
+    note.ready = true;
+    tickOffer();
+    send({ type: "match_ready", match_id: note.match_id });
+  };
   $("offer-decline").onclick = () => send({ type: "match_decline", match_id: note.match_id });
   tickOffer();
 }
 
-function tickOffer(text) {
+// The offer counts down (the page's half-second timer redraws it). Once this player pressed Ready the line says so until
+// the match starts or falls through; the tab's title calls the player from another tab.
+function tickOffer() {
   const o = S.offer;
-  if (!o) { $("offer-box").hidden = true; return; }
+  $("offer-box").hidden = !o;
+  retitle();
+  if (!o) return;
   const left = Math.max(0, Math.ceil((o.expires_at - Date.now()) / 1000));
-  $("offer-text").textContent = text || `${ORIGINS[o.origin] || "A match"} is ready` +
-    `${o.rated ? " (rated)" : ""}: confirm within ${left} s.`;
-  if (!text && left > 0) setTimeout(() => { if (S.offer === o) tickOffer(); }, 1000);
+  const others = o.waiting === undefined ? "the other players" : `${o.waiting} more player(s)`;
+  $("offer-text").textContent = o.ready
+    ? `You are ready. Waiting for ${others} to confirm (${left} s left).`
+    : `${ORIGINS[o.origin] || "A match"} is ready${o.rated ? " (rated)" : ""}: confirm within ${left} s.`;
+}
+
+// The tab's title: a match to confirm first, then a turn to play.
+function retitle() {
+  const o = S.offer;
+  const v = S.view, t = S.turn;
+  const mine = v && t && v.seat !== null && t.waiting.includes(v.seat) && v.phase !== "over";
+  const left = o && Math.max(0, Math.ceil((o.expires_at - Date.now()) / 1000));
+  document.title = o && !o.ready ? `⏰ Confirm your match (${left} s) · Spades`
+    : mine ? "● Your turn · Spades" : "Spades";
 }
 
 function onMatch(m) {  // the answer to match_ready / match_decline
   if (!S.offer || S.offer.match_id !== m.match_id) return;
   if (m.state === "ready_check") {
-    S.offer.ready = true;
-    tickOffer(`Ready. Waiting for ${4 - m.ready.length} more player(s)…`);
+    if (m.ready.includes(S.offer.seat)) S.offer.ready = true;
+    S.offer.waiting = 4 - m.ready.length;
+    tickOffer();
   } else if (m.state !== "started" && m.state !== "starting") {  // match_started follows those
     S.offer = null; tickOffer();
   }
@@ -633,13 +589,17 @@ function renderTables(tables) {
   body.replaceChildren();
   for (const t of tables) {
     const tr = document.createElement("tr");
+    tr.dataset.table = t.table_id;
     const players = t.seats.map((s, i) => s.bot ? botName(i, s.bot, s.name)
       : s.name ? personName(s) : "–").join(", ");
-    for (const text of [t.preset, players, t.state === "open" ? t.free_seats.join(" ") : "playing"]) {
+    const free = t.free_seats.map((i) => `${i + 1} (${SIDES[i]})`).join(", ");
+    for (const text of [t.preset, players, t.state === "open" ? free : "playing"]) {
       const td = document.createElement("td"); td.textContent = text; tr.append(td);
     }
     const td = document.createElement("td");
-    if (t.state === "open") {
+    if (t.state === "open" && !t.free_seats.length) {
+      td.textContent = "full: starting soon";
+    } else if (t.state === "open") {
       td.append(button("Join", () => joinTable(api("POST", `/v1/tables/${t.table_id}/join`, {})),
                        false, "join-table", { table: t.table_id }));
     } else {
@@ -715,7 +675,10 @@ function renderTable() {
   }));
   const host = S.me && t.host === S.me.player_id;
   $("host-controls").hidden = !host;
-  $("start").textContent = again ? "Start now (bots for those who have not agreed)" : "Start the game";
+  const empty = t.seats.filter((s) => !s.player_id && !s.bot).length;
+  $("start").textContent = again ? "Start now (bots for those who have not agreed)"
+    : empty ? `Start the game (bots take the ${empty} empty seat${empty === 1 ? "" : "s"})`
+      : "Start the game";
   $("again-agree").hidden = !(again && mine !== null && !again[mine]);
   $("banter").checked = t.banter;
   renderRulesList($("rules-summary"), t.rules);
@@ -772,8 +735,9 @@ function command(type, extra = {}) {
   S.seq += 1;
   S.held = null;  // acting skips the pause on a finished trick
   S.bounce = null;
-  send({ type, command_id: `${Date.now().toString(36)}-${S.seq}`, game_id: S.game,
-         seat: S.view.seat, ...extra });
+  const id = `${Date.now().toString(36)}-${S.seq}`;
+  send({ type, command_id: id, game_id: S.game, seat: S.view.seat, ...extra });
+  return id;
 }
 
 function onFrame(f) {
@@ -802,7 +766,10 @@ function onFrame(f) {
       if (f.game_id === S.game) { S.delayed = f.delayed; if (S.view) renderGame(); }
       break;
     case "event": if (f.game_id === S.game) onEvent(f); break;
-    case "ack": clearStatus(); break;
+    case "ack":
+      clearStatus();
+      if (S.leaving && f.command_id === S.leaving.id) left();
+      break;
     case "error":
       status(plainError(f));
       if (f.code === "queue_cooldown" && f.until) {  // the queue line counts it down
@@ -829,6 +796,7 @@ function openGame(gameId, spectate = mySeatAtTable() === null) {
   $("chatlog").replaceChildren();
   $("sheet").replaceChildren();
   $("last-trick-box").hidden = true;
+  $("end").hidden = true;  // the last game's end, until this one's snapshot says
   show("game");
   // The address names the game: a reload comes back to it (openGameAt), not to the lobby;
   // TV keeps its own address, which brings on the next game.
@@ -841,7 +809,7 @@ function openGame(gameId, spectate = mySeatAtTable() === null) {
 // Which tournament, round and teams a game is, or that it is ranked: from the game's summary.
 async function describeOrigin(gameId) {
   $("game-origin").textContent = "";
-  S.origin = null;
+  S.origin = null; S.originKind = null;
   let g;
   try {
     const code = S.spectating && S.watchCode ? `?code=${encodeURIComponent(S.watchCode)}` : "";
@@ -849,6 +817,7 @@ async function describeOrigin(gameId) {
   } catch { return; }  // the game itself still shows; only its caption is missing
   if (S.game !== gameId) return;
   const t = g.tournament;
+  S.originKind = g.origin;  // what leaving would cost depends on it
   const tv = location.hash === "#/tv" ? ["TV"] : [];
   let parts = [];
   if (t) {
@@ -955,7 +924,7 @@ function renderGame() {
   $("headline").textContent = [hand, v.rules ? v.rules.preset : "",
     `${us} ${v.scores[team]} (${v.bags[team]} bags)`,
     `${them} ${v.scores[1 - team]} (${v.bags[1 - team]} bags)`,
-    v.seat === null ? `watching${S.delayed ? ", a few tricks behind the play" : ""}` : "",
+    v.seat === null ? `watching${S.delayed && v.phase !== "over" ? ", a few tricks behind the play" : ""}` : "",
   ].filter(Boolean).join(" · ");
   renderBooks();
   renderSeats();
@@ -965,6 +934,7 @@ function renderGame() {
   renderControls();
   renderSheet();
   renderEnd();
+  renderQuit();
   $("hand-result").hidden = !S.handResult;
   $("hand-result").textContent = S.handResult || "";
   if (v.rules) renderRulesList($("game-rules"), v.rules);
@@ -1024,7 +994,8 @@ function renderTurnCue() {
     text = `Waiting for ${t.waiting.map(NAME_OF).join(", ")}`;
   }
   cue.textContent = text;
-  document.title = (mine ? "● Your turn · " : "") + "Spades";
+  cue.title = text;
+  retitle();
 }
 
 // Seats and their clocks only: redrawn every half second without touching the hand's buttons.
@@ -1211,8 +1182,10 @@ function renderEnd() {
   why.textContent = `The match is over: ${reason && v.rules ? reason(v.rules, v) : v.end_reason}. `
     + `Final score: ${teamNames(team)} ${v.scores[team]}, ${teamNames(1 - team)} ${v.scores[1 - team]}, `
     + `after ${v.sheet.length} hand(s).`;
-  const parts = [h, why];
-  tvNext(parts);
+  // The buttons follow the result at once: they stay in sight in the dock's fixed height.
+  const notes = [why];
+  tvNext(notes);
+  const parts = [];
   // Playing again is for those seated at a person's table; a spectator, and the players
   // of a ranked or tournament match (a private table with no room code), only go back.
   const matchTable = S.table && S.table.private && !S.table.code;
@@ -1224,7 +1197,7 @@ function renderEnd() {
       const p = document.createElement("p");
       p.id = "again-asked";
       p.textContent = `${asked.asked_by} asks to play again at this table, same seats.`;
-      parts.push(p);
+      notes.unshift(p);
     }
     const again = button(asked ? "Yes, play again" : "Play again", () => playAgain(S.table.table_id));
     again.id = "play-again";
@@ -1266,15 +1239,18 @@ function renderEnd() {
       textContent: `Back to ${S.origin.name || "the tournament"}` });
     parts.push(back, " ");
   }
-  box.replaceChildren(...parts, fresh);
   const change = S.ratingChanges[S.game];
   if (change) {
     const p = document.createElement("p");
     p.id = "rating-change";
     p.textContent = `Rating ${change.rating_before} → ${change.rating_after} `
       + `(${signed(change.rating_after - change.rating_before)})`;
-    box.append(p);
+    notes.unshift(p);
   }
+  const actions = document.createElement("div");
+  actions.id = "end-actions";
+  actions.append(...parts, fresh);
+  box.replaceChildren(h, actions, ...notes);
 }
 
 // Ask for (or agree to) another game at the same table: the table page shows who has
@@ -1315,15 +1291,72 @@ $("chat-form").addEventListener("submit", (e) => {
   $("chat-text").value = "";
 });
 $("mute").onchange = () => send({ type: "mute_bots", game_id: S.game, muted: $("mute").checked });
+// --- leaving a running game: what it costs, said before it is done ---------------------
+
+// What leaving costs under the game's rules: a bot finishing the seat, or the pair's forfeit;
+// a ranked game's rating and queue, a tournament's match.
+function leaveCost(v) {
+  const forfeit = v.rules && v.rules.abandon === "forfeit";
+  const origin = S.started[S.game] ? S.started[S.game].origin : S.originKind;
+  const out = [forfeit
+    ? "Resigning ends the match now: your team forfeits it, and you and your partner lose."
+    : "A bot plays your seat to the end of the game and your partner plays on with it. "
+      + "You may take the seat back by opening the game again from the lobby."];
+  if (origin === "queue") {
+    out.push("This is a ranked game: you score it as a loss whatever your partner's result, "
+      + "and you must wait a while before you may queue again.");
+  } else if (origin === "tournament") {
+    out.push(forfeit ? "Your team loses this tournament match."
+      : "Your team's tournament match goes on with the bot in your seat.");
+  }
+  return { forfeit, text: out.join(" ") };
+}
+
+function renderQuit() {
+  const v = S.view;
+  const can = v && v.seat !== null && v.phase !== "over" && !v.bots[v.seat];
+  $("quit").hidden = !can;
+  $("back").textContent = can ? "Back to the lobby (the game and your clock go on)" : "Back to the lobby";
+  if (!can) { $("quit-confirm").hidden = true; return; }
+  const cost = leaveCost(v);
+  $("quit").textContent = cost.forfeit ? "Resign this game…" : "Leave this game…";
+  $("quit-cost").textContent = cost.text;
+  $("quit-yes").textContent = cost.forfeit ? "Resign: we lose the match" : "Leave: a bot plays for me";
+}
+$("quit").onclick = () => { renderQuit(); $("quit-confirm").hidden = false; };
+$("quit-no").onclick = () => { $("quit-confirm").hidden = true; };
+$("quit-yes").onclick = () => {
+  $("quit-confirm").hidden = true;
+  S.leaving = { id: command("leave"), forfeit: leaveCost(S.view).forfeit };
+};
+
+// A forfeit ends the match: its end shows here as any end does. A bot playing on does not
+// need the player: back to the lobby, saying so there until the player moves on.
+function left() {
+  const forfeit = S.leaving.forfeit;
+  S.leaving = null;
+  if (forfeit) return;
+  send({ type: "unsubscribe", game_id: S.game });
+  enterLobby();
+  $("lobby-note").hidden = false;
+  $("lobby-note").textContent = "You left your game: a bot plays your seat to its end. "
+    + "\"Back to your game\" takes the seat back while the game lasts.";
+}
+
 $("back").onclick = () => {
   if (S.game) send({ type: "unsubscribe", game_id: S.game });
   enterLobby();
 };
+// The page's foot leaves room for the dock, so that nothing above it is hidden for good.
+new ResizeObserver(() => {
+  document.body.style.paddingBottom = `${$("dock").offsetHeight}px`;
+}).observe($("dock"));
 $("trick-pause").value = localStorage.getItem("trickPause") || "1000";
 $("trick-pause").onchange = () => localStorage.setItem("trickPause", $("trick-pause").value);
 
 setInterval(() => {
   if (S.view && S.view.phase !== "over") renderSeats();
+  if (S.offer) tickOffer();
   if (S.statusAt && Date.now() - S.statusAt > 10000) clearStatus();  // a stale error goes
 }, 500);
 
@@ -1422,6 +1455,7 @@ function onQueueNote(n) {  // the ready check itself is the offer box's (showOff
                           box.hidden = true; send({ type: "queue_join", partner: n.player_id });
                         }));
   } else if (n.kind === "match_found") {
+    if (S.queue) renderQueue({ ...S.queue, state: "matched" });  // the wait is over
     const box = $("queue-match");
     box.hidden = false;
     box.replaceChildren(...n.teams.map((team, i) => {
@@ -1440,6 +1474,10 @@ $("queue-form").addEventListener("submit", (e) => {
   e.preventDefault();
   const name = $("queue-partner").value.trim();
   if (!name) { send({ type: "queue_join", partner: null }); return; }
+  if (S.me && name.toLowerCase() === S.me.name.toLowerCase()) {
+    status("You cannot be your own partner: name another player, or leave it empty to queue alone.");
+    return;
+  }
   api("GET", `/v1/players?name=${encodeURIComponent(name)}`)
     .then((p) => send({ type: "queue_join", partner: p.player_id }))
     .catch((err) => status(err.message));
@@ -1468,6 +1506,7 @@ async function refreshBoard(around = S.boardAround) {
                           `${e.wins}-${e.losses}-${e.draws}`]) {
         const td = document.createElement("td"); td.textContent = text; tr.append(td);
       }
+      if (e.provisional) tr.cells[2].title = "Provisional: too few rated games yet for a settled rating";
       tr.onclick = () => { location.hash = `#/players/${encodeURIComponent(e.player_id)}`; };
       return tr;
     }));

@@ -16,8 +16,7 @@ const GAME = location.pathname.startsWith(BASE)
 const ROUTES = PLAYER
   ? { events: (g) => `/v1/games/${g}/replay`, state: (g) => `/v1/games/${g}/replay/state` }
   : { events: (g) => `/v1/admin/games/${g}/events`, state: (g) => `/v1/admin/games/${g}/state` };
-const SUIT = { S: "♠", H: "♥", D: "♦", C: "♣" };
-const R = { token: PLAYER ? sessionStorage.getItem("token") : localStorage.getItem(KEY), log: null, at: 0, want: 0, eyes: "",
+const R = { token: PLAYER ? localStorage.getItem("token") : localStorage.getItem(KEY), log: null, at: 0, want: 0, eyes: "", stops: [],
             states: new Map() };
 
 function status(text) { $("status").textContent = text || ""; }
@@ -66,18 +65,7 @@ function nameOf(seat) {
   return n ? `${n} (seat ${seat})` : `seat ${seat}`;
 }
 
-function cardText(code) {
-  return code === "BJ" ? "Big ★" : code === "LJ" ? "Little ★"
-    : (code[0] === "T" ? "10" : code[0]) + SUIT[code[1]];
-}
-
-function cardEl(code) {
-  const el = document.createElement("span");
-  el.className = "card" + ("HD".includes(code[1]) && code.length === 2 ? " red" : "");
-  el.textContent = cardText(code);
-  el.dataset.card = code;
-  return el;
-}
+// Cards are drawn by /cards.js (cardEl, cardLabel), as at the table.
 
 function summary(logged) {
   const e = logged.event;
@@ -87,7 +75,7 @@ function summary(logged) {
     bits.push(e.bid === 0 ? (e.blind ? "blind nil" : "nil") : `bid ${e.bid}`);
     if (e.auto) bits.push("(clock)");
   }
-  if (e.type === "CardPlayed") bits.push(cardText(e.card) + (e.auto ? " (clock)" : ""));
+  if (e.type === "CardPlayed") bits.push(cardLabel(e.card) + (e.auto ? " (clock)" : ""));
   if (e.type === "TrickWon") bits.push(`trick ${e.trick_no} taken`);
   if (e.type === "HandDealt") bits.push(`hand ${e.hand_no}, ${nameOf(e.dealer)} deals`);
   if (e.type === "GameEnded") bits.push(`winner ${e.winner}, ${e.reason}`);
@@ -172,13 +160,18 @@ function render(s) {
   }
   const trick = $("trick");
   trick.replaceChildren();
-  for (const p of t.trick) {
+  // Just after a trick is won the table is cleared: the player's replay shows that trick,
+  // its winner marked, as the table did.
+  const won = PLAYER && !t.trick.length && typeAt(s.at) === "TrickWon" ? R.log.events[s.at - 1].event : null;
+  const shown = won ? won.cards.map((card, seat) => ({ seat, card })) : t.trick;
+  for (const p of shown) {
     const el = document.createElement("div");
-    el.className = "played";
+    el.className = "played" + (won && won.seat === p.seat ? " winner" : "");
     el.dataset.seat = p.seat;
     el.append(cardEl(p.card), nameOf(p.seat));
     trick.append(el);
   }
+  $("trick-caption").textContent = won ? `Trick ${won.trick_no}: ${nameOf(won.seat)} takes it` : "";
   $("last-trick").replaceChildren(...(t.last_trick.length
     ? ["last trick: ", ...t.last_trick.map((c) => cardEl(c))] : []));
   $("headline").innerHTML = "";
@@ -202,7 +195,8 @@ function render(s) {
     }
     body.append(tr);
   }
-  $("position").textContent = `event ${s.at} of ${s.version}`;
+  $("position").textContent = PLAYER ? where(t) : `event ${s.at} of ${s.version}`;
+  if (PLAYER) $("slider").value = String(Math.max(0, R.stops.findLastIndex((k) => k <= s.at)));
   $("jump").value = s.at;
   for (const li of $("events").querySelectorAll("li.current")) li.classList.remove("current");
   const li = $("events").children[s.at - 1];
@@ -212,6 +206,34 @@ function render(s) {
     : s.at && s.seat !== null ? "(not sent to this seat)" : "";
   $("viewer").dataset.at = s.at;
   $("viewer").dataset.eyes = s.seat === null ? "" : String(s.seat);
+}
+
+// --- a player's replay: the table trick by trick, on a slider --------------------------------
+
+// The moments a player steps through: the deal, the bids once all are in, each trick as it
+// is won, the hand's score, the end.
+function stopsOf() {
+  const out = [0];
+  for (let k = 1; k <= total(); k++) {
+    const type = typeAt(k), next = typeAt(k + 1);
+    if (type === "HandDealt" || type === "TrickWon" || type === "HandScored" || type === "GameEnded"
+        || (type === "BidPlaced" && next !== "BidPlaced")) out.push(k);
+  }
+  return [...new Set(out)];
+}
+
+// Where the slider stands, in a player's words.
+function where(t) {
+  if (t.phase === "over") return "The end";
+  const played = t.tricks.reduce((a, b) => a + b, 0);
+  return `Hand ${t.hand_no} · ` + (t.phase === "bidding" ? "bidding" : `${played} of 13 tricks`);
+}
+
+function playerView() {
+  document.body.classList.add("player");
+  R.stops = stopsOf();
+  $("slider").max = String(R.stops.length - 1);
+  $("slider").addEventListener("input", () => go(R.stops[Number($("slider").value)]));
 }
 
 // --- start ---------------------------------------------------------------------------------
@@ -249,7 +271,7 @@ $("search-form").addEventListener("submit", (e) => { e.preventDefault(); search(
 async function start() {
   $("game-id").textContent = GAME;
   if (PLAYER) {  // back to the player's own page instead of the operators' search
-    const me = JSON.parse(sessionStorage.getItem("me") || "null");
+    const me = JSON.parse(localStorage.getItem("me") || "null");
     Object.assign($("to-search"), { textContent: "your games",
       href: me ? `/#/players/${encodeURIComponent(me.player_id)}` : "/" });
     $("eyes").options[0].textContent = "every hand";
@@ -287,7 +309,7 @@ async function start() {
     li.addEventListener("click", () => go(i + 1));
     list.append(li);
   });
-  if (PLAYER) tournamentOf(GAME);
+  if (PLAYER) { tournamentOf(GAME); playerView(); }
   if (!PLAYER) api(`/v1/admin/games/${encodeURIComponent(GAME)}/verification`).then((v) => {
     $("verdict").textContent = v.verified ? "✔ verified" :
       `✘ diverges at event ${v.divergence.index + 1}: ${v.divergence.reason}`;

@@ -8,8 +8,8 @@
 
 const $ = (id) => document.getElementById(id);
 const T = {
-  token: sessionStorage.getItem("token"),
-  me: JSON.parse(sessionStorage.getItem("me") || "null"),
+  token: localStorage.getItem("token"),
+  me: JSON.parse(localStorage.getItem("me") || "null"),
   id: null, view: null, ws: null, offer: null, refresh: null,
 };
 
@@ -45,7 +45,7 @@ function show(section) {
 }
 
 function signOut() {
-  sessionStorage.clear();
+  localStorage.removeItem("token"); localStorage.removeItem("me");
   T.token = null; T.me = null;
   if (T.ws) T.ws.close();
   $("who").textContent = "";
@@ -58,8 +58,8 @@ $("login-form").addEventListener("submit", async (e) => {
     const s = await api("POST", "/v1/auth/login", { name: $("login-name").value.trim(),
                                                    password: $("login-password").value });
     T.token = s.token; T.me = { player_id: s.player_id, name: s.name };
-    sessionStorage.setItem("token", s.token);
-    sessionStorage.setItem("me", JSON.stringify(T.me));
+    localStorage.setItem("token", s.token);
+    localStorage.setItem("me", JSON.stringify(T.me));
     start();
   } catch (err) { status(err.message); }
 });
@@ -96,7 +96,8 @@ $("create-form").addEventListener("submit", async (e) => {
   const done = await act("POST", "/v1/tournaments", {
     name: $("create-name").value.trim(), format: { kind: $("create-format").value },
     registration_opens_at: now - 1000, registration_closes_at: starts, starts_at: starts,
-    check_in_minutes: Number($("create-check-in").value),
+    // A check-in longer than the wait opens at once: no team finds it closed.
+    check_in_minutes: Math.min(Number($("create-check-in").value), Number($("create-starts").value)),
     // The preset chosen; a player who leaves forfeits for the pair, as by default.
     rules: { preset: $("create-rules").value, abandon: "forfeit" },
     rated: $("create-rated").checked,
@@ -155,20 +156,29 @@ function render() {
   $("my-team").hidden = !mine;
   if (mine) {
     const partner = mine.players.find((p) => p !== me);
+    const now = Date.now();
+    const checkInOpen = s.check_in_opens_at && s.check_in_opens_at <= now && now < s.check_in_closes_at;
     $("my-team-text").textContent = `${mine.name}, with ${playerName(partner)}: ` + (
       s.status !== "registering" ? standing(v, mine.team_id)
         : !mine.confirmed ? `waiting for ${playerName(partner)} to accept (signed in, they see `
           + "the invitation)"
-          : mine.checked_in.includes(me) ? "checked in" : "confirmed");
+          : mine.waiting ? "on the waiting list: the tournament is full; your team plays if "
+            + "a placed team withdraws or does not check in"
+          : mine.checked_in.includes(me) ? "checked in"
+          : s.check_in_opens_at && now < s.check_in_opens_at
+            ? `confirmed; check in from ${when(s.check_in_opens_at)}` : "confirmed");
     $("confirm").hidden = mine.confirmed || mine.players[1] !== me;
     $("check-in").hidden = !mine.confirmed || mine.checked_in.includes(me)
-      || s.status !== "registering";
+      || s.status !== "registering" || !checkInOpen;
     $("my-team").dataset.team = mine.team_id;
-    $("withdraw").hidden = over;  // a finished or cancelled tournament has none to leave
+    // A finished or cancelled tournament has none to leave, nor has a knocked-out team.
+    const placed = (v.standings || []).find((x) => x.team_id === mine.team_id);
+    $("withdraw").hidden = over || Boolean(placed && placed.eliminated);
   }
   $("organize").hidden = s.organizer !== me || !["registering", "running"].includes(s.status);
   $("edit-form").hidden = s.organizer !== me || s.status !== "registering";
   $("start-now").hidden = s.status !== "registering";
+  $("start-confirm").hidden = true;
   $("bot-team").hidden = s.status !== "registering" || Boolean(v.settings.rated);
   if (!$("edit-form").hidden && document.activeElement.closest("#edit-form") === null) {
     $("edit-name").value = v.settings.name;
@@ -187,8 +197,10 @@ function render() {
     t.withdrawn ? `out (${t.withdrawn.replaceAll("_", " ")})`
       : s.status === "running" || s.status === "finished" ? standing(v, t.team_id)
         : !t.confirmed ? "invited" : t.waiting ? "waiting list"
-          : t.checked_in.length === 2 ? "checked in" : "confirmed"]]),
+          : t.checked_in.length === 2 ? "checked in"
+            : t.checked_in.length ? "1 of 2 checked in" : "confirmed"]]),
   ["Seed", "Team", "Players", "State"]);
+  if (s.organizer === me && !over) addRemoveButtons(v);
 
   const rounds = new Map();
   for (const m of v.matches) {
@@ -338,7 +350,36 @@ $("override-go").onclick = () => act(
   "POST", here(`/matches/${$("override-match").value}/override`),
   { outcome: $("override-outcome").value, why: $("override-why").value.trim() || "organizer" });
 $("cancel").onclick = () => act("POST", here("/cancel"));
-$("start-now").onclick = () => act("POST", here("/start"));
+// Starting now drops every team not checked in: the organizer is told which, and confirms.
+$("start-now").onclick = () => {
+  const v = T.view, s = v.summary;
+  const dropped = s.check_in_opens_at ? v.teams.filter((t) => !t.withdrawn
+    && (!t.confirmed || t.checked_in.length < 2)) : v.teams.filter((t) => !t.withdrawn && !t.confirmed);
+  if (!dropped.length) { act("POST", here("/start")); return; }
+  $("start-confirm-text").textContent = `Starting now leaves out ${dropped.length} team(s) not `
+    + `${s.check_in_opens_at ? "checked in by both players" : "confirmed"}: `
+    + `${dropped.map((t) => t.name).join(", ")}.`;
+  $("start-confirm").hidden = false;
+};
+$("start-confirm-yes").onclick = () => act("POST", here("/start"));
+$("start-confirm-no").onclick = () => { $("start-confirm").hidden = true; };
+
+// The organizer removes a team (it is disqualified: out, its matches forfeited), after a
+// second click on the same button that names the team.
+function addRemoveButtons(v) {
+  for (const row of $("teams").tBodies[0].rows) {
+    const team = v.teams.find((t) => t.team_id === row.dataset.team);
+    if (!team || team.withdrawn) continue;
+    const b = document.createElement("button");
+    b.type = "button"; b.className = "remove-team"; b.textContent = "Remove";
+    b.onclick = () => {
+      if (!b.dataset.armed) { b.dataset.armed = "1"; b.textContent = `Remove ${team.name}? Yes`; return; }
+      act("POST", here(`/teams/${encodeURIComponent(team.team_id)}/disqualify`),
+          { why: "removed by the organizer" });
+    };
+    row.insertCell().append(b);
+  }
+}
 $("add-bots").onclick = () => act("POST", here("/bots"), { name: $("bot-name").value.trim(),
                                                           level: $("bot-level").value });
 // The whole settings go back with the organizer's changes: the rules as they are stored

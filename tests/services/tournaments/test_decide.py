@@ -136,6 +136,22 @@ def test_registration_refuses_self_partners_doubles_and_closed_windows() -> None
                                               player="t1a", partner="t1b")) == []
 
 
+def test_two_teams_never_share_a_name_in_any_case() -> None:
+    run = created()
+    register(run, "t1")
+    run.do(cmd.AddBotTeam(at=OPENS + 1, team_id="b1", name="Robots", by="org", level="basic"))
+    for taken in (cmd.RegisterTeam(at=OPENS + 1, team_id="t2", name=" T1 ", player="p",
+                                   partner="q"),
+                  cmd.AddBotTeam(at=OPENS + 1, team_id="b2", name="t1", by="org", level="basic"),
+                  cmd.AddBotTeam(at=OPENS + 1, team_id="b2", name="robots", by="org",
+                                 level="basic")):
+        refused(run, taken, "team_name_taken")
+    # A withdrawn team's name is free again.
+    run.do(cmd.WithdrawTeam(at=OPENS + 2, team_id="t1", player="t1a"))
+    register(run, "t3")
+    run.do(cmd.RegisterTeam(at=OPENS + 3, team_id="t4", name="T1", player="p", partner="q"))
+
+
 def test_only_the_invited_partner_confirms() -> None:
     run = created()
     register(run, "t1", confirm=False)

@@ -144,7 +144,7 @@ async def test_racing_confirmations_at_the_cap_place_exactly_max(pool: asyncpg.P
     store = store_on(pool)
     tid = await create(store, teams=4)
     for i in range(10):
-        await store.execute(tid, cmd.RegisterTeam(at=OPENS + 1, team_id=f"t{i}", name="x",
+        await store.execute(tid, cmd.RegisterTeam(at=OPENS + 1, team_id=f"t{i}", name=f"t{i}",
                                                   player=f"t{i}a", partner=f"t{i}b"))
     await asyncio.gather(*(store.execute(tid, cmd.ConfirmTeam(at=OPENS + 2, team_id=f"t{i}",
                                                               player=f"t{i}b"))
