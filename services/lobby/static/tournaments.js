@@ -26,14 +26,15 @@ async function api(method, path, body) {
     if (r.status === 401) signOut();
     throw new Error(data && data.message ? data.message : `HTTP ${r.status}`);
   }
-  status("");
   return data;
 }
 
-// Every write goes through here: its error shows in the status line; success re-reads.
+// Every write goes through here: its error shows in the status line until the next
+// write succeeds (a re-read the feed asks for leaves it); success re-reads.
 async function act(method, path, body) {
   try {
     const done = await api(method, path, body);
+    status("");
     if (T.id) await load(T.id);
     return done;
   } catch (err) { status(err.message); return null; }
@@ -60,6 +61,7 @@ $("login-form").addEventListener("submit", async (e) => {
     T.token = s.token; T.me = { player_id: s.player_id, name: s.name };
     localStorage.setItem("token", s.token);
     localStorage.setItem("me", JSON.stringify(T.me));
+    status("");
     start();
   } catch (err) { status(err.message); }
 });
@@ -471,6 +473,7 @@ $("ready").onclick = async () => {
   if (!T.offer) return;
   try {
     await api("POST", `/v1/matches/${encodeURIComponent(T.offer.match_id)}/ready`);
+    status("");
     $("ready").hidden = true;
     if ($("play").hidden) $("banner-text").textContent = "Ready: waiting for the other players.";
   } catch (err) { status(err.message); }
