@@ -114,9 +114,9 @@ async def beside(platform: Platform, database_url: str, nats_url: str,
     of the latter), an organizer, and the tournament store's pool."""
     env = lobby_env(database_url, nats_url, f"{nats_prefix}e2e")
     tag = uuid.uuid4().hex[:4]
-    services = [start("tournaments", platform.logs / f"unseen-{tag}.log",
+    services = [start("tournaments", platform.logs / f"tournaments-unseen-{tag}.log",
                       SPADES_TIMER_POLL_SECONDS="0.2", **env),
-                start("ratings", platform.logs / f"unseen-ratings-{tag}.log", **env)]
+                start("ratings", platform.logs / f"ratings-unseen-{tag}.log", **env)]
     pool = await create_pool(database_url, "tournaments")
     try:
         yield await organizer(platform.a, database_url), pool
