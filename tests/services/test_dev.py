@@ -278,12 +278,15 @@ def test_a_restart_keeps_players_signed_in_and_commands_beside_dev_find_its_data
 
 
 async def test_dev_starts_a_killed_postgres_again_and_nothing_acknowledged_is_lost(
-        tmp_path: Path, ports: dict[str, int], nats_url: str, nats_prefix: str) -> None:
-    env = dev_env(tmp_path, ports, NATS_URL=nats_url, SPADES_NATS_PREFIX=f"{nats_prefix}devpg",
+        server_folder: Path, ports: dict[str, int], nats_url: str, nats_prefix: str) -> None:
+    # Its Postgres (run as another user when the tests run as root) keeps its data in a
+    # folder of the test's own, which no other pytest run on the machine closes.
+    env = dev_env(server_folder, ports, NATS_URL=nats_url,
+                  SPADES_NATS_PREFIX=f"{nats_prefix}devpg",
                   SPADES_DEV_PG_PORT=str(servers.free_port()))
     env.pop("SPADES_EPHEMERAL_PG", None)  # the durability spades dev really runs with
     lobby = f"http://127.0.0.1:{ports['lobby']}"
-    log = tmp_path / "dev.log"
+    log = server_folder / "dev.log"
     proc = spades_logged(log, "dev", env=env)
     try:
         wait_for_line(proc, log, "spades dev is up")
@@ -291,7 +294,7 @@ async def test_dev_starts_a_killed_postgres_again_and_nothing_acknowledged_is_lo
         assert status == 201
         token = session["token"]
         status, opened = _bearer("POST", f"{lobby}/v1/tables", token, {"rules": "classic"})
-        assert status == 201
+        assert status == 201, opened
         table = opened["table_id"]
         status, started = _bearer("POST", f"{lobby}/v1/tables/{table}/start", token)
         assert status == 200, started
@@ -299,7 +302,7 @@ async def test_dev_starts_a_killed_postgres_again_and_nothing_acknowledged_is_lo
         status, before = _bearer("GET", f"{lobby}/v1/games/{game}", token)
         assert status == 200, before
 
-        pidfile = tmp_path / "data" / "postgres" / "pgdata" / "postmaster.pid"
+        pidfile = server_folder / "data" / "postgres" / "pgdata" / "postmaster.pid"
         os.kill(int(pidfile.read_text().split()[0]), signal.SIGKILL)
         wait_for_line(proc, log, "PostgreSQL is back", timeout=90)
         deadline = time.monotonic() + 90
@@ -312,7 +315,9 @@ async def test_dev_starts_a_killed_postgres_again_and_nothing_acknowledged_is_lo
         assert status == 200 and seen["state"] == "playing"
         status, after = _bearer("GET", f"{lobby}/v1/games/{game}", token)
         assert status == 200 and after["version"] >= before["version"]
-        status, _ = _bearer("POST", f"{lobby}/v1/tables", token, {"rules": "house"})
+        # A new table (the guest hosts it without a seat: it is playing one game).
+        status, _ = _bearer("POST", f"{lobby}/v1/tables", token,
+                            {"rules": "house", "seat": None})
         assert status == 201
     finally:
         proc.terminate()
