@@ -7,6 +7,7 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
+import asyncpg
 import pytest
 
 from spades_client import ApiFailure, Lobby
@@ -184,3 +185,26 @@ async def test_a_game_that_ended_with_nobody_following_it_closes_its_table_and_p
         assert row["seats"][0].get("player_id") == ada.player_id
     finally:
         await ada.aclose()
+
+
+async def test_play_again_is_taken_the_moment_the_game_ends_whatever_the_projection(
+        platform: Platform, database_url: str) -> None:
+    """Asked as soon as ``GameEnded`` reached the sockets, while the lobby's projection of
+    games' ends is held back (its table locked): the game's own store says it is over,
+    so the ask is taken, not refused ``game_running``."""
+    ada, ben, t, seats = await two_and_bots(platform, ("Ada", "Ben"), ONE_HAND)
+    conn = await asyncpg.connect(database_url)
+    try:
+        async with conn.transaction():
+            await conn.execute("LOCK TABLE lobby.games IN EXCLUSIVE MODE")
+            await play_until_over(seats)
+            asked = await ada.ok("POST", f"/v1/tables/{t['table_id']}/again")
+            assert asked["state"] == "open"
+            agreed = await ben.ok("POST", f"/v1/tables/{t['table_id']}/again")
+            assert agreed["state"] == "playing" and agreed["game_id"] != t["game_id"]
+    finally:
+        await conn.close()
+        for s in seats:
+            await s.sock.close()
+        await ada.aclose()
+        await ben.aclose()

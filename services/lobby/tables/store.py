@@ -256,9 +256,11 @@ async def seat_open_table(conn: asyncpg.Connection, t: TableRow, game_id: str) -
     return not status.endswith(" 0")
 
 
-async def close_table_of(conn: asyncpg.Connection, game_id: str) -> str | None:
-    """Called inside the GameEnded consumer's transaction: the table playing this game is
-    over (unless it moved on to another game). Returns the table closed, if any."""
+async def close_table_of(conn: asyncpg.Pool | asyncpg.Connection,
+                         game_id: str) -> str | None:
+    """The table playing this game is over (unless it moved on to another game): in the
+    GameEnded consumer's transaction, or earlier, when a player acts on the end the
+    game's own store holds. Returns the table closed, if any (once: idempotent)."""
     closed = await conn.fetchval(
         "UPDATE game_tables SET state = 'over', play_again = NULL, updated_at = now()"
         " WHERE game_id = $1 AND state = 'playing' RETURNING table_id", game_id)
