@@ -268,3 +268,21 @@ async def test_once_their_own_match_is_over_a_player_watches_the_rest_of_the_rou
     # Their own result waits for the round's end like every other.
     view = await r.stranger.ok("GET", f"/v1/tournaments/{r.tid}")
     assert all(m["outcome"] is None for m in view["matches"]), view["matches"]
+
+
+async def test_a_players_game_list_keeps_a_finished_table_from_those_still_to_play_it(
+        mine_over: Round) -> None:
+    """The player's table is over; at the round's other table people still play its deals:
+    they do not find it among the player's games (its hands' bids and tricks), though a
+    stranger does."""
+    r = mine_over
+    path = f"/v1/players/{r.player.player_id}/games"
+
+    async def listed() -> bool:
+        page = await r.stranger.ok("GET", path)
+        return any(g["game_id"] == r.own for g in page["games"])
+
+    await until(listed, timeout=30, every=0.2)
+    for who in r.seated[r.other]:
+        page = await who.ok("GET", path)
+        assert r.own not in [g["game_id"] for g in page["games"]], page

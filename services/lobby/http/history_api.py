@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
+import msgspec
 from litestar import Controller, get
 from litestar.params import Parameter
 
@@ -61,19 +62,28 @@ class PlayerGamesController(Controller):
          responses=answers(200, PlayerGames, GAMES,
                            *SIGNED_IN, "bad_request", "player_not_found", *STORE))
     async def games(
-        self, me: Claims, pool: Pool, history: History, player_id: PlayerId,
+        self, me: Claims, pool: Pool, history: History, unseen: Unseen, player_id: PlayerId,
         before: Before = None,
         limit: Annotated[int, Parameter(ge=1, le=50)] = 20,
     ) -> PlayerGames:
         """Every game the player sat in to its end, from a table, the ranked queue or a
         tournament. Anyone sees a player's ranked, tournament and public tables' games
-        (what `/ratings` shows them too); a private table's only those who played it.
-        `rating` is the rated game's change; when the ratings service does not answer,
-        the page still comes, with `ratings_complete` false. 404 `player_not_found`."""
+        (what `/ratings` shows them too); a private table's only those who played it,
+        and a duplicate round's game not those still to play its deals. `rating` is the
+        rated game's change; when the ratings service does not answer, the page still
+        comes, with `ratings_complete` false. 404 `player_not_found`."""
         asker = me.player_id
         if await store.account(pool, player_id) is None:
             raise LobbyError("player_not_found", f"no player {player_id}")
-        return await history.page(player_id, before, limit, asker)
+        page = await history.page(player_id, before, limit, asker)
+        if not any(g.origin == "tournament" for g in page.games):
+            return page
+        try:
+            hidden = await unseen.games(me)
+        except LobbyError:  # the tournament service away: none of its games, to be safe
+            hidden = {g.game_id for g in page.games if g.origin == "tournament"}
+        return msgspec.structs.replace(
+            page, games=[g for g in page.games if g.game_id not in hidden])
 
     @get("/v1/games/{game_id:str}/replay", summary="A finished game's whole log, every hand "
          "face up, for those who played it", tags=TAGS, security=BEARER,
