@@ -174,19 +174,12 @@ def _passes(value: Any, where: str) -> list[tuple[str, ...]]:
     return [_cards(p, f"{where}passes[{s}]") for s, p in enumerate(value)]
 
 
-def _replay_hand(state: GameState, hand: HandFields, hand_index: int | None,
-                 quick: bool = False) -> tuple[GameState, dict[str, Any]]:
-    """The state after the hand and its result. ``quick``: the caller needs only the
-    result, so plays that ``_read_plays`` vouches for are not stepped one by one (the
-    state returned is then the one before the first card)."""
-    dealer, hands, bids, blind, passes, plays = hand
+def _setup(state: GameState, hand: HandFields, hand_index: int | None) -> GameState:
+    """The hand dealt, bid and (under the blind-nil exchange) passed: its first lead."""
+    dealer, hands, bids, blind, passes, _ = hand
 
-    def run(c: cmd.Command, play_index: int | None = None, seat: int | None = None,
-            card: str | None = None) -> GameState:
-        try:
-            return step(state, c)[0]
-        except RuleError as e:
-            raise Violation(e, play_index, seat, card, hand_index) from None
+    def run(c: cmd.Command, seat: int | None = None) -> GameState:
+        return _run(state, c, None, seat, None, hand_index)
 
     state = run(cmd.DealHand(dealer=dealer, hands=tuple(hands)))
     for k in range(4):
@@ -201,19 +194,72 @@ def _replay_hand(state: GameState, hand: HandFields, hand_index: int | None,
         for seat in sorted(range(4), key=lambda x: bool(takes_part >> x & 1)):
             if passes[seat] or takes_part >> seat & 1:
                 state = run(cmd.PassCards(seat=seat, cards=passes[seat]), seat=seat)
-    if quick and state.phase == PLAY:
-        read = _read_plays(state, plays)
-        if read is not None:
-            return state, read
+    return state
+
+
+def _run(state: GameState, c: cmd.Command, play_index: int | None, seat: int | None,
+         card: str | None, hand_index: int | None) -> GameState:
+    try:
+        return step(state, c)[0]
+    except RuleError as e:
+        raise Violation(e, play_index, seat, card, hand_index) from None
+
+
+def _walk_plays(state: GameState, plays: list[str], hand_index: int | None
+                ) -> Iterator[tuple[GameState, int, str, GameState]]:
+    """Each card stepped through ``decide``: the state before, the seat, the card, after."""
     for i, card in enumerate(plays):
         if state.phase != "play":
             raise Violation(RuleError("hand_over", "all 13 tricks have been played"), i, None,
                             card, hand_index)
         seat = state.waiting.bit_length() - 1
-        state = run(cmd.PlayCard(seat=seat, card=card), i, seat, card)
+        after = _run(state, cmd.PlayCard(seat=seat, card=card), i, seat, card, hand_index)
+        yield state, seat, card, after
+        state = after
+
+
+def _replay_hand(state: GameState, hand: HandFields, hand_index: int | None,
+                 quick: bool = False) -> tuple[GameState, dict[str, Any]]:
+    """The state after the hand and its result. ``quick``: the caller needs only the
+    result, so plays that ``_read_plays`` vouches for are not stepped one by one (the
+    state returned is then the one before the first card)."""
+    state = _setup(state, hand, hand_index)
+    if quick and state.phase == PLAY:
+        read = _read_plays(state, hand.plays)
+        if read is not None:
+            return state, read
+    for walked in _walk_plays(state, hand.plays, hand_index):
+        state = walked[3]
     done = len(state.trick_winners) == 13
     return state, _result(list(state.trick_winners), list(state.tricks),
                           state.sheet[-1].teams if done else None)
+
+
+def plays_of(rec: dict[str, Any]) -> Iterator[tuple[int, GameState, int, str, GameState]]:
+    """Every card of a hand or match record, stepped through the rules: the hand's index,
+    the state before, the seat, the card and the state after (a study of how cards were
+    chosen, such as ``engine.fairplay``, reads these). Raises ``RecordError`` for a line
+    that is not a record and ``Violation`` for a broken rule."""
+    rules = _rules(rec)
+    if rec.get("kind") == "match":
+        state = _start(rules, None)
+        hands = _need(rec, "hands", list, "")
+        for k, h in enumerate(hands):
+            if not isinstance(h, dict):
+                raise RecordError("bad_field", f"hands[{k}]", "a hand is an object")
+            if state.phase == OVER:
+                raise Violation(RuleError("match_over", "the match was already over"), None,
+                                None, None, k)
+            hand = _hand_fields(h, rules, f"hands[{k}].")
+            state = _setup(state, hand, k)
+            for before, seat, card, after in _walk_plays(state, hand.plays, k):
+                yield k, before, seat, card, after
+                state = after
+        return
+    hand = _hand_fields(rec, rules, "")
+    state = _setup(_start(rules, rec.get("prior")), hand, None)
+    for before, seat, card, after in _walk_plays(state, hand.plays, None):
+        yield 0, before, seat, card, after
 
 
 def _result(winners: list[int], tricks: list[int],
