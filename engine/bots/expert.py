@@ -200,11 +200,8 @@ def margin(scorer: Scorer, team: int, bids: Sequence[int], blind: Sequence[bool]
 
 def choose_card(state: GameState, seat: int, seed: int = 0,
                 budget: int | None = None, sees_partner: bool = False) -> int:
-    """The card id ``seat`` plays.
-
-    ``sees_partner`` lets the search deal the partner's real cards instead of sampling
-    them: no bot a game seats does so; it is the cheat ``engine.fairplay`` is measured
-    against (``docs/fairplay.md``).
+    """The card id ``seat`` plays. ``sees_partner``: the search deals the partner's real
+    cards, the cheat ``engine.fairplay`` is measured against (no seated bot does).
 
     The search leaves the ``basic`` card only for one that did better on the
     same sampled deals by more than the noise of so few samples (a paired

@@ -14,7 +14,8 @@ from typing import Any, NamedTuple
 
 from engine.cards import card_id
 from engine.fairplay.evidence import DEALS, Card, weigh_card
-from engine.records import RecordError, plays_of
+from engine.recordfields import RecordError
+from engine.records import plays_of
 
 Players = tuple[str, str, str, str]
 

@@ -12,7 +12,7 @@ from engine.fairplay import Game, judge, weigh_records
 from engine.fairplay.evidence import Card, weigh_card
 from engine.fairplay.pairs import OPPONENTS_Z, PARTNERS_Z
 from engine.presets import resolve
-from engine.records import RecordError
+from engine.recordfields import RecordError
 from tests.bench.fairplay_league import Account, play_match
 
 from .helpers import CLASSIC, bid, deal, fill, play
