@@ -48,26 +48,32 @@ def players_of(rec: Any) -> Players:
     return p[0], p[1], p[2], p[3]
 
 
-def weigh_records(game_id: str, players: Players, ended_at: int, records: Iterable[Any],
-                  seed: int = 0, deals: int = DEALS) -> Game:
-    """Every card of a game's records weighed. Raises ``RecordError`` or
-    ``engine.records.Violation`` for a record that cannot be replayed."""
+def weigh_record(rec: Any, seed: int = 0, deals: int = DEALS
+                 ) -> tuple[int, tuple[int, int], list[Card]]:
+    """One hand or match record's hands played, each team's points and weighed cards.
+    Raises ``RecordError`` or ``engine.records.Violation`` for a record that cannot be
+    replayed."""
     cards: list[Card] = []
     points = [0, 0]
-    hands = 0
-    n = 0
-    for rec in records:
-        last = None
-        for k, before, seat, card, after in plays_of(rec):
-            n += 1
-            got = weigh_card(before, seat, card_id(card), seed * 7919 + n, deals)
-            if got is not None:
-                cards.append(got)
-            if last != k:
-                hands += 1
-                last = k
-            if len(after.sheet) > len(before.sheet):
-                for t in range(2):
-                    points[t] += after.sheet[-1].teams[t].delta
-    return Game(game_id, players, ended_at, hands, (points[0], points[1]), tuple(cards))
+    hands: set[int] = set()
+    for n, (k, before, seat, card, after) in enumerate(plays_of(rec)):
+        hands.add(k)
+        got = weigh_card(before, seat, card_id(card), seed * 7919 + n, deals)
+        if got is not None:
+            cards.append(got)
+        if len(after.sheet) > len(before.sheet):
+            for t in range(2):
+                points[t] += after.sheet[-1].teams[t].delta
+    return len(hands), (points[0], points[1]), cards
 
+
+def weigh_records(game_id: str, players: Players, ended_at: int, records: Iterable[Any],
+                  seed: int = 0, deals: int = DEALS) -> Game:
+    """A game from its records (one match record, or its hand records)."""
+    hands, points, cards = 0, [0, 0], []
+    for i, rec in enumerate(records):
+        h, p, c = weigh_record(rec, seed + i, deals)
+        hands += h
+        points = [points[0] + p[0], points[1] + p[1]]
+        cards += c
+    return Game(game_id, players, ended_at, hands, (points[0], points[1]), tuple(cards))
