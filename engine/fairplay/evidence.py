@@ -10,9 +10,6 @@ card exactly as often as the plausible hand's best, however strong the player.
 A player who sees its partner's cards matches the real hand's best more often.
 Skill moves both matches together and cancels out; only hidden information
 separates them.
-
-The same search gives what the card cost: the points it gave away against the
-plausible hand's best card, the measure of tricks thrown to an opponent.
 """
 
 from __future__ import annotations
@@ -38,7 +35,6 @@ class Card(NamedTuple):
 
     seat: int
     told: int  # +1: only the real hand's best; -1: only the plausible hand's best; else 0
-    loss: float  # points given away against the best card for a plausible partner hand
 
 
 def group_of(f: Fast, cands: list[int], card: int, out: int) -> int:
@@ -69,7 +65,7 @@ def weigh_card(state: GameState, seat: int, card: int, seed: int,
     by_real = _values(state, k, real, cands, Random(seed + 1), deals)
     by_plausible = _values(state, k, plausible, cands, Random(seed + 1), deals)
     told = int(_best(by_real) == played) - int(_best(by_plausible) == played)
-    return Card(seat, told, max(by_plausible) - by_plausible[played])
+    return Card(seat, told)
 
 
 def _best(values: list[float]) -> int:

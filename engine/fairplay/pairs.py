@@ -6,12 +6,12 @@ the real one. Honest play gives a fair coin whatever its strength; the score is
 the coin's excess in standard deviations (continuity-corrected), so it has the
 same meaning for a pair of beginners and a pair of experts.
 
-Opponents: the points each account gave away per decision in the meetings its
-team lost, against what the same account gave away in the other games it lost
-(or, with too few of those, what everyone else did in games they lost). Losing is
-in both sides of the comparison, so a weak account is compared with itself, not
-with the strong. The reasoning and the thresholds' measurements are in
-docs/fairplay.md.
+Opponents: by how much each account's team lost the meetings it lost to the
+other account, against by how much the same account lost its other lost games
+(or, with too few of those, the lost games neither of the two played): rating is
+handed over by losing heavily on purpose. Losing is on both sides of the
+comparison, so a weak account is compared with itself, not with the strong. The
+reasoning and the thresholds' measurements are in docs/fairplay.md.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from engine.fairplay.games import Game
 PARTNERS_Z = 4.0  # flag a partnership whose score reaches this
 OPPONENTS_Z = 5.0  # flag a pair of opponents whose score reaches this
 MIN_MEETINGS = 3  # opponents who met fewer times are not judged
-_MIN_OWN = 100  # decisions of an account's own other lost games to compare with
+_MIN_OWN = 8  # an account's own other lost games needed to compare with them
 
 
 class Verdict(NamedTuple):
@@ -81,8 +81,8 @@ def partners(games: Iterable[Game]) -> list[Verdict]:
     return out
 
 
-class _Losses:
-    """Per-decision points given away: count, sum and sum of squares."""
+class _Tally:
+    """Margins of lost games (points, negative): count, sum and sum of squares."""
 
     __slots__ = ("n", "s", "s2")
 
@@ -94,9 +94,9 @@ class _Losses:
         self.s += x
         self.s2 += x * x
 
-    def minus(self, o: _Losses) -> _Losses:
-        d = _Losses()
-        d.n, d.s, d.s2 = self.n - o.n, self.s - o.s, self.s2 - o.s2
+    def minus(self, o: _Tally, sign: int = 1) -> _Tally:
+        d = _Tally()
+        d.n, d.s, d.s2 = self.n - sign * o.n, self.s - sign * o.s, self.s2 - sign * o.s2
         return d
 
     def mean_var(self) -> tuple[float, float]:
@@ -106,18 +106,22 @@ class _Losses:
         return m, max(self.s2 / self.n - m * m, 0.0) / self.n
 
 
-def _excess(meet: _Losses, ref: _Losses) -> float:
-    """How far the meetings' mean loss is above the reference's, in standard errors."""
-    if meet.n < 2 or ref.n < 2:
+def _excess(meet: _Tally, ref: _Tally) -> float:
+    """How far the meetings' mean is below the reference's, in standard errors of the
+    reference's spread (a handful of meetings cannot estimate their own)."""
+    if not meet.n or ref.n < 2:
         return 0.0
-    (m1, v1), (m2, v2) = meet.mean_var(), ref.mean_var()
-    return (m1 - m2) / sqrt(v1 + v2) if v1 + v2 else 0.0
+    (m1, _), (m2, v2) = meet.mean_var(), ref.mean_var()
+    sd = sqrt(v2 * ref.n)
+    return (m2 - m1) / (sd * sqrt(1 / meet.n + 1 / ref.n)) if sd else 0.0
 
 
 def opponents(games: Sequence[Game]) -> list[Verdict]:
-    lost: dict[str, _Losses] = defaultdict(_Losses)  # each account, in every game it lost
-    everyone = _Losses()
-    meet_lost: dict[tuple[str, str], _Losses] = defaultdict(_Losses)  # (thrower, winner)
+    lost: dict[str, _Tally] = defaultdict(_Tally)  # each account's, in the games it lost
+    seen: dict[str, _Tally] = defaultdict(_Tally)  # margins of every game it played
+    both: dict[tuple[str, str], _Tally] = defaultdict(_Tally)  # of games two played
+    everyone = _Tally()
+    meet_lost: dict[tuple[str, str], _Tally] = defaultdict(_Tally)  # (loser, winner)
     meetings: dict[tuple[str, str], list[Game]] = defaultdict(list)
     for g in games:
         p = g.players
@@ -127,35 +131,38 @@ def opponents(games: Sequence[Game]) -> list[Verdict]:
                     meetings[_pair(p[i], p[j])].append(g)
         if g.loser is None:
             continue
-        for c in g.cards:
-            if c.seat & 1 == g.loser:
-                me = p[c.seat]
-                lost[me].add(c.loss)
-                everyone.add(c.loss)
-                for o in (p[1 - g.loser], p[3 - g.loser]):
-                    meet_lost[(me, o)].add(c.loss)
+        margin = g.points[g.loser] - g.points[1 - g.loser]
+        everyone.add(margin)
+        names = sorted(set(p))
+        for i, a in enumerate(names):
+            seen[a].add(margin)
+            for b in names[i + 1:]:
+                both[(a, b)].add(margin)
+        for me in {p[g.loser], p[g.loser + 2]}:
+            lost[me].add(margin)
+            for o in {p[1 - g.loser], p[3 - g.loser]}:
+                meet_lost[(me, o)].add(margin)
     out = []
     for key, met in meetings.items():
         best, why = 0.0, "too few meetings to judge"
         if len(met) >= MIN_MEETINGS:
-            best, why = max((_thrown(a, b, met, lost, everyone, meet_lost)
+            apart = everyone.minus(seen[key[0]]).minus(seen[key[1]]).minus(both[key], -1)
+            best, why = max((_thrown(a, b, len(met), lost, apart, meet_lost)
                              for a, b in (key, key[::-1])), key=lambda x: x[0])
         out.append(Verdict(key, "opponents", sum(g.hands for g in met), best,
                            best >= OPPONENTS_Z, why))
     return out
 
 
-def _thrown(me: str, them: str, met: list[Game], lost: dict[str, _Losses],
-            everyone: _Losses, meet_lost: dict[tuple[str, str], _Losses]) -> tuple[float, str]:
-    """How strongly ``me`` gave away points in the meetings it lost to ``them``."""
-    meet = meet_lost.get((me, them), _Losses())
+def _thrown(me: str, them: str, met: int, lost: dict[str, _Tally], apart: _Tally,
+            meet_lost: dict[tuple[str, str], _Tally]) -> tuple[float, str]:
+    """How much worse ``me``'s team lost the meetings with ``them`` than its other
+    losses (or, with too few, than the losses of games neither of the two played)."""
+    meet = meet_lost.get((me, them), _Tally())
     own = lost[me].minus(meet)
     ref, against = (own, "its other lost games") if own.n >= _MIN_OWN else (
-        everyone.minus(lost[me]), "other accounts' lost games")
-    z = _excess(meet, ref)
-    losses = sum(1 for g in met if g.loser is not None and
-               me in (g.players[g.loser], g.players[g.loser + 2]))
+        apart, "lost games of others")
     m1, _ = meet.mean_var()
     m2, _ = ref.mean_var()
-    return z, (f"{me} lost {losses} of {len(met)} meetings with {them}, giving away "
-               f"{m1:.1f} points a decision in them against {m2:.1f} in {against}")
+    return _excess(meet, ref), (f"{me} lost {meet.n} of {met} meetings with {them}, by "
+                                f"{-m1:.0f} points a game against {-m2:.0f} in {against}")

@@ -40,56 +40,64 @@ def test_a_forced_card_is_no_evidence() -> None:
 
 def test_an_honest_coin_is_not_flagged_however_many_hands() -> None:
     """Half the telling decisions each way is honest play, at any volume."""
-    cards = [Card(s, 1 if i % 2 else -1, 0.0) for i in range(4000) for s in (0, 2)]
+    cards = [Card(s, 1 if i % 2 else -1) for i in range(4000) for s in (0, 2)]
     v = _verdict([_game("g", ("a", "b", "c", "d"), cards, hands=800)], "a", "c", "partners")
     assert not v.flagged and abs(v.score) < 1
 
 
 def test_partners_who_follow_the_real_hand_are_flagged() -> None:
     """Sixty per cent of 600 telling decisions towards the real hand is far past chance."""
-    cards = [Card(s, 1 if i % 5 < 3 else -1, 0.0) for i in range(300) for s in (0, 2)]
+    cards = [Card(s, 1 if i % 5 < 3 else -1) for i in range(300) for s in (0, 2)]
     v = _verdict([_game("g", ("a", "b", "c", "d"), cards)], "a", "c", "partners")
     assert v.flagged and v.score >= PARTNERS_Z
     assert v.players == ("a", "c") and v.hands == 10 and "60%" in v.why
 
 
 def test_the_other_team_is_judged_on_its_own_cards() -> None:
-    cards = [Card(0, 1, 0.0) for _ in range(200)] + [Card(1, 1 if i % 2 else -1, 0.0)
+    cards = [Card(0, 1) for _ in range(200)] + [Card(1, 1 if i % 2 else -1)
                                                      for i in range(200)]
     games = [_game("g", ("a", "b", "c", "d"), cards)]
     assert _verdict(games, "a", "c", "partners").flagged
     assert not _verdict(games, "b", "d", "partners").flagged
 
 
-def _meeting(gid: str, thrower: str, loss: float, honest_loss: float = 2.0) -> Game:
-    """``thrower`` in seat 0 loses to seat 1's ``y``, giving away ``loss`` a decision."""
-    cards = [Card(s, 0, loss if s == 0 else honest_loss) for _ in range(20) for s in range(4)]
-    return _game(gid, (thrower, "y", "p", "q"), cards, points=(-200, 300))
+def _meeting(gid: str, thrower: str, by: int) -> Game:
+    """``thrower`` (seat 0) and its partner lose to seat 1's ``y`` by ``by`` points."""
+    return _game(gid, (thrower, "y", f"p{gid}", f"q{gid}"), [], points=(100 - by, 100))
 
 
-def _elsewhere(gid: str, who: str, loss: float) -> Game:
-    cards = [Card(s, 0, loss if s == 0 else 2.0) for _ in range(20) for s in range(4)]
-    return _game(gid, (who, f"o{gid}", f"r{gid}", f"s{gid}"), cards, points=(-100, 200))
+def _elsewhere(gid: str, who: str, by: int) -> Game:
+    return _game(gid, (who, f"o{gid}", f"r{gid}", f"s{gid}"), [], points=(100 - by, 100))
 
 
 def test_an_account_that_throws_its_meetings_is_flagged() -> None:
-    """x gives away far more in the games it loses to y than in the games it loses to
-    others: rating handed over, not lost."""
-    games = [_meeting(f"m{i}", "x", 30.0 + i % 7) for i in range(6)]
-    games += [_elsewhere(f"e{i}", "x", 3.0 + i % 3) for i in range(10)]
+    """x's team loses to y's by far more than x's team loses its other games: rating
+    handed over, not lost."""
+    games = [_meeting(f"m{i}", "x", 550 + 20 * (i % 5)) for i in range(5)]
+    games += [_elsewhere(f"e{i}", "x", 100 + 40 * (i % 5)) for i in range(10)]
     v = _verdict(games, "x", "y", "opponents")
-    assert v.flagged and v.score >= OPPONENTS_Z and "x lost 6 of 6" in v.why
+    assert v.flagged and v.score >= OPPONENTS_Z
+    assert "x lost 5 of 5 meetings with y" in v.why and "its other lost games" in v.why
 
 
 def test_a_weak_account_losing_to_a_strong_one_is_not_flagged() -> None:
-    """Skill is not evidence: an account that gives away as much everywhere is weak."""
-    games = [_meeting(f"m{i}", "x", 12.0 + i % 5) for i in range(6)]
-    games += [_elsewhere(f"e{i}", "x", 12.0 + i % 5) for i in range(10)]
+    """Skill is not evidence: an account that loses by as much everywhere is weak."""
+    games = [_meeting(f"m{i}", "x", 150 + 40 * (i % 5)) for i in range(6)]
+    games += [_elsewhere(f"e{i}", "x", 130 + 40 * (i % 5)) for i in range(10)]
     assert not _verdict(games, "x", "y", "opponents").flagged
 
 
+def test_without_its_own_losses_an_account_is_compared_with_others() -> None:
+    """An account with few other games is measured against the games neither played."""
+    games = [_meeting(f"m{i}", "x", 600 + 10 * i) for i in range(4)]
+    games += [_game(f"n{i}", ("a", "b", "c", "d"), [], points=(100, 250 + 30 * (i % 4)))
+              for i in range(12)]
+    v = _verdict(games, "x", "y", "opponents")
+    assert v.flagged and "lost games of others" in v.why
+
+
 def test_opponents_who_met_too_rarely_are_not_judged() -> None:
-    games = [_meeting(f"m{i}", "x", 40.0) for i in range(2)]
+    games = [_meeting(f"m{i}", "x", 600) for i in range(2)]
     v = _verdict(games, "x", "y", "opponents")
     assert not v.flagged and v.score == 0 and "too few" in v.why
 
