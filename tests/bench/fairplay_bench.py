@@ -180,6 +180,22 @@ def _report(outcomes: list[Outcome], windows: dict[str, int]) -> None:
           f"{sum(cpu) / hands:.3f} s (target: at most 2 s a game)")
 
 
+def cpu_classic(games: int, seed: int) -> None:
+    """Scoring CPU per game of the longer ``classic`` matches (to 500) of experts."""
+    rng = Random(seed)
+    seats = tuple(Account(n, budget=16) for n in "abcd")
+    cpu, hands = [], []
+    for n in range(games):
+        rec = play_match(resolve("classic"), seats, rng, f"c{n}", n)
+        t = time.process_time()
+        g = weigh_records(rec["game_id"], tuple(rec["players"]), n, [rec], seed=n)
+        cpu.append(time.process_time() - t)
+        hands.append(g.hands)
+    print(f"scoring CPU per classic game ({sum(hands) / games:.1f} hands, {min(hands)}-"
+          f"{max(hands)}): mean {sum(cpu) / games:.2f} s, worst {max(cpu):.2f} s "
+          f"(target: at most 2 s a game)")
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="fairplay_bench", description=__doc__.splitlines()[0])
     ap.add_argument("--pairs", type=int, nargs=3, default=(4, 1, 2), metavar=("P100", "P50",
@@ -190,6 +206,7 @@ def main(argv: list[str] | None = None) -> None:
                     help="series of the strongest experts, fixed partnerships, honest")
     ap.add_argument("--trading", type=int, default=2, help="pairs that trade wins")
     ap.add_argument("--meetings", type=int, default=30, help="meetings of each such pair")
+    ap.add_argument("--classic", type=int, default=6, help="classic games timed")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=1)
     args, _ = ap.parse_known_args(sys.argv[1:] if argv is None else argv)
@@ -213,6 +230,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"{len(runs)} series, {sum(o.hands for o in outcomes)} hands, "
           f"{time.time() - t:.0f} s wall, {args.jobs} jobs")
     _report(outcomes, windows)
+    cpu_classic(args.classic, args.seed)
 
 
 def _call(run: Callable[[], Outcome]) -> Outcome:
