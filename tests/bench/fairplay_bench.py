@@ -10,10 +10,11 @@ partnership or change each game; honest series of the strongest experts against
 each other (a fixed partnership both sides); two accounts that trade wins (they
 take turns throwing their meetings), each also playing games against others.
 
-Printed: per kind, the share of planted pairs flagged within the window (the
-issue's targets beside them), the share of honest pairs flagged at any time in
-the same window (partners, and opponents that met), and the CPU one game's
-scoring took (mean and worst). Nothing is asserted, least of all on time.
+A planted pair's series ends when it is flagged (its opponents' hands then stop
+there too). Printed: each series as it ends; then per kind, the share of planted
+pairs flagged within the window (the targets beside them), the share of honest
+pairs flagged at any time in the same window (partners, and opponents that met),
+and the CPU one game's scoring took (mean and worst). Nothing is asserted, least of all on time.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import argparse
 import sys
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from functools import partial
 from random import Random
 from typing import NamedTuple
@@ -67,7 +68,8 @@ def _run(kind: str, peek: float, window: int, seed: int, fixed: bool) -> Outcome
     cpu: list[float] = []
     hands = 0
     n = 0
-    while hands < window:
+    caught = False
+    while hands < window and not caught:  # a planted pair's series ends at its flag
         if kind == "strongest":
             opp = (Account(f"{tag}.o1", budget=32), Account(f"{tag}.o2", budget=32))
         elif not fixed:
@@ -88,6 +90,7 @@ def _run(kind: str, peek: float, window: int, seed: int, fixed: bool) -> Outcome
             played[key] = v.hands
             if v.flagged and first.get(key) is None:
                 first[key] = hands
+                caught = caught or (planted and peek > 0)
             first.setdefault(key, None)
     return Outcome(first, kinds, played, cpu, hands)
 
@@ -104,7 +107,8 @@ def _trading(window_meetings: int, seed: int) -> Outcome:
     cpu: list[float] = []
     meetings = 0
     n = 0
-    while meetings < window_meetings:
+    caught = False
+    while meetings < window_meetings and not caught:
         # A meeting, a game of each of the two with others, a game of others only.
         others = [_honest(f"{tag}.h{n}{i}", rng) for i in range(4)]
         thrower = ""
@@ -129,6 +133,7 @@ def _trading(window_meetings: int, seed: int) -> Outcome:
             played[key] = v.hands
             if v.flagged and first.get(key) is None:
                 first[key] = meetings if traded else sum(g.hands for g in games)
+                caught = caught or traded
             first.setdefault(key, None)
     return Outcome(first, kinds, played, cpu, sum(g.hands for g in games))
 
@@ -198,15 +203,15 @@ def cpu_classic(games: int, seed: int) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="fairplay_bench", description=__doc__.splitlines()[0])
-    ap.add_argument("--pairs", type=int, nargs=3, default=(4, 1, 2), metavar=("P100", "P50",
+    ap.add_argument("--pairs", type=int, nargs=3, default=(3, 1, 1), metavar=("P100", "P50",
                     "P25"), help="planted partnerships peeking 100%%, 50%%, 25%%")
     ap.add_argument("--windows", type=int, nargs=3, default=(200, 500, 1000),
                     metavar=("H100", "H50", "H25"), help="hands each planted series plays")
-    ap.add_argument("--strongest", type=int, default=1,
+    ap.add_argument("--strongest", type=int, nargs=2, default=(1, 400), metavar=("N", "HANDS"),
                     help="series of the strongest experts, fixed partnerships, honest")
-    ap.add_argument("--trading", type=int, default=2, help="pairs that trade wins")
+    ap.add_argument("--trading", type=int, default=1, help="pairs that trade wins")
     ap.add_argument("--meetings", type=int, default=30, help="meetings of each such pair")
-    ap.add_argument("--classic", type=int, default=6, help="classic games timed")
+    ap.add_argument("--classic", type=int, default=3, help="classic games timed")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=1)
     args, _ = ap.parse_known_args(sys.argv[1:] if argv is None else argv)
@@ -218,15 +223,22 @@ def main(argv: list[str] | None = None) -> None:
         for i in range(n):
             seed += 1
             runs.append(partial(_run, kind, peek, w, seed, i % 2 == 0))
-    for _ in range(args.strongest):
+    for _ in range(args.strongest[0]):
         seed += 1
-        runs.append(partial(_run, "strongest", 0.0, args.windows[2], seed, True))
+        runs.append(partial(_run, "strongest", 0.0, args.strongest[1], seed, True))
     for _ in range(args.trading):
         seed += 1
         runs.append(partial(_trading, args.meetings, seed))
     t = time.time()
+    outcomes = []
     with ProcessPoolExecutor(args.jobs) as pool:
-        outcomes = list(pool.map(_call, runs))
+        # The longest series first, so the jobs end together; each reported as it ends.
+        for done in as_completed([pool.submit(_call, r) for r in reversed(runs)]):
+            o = done.result()
+            outcomes.append(o)
+            flagged = sorted((o.kinds[k], f) for k, f in o.first_flag.items()
+                             if f is not None)
+            print(f"  series of {o.hands} hands: flagged (kind, at) {flagged}", flush=True)
     print(f"{len(runs)} series, {sum(o.hands for o in outcomes)} hands, "
           f"{time.time() - t:.0f} s wall, {args.jobs} jobs")
     _report(outcomes, windows)
