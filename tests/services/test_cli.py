@@ -116,7 +116,8 @@ def test_help_and_record_verify_start_without_the_network_clients(tmp_path: Path
              f"atexit.register(lambda: print('loaded', [m for m in {heavy!r} if m in sys.modules],"
              " file=sys.stderr))\n"
              "from services.cli import main\nmain()\n")
-    for args in (["--help"], ["record", "verify", str(records)]):
+    for args in (["--help"], ["fairplay", "scan", str(records)],
+                 ["record", "verify", str(records)]):
         done = subprocess.run([sys.executable, "-c", probe, *args], cwd=ROOT,
                               env={**os.environ, "PYTHONPATH": str(ROOT)},
                               capture_output=True, text=True, timeout=60)
@@ -153,5 +154,5 @@ def test_every_command_runs_through_its_own_handler() -> None:
     assert {" ".join(path) for path, _ in found} == {
         "dev", "serve", "migrate", "resync", "ratings rebuild", "settings", "record verify",
         "record export", "replay", "events export", "operator", "organizer",
-        "tournament list", "tournament show", "tournament replay"}
+        "tournament list", "tournament show", "tournament replay", "fairplay scan"}
     assert [path for path, func in found if not callable(func)] == []
