@@ -107,7 +107,7 @@ def test_settings_never_print_a_secret() -> None:
 def test_help_and_record_verify_start_without_the_network_clients(tmp_path: Path) -> None:
     """`spades --help` and `spades record verify` connect to nothing, so they import
     neither the Postgres and NATS clients nor an event loop: that is their start-up time
-    (issue 12 asks for under 150 ms; `make bench` prints it)."""
+    (the target is under 150 ms; `make bench` prints it)."""
     records = tmp_path / "one.jsonl"
     records.write_text((ROOT / "tests" / "engine" / "data" / "sample-records.jsonl")
                        .read_text().splitlines()[0] + "\n")
