@@ -242,7 +242,8 @@ def main(argv: list[str] | None = None) -> None:
     print(f"{len(runs)} series, {sum(o.hands for o in outcomes)} hands, "
           f"{time.time() - t:.0f} s wall, {args.jobs} jobs")
     _report(outcomes, windows)
-    cpu_classic(args.classic, args.seed)
+    if args.classic:
+        cpu_classic(args.classic, args.seed)
 
 
 def _call(run: Callable[[], Outcome]) -> Outcome:
