@@ -19,16 +19,23 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable, Iterator
-from typing import IO, Any, NamedTuple
+from typing import IO, Any
 
 import msgspec
 
-from engine.cards import CARD_IDS, bits, card_id, mask_of
+from engine.cards import CARD_IDS
 from engine.decide import step
 from engine.errors import RuleError
 from engine.evolve import passers
-from engine.play import any_trump_breaks, breaks_spades, deck_of, legal_mask, trick_winner
-from engine.presets import RulesError, resolve
+from engine.play import any_trump_breaks, breaks_spades, legal_mask, trick_winner
+from engine.recordfields import (
+    HandFields,
+    RecordError,
+    hand_fields,
+    need_field,
+    rules_of,
+    score_pair,
+)
 from engine.scoring import score_hand
 from engine.state import OVER, PLAY, GameState
 from schemas import commands as cmd
@@ -37,14 +44,6 @@ from schemas.rules import Rules
 
 _decoder = msgspec.json.Decoder()
 _encoder = msgspec.json.Encoder()
-
-
-class RecordError(Exception):
-    """The line is not a valid record: ``code`` names the problem, ``field`` where."""
-
-    def __init__(self, code: str, field: str, message: str) -> None:
-        super().__init__(message)
-        self.code, self.field, self.message = code, field, message
 
 
 class Violation(Exception):
@@ -63,130 +62,15 @@ class Violation(Exception):
         self.error["message"] = err.message
 
 
-def _need(obj: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
-    if key not in obj:
-        raise RecordError("missing_field", where + key, f"the record has no {where + key}")
-    value = obj[key]
-    if (isinstance(value, bool) and kind is not bool) or not isinstance(value, kind):
-        raise RecordError("bad_field", where + key, f"{where + key} has the wrong type")
-    return value
+def _setup(state: GameState, hand: HandFields, hand_index: int | None) -> GameState:
+    """The hand dealt, bid and (under the blind-nil exchange) passed: its first lead."""
+    dealer, hands, bids, blind, passes, _ = hand
+    if state.phase == OVER:
+        raise Violation(RuleError("match_over", "the match was already over"), None, None,
+                        None, hand_index)
 
-
-def _card(value: Any, field: str) -> str:
-    if not isinstance(value, str):
-        raise RecordError("unknown_card", field, f"{field} is not a card")
-    try:
-        card_id(value)
-    except KeyError:
-        raise RecordError("unknown_card", field, f"{field}: {value!r} is not a card") from None
-    return value.upper()
-
-
-def _cards(values: list[Any], field: str) -> tuple[str, ...]:
-    """A list of card codes; each is looked at on its own (to name the bad one) only
-    when they are not all canonical codes already, the common case."""
-    try:
-        if CARD_IDS.keys() >= set(values):
-            return tuple(values)
-    except TypeError:  # an unhashable value: the careful check below names it
-        pass
-    return tuple(_card(c, f"{field}[{i}]") for i, c in enumerate(values))
-
-
-class HandFields(NamedTuple):
-    """One hand of a record, its fields checked for shape (the rules judge the rest)."""
-
-    dealer: int
-    hands: list[tuple[str, ...]]
-    bids: list[int]
-    blind: list[bool]
-    passes: list[tuple[str, ...]]  # what each seat passed its partner ([] for none)
-    plays: list[str]
-
-
-def _hand_fields(h: dict[str, Any], rules: Rules, where: str) -> HandFields:
-    dealer = _need(h, "dealer", int, where)
-    if not 0 <= dealer <= 3:
-        raise RecordError("bad_field", where + "dealer", "dealer must be a seat 0-3")
-    hands = _need(h, "hands", list, where)
-    if len(hands) != 4:
-        raise RecordError("bad_field", where + "hands", "hands must hold four seats")
-    parsed: list[tuple[str, ...]] = []
-    in_deck = deck_of(rules).mask
-    seen = 0
-    for s, hand in enumerate(hands):
-        if not isinstance(hand, list):
-            raise RecordError("bad_field", f"{where}hands[{s}]", "a hand is a list of cards")
-        try:
-            mask = mask_of(hand)  # canonical codes, the common case
-            cards = tuple(hand)
-        except (KeyError, TypeError):  # a code written another way ("10s"), or no card
-            cards = _cards(hand, f"{where}hands[{s}]")
-            mask = bits(card_id(c) for c in cards)
-        if mask & ~in_deck or mask & seen or mask.bit_count() != len(cards):
-            _deal_problem(cards, seen, in_deck, rules, f"{where}hands[{s}]")
-        seen |= mask
-        if len(cards) != 13:
-            raise RecordError("wrong_hand_size", f"{where}hands[{s}]",
-                              f"seat {s} holds {len(cards)} cards, not 13")
-        parsed.append(cards)
-    bids = _need(h, "bids", list, where)
-    if len(bids) != 4:
-        raise RecordError("bad_field", where + "bids", "bids must hold four seats")
-    for i, b in enumerate(bids):
-        if isinstance(b, bool) or not isinstance(b, int):
-            raise RecordError("bad_field", f"{where}bids[{i}]", "a bid is an integer")
-    blind = h.get("blind_nil")
-    if blind is None:
-        blind = [False] * 4
-    if not isinstance(blind, list) or len(blind) != 4 or not all(
-            isinstance(b, bool) for b in blind):
-        raise RecordError("bad_field", where + "blind_nil", "blind_nil is four booleans")
-    for i in range(4):
-        if blind[i] and bids[i] != 0:
-            raise RecordError("bad_field", f"{where}blind_nil[{i}]",
-                              f"seat {i} is marked blind nil but bid {bids[i]}")
-    passes = _passes(h.get("passes"), where)
-    plays = _need(h, "plays", list, where)
-    return HandFields(dealer, parsed, bids, blind, passes, list(_cards(plays, where + "plays")))
-
-
-def _deal_problem(cards: tuple[str, ...], seen: int, in_deck: int, rules: Rules,
-                  field: str) -> None:
-    """The first card of a hand that is not in the deck or was dealt already."""
-    for i, c in enumerate(cards):
-        cid = card_id(c)
-        if not in_deck >> cid & 1:
-            raise RecordError("card_not_in_deck", f"{field}[{i}]",
-                              f"{c} is not in the {rules.deck} deck")
-        if seen >> cid & 1:
-            raise RecordError("duplicate_card", f"{field}[{i}]", f"{c} is dealt twice")
-        seen |= 1 << cid
-
-
-def _passes(value: Any, where: str) -> list[tuple[str, ...]]:
-    """The optional ``passes``: four lists of cards (none passed when absent)."""
-    if value is None:
-        return [(), (), (), ()]
-    if not isinstance(value, list) or len(value) != 4 or not all(
-            isinstance(p, list) for p in value):
-        raise RecordError("bad_field", where + "passes", "passes is four lists of cards")
-    return [_cards(p, f"{where}passes[{s}]") for s, p in enumerate(value)]
-
-
-def _replay_hand(state: GameState, hand: HandFields, hand_index: int | None,
-                 quick: bool = False) -> tuple[GameState, dict[str, Any]]:
-    """The state after the hand and its result. ``quick``: the caller needs only the
-    result, so plays that ``_read_plays`` vouches for are not stepped one by one (the
-    state returned is then the one before the first card)."""
-    dealer, hands, bids, blind, passes, plays = hand
-
-    def run(c: cmd.Command, play_index: int | None = None, seat: int | None = None,
-            card: str | None = None) -> GameState:
-        try:
-            return step(state, c)[0]
-        except RuleError as e:
-            raise Violation(e, play_index, seat, card, hand_index) from None
+    def run(c: cmd.Command, seat: int | None = None) -> GameState:
+        return _run(state, c, None, seat, None, hand_index)
 
     state = run(cmd.DealHand(dealer=dealer, hands=tuple(hands)))
     for k in range(4):
@@ -201,19 +85,68 @@ def _replay_hand(state: GameState, hand: HandFields, hand_index: int | None,
         for seat in sorted(range(4), key=lambda x: bool(takes_part >> x & 1)):
             if passes[seat] or takes_part >> seat & 1:
                 state = run(cmd.PassCards(seat=seat, cards=passes[seat]), seat=seat)
-    if quick and state.phase == PLAY:
-        read = _read_plays(state, plays)
-        if read is not None:
-            return state, read
+    return state
+
+
+def _run(state: GameState, c: cmd.Command, play_index: int | None, seat: int | None,
+         card: str | None, hand_index: int | None) -> GameState:
+    try:
+        return step(state, c)[0]
+    except RuleError as e:
+        raise Violation(e, play_index, seat, card, hand_index) from None
+
+
+def _walk_plays(state: GameState, plays: list[str], hand_index: int | None
+                ) -> Iterator[tuple[GameState, int, str, GameState]]:
+    """Each card stepped through ``decide``: the state before, the seat, the card, after."""
     for i, card in enumerate(plays):
         if state.phase != "play":
             raise Violation(RuleError("hand_over", "all 13 tricks have been played"), i, None,
                             card, hand_index)
         seat = state.waiting.bit_length() - 1
-        state = run(cmd.PlayCard(seat=seat, card=card), i, seat, card)
+        after = _run(state, cmd.PlayCard(seat=seat, card=card), i, seat, card, hand_index)
+        yield state, seat, card, after
+        state = after
+
+
+def _replay_hand(state: GameState, hand: HandFields, hand_index: int | None,
+                 quick: bool = False) -> tuple[GameState, dict[str, Any]]:
+    """The state after the hand and its result. ``quick``: the caller needs only the
+    result, so plays that ``_read_plays`` vouches for are not stepped one by one (the
+    state returned is then the one before the first card)."""
+    state = _setup(state, hand, hand_index)
+    if quick and state.phase == PLAY:
+        read = _read_plays(state, hand.plays)
+        if read is not None:
+            return state, read
+    for walked in _walk_plays(state, hand.plays, hand_index):
+        state = walked[3]
     done = len(state.trick_winners) == 13
     return state, _result(list(state.trick_winners), list(state.tricks),
                           state.sheet[-1].teams if done else None)
+
+
+def plays_of(rec: dict[str, Any]) -> Iterator[tuple[int, GameState, int, str, GameState]]:
+    """Every card of a hand or match record, stepped through the rules: the hand's index,
+    the state before, the seat, the card and the state after (for studies of how cards
+    were chosen, such as ``engine.fairplay``). Raises ``RecordError`` or ``Violation``."""
+    rules = rules_of(rec)
+    match = rec.get("kind") == "match"
+    state = _start(rules, None if match else rec.get("prior"))
+    hands = _match_hands(rec, rules) if match else iter([(0, hand_fields(rec, rules, ""))])
+    for k, hand in hands:
+        state = _setup(state, hand, k if match else None)
+        for before, seat, card, after in _walk_plays(state, hand.plays, k if match else None):
+            yield k, before, seat, card, after
+            state = after
+
+
+def _match_hands(rec: dict[str, Any], rules: Rules) -> Iterator[tuple[int, HandFields]]:
+    """A match record's hands, each checked for shape."""
+    for k, h in enumerate(need_field(rec, "hands", list, "")):
+        if not isinstance(h, dict):
+            raise RecordError("bad_field", f"hands[{k}]", "a hand is an object")
+        yield k, hand_fields(h, rules, f"hands[{k}].")
 
 
 def _result(winners: list[int], tricks: list[int],
@@ -272,25 +205,9 @@ def _start(rules: Rules, prior: Any) -> GameState:
     if prior is not None:
         if not isinstance(prior, dict):
             raise RecordError("bad_field", "prior", "prior is an object")
-        scores = _pair(prior.get("scores", [0, 0]), "prior.scores")
-        bags = _pair(prior.get("bags", [0, 0]), "prior.bags")
+        scores = score_pair(prior.get("scores", [0, 0]), "prior.scores")
+        bags = score_pair(prior.get("bags", [0, 0]), "prior.bags")
     return step(GameState(), cmd.StartGame(rules=rules, scores=scores, bags=bags))[0]
-
-
-def _pair(v: Any, field: str) -> tuple[int, int]:
-    if (not isinstance(v, list) or len(v) != 2
-            or not all(isinstance(x, int) and not isinstance(x, bool) for x in v)):
-        raise RecordError("bad_field", field, f"{field} is two integers")
-    return v[0], v[1]
-
-
-def _rules(rec: dict[str, Any]) -> Rules:
-    if "rules" not in rec:
-        raise RecordError("missing_field", "rules", "the record has no rules")
-    try:
-        return resolve(rec["rules"])
-    except RulesError as e:
-        raise RecordError("bad_rules", "rules", str(e)) from None
 
 
 def judge(rec: Any, *, quick: bool = True) -> dict[str, Any]:
@@ -301,7 +218,7 @@ def judge(rec: Any, *, quick: bool = True) -> dict[str, Any]:
     try:
         if not isinstance(rec, dict):
             raise RecordError("bad_record", "", "a record is a JSON object")
-        rules = _rules(rec)
+        rules = rules_of(rec)
         if rec.get("kind") == "match":
             out.update(_judge_match(rec, rules))
         elif "kind" in rec:
@@ -317,24 +234,17 @@ def judge(rec: Any, *, quick: bool = True) -> dict[str, Any]:
 
 
 def _judge_hand(rec: dict[str, Any], rules: Rules, quick: bool) -> dict[str, Any]:
-    hand = _hand_fields(rec, rules, "")
+    hand = hand_fields(rec, rules, "")
     state = _start(rules, rec.get("prior"))
     state, result = _replay_hand(state, hand, None, quick)
     return {"ok": True, **result}
 
 
 def _judge_match(rec: dict[str, Any], rules: Rules) -> dict[str, Any]:
-    hands = _need(rec, "hands", list, "")
     state = _start(rules, None)
     results = []
-    for k, h in enumerate(hands):
-        where = f"hands[{k}]."
-        if not isinstance(h, dict):
-            raise RecordError("bad_field", f"hands[{k}]", "a hand is an object")
-        hand = _hand_fields(h, rules, where)
-        if state.phase == OVER:
-            raise Violation(RuleError("match_over", "the match was already over"), None, None,
-                            None, k)
+    hands = need_field(rec, "hands", list, "")
+    for k, hand in _match_hands(rec, rules):
         state, result = _replay_hand(state, hand, k)
         results.append(result)
         if len(hand.plays) < 52 and k < len(hands) - 1:

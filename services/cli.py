@@ -17,7 +17,7 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from services import backup_cli, catalog, devdata
+from services import backup_cli, catalog, devdata, fairplay_cli
 from services.dev_cli import dev
 from services.platform import servers, version
 from services.platform.settings import SettingsError, StartupError, describe, load
@@ -86,6 +86,7 @@ def parser() -> argparse.ArgumentParser:
                          help=what)
         role_p.add_argument("action", choices=("grant", "revoke"))
         role_p.add_argument("name", help="a registered account's name")
+    fairplay_cli.add_parser(sub)
     tournament_cli.add_parser(sub).set_defaults(
         func=lambda a: tournament_cli.run(a, devdata.database_url()))
     return top

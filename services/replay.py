@@ -97,19 +97,26 @@ def describe_divergence(d: Divergence | None, count: int) -> str:
 
 
 def hand_records(events: Sequence[ev.Event], game_id: str) -> Iterator[dict[str, Any]]:
-    """The game's hands as game records (``docs/formats/game-record.md``)."""
+    """The game's hands as game records (``docs/formats/game-record.md``), each saying
+    who played: ``game_id``, ``players``, ``rated``, and ``ended_at`` once the game ended
+    (what ``spades fairplay scan`` reads, ``docs/fairplay.md``)."""
     rules_spec: Any = None
     scores, bags = (0, 0), (0, 0)
     hand: dict[str, Any] | None = None
+    who: dict[str, Any] = {"game_id": game_id}
+    ended = [e.at for e in events if isinstance(e, ev.GameEnded)]
+    if ended:
+        who["ended_at"] = ended[-1]
     for e in events:
         if isinstance(e, ev.GameStarted):
             rules_spec = _rules_spec(e.rules)
             scores, bags = e.scores, e.bags
+            who.update(players=list(e.players), rated=e.rated)
         elif isinstance(e, ev.HandDealt):
             hand = {"id": f"{game_id}-hand-{e.hand_no}", "rules": rules_spec,
                     "dealer": e.dealer, "hands": [list(h) for h in e.hands],
                     "bids": [0, 0, 0, 0], "blind_nil": [False] * 4, "plays": [],
-                    "prior": {"scores": list(scores), "bags": list(bags)}}
+                    "prior": {"scores": list(scores), "bags": list(bags)}, **who}
         elif hand is not None and isinstance(e, ev.BidPlaced):
             hand["bids"][e.seat] = e.bid
             hand["blind_nil"][e.seat] = e.blind

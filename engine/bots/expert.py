@@ -45,7 +45,7 @@ _WIDEST = 8  # candidate cards a decision's rollouts are counted for, at most
 _BID_FIT = 0.2  # 1 / (2 sigma^2): a count 1.6 tricks off its bid halves a deal's weight
 
 
-def _candidates(f: Fast, legal: int, out: int) -> list[int]:
+def candidates(f: Fast, legal: int, out: int) -> list[int]:
     """One card per group of equivalent cards: neighbours in a suit with no outstanding
     card between them win and lose the same tricks, so only one needs searching."""
     picks = []
@@ -62,7 +62,7 @@ def _candidates(f: Fast, legal: int, out: int) -> list[int]:
     return picks
 
 
-class _Sampler:
+class Sampler:
     """Deals the unseen cards to the other seats, most constrained cards first.
 
     ``weight`` says how well a sampled deal fits the bids: each bidder's hand as
@@ -195,8 +195,9 @@ def margin(scorer: Scorer, team: int, bids: Sequence[int], blind: Sequence[bool]
 
 
 def choose_card(state: GameState, seat: int, seed: int = 0,
-                budget: int | None = None) -> int:
-    """The card id ``seat`` plays.
+                budget: int | None = None, sees_partner: bool = False) -> int:
+    """The card id ``seat`` plays. ``sees_partner``: the search deals the partner's real
+    cards, the cheat ``engine.fairplay`` is measured against (no seated bot does).
 
     The search leaves the ``basic`` card only for one that did better on the
     same sampled deals by more than the noise of so few samples (a paired
@@ -207,6 +208,8 @@ def choose_card(state: GameState, seat: int, seed: int = 0,
     assert r is not None
     k = Seen(state, seat)
     f = k.f
+    if sees_partner:
+        k.known[seat ^ 2] = f.to_bits(state.hands[seat ^ 2])
     hand = k.hand
     legal = legal_bits(f, hand, k.trick, k.broken)
     # Cards still out, and the cards of this trick: a card on the table separates two of
@@ -215,7 +218,7 @@ def choose_card(state: GameState, seat: int, seed: int = 0,
     contracts = contracts_of(r.board, k.bids)
     plain = policy(f, seat, hand, k.trick, k.leader, k.played, k.bids, k.tricks, k.broken,
                    k.voids, contracts)
-    cands = _candidates(f, partner_safe(k, legal), out)
+    cands = candidates(f, partner_safe(k, legal), out)
     if len(cands) == 1:
         return f.card[cands[0]]
     for i, c in enumerate(cands):
@@ -226,7 +229,7 @@ def choose_card(state: GameState, seat: int, seed: int = 0,
     else:  # cannot happen (``basic`` keeps to ``partner_safe``), but never search blind
         cands.insert(0, plain)
     rng = Random(seed * 1_000_003 + state.version * 4 + seat)
-    sampler = _Sampler(k, rng)
+    sampler = Sampler(k, rng)
     scorer = scorer_of(r)
     team = seat & 1
     bids = k.bids

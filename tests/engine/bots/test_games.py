@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from msgspec.structs import replace
 
 from engine.bots import LEVELS, NothingToDo, choose, timeout_command
-from engine.bots.expert import _Sampler
+from engine.bots.expert import Sampler
 from engine.bots.seen import Seen
 from engine.decide import step
 from engine.presets import PRESETS, resolve
@@ -219,7 +219,7 @@ def test_sampled_deals_agree_with_everything_the_seat_saw() -> None:
             return
         k = Seen(s, seat)
         f = k.f
-        sampler = _Sampler(k, random.Random(len(s.played)))
+        sampler = Sampler(k, random.Random(len(s.played)))
         unseen = f.all & ~k.played & ~k.hand
         for _ in range(5):
             hands = sampler.sample()

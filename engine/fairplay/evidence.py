@@ -1,0 +1,120 @@
+"""What one card says about its player: did it follow the partner's real hand?
+
+The test is a placebo comparison (docs/fairplay.md). At a decision, the expert's
+sampled search is run twice with the partner's hand fixed: once to the hand the
+partner really held, once to a plausible hand drawn from what the player could
+see (the expert's own sampler, weighted by the bids). An honest player's card
+depends only on what it saw, and given that, the real hand and the plausible
+one are two draws of the same thing: an honest card matches the real hand's best
+card exactly as often as the plausible hand's best, however strong the player.
+A player who sees its partner's cards matches the real hand's best more often.
+Skill moves both matches together and cancels out; only hidden information
+separates them.
+"""
+
+from __future__ import annotations
+
+from random import Random
+from typing import NamedTuple
+
+from engine.bots.bits import above
+from engine.bots.expert import Sampler, bag_weight_of, candidates, margin, rollout
+from engine.bots.playout import Fast
+from engine.bots.playout import legal as legal_bits
+from engine.bots.playout import scorer as scorer_of
+from engine.bots.seen import Seen, contracts_of
+from engine.state import GameState
+
+DEALS = 10  # sampled deals of the opponents' cards per search
+_PLAUSIBLE_DRAWS = 8  # partner hands drawn before one is picked by how well it fits the bids
+_SAME = 1e-9  # values closer than this are a tie (then no card is "the" best)
+
+
+class Card(NamedTuple):
+    """One weighed card decision."""
+
+    seat: int
+    told: int  # +1: only the real hand's best; -1: only the plausible hand's best; else 0
+
+
+def group_of(f: Fast, cands: list[int], card: int, out: int) -> int:
+    """The candidate standing for ``card``: the one of its suit with no card still out
+    between them (such cards win and lose the same tricks)."""
+    suit = f.suit_at[card.bit_length()]
+    for c in cands:
+        lo, hi = min(c, card), max(c, card)
+        if c & suit and not out & above(lo) & (hi - 1):
+            return c
+    return card
+
+
+def weigh_card(state: GameState, seat: int, card: int, seed: int,
+               deals: int = DEALS) -> Card | None:
+    """The evidence of ``seat`` playing engine card id ``card`` in ``state``; None when
+    the choice was forced (one candidate) and so says nothing."""
+    k = Seen(state, seat)
+    f = k.f
+    legal = legal_bits(f, k.hand, k.trick, k.broken)
+    out = f.all & ~k.played & ~k.hand | sum(k.trick)
+    cands = candidates(f, legal, out)
+    if len(cands) < 2:
+        return None
+    played = cands.index(group_of(f, cands, f.bit[card], out))
+    real = f.to_bits(state.hands[seat ^ 2])
+    plausible = _plausible(k, Random(seed))
+    by_real = _values(state, k, real, cands, Random(seed + 1), deals)
+    by_plausible = _values(state, k, plausible, cands, Random(seed + 1), deals)
+    told = int(_best(by_real) == played) - int(_best(by_plausible) == played)
+    return Card(seat, told)
+
+
+def _best(values: list[float]) -> int:
+    """The index of the best value, or -1 when two share it."""
+    top = max(values)
+    at = [i for i, v in enumerate(values) if v > top - _SAME]
+    return at[0] if len(at) == 1 else -1
+
+
+def _plausible(k: Seen, rng: Random) -> int:
+    """A partner hand the player could not tell from the real one: drawn by the expert's
+    sampler and picked in proportion to how well the deal fits the bids."""
+    sampler = Sampler(k, rng)
+    draws = [sampler.sample() for _ in range(_PLAUSIBLE_DRAWS)]
+    weights = [sampler.weight(h) for h in draws]
+    x = rng.random() * sum(weights)
+    for h, w in zip(draws, weights, strict=True):
+        x -= w
+        if x < 0:
+            return h[k.me ^ 2]
+    return draws[-1][k.me ^ 2]
+
+
+def _values(state: GameState, k: Seen, partner: int, cands: list[int], rng: Random,
+            deals: int) -> list[float]:
+    """Each candidate's mean value to the player's team over ``deals`` deals of the
+    opponents' cards, the partner holding ``partner``; every candidate sees the same
+    deals, and each deal counts by how well it fits the bids."""
+    r = state.rules
+    assert r is not None
+    known = k.known
+    k.known = [partner if s == k.me ^ 2 else known[s] for s in range(4)]
+    try:
+        sampler = Sampler(k, rng)
+    finally:
+        k.known = known
+    f, me = k.f, k.me
+    scorer = scorer_of(r)
+    contracts = contracts_of(r.board, k.bids)
+    blind = [bool(state.blind >> s & 1) for s in range(4)]
+    bag_weight = bag_weight_of(r)
+    sums = [0.0] * len(cands)
+    total = 0.0
+    for _ in range(deals):
+        hands = sampler.sample()
+        w = sampler.weight(hands)
+        total += w
+        for i, c in enumerate(cands):
+            t = rollout(f, me, c, hands[:], k.trick, k.leader, k.played, k.bids, k.tricks[:],
+                        k.broken, k.voids[:], contracts)
+            sums[i] += w * margin(scorer, me & 1, k.bids, blind, t, state.bags, bag_weight)
+    return [s / total if total else 0.0 for s in sums]

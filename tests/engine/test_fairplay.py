@@ -1,0 +1,128 @@
+"""The fair-play detector (docs/fairplay.md): partners who see each other's hands and
+accounts that throw games to each other stand out; skill does not."""
+
+from __future__ import annotations
+
+from random import Random
+
+import pytest
+
+from engine.cards import card_id
+from engine.fairplay import Game, judge, weigh_records
+from engine.fairplay.evidence import Card, weigh_card
+from engine.fairplay.pairs import OPPONENTS_Z, PARTNERS_Z
+from engine.presets import resolve
+from engine.recordfields import RecordError
+from tests.bench.fairplay_league import Account, play_match
+
+from .helpers import CLASSIC, bid, deal, fill, play
+
+
+def _game(gid: str, players: tuple[str, str, str, str], cards: list[Card],
+          points: tuple[int, int] = (300, 200), hands: int = 10) -> Game:
+    return Game(gid, players, 0, hands, points, tuple(cards))
+
+
+def _verdict(games: list[Game], a: str, b: str, relation: str):
+    return next(v for v in judge(games) if v.players == (a, b) and v.relation == relation)
+
+
+def test_a_forced_card_is_no_evidence() -> None:
+    """A seat with one legal card chose nothing: the card is not weighed; a seat with a
+    choice is."""
+    hands = fill(CLASSIC, "AH 5H 2S 3S 4S 5S 6S 7S 8S 9S TS JS QS",
+                 "2H 2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC")
+    s = bid(deal(CLASSIC, hands, dealer=3), [3, 3, 3, 3])
+    assert weigh_card(s, 0, card_id("AH"), seed=1) is not None
+    s = play(s, "AH")
+    assert weigh_card(s, 1, card_id("2H"), seed=1) is None
+
+
+def test_an_honest_coin_is_not_flagged_however_many_hands() -> None:
+    """Half the telling decisions each way is honest play, at any volume."""
+    cards = [Card(s, 1 if i % 2 else -1) for i in range(4000) for s in (0, 2)]
+    v = _verdict([_game("g", ("a", "b", "c", "d"), cards, hands=800)], "a", "c", "partners")
+    assert not v.flagged and abs(v.score) < 1
+
+
+def test_partners_who_follow_the_real_hand_are_flagged() -> None:
+    """Sixty per cent of 600 telling decisions towards the real hand is far past chance."""
+    cards = [Card(s, 1 if i % 5 < 3 else -1) for i in range(300) for s in (0, 2)]
+    v = _verdict([_game("g", ("a", "b", "c", "d"), cards)], "a", "c", "partners")
+    assert v.flagged and v.score >= PARTNERS_Z
+    assert v.players == ("a", "c") and v.hands == 10 and "60%" in v.why
+
+
+def test_the_other_team_is_judged_on_its_own_cards() -> None:
+    cards = [Card(0, 1) for _ in range(200)] + [Card(1, 1 if i % 2 else -1)
+                                                     for i in range(200)]
+    games = [_game("g", ("a", "b", "c", "d"), cards)]
+    assert _verdict(games, "a", "c", "partners").flagged
+    assert not _verdict(games, "b", "d", "partners").flagged
+
+
+def _meeting(gid: str, thrower: str, by: int) -> Game:
+    """``thrower`` (seat 0) and its partner lose to seat 1's ``y`` by ``by`` points."""
+    return _game(gid, (thrower, "y", f"p{gid}", f"q{gid}"), [], points=(100 - by, 100))
+
+
+def _elsewhere(gid: str, who: str, by: int) -> Game:
+    return _game(gid, (who, f"o{gid}", f"r{gid}", f"s{gid}"), [], points=(100 - by, 100))
+
+
+def test_an_account_that_throws_its_meetings_is_flagged() -> None:
+    """x's team loses to y's by far more than x's team loses its other games: rating
+    handed over, not lost."""
+    games = [_meeting(f"m{i}", "x", 550 + 20 * (i % 5)) for i in range(5)]
+    games += [_elsewhere(f"e{i}", "x", 100 + 40 * (i % 5)) for i in range(10)]
+    v = _verdict(games, "x", "y", "opponents")
+    assert v.flagged and v.score >= OPPONENTS_Z
+    assert "x lost 5 of 5 meetings with y" in v.why and "its other lost games" in v.why
+
+
+def test_a_weak_account_losing_to_a_strong_one_is_not_flagged() -> None:
+    """Skill is not evidence: an account that loses by as much everywhere is weak."""
+    games = [_meeting(f"m{i}", "x", 150 + 40 * (i % 5)) for i in range(6)]
+    games += [_elsewhere(f"e{i}", "x", 130 + 40 * (i % 5)) for i in range(10)]
+    assert not _verdict(games, "x", "y", "opponents").flagged
+
+
+def test_without_its_own_losses_an_account_is_compared_with_others() -> None:
+    """An account with few other games is measured against the games neither played."""
+    games = [_meeting(f"m{i}", "x", 600 + 10 * i) for i in range(4)]
+    games += [_game(f"n{i}", ("a", "b", "c", "d"), [], points=(100, 250 + 30 * (i % 4)))
+              for i in range(12)]
+    v = _verdict(games, "x", "y", "opponents")
+    assert v.flagged and "lost games of others" in v.why
+
+
+def test_opponents_who_met_too_rarely_are_not_judged() -> None:
+    games = [_meeting(f"m{i}", "x", 600) for i in range(2)]
+    v = _verdict(games, "x", "y", "opponents")
+    assert not v.flagged and v.score == 0 and "too few" in v.why
+
+
+def test_a_record_without_players_is_refused() -> None:
+    from engine.fairplay import players_of
+
+    with pytest.raises(RecordError) as e:
+        players_of({"id": "t"})
+    assert e.value.field == "players"
+    with pytest.raises(RecordError):
+        players_of({"players": ["a", "b", "c"]})
+
+
+def test_partners_who_see_each_others_hands_score_above_honest_ones() -> None:
+    """Whole matches of expert bots: the pair whose search deals the partner's real cards
+    follows the real hand on most telling decisions; the honest pair does not."""
+    r = resolve("classic")
+    rng = Random(7)
+    seats = (Account("a", peek=1.0), Account("b"), Account("c", peek=1.0), Account("d"))
+    games = []
+    for i in range(3):
+        rec = play_match(r, seats, rng, f"g{i}", i)
+        games.append(weigh_records(f"g{i}", ("a", "b", "c", "d"), i, [rec], seed=i))
+    cheats = _verdict(games, "a", "c", "partners")
+    honest = _verdict(games, "b", "d", "partners")
+    assert cheats.score > honest.score + 2
+    assert not honest.flagged
