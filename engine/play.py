@@ -38,8 +38,9 @@ def deck_of(rules: Rules) -> Deck:
 
 
 def legal_mask(d: Suits, hand: int, trick: Sequence[int], broken: bool) -> int:
-    """The cards of ``hand`` that may be played to ``trick``: the one statement of
-    following suit and of leading trumps, which ``decide``, the views and the bots ask."""
+    """The cards of ``hand`` that may be played to ``trick`` (the cards before, of which
+    only the lead is read): the one statement of following suit and of leading trumps,
+    which ``decide``, the views, the bots and the record reader ask."""
     if trick:
         follow = hand & d.suit_mask[d.suit_of[trick[0]]]
         return follow or hand

@@ -65,6 +65,7 @@ class HandFields(NamedTuple):
     blind: list[bool]
     passes: list[tuple[str, ...]]  # what each seat passed its partner ([] for none)
     plays: list[str]
+    masks: tuple[int, ...]  # each seat's hand as a set of card ids
 
 
 def hand_fields(h: dict[str, Any], rules: Rules, where: str) -> HandFields:
@@ -75,6 +76,7 @@ def hand_fields(h: dict[str, Any], rules: Rules, where: str) -> HandFields:
     if len(hands) != 4:
         raise RecordError("bad_field", where + "hands", "hands must hold four seats")
     parsed: list[tuple[str, ...]] = []
+    masks: list[int] = []
     in_deck = deck_of(rules).mask
     seen = 0
     for s, hand in enumerate(hands):
@@ -93,6 +95,7 @@ def hand_fields(h: dict[str, Any], rules: Rules, where: str) -> HandFields:
             raise RecordError("wrong_hand_size", f"{where}hands[{s}]",
                               f"seat {s} holds {len(cards)} cards, not 13")
         parsed.append(cards)
+        masks.append(mask)
     bids = need_field(h, "bids", list, where)
     if len(bids) != 4:
         raise RecordError("bad_field", where + "bids", "bids must hold four seats")
@@ -111,7 +114,8 @@ def hand_fields(h: dict[str, Any], rules: Rules, where: str) -> HandFields:
                               f"seat {i} is marked blind nil but bid {bids[i]}")
     passes = _passes(h.get("passes"), where)
     plays = need_field(h, "plays", list, where)
-    return HandFields(dealer, parsed, bids, blind, passes, list(card_codes(plays, where + "plays")))
+    return HandFields(dealer, parsed, bids, blind, passes, list(card_codes(plays, where + "plays")),
+                      tuple(masks))
 
 
 def _deal_problem(cards: tuple[str, ...], seen: int, in_deck: int, rules: Rules,
@@ -135,6 +139,7 @@ def _passes(value: Any, where: str) -> list[tuple[str, ...]]:
             isinstance(p, list) for p in value):
         raise RecordError("bad_field", where + "passes", "passes is four lists of cards")
     return [card_codes(p, f"{where}passes[{s}]") for s, p in enumerate(value)]
+
 
 
 

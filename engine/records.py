@@ -7,27 +7,27 @@ game at its ``prior`` scores without a seed and deals its hands with
 a bad pass is refused with the engine's own code. The first rule broken is
 the verdict. A line that is not a record gets an error naming the field.
 
-A hand record's plays are first read by ``_read_plays``, which asks the rules'
-own functions card by card and builds the summaries once at the end instead of
-an event and a state per card: a verifier reads thousands of records, and
-nearly all of them are legal. Whatever that reading cannot vouch for (a refused
-card, a play past the hand) is replayed through ``decide``, whose refusal is
-the verdict; a property test holds both readings to the same result.
+A hand record is first read quickly (``engine/record_reading.py``): its bids and
+plays asked of the rules' own functions, and the hand scored once at the end,
+instead of an event and a state per bid and per card. Whatever that reading
+cannot vouch for (a blind nil, a pass, a refused bid or card, a play past the
+hand) is replayed through ``decide``, whose refusal is the verdict; a property
+test holds both readings to the same result.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Iterable, Iterator
+from functools import lru_cache
 from typing import IO, Any
 
 import msgspec
 
-from engine.cards import CARD_IDS
 from engine.decide import step
 from engine.errors import RuleError
 from engine.evolve import passers
-from engine.play import any_trump_breaks, breaks_spades, legal_mask, trick_winner
+from engine.record_reading import LINE, at_lead, plain_bids, read_plays, result
 from engine.recordfields import (
     HandFields,
     RecordError,
@@ -36,14 +36,13 @@ from engine.recordfields import (
     rules_of,
     score_pair,
 )
-from engine.scoring import score_hand
 from engine.state import OVER, PLAY, GameState
 from schemas import commands as cmd
-from schemas.events import TeamScore
 from schemas.rules import Rules
 
 _decoder = msgspec.json.Decoder()
 _encoder = msgspec.json.Encoder()
+
 
 
 class Violation(Exception):
@@ -64,7 +63,7 @@ class Violation(Exception):
 
 def _setup(state: GameState, hand: HandFields, hand_index: int | None) -> GameState:
     """The hand dealt, bid and (under the blind-nil exchange) passed: its first lead."""
-    dealer, hands, bids, blind, passes, _ = hand
+    dealer, hands, bids, blind, passes = hand[:5]
     if state.phase == OVER:
         raise Violation(RuleError("match_over", "the match was already over"), None, None,
                         None, hand_index)
@@ -112,17 +111,17 @@ def _walk_plays(state: GameState, plays: list[str], hand_index: int | None
 def _replay_hand(state: GameState, hand: HandFields, hand_index: int | None,
                  quick: bool = False) -> tuple[GameState, dict[str, Any]]:
     """The state after the hand and its result. ``quick``: the caller needs only the
-    result, so plays that ``_read_plays`` vouches for are not stepped one by one (the
+    result, so plays that ``read_plays`` vouches for are not stepped one by one (the
     state returned is then the one before the first card)."""
     state = _setup(state, hand, hand_index)
     if quick and state.phase == PLAY:
-        read = _read_plays(state, hand.plays)
+        read = read_plays(at_lead(state), hand.plays)
         if read is not None:
             return state, read
     for walked in _walk_plays(state, hand.plays, hand_index):
         state = walked[3]
     done = len(state.trick_winners) == 13
-    return state, _result(list(state.trick_winners), list(state.tricks),
+    return state, result(list(state.trick_winners), list(state.tricks),
                           state.sheet[-1].teams if done else None)
 
 
@@ -149,57 +148,6 @@ def _match_hands(rec: dict[str, Any], rules: Rules) -> Iterator[tuple[int, HandF
         yield k, hand_fields(h, rules, f"hands[{k}].")
 
 
-def _result(winners: list[int], tricks: list[int],
-            teams: tuple[TeamScore, TeamScore] | None) -> dict[str, Any]:
-    """A hand's result: the score only once the hand is complete (``teams``)."""
-    result: dict[str, Any] = {"trick_winners": winners, "tricks_taken": tricks}
-    if teams is not None:
-        result["score_delta"] = [t.delta for t in teams]
-        result["bags_after"] = [t.bags_after for t in teams]
-        result["scores_after"] = [t.score_after for t in teams]
-    return result
-
-
-def _read_plays(state: GameState, plays: list[str]) -> dict[str, Any] | None:
-    """A hand's result from its plays, ``state`` being the hand at its first lead; None
-    when a card is not one ``legal_mask`` allows or the plays run past the hand.
-
-    Each card is judged, and each trick won, by the functions ``decide`` and ``evolve``
-    use (``legal_mask``, ``breaks_spades``, ``trick_winner``); the hand is scored by
-    ``score_hand`` once all 13 tricks are in, as ``decide`` scores it.
-    """
-    if len(plays) > 52:
-        return None
-    d = state.deck
-    r = state.rules
-    assert r is not None
-    any_spade = any_trump_breaks(r.spades_broken_by)
-    hands = list(state.hands)
-    broken = state.broken
-    seat = leader = state.waiting.bit_length() - 1
-    winners: list[int] = []
-    tricks = [0, 0, 0, 0]
-    card_of = CARD_IDS.get
-    for first in range(0, len(plays), 4):
-        trick: tuple[int, ...] = ()
-        for code in plays[first:first + 4]:
-            card = card_of(code)
-            if card is None or not legal_mask(d, hands[seat], trick, broken) >> card & 1:
-                return None
-            hands[seat] ^= 1 << card  # a card it held
-            if not broken:
-                broken = breaks_spades(d, trick, card, any_spade)
-            trick = (*trick, card)
-            seat = (seat + 1) & 3
-        if len(trick) == 4:
-            seat = leader = trick_winner(d, trick, leader)
-            winners.append(seat)
-            tricks[seat] += 1
-    done = len(winners) == 13
-    return _result(winners, tricks, score_hand(r, state.bids, state.blind, tuple(tricks),
-                                               state.scores, state.bags) if done else None)
-
-
 def _start(rules: Rules, prior: Any) -> GameState:
     scores, bags = (0, 0), (0, 0)
     if prior is not None:
@@ -207,6 +155,13 @@ def _start(rules: Rules, prior: Any) -> GameState:
             raise RecordError("bad_field", "prior", "prior is an object")
         scores = score_pair(prior.get("scores", [0, 0]), "prior.scores")
         bags = score_pair(prior.get("bags", [0, 0]), "prior.bags")
+    return _started(rules, scores, bags)
+
+
+@lru_cache(maxsize=32)
+def _started(rules: Rules, scores: tuple[int, int], bags: tuple[int, int]) -> GameState:
+    """A game started at these scores: the same for every record of a corpus that shares
+    its rules and prior (a state is never changed, so one serves them all)."""
     return step(GameState(), cmd.StartGame(rules=rules, scores=scores, bags=bags))[0]
 
 
@@ -236,18 +191,23 @@ def judge(rec: Any, *, quick: bool = True) -> dict[str, Any]:
 def _judge_hand(rec: dict[str, Any], rules: Rules, quick: bool) -> dict[str, Any]:
     hand = hand_fields(rec, rules, "")
     state = _start(rules, rec.get("prior"))
-    state, result = _replay_hand(state, hand, None, quick)
-    return {"ok": True, **result}
+    if quick and not any(hand.blind) and not any(hand.passes):
+        at = plain_bids(state, hand.dealer, hand.masks, hand.bids)
+        read = None if at is None else read_plays(at, hand.plays)
+        if read is not None:
+            return {"ok": True, **read}
+    state, read = _replay_hand(state, hand, None, quick)
+    return {"ok": True, **read}
 
 
 def _judge_match(rec: dict[str, Any], rules: Rules) -> dict[str, Any]:
     state = _start(rules, None)
     results = []
-    hands = need_field(rec, "hands", list, "")
+    last = len(need_field(rec, "hands", list, "")) - 1
     for k, hand in _match_hands(rec, rules):
-        state, result = _replay_hand(state, hand, k)
-        results.append(result)
-        if len(hand.plays) < 52 and k < len(hands) - 1:
+        state, read = _replay_hand(state, hand, k)
+        results.append(read)
+        if len(hand.plays) < 52 and k < last:
             raise RecordError("bad_field", f"hands[{k}].plays",
                               "only the last hand of a match may be partial")
     over = state.phase == OVER
@@ -258,11 +218,14 @@ def _judge_match(rec: dict[str, Any], rules: Rules) -> dict[str, Any]:
 
 def judge_line(line: bytes | str) -> dict[str, Any]:
     try:
-        rec = _decoder.decode(line)
-    except msgspec.DecodeError as e:
-        return {"id": None, "ok": False,
-                "error": {"code": "bad_json", "field": "", "play_index": None,
-                          "message": f"not JSON: {e}"}}
+        rec: Any = LINE.decode(line)  # most lines: canonical cards, decoded without copies
+    except msgspec.DecodeError:  # any other line (a ValidationError is one) is plain JSON
+        try:
+            rec = _decoder.decode(line)
+        except msgspec.DecodeError as e:
+            return {"id": None, "ok": False,
+                    "error": {"code": "bad_json", "field": "", "play_index": None,
+                              "message": f"not JSON: {e}"}}
     return judge(rec)
 
 

@@ -63,6 +63,11 @@ def _ts(ms: int) -> dt.datetime:
 RECHECK_MS = 2_000
 # A call the lobby could not answer (unavailable, or the game could not start) waits this long.
 RETRY_MS = 5_000
+# Matches asked of the lobby at once, a transaction for each such batch: a 1,024-team
+# round's 512 tables asked together outran the lobby's answer time, so every ask timed
+# out and was asked again 5 s later, while the tournament's lock, held meanwhile, kept
+# its results waiting (docs/scaling.md, "A tournament of 1,024 teams").
+CALLS_AT_ONCE = 32
 
 # A started match's game not reported ended after this long is looked at in the game's store,
 # and again every GAME_RECHECK_MS.
@@ -191,23 +196,28 @@ class TournamentStore:
                 "SELECT tournament_id FROM tournament_calls WHERE due_at <= $1"
                 " GROUP BY tournament_id ORDER BY min(due_at) LIMIT $2", _ts(now_ms), limit)
             for row in due:
-                async with conn.transaction():
-                    state, events, result = await self._calls_of(
-                        conn, str(row["tournament_id"]), now_ms, ask)
-                if result is not None:
-                    await self.events.committed(result)
-                if events:
-                    done.append((state, events))
+                taken = CALLS_AT_ONCE
+                while taken == CALLS_AT_ONCE:  # a full batch may leave more due
+                    async with conn.transaction():
+                        state, events, result, taken = await self._calls_of(
+                            conn, str(row["tournament_id"]), now_ms, ask)
+                    if result is not None:
+                        await self.events.committed(result)
+                    if events:
+                        done.append((state, events))
         return done
 
     async def _calls_of(self, conn: asyncpg.Connection, tournament_id: str, now_ms: int,
-                        ask: Ask) -> tuple[Tournament, list[ev.Event], AppendResult | None]:
+                        ask: Ask) -> tuple[Tournament, list[ev.Event], AppendResult | None, int]:
+        """The next ``CALLS_AT_ONCE`` due matches of a tournament asked and answered; the
+        last figure is how many were taken."""
         if not await conn.fetchval("SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0))",
                                    stream_of(tournament_id)):
-            return Tournament(), [], None
+            return Tournament(), [], None, 0
         rows = await conn.fetch(
             "SELECT match_id FROM tournament_calls WHERE tournament_id = $1 AND due_at <= $2"
-            " ORDER BY due_at FOR UPDATE SKIP LOCKED", uuid.UUID(tournament_id), _ts(now_ms))
+            " ORDER BY due_at, match_id LIMIT $3 FOR UPDATE SKIP LOCKED",
+            uuid.UUID(tournament_id), _ts(now_ms), CALLS_AT_ONCE)
         state = await self.load(tournament_id, conn)
         asked = [(r["match_id"], state.matches.get(r["match_id"])) for r in rows]
         live = [(match_id, m) for match_id, m in asked if m is not None]
@@ -226,7 +236,7 @@ class TournamentStore:
             await conn.execute("UPDATE tournament_calls SET due_at = $3 WHERE tournament_id = $1"
                                " AND match_id = ANY($2::text[])", uuid.UUID(tournament_id),
                                match_ids, _ts(now_ms + wait))
-        return state, events, result
+        return state, events, result, len(rows)
 
     async def fire_due(self, now_ms: int, limit: int = 100) -> int:
         """Run the commands of timers due by ``now_ms``; how many fired. Each timer runs in a

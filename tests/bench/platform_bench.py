@@ -146,6 +146,14 @@ def named_cpu(names: tuple[str, ...]) -> dict[str, float]:
     return out
 
 
+def processes_cpu(procs: dict[str, Proc]) -> dict[str, float]:
+    """CPU seconds used so far by each of these service processes and by the embedded
+    Postgres and NATS servers."""
+    out = {name: cpu_seconds(p.proc.pid) for name, p in procs.items()}
+    out.update(named_cpu(SERVERS))
+    return out
+
+
 def machine_busy() -> tuple[float, float]:
     """(busy, total) CPU jiffies of the whole machine so far."""
     nums = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]

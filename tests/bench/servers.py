@@ -43,3 +43,11 @@ def bench_cluster(nodes: int = 3) -> Iterator[servers.NatsCluster]:
 def percentiles(samples: list[float]) -> tuple[float, float]:
     ordered = sorted(samples)
     return (ordered[len(ordered) // 2] * 1000, ordered[int(len(ordered) * 0.99)] * 1000)
+
+
+def p50_p99_seconds(samples: list[float]) -> str:
+    """Samples in seconds as "p50 .. s  p99 .. s" ("-" for none)."""
+    if not samples:
+        return "-"
+    p50, p99 = percentiles(samples)
+    return f"p50 {p50 / 1000:6.2f} s  p99 {p99 / 1000:6.2f} s"

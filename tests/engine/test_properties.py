@@ -27,7 +27,7 @@ from engine.errors import CODES, RuleError
 from engine.evolve import evolve, fold
 from engine.play import deck_of
 from engine.presets import PRESETS, RulesError, resolve
-from engine.records import judge
+from engine.records import judge, judge_line
 from engine.state import BIDDING, OVER, PLAY, GameState
 from engine.views import redact, view
 from schemas import commands as cmd
@@ -422,24 +422,27 @@ def _record_of(r: Rules, steps: Steps, scores: tuple[int, int],
 @PROFILES
 @SETTINGS
 @given(st.data())
-def test_record_plays_read_without_events_judge_as_stepping_each_card(
+def test_record_read_without_events_judges_as_stepping_each_bid_and_card(
         profile: str, data: st.DataObject) -> None:
-    """``spades record verify`` reads a hand's plays with the rules' functions and no
-    event per card; whatever the record (played at random, then perhaps a card changed,
-    dropped, swapped or added), its verdict is the one stepping every card through
-    ``decide`` gives."""
+    """``spades record verify`` reads a hand's bids and plays with the rules' functions
+    and no event per move, from a line decoded with its card codes checked; whatever
+    the record (played at random, then perhaps a card changed, dropped, swapped or
+    added, a bid changed, a blind nil marked or a card written another way), its
+    verdict is the one stepping every move through ``decide`` gives."""
     r = data.draw(any_rules(profile))
     seed = data.draw(st.integers(0, 2**32 - 1))
     scores, bags = data.draw(SCORES), data.draw(st.sampled_from([(0, 0), (8, 9)]))
     steps = play_hand(seed, r, scores=scores, bags=bags)
     rec = _record_of(r, steps, scores, bags)
     won = [e.seat for e in _events(steps) if isinstance(e, ev.TrickWon)]
-    got = judge(rec)
+    got = judge_line(msgspec.json.encode(rec))
     assert got["ok"] is True and got["trick_winners"] == won, got
     assert got == judge(rec, quick=False)
     plays = rec["plays"]
     some = st.integers(0, len(plays) - 1)
-    change = data.draw(st.sampled_from(["card", "drop", "swap", "add", "cut"]))
+    seat = data.draw(st.integers(0, 3))
+    change = data.draw(st.sampled_from(
+        ["card", "drop", "swap", "add", "cut", "bid", "blind", "written"]))
     if change == "card":
         plays[data.draw(some)] = data.draw(st.sampled_from(
             [*codes(deck_of(r).mask), "2H", "BJ", "ZZ", "10s", "as"]))
@@ -450,6 +453,13 @@ def test_record_plays_read_without_events_judge_as_stepping_each_card(
         plays[i], plays[j] = plays[j], plays[i]
     elif change == "add":
         plays.append(data.draw(st.sampled_from(plays)))
-    else:
+    elif change == "cut":
         del plays[data.draw(some):]
-    assert judge(rec) == judge(rec, quick=False)
+    elif change == "bid":
+        rec["bids"][seat] = data.draw(st.sampled_from([-1, 0, 1, 4, 13, 14, True, "3"]))
+    elif change == "blind":
+        rec["blind_nil"][seat] = not rec["blind_nil"][seat]
+    else:
+        card = rec["hands"][seat][0]
+        rec["hands"][seat][0] = card.lower() if card[0] != "T" else "10" + card[1]
+    assert judge_line(msgspec.json.encode(rec)) == judge(rec, quick=False)

@@ -34,6 +34,7 @@ from services.tournaments.reads import stale_projections, view
 from services.tournaments.results import on_game_ended, on_games_ended, on_match_outcome
 from services.tournaments.state import MatchState, Tournament
 from services.tournaments.store import (
+    CALLS_AT_ONCE,
     GAME_CHECK_MS,
     GAME_RECHECK_MS,
     RECHECK_MS,
@@ -93,6 +94,32 @@ def test_the_lobby_match_id_names_the_tournament_and_the_match(tid: uuid.UUID,
 def test_an_id_the_tournaments_did_not_make_is_none_of_theirs() -> None:
     for other in ("q-81", "t-", "tnothex-W1-1", "W1-1", ""):
         assert parse_lobby_match_id(other) is None
+
+
+async def test_a_large_round_is_asked_of_the_lobby_a_batch_at_a_time_in_one_sweep(
+        pool: asyncpg.Pool) -> None:
+    """A round with more tables than ``CALLS_AT_ONCE`` is asked in batches, each its own
+    transaction, all in one sweep: never every table at once (a 1,024-team round's 512
+    asks outran the lobby and each timed out), and none left for the next tick."""
+    store, lobby = store_on(pool), Lobby()
+    tid = await running(store, 4 * CALLS_AT_ONCE)
+    in_flight = most = 0
+
+    async def ask(state: Tournament, m: MatchState, now: int) -> cmd.TournamentCommand | None:
+        nonlocal in_flight, most
+        in_flight += 1
+        most = max(most, in_flight)
+        try:
+            return await lobby.ask(state, m, now)
+        finally:
+            in_flight -= 1
+
+    done = await store.fire_calls(STARTS, ask)
+    assert most == CALLS_AT_ONCE
+    assert len(lobby.asked) == len(set(lobby.asked)) == 2 * CALLS_AT_ONCE
+    assert sum(isinstance(e, MatchCalled) for _, events in done for e in events) == \
+        2 * CALLS_AT_ONCE
+    assert {m.call for m in (await store.load(tid)).matches.values()} == {"ready_check"}
 
 
 async def test_paired_matches_are_called_then_asked_again_after_the_ready_check(
