@@ -32,7 +32,7 @@ STILL_LONG = {
     ("services/lobby/ranked/queue.py", "Queue"): 178,
     ("engine/bots/basic.py", "policy"): 97,
     ("services/dev_cli.py", "dev"): 90,
-    ("engine/bots/expert.py", "choose_card"): 72,
+    ("engine/bots/expert.py", "choose_card"): 66,
     ("services/tournaments/state.py", "apply"): 70,
     ("services/tournaments/standings.py", "standings"): 66,
 }

@@ -221,13 +221,7 @@ def choose_card(state: GameState, seat: int, seed: int = 0,
     cands = candidates(f, partner_safe(k, legal), out)
     if len(cands) == 1:
         return f.card[cands[0]]
-    for i, c in enumerate(cands):
-        if c == plain or (c < plain and c & _suit(f, plain)
-                          and not out & above(c) & (plain - 1)):
-            cands.insert(0, cands.pop(i))
-            break
-    else:  # cannot happen (``basic`` keeps to ``partner_safe``), but never search blind
-        cands.insert(0, plain)
+    _basic_first(f, cands, plain, out)
     rng = Random(seed * 1_000_003 + state.version * 4 + seat)
     sampler = Sampler(k, rng)
     scorer = scorer_of(r)
@@ -238,10 +232,7 @@ def choose_card(state: GameState, seat: int, seed: int = 0,
     m = len(cands)
     # Per candidate, over the deals it was played on: weighted sums of its value less the
     # basic card's, of their squares, and of the weights.
-    diff = [0.0] * m
-    diff2 = [0.0] * m
-    sw = [0.0] * m
-    sw2 = [0.0] * m
+    diff, diff2, sw, sw2 = [0.0] * m, [0.0] * m, [0.0] * m, [0.0] * m
     active = list(range(1, m))
     # Rollouts; a pruned card's go to more deals. At most ``_WIDEST`` cards' worth, so the
     # widest choices (the first tricks, rollouts longest) stay within the time a turn has.
@@ -269,6 +260,18 @@ def choose_card(state: GameState, seat: int, seed: int = 0,
             active = [i for i in active if _bound(diff[i], diff2[i], sw[i], sw2[i],
                                                   _PRUNE) >= 0]
     return f.card[cands[_surely_better(diff, diff2, sw, sw2)]]
+
+
+def _basic_first(f: Fast, cands: list[int], plain: int, out: int) -> None:
+    """Put the ``basic`` card (or the candidate that stands for it: a lower card of its
+    suit that nothing still out separates from it) first, the default to beat."""
+    for i, c in enumerate(cands):
+        if c == plain or (c < plain and c & _suit(f, plain)
+                          and not out & above(c) & (plain - 1)):
+            cands.insert(0, cands.pop(i))
+            return
+    # Cannot happen (``basic`` keeps to ``partner_safe``), but never search blind.
+    cands.insert(0, plain)
 
 
 def _surely_better(diff: Sequence[float], diff2: Sequence[float], sw: Sequence[float],

@@ -13,8 +13,8 @@ import msgspec
 from schemas.tournaments import api as api
 from services.tournaments import formats
 from services.tournaments.duplicate import DuplicateScore
+from services.tournaments.projection import project
 from services.tournaments.state import Tournament
-from services.tournaments.store import project
 
 _SUMMARY = ("tournament_id, name, status, format, organizer, starts_at, champion,"
             " (settings->>'check_in_minutes')::bigint AS check_in_minutes,"

@@ -21,7 +21,6 @@ the publish left, and what a consumer's transaction appended.
 from __future__ import annotations
 
 import asyncio
-import datetime as dt
 import secrets
 import uuid
 from collections.abc import Awaitable, Callable
@@ -35,14 +34,12 @@ from schemas.tournaments import events as ev
 from services.platform import faults, logs
 from services.platform.events import EventRegistry, tournament_registry
 from services.platform.eventstore import AppendResult, EventStore
-from services.tournaments.calls import game_of
-from services.tournaments.decide import decide, standings_of
-from services.tournaments.duplicate import duplicate_scores, published
+from services.tournaments.decide import decide
 from services.tournaments.errors import TournamentError
-from services.tournaments.guards import format_of
 from services.tournaments.metrics import observe_rounds
+from services.tournaments.projection import project, ts
 from services.tournaments.state import MatchState, Tournament
-from services.tournaments.timers import TIMER_COMMANDS, due_timers
+from services.tournaments.timers import TIMER_COMMANDS
 
 _log = logs.get("tournaments")
 
@@ -55,12 +52,6 @@ def stream_of(tournament_id: str) -> str:
     return f"{subjects.TOURNAMENT_STREAM_PREFIX}{tournament_id}"
 
 
-def _ts(ms: int) -> dt.datetime:
-    return dt.datetime.fromtimestamp(ms / 1000, dt.UTC)
-
-
-# After a ready check's deadline the lobby has the outcome; ask again a little later.
-RECHECK_MS = 2_000
 # A call the lobby could not answer (unavailable, or the game could not start) waits this long.
 RETRY_MS = 5_000
 # Matches asked of the lobby at once, a transaction for each such batch: a 1,024-team
@@ -69,24 +60,9 @@ RETRY_MS = 5_000
 # its results waiting (docs/scaling.md, "A tournament of 1,024 teams").
 CALLS_AT_ONCE = 32
 
-# A started match's game not reported ended after this long is looked at in the game's store,
-# and again every GAME_RECHECK_MS.
-GAME_CHECK_MS = 60 * 60_000
 GAME_RECHECK_MS = 5 * 60_000
 
 Ask = Callable[[Tournament, MatchState, int], Awaitable[cmd.TournamentCommand | None]]
-
-
-def due_calls(state: Tournament) -> dict[str, int]:
-    """Match id -> when to ask about it: the lobby at once when paired and again after its
-    ready check's deadline; the game's store once its game has run ``GAME_CHECK_MS``;
-    never once it has a result."""
-    if state.status != "running":
-        return {}
-    due = {"": lambda m: m.paired_at, "ready_check": lambda m: m.ready_by + RECHECK_MS,
-           "started": lambda m: m.started_at + GAME_CHECK_MS}
-    return {match_id: due[m.call](m) for match_id, m in state.matches.items()
-            if m.outcome is None}
 
 
 class TournamentStore:
@@ -194,7 +170,7 @@ class TournamentStore:
         async with self.pool.acquire() as conn:
             due = await conn.fetch(
                 "SELECT tournament_id FROM tournament_calls WHERE due_at <= $1"
-                " GROUP BY tournament_id ORDER BY min(due_at) LIMIT $2", _ts(now_ms), limit)
+                " GROUP BY tournament_id ORDER BY min(due_at) LIMIT $2", ts(now_ms), limit)
             for row in due:
                 taken = CALLS_AT_ONCE
                 while taken == CALLS_AT_ONCE:  # a full batch may leave more due
@@ -209,15 +185,14 @@ class TournamentStore:
 
     async def _calls_of(self, conn: asyncpg.Connection, tournament_id: str, now_ms: int,
                         ask: Ask) -> tuple[Tournament, list[ev.Event], AppendResult | None, int]:
-        """The next ``CALLS_AT_ONCE`` due matches of a tournament asked and answered; the
-        last figure is how many were taken."""
+        """The next ``CALLS_AT_ONCE`` due matches asked and answered, and how many."""
         if not await conn.fetchval("SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0))",
                                    stream_of(tournament_id)):
             return Tournament(), [], None, 0
         rows = await conn.fetch(
             "SELECT match_id FROM tournament_calls WHERE tournament_id = $1 AND due_at <= $2"
             " ORDER BY due_at, match_id LIMIT $3 FOR UPDATE SKIP LOCKED",
-            uuid.UUID(tournament_id), _ts(now_ms), CALLS_AT_ONCE)
+            uuid.UUID(tournament_id), ts(now_ms), CALLS_AT_ONCE)
         state = await self.load(tournament_id, conn)
         asked = [(r["match_id"], state.matches.get(r["match_id"])) for r in rows]
         live = [(match_id, m) for match_id, m in asked if m is not None]
@@ -232,10 +207,8 @@ class TournamentStore:
         # tables cost one fold and one rewrite, not 256.
         state, events, result = await self._decide_all(conn, tournament_id, state,
                                                        [c for c in commands if c is not None])
-        for match_ids, wait in ((later, RETRY_MS), (games, GAME_RECHECK_MS)):
-            await conn.execute("UPDATE tournament_calls SET due_at = $3 WHERE tournament_id = $1"
-                               " AND match_id = ANY($2::text[])", uuid.UUID(tournament_id),
-                               match_ids, _ts(now_ms + wait))
+        await _due_again(conn, tournament_id, later, now_ms + RETRY_MS)
+        await _due_again(conn, tournament_id, games, now_ms + GAME_RECHECK_MS)
         return state, events, result, len(rows)
 
     async def fire_due(self, now_ms: int, limit: int = 100) -> int:
@@ -256,7 +229,7 @@ class TournamentStore:
         fired = 0
         rows = await conn.fetch(
             "SELECT tournament_id, kind, due_at FROM tournament_timers WHERE due_at <= $1"
-            " ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED", _ts(now_ms), limit)
+            " ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED", ts(now_ms), limit)
         for row in rows:
             tournament_id = str(row["tournament_id"])
             command = TIMER_COMMANDS[row["kind"]](now_ms, self.new_seed)
@@ -281,6 +254,14 @@ class TournamentStore:
         return fired
 
 
+async def _due_again(conn: asyncpg.Connection, tournament_id: str, match_ids: list[str],
+                     at_ms: int) -> None:
+    """Calls answered "not yet": asked again at ``at_ms``."""
+    await conn.execute("UPDATE tournament_calls SET due_at = $3 WHERE tournament_id = $1"
+                       " AND match_id = ANY($2::text[])", uuid.UUID(tournament_id),
+                       match_ids, ts(at_ms))
+
+
 async def _recorded(conn: asyncpg.Connection, tournament_id: str, state: Tournament,
                     events: list[ev.Event]) -> None:
     """What follows every append, in its transaction: the projections rewritten from the
@@ -288,82 +269,6 @@ async def _recorded(conn: asyncpg.Connection, tournament_id: str, state: Tournam
     await project(conn, uuid.UUID(tournament_id), state)
     await ban_no_shows(conn, events)
     observe_rounds(state, events)
-
-
-async def project(conn: asyncpg.Connection, tournament_id: uuid.UUID, state: Tournament) -> None:
-    """Rewrite the tournament's rows (tournament, teams, matches, standings, timers) from
-    its fold, inside the caller's transaction. Matches and standings show what anyone may
-    see (``duplicate.published``: no result of a duplicate round still being played)."""
-    s = state.settings
-    assert s is not None
-    fmt = format_of(state)
-    await conn.execute(
-        "INSERT INTO tournaments (tournament_id, name, status, organizer, format, settings,"
-        " starts_at, champion, version, rounds, standings_columns) VALUES ($1, $2, $3, $4,"
-        " $5, $6::jsonb, $7, $8, $9, $10::jsonb, $11)"
-        " ON CONFLICT (tournament_id) DO UPDATE SET name = $2, status = $3, organizer = $4,"
-        " format = $5, settings = $6::jsonb, starts_at = $7, champion = $8, version = $9,"
-        " rounds = $10::jsonb, standings_columns = $11",
-        tournament_id, s.name, state.status, state.organizer, s.format.kind,
-        msgspec.json.encode(s).decode(), _ts(state.started_at or s.starts_at), state.champion,
-        state.version, msgspec.json.encode(fmt.round_names(state)).decode(),
-        list(fmt.standings_columns(s)))
-    # One statement clears the four tables (data-modifying CTEs); then a COPY for each that
-    # has rows: a command costs few round trips whatever the tournament's size.
-    await conn.execute(
-        "WITH teams AS (DELETE FROM tournament_teams WHERE tournament_id = $1),"
-        " matches AS (DELETE FROM tournament_matches WHERE tournament_id = $1),"
-        " standings AS (DELETE FROM tournament_standings WHERE tournament_id = $1),"
-        " calls AS (DELETE FROM tournament_calls WHERE tournament_id = $1)"
-        " DELETE FROM tournament_timers WHERE tournament_id = $1", tournament_id)
-    seed_of = {team_id: i + 1 for i, team_id in enumerate(state.seeds)}
-    duplicate = s.format.deals == "duplicate"
-    dup = duplicate_scores(state)
-    over = {m for r in state.rounds if r.completed for m in r.match_ids}
-    shown = published(state)
-    rows = {
-        "tournament_teams": [
-            (tournament_id, t.team_id, t.name, list(t.players), t.rating, t.confirmed,
-             t.waiting, sorted(t.checked_in), t.withdrawn, seed_of.get(t.team_id))
-            for t in state.teams.values()],
-        "tournament_matches": [
-            (tournament_id, m.pairing.match_id, m.pairing.round_no, m.pairing.home,
-             m.pairing.away, m.outcome, m.reason, list(m.scores), list(m.bags_taken),
-             m.game_stream, game_of(state.tournament_id, m.pairing.match_id),
-             [n for d in m.deals for n in (d.home, d.away)]
-             if m.pairing.match_id in over else [],
-             m.call == "started" or bool(m.game_stream),
-             state.matches[m.pairing.match_id].outcome is not None)
-            for m in shown.matches.values()],
-        "tournament_standings": [
-            (tournament_id, r.team_id, r.rank, r.match_points, r.buchholz, r.head_to_head,
-             r.differential, r.bags, r.points,
-             *((d.matchpoints, d.top) if (d := dup.get(r.team_id)) else
-               (0, 0) if duplicate else (None, None)),
-             r.reached, r.reached_round, r.eliminated)
-            for r in (standings_of(shown) if state.seeds else [])],
-        "tournament_timers": [(tournament_id, kind, _ts(at))
-                              for kind, at in due_timers(state).items()],
-        "tournament_calls": [(tournament_id, match_id, _ts(at))
-                             for match_id, at in due_calls(state).items()],
-    }
-    for table, records in rows.items():
-        if records:
-            await conn.copy_records_to_table(table, records=records, columns=_COLUMNS[table])
-
-
-_COLUMNS = {
-    "tournament_teams": ["tournament_id", "team_id", "name", "players", "rating", "confirmed",
-                         "waiting", "checked_in", "withdrawn", "seed"],
-    "tournament_matches": ["tournament_id", "match_id", "round_no", "home", "away", "outcome",
-                           "reason", "scores", "bags_taken", "game_stream", "game_id", "deals",
-                           "game_began", "decided"],
-    "tournament_standings": ["tournament_id", "team_id", "rank", "match_points", "buchholz",
-                             "head_to_head", "differential", "bags", "points", "matchpoints",
-                             "matchpoints_top", "reached", "reached_round", "eliminated"],
-    "tournament_timers": ["tournament_id", "kind", "due_at"],
-    "tournament_calls": ["tournament_id", "match_id", "due_at"],
-}
 
 
 BAN_MS = 24 * 3_600_000
@@ -378,7 +283,7 @@ def ban_ms(no_shows: int) -> int:
 async def banned(conn: asyncpg.Connection, players: tuple[str, ...], at: int) -> tuple[str, ...]:
     """Those of ``players`` whose no-show ban runs past ``at``."""
     rows = await conn.fetch("SELECT player_id FROM no_show_bans WHERE player_id = ANY($1)"
-                            " AND banned_until > $2", list(players), _ts(at))
+                            " AND banned_until > $2", list(players), ts(at))
     found = {r["player_id"] for r in rows}
     return tuple(p for p in players if p in found)
 
@@ -392,9 +297,9 @@ async def ban_no_shows(conn: asyncpg.Connection, events: list[ev.Event]) -> None
             row = await conn.fetchrow(
                 "INSERT INTO no_show_bans AS b (player_id, no_shows, banned_until)"
                 " VALUES ($1, 1, $2) ON CONFLICT (player_id) DO UPDATE"
-                " SET no_shows = b.no_shows + 1 RETURNING no_shows", player, _ts(event.at))
+                " SET no_shows = b.no_shows + 1 RETURNING no_shows", player, ts(event.at))
             await conn.execute("UPDATE no_show_bans SET banned_until = $2 WHERE player_id = $1",
-                               player, _ts(event.at + ban_ms(row["no_shows"])))
+                               player, ts(event.at + ban_ms(row["no_shows"])))
 
 
 async def matches_of_games(conn: asyncpg.Connection,

@@ -30,14 +30,13 @@ from services.platform.events import game_registry
 from services.tournaments import calls
 from services.tournaments.decide import standings_of
 from services.tournaments.errors import TournamentError
+from services.tournaments.projection import GAME_CHECK_MS, RECHECK_MS
 from services.tournaments.reads import stale_projections, view
 from services.tournaments.results import on_game_ended, on_games_ended, on_match_outcome
 from services.tournaments.state import MatchState, Tournament
 from services.tournaments.store import (
     CALLS_AT_ONCE,
-    GAME_CHECK_MS,
     GAME_RECHECK_MS,
-    RECHECK_MS,
     RETRY_MS,
     TournamentStore,
     ban_ms,
