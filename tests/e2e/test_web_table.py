@@ -261,9 +261,16 @@ async def test_the_table_fits_a_phone(platform: Platform) -> None:
     """At 375 px wide (a phone) every element of the table page lies within the screen's
     width, the cards still show their faces and the books line reads as on a desktop."""
     problems: list[str] = []
+    # A game in "Playing now" whose player has a long name with no space to break at.
+    long = await Player.guest(platform.b.url, "Pneumonoultramicroscopic" + uuid.uuid4().hex[:6])
+    t = await long.ok("POST", "/v1/tables", {"rules": "quick", "seat": 0})
+    await long.ok("POST", f"/v1/tables/{t['table_id']}/bots", {"level": "basic"})
+    await long.ok("POST", f"/v1/tables/{t['table_id']}/start")
     async with chromium() as browser:
         page = await new_page(browser, problems, width=375, height=812)
         await sign_in(page, platform.a.url, "Pocket")
+        await page.click("#live-refresh")
+        await page.wait_for_selector(f"#live td:has-text('{long.name[:12]}')")
         await _within_the_screen(page, "#lobby")
         await shot(page, "phone-lobby")
         await page.select_option("#preset", "quick")
@@ -283,6 +290,7 @@ async def test_the_table_fits_a_phone(platform: Platform) -> None:
                      timeout=90)
         await _within_the_screen(page, "#game")
         await shot(page, "phone-hand-result")
+    await long.aclose()
     assert problems == []
 
 
