@@ -71,7 +71,9 @@ async def _in_new_game(page: Page, ben: Player, t: dict[str, Any]) -> None:
         return now if now["state"] == "playing" and now["game_id"] != t["game_id"] else None
 
     now = await until(next_game)
-    await page.wait_for_function(f"S.game === {now['game_id']!r}", timeout=10000)
+    # The page moves to the new game when the table's change reaches it: on a loaded
+    # machine that takes as long as any other wait here.
+    await page.wait_for_function(f"S.game === {now['game_id']!r}", timeout=30000)
     await page.wait_for_selector("#game:not([hidden])")
     await page.wait_for_selector("#end", state="hidden")
     await page.wait_for_selector("#pos-0 .name:has-text('(you)')")  # the seat as before
