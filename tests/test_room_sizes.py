@@ -30,11 +30,6 @@ STILL_LONG = {
     ("services/tournaments/store.py", "TournamentStore"): 187,
     ("services/lobby/tournaments/relay.py", "Tournaments"): 186,
     ("services/lobby/ranked/queue.py", "Queue"): 178,
-    ("engine/bots/basic.py", "policy"): 97,
-    ("services/dev_cli.py", "dev"): 90,
-    ("engine/bots/expert.py", "choose_card"): 66,
-    ("services/tournaments/state.py", "apply"): 70,
-    ("services/tournaments/standings.py", "standings"): 66,
 }
 
 
