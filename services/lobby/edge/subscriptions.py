@@ -144,9 +144,8 @@ class Subscriptions:
         following = frame.table_id in conn.follows
         conn.follows.add(frame.table_id)
         table = await store.get_table(self.tables.pool, frame.table_id)
-        if table is None or table.game_id is not None:
-            if not following:  # the game's subscription decides, below
-                conn.follows.discard(frame.table_id)
+        if (table is None or table.game_id is not None) and not following:
+            conn.follows.discard(frame.table_id)  # the game's subscription decides, below
         if table is None:
             raise LobbyError("table_not_found", f"no table {frame.table_id}")
         if table.game_id is not None:
