@@ -98,3 +98,21 @@ async def test_the_lobby_explains_its_numbers_and_a_partner_who_is_yourself(
         assert "2 (west), 3 (north), 4 (east)" in (await row.text_content() or "")
         await shot(other, "home-free-seats")
     assert problems == []
+
+
+async def test_a_name_of_one_letter_is_refused_with_the_reason(platform: Platform) -> None:
+    """The form asks for two characters; "J." has them, and one letter: the server
+    refuses it (``name_too_short``), and the page says why, beside the form."""
+    problems: list[str] = []
+    async with chromium() as browser:
+        page = await new_page(browser, problems, width=375, height=667)
+        await page.goto(f"{platform.a.url}/")
+        await page.fill("#guest-name", "J.")
+        await page.click("#guest-go")
+        reason = ("A name needs at least two letters or digits: one letter is an initial, "
+                  "and other players could not tell you apart.")
+        await page.wait_for_selector(f"#status:text-is('{reason}')")
+        assert await page.text_content("#guest-form #near-error") == reason
+        assert await page.is_visible("#signin")
+        await shot(page, "home-name-too-short")
+    assert problems == []
