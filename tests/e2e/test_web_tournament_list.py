@@ -6,14 +6,16 @@ refusal told in the project's own words rather than the server's."""
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
-from playwright.async_api import Page
+from playwright.async_api import Browser, Page
 
 from tests.e2e.browser import chromium, new_page, shot
 from tests.e2e.conftest import Platform
+from tests.e2e.test_duplicate_unseen import WAITING
 from tests.e2e.test_tournament_run import copy
 from tests.services.lobby.harness import Player, Service
-from tests.services.lobby.test_tournaments import PASSWORD, body, organizer
+from tests.services.lobby.test_tournaments import PASSWORD, body, organizer, registered
 from tests.waiting import until
 
 
@@ -109,4 +111,66 @@ async def test_a_newcomer_registers_on_the_tournaments_page_and_reads_the_list(
             await fits(laptop, 1280)
     finally:
         scheduler.stop()
+    assert problems == []
+
+
+async def _player_page(browser: Browser, problems: list[str], base: str, who: Player,
+                       tid: str) -> Page:
+    """``who``'s view of the tournament on a phone, their team's box shown."""
+    page = await new_page(browser, problems, width=375, height=667)
+    await page.goto(f"{base}/tournaments#{tid}")
+    await page.fill("#login-name", who.name)
+    await page.fill("#login-password", PASSWORD)
+    await page.click("#login-go")
+    await page.wait_for_selector("#my-team:not([hidden])")
+    return page
+
+
+async def test_a_knocked_out_team_is_not_offered_withdraw_while_the_others_play_on(
+        platform: Platform, platform_env: dict[str, str], database_url: str,
+        ratings_beside: Service) -> None:
+    """Four teams of people in a knockout; the organizer settles one semi-final (its
+    people have not come yet) while the other waits: the losers are out, told so, and
+    offered no Withdraw; a team still in is."""
+    scheduler = copy(platform, platform_env, "web-ko")
+    problems: list[str] = []
+    people: list[Player] = []
+    try:
+        org = await organizer(platform.a, database_url)
+        tid = (await org.ok("POST", "/v1/tournaments", body(
+            name=f"Knockout {uuid.uuid4().hex[:4]}", rules=WAITING, min_teams=4, max_teams=4,
+            no_show_seconds=600, check_in_minutes=0)))["tournament_id"]
+        people = [await registered(platform.a.url, "ko") for _ in range(8)]
+        for i, (a, b) in enumerate(zip(people[::2], people[1::2], strict=True)):
+            team = (await a.ok("POST", f"/v1/tournaments/{tid}/teams",
+                               {"partner": b.player_id, "name": f"Crew {i}"}))["team_id"]
+            await b.ok("POST", f"/v1/tournaments/{tid}/teams/{team}/confirm")
+        await org.ok("POST", f"/v1/tournaments/{tid}/start")
+
+        async def drawn() -> dict[str, Any] | None:
+            view: dict[str, Any] = await org.ok("GET", f"/v1/tournaments/{tid}")
+            return view if view["matches"] else None
+
+        view = await until(drawn, timeout=30, every=0.3)
+        teams = {t["team_id"]: t for t in view["teams"]}
+        settled, other = view["matches"][0], view["matches"][1]
+        await org.ok("POST", f"/v1/tournaments/{tid}/matches/{settled['match_id']}/override",
+                     {"outcome": "home", "why": "the away team did not come"})
+        loser = teams[settled["away"]]["players"][0]
+        still_in = teams[other["home"]]["players"][0]
+        by_id = {p.player_id: p for p in people}
+        async with chromium() as browser:
+            out = await _player_page(browser, problems, platform.a.url, by_id[loser], tid)
+            await out.wait_for_selector("#my-team-text:has-text('out in the')")
+            assert await out.get_attribute("#detail", "data-status") == "running"
+            assert await out.is_hidden("#withdraw")
+            await shot(out, "tournament-knocked-out-phone")
+            await fits(out, 375)
+            playing = await _player_page(browser, problems, platform.a.url, by_id[still_in],
+                                         tid)
+            assert await playing.is_visible("#withdraw")
+    finally:
+        scheduler.stop()
+        for p in people:
+            await p.aclose()
     assert problems == []
