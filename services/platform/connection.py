@@ -50,6 +50,12 @@ class DirectClient(nats.aio.client.Client):
     games. ``subscribe_direct`` calls a plain function with the message's bytes from
     the connection's reading itself, in the order read.
 
+    A ``flush`` (PING, then wait for the server's PONG) means that the server has read
+    everything written before it. The library writes its PING to the socket at once,
+    while subscriptions and publications wait in its buffer for its flusher task: a
+    PONG could come back before the server had seen a subscription made just before
+    (a request sent then found no responder). ``_send_ping`` writes that buffer first.
+
     A request (a gateway sends one per command) is the library's, leaner: its reply
     is handed over from the reading as well, its token is a counter (the library
     reads two random bytes from the system per request), and its timeout one timer
@@ -74,6 +80,15 @@ class DirectClient(nats.aio.client.Client):
         exception it does not expect, while ``is_connected`` still says True: readiness
         asks this too, so that such a process is restarted rather than left deaf."""
         return self._reading_task is not None and not self._reading_task.done()
+
+    async def _send_ping(self, future: asyncio.Future[Any] | None = None) -> None:
+        # The flusher's own write, done now and in its order: what waits in the buffer
+        # reaches the server ahead of the PING whose PONG says it was read.
+        if self._pending_data_size > 0 and self.is_connected and self._transport is not None:
+            self._transport.writelines(self._pending[:])
+            self._pending = []
+            self._pending_data_size = 0
+        await super()._send_ping(future)
 
     async def request(self, subject: str, payload: bytes = b"", timeout: float = 0.5,
                       old_style: bool = False, headers: dict[str, Any] | None = None) -> Msg:
