@@ -5,9 +5,11 @@ take the empty seats, and a full table offers no Join."""
 
 from __future__ import annotations
 
+import uuid
+
 from playwright.async_api import Browser, Locator, Page
 
-from tests.e2e.browser import chromium, new_page, shot, sign_in
+from tests.e2e.browser import chromium, new_page, register, shot, sign_in
 from tests.e2e.conftest import Platform
 
 
@@ -115,4 +117,21 @@ async def test_a_name_of_one_letter_is_refused_with_the_reason(platform: Platfor
         assert await page.text_content("#guest-form #near-error") == reason
         assert await page.is_visible("#signin")
         await shot(page, "home-name-too-short")
+    assert problems == []
+
+
+async def test_naming_oneself_as_partner_in_another_spelling_says_so(
+        platform: Platform) -> None:
+    """The server finds a name however it is typed: a full-width first letter is still the
+    player's own name, and the page says so rather than that the partner cannot queue."""
+    problems: list[str] = []
+    name = f"Solitary{uuid.uuid4().hex[:6]}"
+    async with chromium() as browser:
+        page = await new_page(browser, problems, width=375, height=667)
+        await register(page, platform.a.url, name, "a long enough password")
+        await page.fill("#queue-partner", chr(ord(name[0]) + 0xFEE0) + name[1:])
+        await page.evaluate("document.getElementById('queue-form').requestSubmit()")
+        await page.wait_for_selector("#status:has-text('You cannot be your own partner')")
+        assert await page.text_content("#queue-state") == "Not queued."
+        await shot(page, "queue-self-partner")
     assert problems == []

@@ -1413,12 +1413,13 @@ $("queue-form").addEventListener("submit", (e) => {
   e.preventDefault();
   const name = $("queue-partner").value.trim();
   if (!name) { send({ type: "queue_join", partner: null }); return; }
-  if (S.me && name.toLowerCase() === S.me.name.toLowerCase()) {
-    status("You cannot be your own partner: name another player, or leave it empty to queue alone.");
-    return;
-  }
+  const self = "You cannot be your own partner: name another player, or leave it empty to queue alone.";
+  if (S.me && name.toLowerCase() === S.me.name.toLowerCase()) { status(self); return; }
+  // The server finds a name however it is typed (any case, look-alike letters): the
+  // answer may still be this player.
   api("GET", `/v1/players?name=${encodeURIComponent(name)}`)
-    .then((p) => send({ type: "queue_join", partner: p.player_id }))
+    .then((p) => (S.me && p.player_id === S.me.player_id ? status(self)
+      : send({ type: "queue_join", partner: p.player_id })))
     .catch((err) => status(err.message));
 });
 $("queue-leave").onclick = () => send({ type: "queue_leave" });
