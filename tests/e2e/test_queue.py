@@ -399,6 +399,24 @@ async def test_the_other_lobby_takes_over_matchmaking_when_the_leader_dies(
         ranked.start_lobby(f"lobby-back-{tag()}")
 
 
+async def test_a_leader_stopped_hands_the_matchmaker_on_at_once(ranked: Ranked) -> None:
+    """SIGTERM: the leader lets its lease go as it stops, so no cycle waits for the lease
+    to lapse (``SPADES_MATCHMAKER_LEASE_SECONDS``)."""
+    holder = await until(ranked.leader, timeout=10)
+    [leader] = [g for g in ranked.gateways if g.log.stem == holder]
+    ranked.gateways.remove(leader)
+    try:
+        leader.stop()  # SIGTERM, and waits for the process to end
+        rows = await ranked.sql("SELECT holder, until > now() AS held FROM leases"
+                                " WHERE name = 'matchmaker'")
+        assert not (rows[0]["holder"] == holder and rows[0]["held"]), "the lease was kept"
+        assert '"matchmaker_released"' in leader.log.read_text()
+        survivors = {g.log.stem for g in ranked.gateways}
+        assert await until(ranked.leader, timeout=10) in survivors
+    finally:
+        ranked.start_lobby(f"lobby-back-{tag()}")
+
+
 async def test_without_the_ratings_service_a_join_is_refused_and_nothing_changes(
         ranked: Ranked) -> None:
     q = await Queuer.make(ranked.lobby(0), f"norat{tag()}")
