@@ -109,12 +109,9 @@ class Matchmaker(Periodic):
             with contextlib.suppress(Exception):
                 await self._outcomes.unsubscribe()
         if self.leading:  # handed on now: another copy leads from its next cycle
-            self.leading = False
-            try:
+            with contextlib.suppress(Exception):  # or it lapses: matchmaker_lease_seconds
                 await self.leases.release(self.holder, [LEASE])
                 _log.info("matchmaker_released", holder=self.holder, epoch=self.epoch)
-            except Exception as exc:  # it lapses instead, after matchmaker_lease_seconds
-                _log.warning("matchmaker_release_failed", error=repr(exc))
 
     async def on_outcome(self, env: EventEnvelope) -> None:
         """A queue match's ready check ended: the leader settles its offer now."""
