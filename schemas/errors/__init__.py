@@ -194,6 +194,8 @@ LOBBY = [
         "bad_rules": ("not a preset, or an option out of range (docs/rules.md)",
                       "unknown preset 'hous'"),
         "partner_is_guest": "the partner must be a registered player",
+        "name_too_short": ("a player's name has at least two letters or digits",
+                           "a name has at least 2 letters or digits"),
         "bad_origin": "a person's table starts with `table`, a tournament's with `tournament`",
         "bad_ready": "a ready check lasts 10 to 600 seconds",
         "bad_seats": ("four seats, each a player or a bot level, a player at one seat only",

@@ -96,7 +96,7 @@ async def setup(rt: Runtime) -> None:
         standings=Standings(rt.pool, ratings), tournaments=tournaments, matches=matches,
         queue=queue, operators=operators.Operators(rt.pool, games, s.operator_cache_games),
         history=History(rt.pool, ratings, tournaments, games),
-        live=Live(rt.pool, ratings, gateway.unseen), unseen=gateway.unseen))
+        live=Live(rt.pool, ratings, gateway.unseen, tournaments), unseen=gateway.unseen))
     rt.routes.append(socket.handler(gateway, tokens, origins, s.ws_max_frame_bytes))
     await _projections(rt, s, games, broadcasts)
     rt.exception_handlers[LobbyError] = error_response

@@ -34,7 +34,7 @@ CONTROLLERS = (SessionController, TableController, PlayerController, MatchContro
                QueueController, StandingsController, TournamentController, TeamController,
                TournamentReadController, OperatorController, PlayerGamesController)
 PAGES = (("/", "index.html"), ("/app.js", "app.js"), ("/tournaments", "tournaments.html"),
-         ("/tournaments.js", "tournaments.js"), ("/cards.js", "cards.js"))
+         ("/tournaments.js", "tournaments.js"), ("/cards.js", "cards.js"), ("/say.js", "say.js"))
 
 
 def router(**objects: Any) -> Router:
