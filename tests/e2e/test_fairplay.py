@@ -5,6 +5,7 @@ command line, and an upheld case bars its accounts from the ranked queue
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -111,12 +112,28 @@ async def test_a_reported_game_is_reviewed_decided_and_bars_its_players_from_ran
         await s.close()
 
 
-async def test_reports_past_the_limit_are_refused_until_the_window_moves(
-        platform: Platform, ratings: Service, nc: Client, nats_prefix: str) -> None:
-    opened, _, socks = await rated_match(platform, nc, nats_prefix, "fpr")
+async def test_reports_past_the_limit_are_refused_and_the_command_line_decides(
+        platform: Platform, ratings: Service, nc: Client, nats_prefix: str,
+        database_url: str) -> None:
+    opened, people, socks = await rated_match(platform, nc, nats_prefix, "fpr")
     who = await registered(platform.a.url, f"fpl{uuid.uuid4().hex[:8]}")
     answers = [(await who.call("POST", f"/v1/games/{opened.game_id}/report", {}))[0]
                for _ in range(11)]
     assert answers == [202] * 10 + [429]
+    # The case those reports opened, cleared from the command line.
+    listed = spades(database_url, "list", "--status", "open")
+    line = next(x for x in listed.stdout.splitlines() if people[0].player_id in x)
+    case_id = line.split("\t")[0]
+    done = spades(database_url, "decide", case_id, "cleared", "--note", "nothing there")
+    assert done.returncode == 0, done.stderr
+    shown = json.loads(spades(database_url, "show", case_id).stdout)
+    assert shown["case"]["status"] == "cleared"
+    last = shown["events"][-1]
+    assert (last["type"], last["decision"], last["note"]) == (
+        "decided", "cleared", "nothing there")
+    assert last["by"].startswith("cli:") and shown["events"][1]["by"] == who.player_id
+    # Cleared: no bar (the queue's next check is the game they are still playing).
+    await socks[0].send({"type": "queue_join"})
+    assert (await socks[0].of_type("error"))["code"] == "in_game"
     for s in socks:
         await s.close()
