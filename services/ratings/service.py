@@ -93,7 +93,7 @@ async def setup(rt: Runtime) -> None:
 async def _fairplay(rt: Runtime, s: RatingsSettings, system: RatingSystem) -> None:
     """Fair play: its own consumer of the rated games' endings (weighing a game takes a
     second or two, so the ratings never wait for it), and the review queue's endpoints."""
-    scoring = Scoring(rt.client, rt.names, s.fairplay_deals, s.fairplay_recent_games,
+    scoring = Scoring(rt.pool, rt.client, rt.names, s.fairplay_deals, s.fairplay_recent_games,
                       s.fairplay_league_games)
     spec = rt.consumer(subjects.RATINGS_FAIRPLAY,
                        rt.names.game_events_of_type(subjects.GAME_ENDED))

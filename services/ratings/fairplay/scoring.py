@@ -46,9 +46,9 @@ _PAGE = 1000  # events asked of a game worker at a time
 class Scoring:
     """The consumer's parts: ``before`` weighs, ``handle`` keeps and judges."""
 
-    def __init__(self, client: BusClient, names: Names, deals: int, per_player: int,
-                 league: int, timeout: float = 5.0) -> None:
-        self.client, self.names, self.timeout = client, names, timeout
+    def __init__(self, pool: asyncpg.Pool, client: BusClient, names: Names, deals: int,
+                 per_player: int, league: int, timeout: float = 5.0) -> None:
+        self.pool, self.client, self.names, self.timeout = pool, client, names, timeout
         self.deals, self.per_player, self.league = deals, per_player, league
         self.weighed: dict[str, Game] = {}  # games weighed ahead, until handled
         self._events = game_registry()
@@ -58,8 +58,14 @@ class Scoring:
         return rated_players(event) if isinstance(event, GameEnded) else None
 
     async def before(self, envs: list[EventEnvelope]) -> None:
-        for env in envs:
-            if env.stream not in self.weighed and self._rated(env) is not None:
+        """Weigh the fetch's rated games not kept yet (an ending delivered again is
+        neither weighed again nor held: only this fetch's games stay in hand)."""
+        rated = [env for env in envs if self._rated(env) is not None]
+        kept = await store.kept(self.pool, [env.stream for env in rated])
+        self.weighed = {g: w for g, w in self.weighed.items()
+                        if g in {env.stream for env in rated}}
+        for env in rated:
+            if env.stream not in self.weighed and env.stream not in kept:
                 self.weighed[env.stream] = await self.weigh(env)
 
     async def weigh(self, env: EventEnvelope) -> Game:
@@ -114,14 +120,16 @@ def in_relation(g: Game, pair: tuple[str, str], relation: str) -> bool:
     return same == (relation == "partners")
 
 
-async def verdict(conn: asyncpg.Connection, window: list[Game], pair: tuple[str, str],
-                  relation: str) -> tuple[Verdict | None, list[Game]]:
-    """The pair's verdict over ``window``, less its games up to its last decided case
-    (already judged by a person), and the games it sat in that relation."""
+async def verdict(conn: asyncpg.Connection, window: list[Game], judged: list[Verdict],
+                  pair: tuple[str, str], relation: str) -> tuple[Verdict | None, list[Game]]:
+    """The pair's verdict over ``window`` (``judged``: every verdict on it), less its
+    games up to its last decided case (already judged by a person), and the games it
+    sat in that relation."""
     cutoff = await store.decided_since(conn, pair, relation)
     games = [g for g in window
              if cutoff is None or g.ended_at > cutoff or not in_relation(g, pair, relation)]
-    found = [v for v in judge(games) if v.players == pair and v.relation == relation]
+    found = [v for v in (judged if cutoff is None else judge(games))
+             if v.players == pair and v.relation == relation]
     return (found[0] if found else None), [g for g in games if in_relation(g, pair, relation)]
 
 
@@ -130,8 +138,9 @@ async def judge_pairs(conn: asyncpg.Connection, game: Game, per_player: int,
     """Judge each pair of ``game`` over its players' recent games: open a case for a pair
     over its threshold, and keep an open case's score current."""
     window = await store.recent_games(conn, sorted(set(game.players)), per_player, league)
+    judged = judge(window)
     for pair, relation in pairs_of(game.players):
-        v, theirs = await verdict(conn, window, pair, relation)
+        v, theirs = await verdict(conn, window, judged, pair, relation)
         if v is None:
             continue
         ids = [g.game_id for g in theirs]

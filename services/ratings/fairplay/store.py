@@ -31,6 +31,13 @@ async def add_game(conn: asyncpg.Connection, g: Game) -> bool:
     return status.endswith(" 1")
 
 
+async def kept(pool: asyncpg.Pool, ids: Sequence[str]) -> set[str]:
+    """Which of the games ``ids`` were weighed and kept already."""
+    rows = await pool.fetch("SELECT game_id FROM fairplay_games WHERE game_id = ANY($1::text[])",
+                            list(ids))
+    return {r["game_id"] for r in rows}
+
+
 def _game(r: asyncpg.Record) -> Game:
     cards = tuple(Card(seat, told, hand, card) for hand, seat, told, card
                   in json.loads(r["telling"]))

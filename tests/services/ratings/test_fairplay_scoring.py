@@ -10,6 +10,7 @@ import json
 
 import asyncpg
 import msgspec
+from prometheus_client import REGISTRY
 
 from engine.fairplay.pairs import PARTNERS_Z
 from schemas import events as ev
@@ -47,6 +48,11 @@ async def _seed_history(ratings: asyncpg.Pool, games: int) -> None:
             [300, 200], json.dumps(telling))
 
 
+def _weighed() -> float:
+    """Games weighed by this process so far."""
+    return REGISTRY.get_sample_value("spades_fairplay_weigh_seconds_count") or 0.0
+
+
 async def _until(check: object, timeout: float = 60) -> None:
     async with asyncio.timeout(timeout):
         while not await check():  # type: ignore[operator]
@@ -70,7 +76,7 @@ async def test_a_rated_game_is_weighed_once_and_its_flagged_pair_opens_one_case(
     await store.append("casual", 0, _named("b2" * 32, rated=False))
     spec = bus.ConsumerSpec(names.game_events_stream, "ratings-fairplay",
                             names.game_events_of_type("GameEnded"), ack_wait=30, max_deliver=3)
-    scoring = Scoring(client, names, deals=2, per_player=200, league=500)
+    scoring = Scoring(ratings, client, names, deals=2, per_player=200, league=500)
     consumer = Consumer(client, ratings, spec, scoring.handle, batch=1, before=scoring.before)
     await consumer.start()
     relay = OutboxRelay(games, client, names.game_event)
@@ -89,6 +95,7 @@ async def test_a_rated_game_is_weighed_once_and_its_flagged_pair_opens_one_case(
         assert cases[0]["score"] >= PARTNERS_Z and "g1" in cases[0]["games"]
         # The same ending again, under new message ids (as a resync publishes it), and
         # then another game: the repeat is skipped, and only the new game moves the case.
+        weighed = _weighed()
         await republish([games], client, names.game_event, stream="g1")
         await store.append("g2", 0, _named("c3" * 32))
         await relay.drain()
@@ -98,6 +105,7 @@ async def test_a_rated_game_is_weighed_once_and_its_flagged_pair_opens_one_case(
         assert [(e["type"], json.loads(e["body"])["game_id"]) for e in events] == [
             ("opened", "g1"), ("scored", "g2")]
         assert await ratings.fetchval("SELECT count(*) FROM fairplay_cases") == 1
+        assert _weighed() == weighed + 1  # g2 only: the repeat was not weighed again
     finally:
         await consumer.stop()
         await answering.unsubscribe()
