@@ -5,6 +5,7 @@ command line, and an upheld case bars its accounts from the ranked queue
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -27,16 +28,18 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture
 def ratings(platform: Platform, platform_env: dict[str, str]) -> Iterator[Service]:
     svc = start("ratings", platform.logs / f"ratings-fp-{uuid.uuid4().hex[:4]}.log",
-                SPADES_FAIRPLAY_DEALS="2", **platform_env)
+                **platform_env)
     yield svc
     svc.stop()
 
 
-def spades(database_url: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "services.cli", "fairplay", *args],
-                          env={**os.environ, "DATABASE_URL": database_url,
-                               "PYTHONPATH": str(ROOT)},
-                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+async def spades(database_url: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """`spades fairplay ...` as an operator runs it, in a thread: the test's sockets keep
+    answering their pings meanwhile."""
+    return await asyncio.to_thread(
+        subprocess.run, [sys.executable, "-m", "services.cli", "fairplay", *args],
+        env={**os.environ, "DATABASE_URL": database_url, "PYTHONPATH": str(ROOT)},
+        cwd=ROOT, capture_output=True, text=True, timeout=60)
 
 
 async def _code(who: Player, method: str, path: str, body: object = None) -> tuple[int, str]:
@@ -84,9 +87,9 @@ async def test_a_reported_game_is_reviewed_decided_and_bars_its_players_from_ran
     assert await _code(op, "GET", "/v1/admin/fairplay?status=zzz") == (400, "bad_request")
 
     # The command line sees the same queue.
-    done = spades(database_url, "list", "--status", "open")
+    done = await spades(database_url, "list", "--status", "open")
     assert done.returncode == 0 and case_id in done.stdout, done.stderr
-    done = spades(database_url, "show", "c-none")
+    done = await spades(database_url, "show", "c-none")
     assert done.returncode == 1 and done.stderr.startswith("spades: case_not_found"), done.stderr
 
     decided = await op.ok("POST", f"/v1/admin/fairplay/{case_id}/decision",
@@ -97,7 +100,7 @@ async def test_a_reported_game_is_reviewed_decided_and_bars_its_players_from_ran
         "decided", op.player_id, "upheld", [game])
     assert await _code(op, "POST", f"/v1/admin/fairplay/{case_id}/decision",
                        {"decision": "cleared"}) == (409, "case_decided")
-    done = spades(database_url, "decide", case_id, "cleared")
+    done = await spades(database_url, "decide", case_id, "cleared")
     assert done.returncode == 1 and "case_decided" in done.stderr, done.stderr
 
     # Barred from ranked: the queue refuses with the bar's end; a partner named who is
@@ -121,12 +124,12 @@ async def test_reports_past_the_limit_are_refused_and_the_command_line_decides(
                for _ in range(11)]
     assert answers == [202] * 10 + [429]
     # The case those reports opened, cleared from the command line.
-    listed = spades(database_url, "list", "--status", "open")
+    listed = await spades(database_url, "list", "--status", "open")
     line = next(x for x in listed.stdout.splitlines() if people[0].player_id in x)
     case_id = line.split("\t")[0]
-    done = spades(database_url, "decide", case_id, "cleared", "--note", "nothing there")
+    done = await spades(database_url, "decide", case_id, "cleared", "--note", "nothing there")
     assert done.returncode == 0, done.stderr
-    shown = json.loads(spades(database_url, "show", case_id).stdout)
+    shown = json.loads((await spades(database_url, "show", case_id)).stdout)
     assert shown["case"]["status"] == "cleared"
     last = shown["events"][-1]
     assert (last["type"], last["decision"], last["note"]) == (
