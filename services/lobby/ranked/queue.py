@@ -61,7 +61,7 @@ class Queue:
         self.broadcasts = broadcasts
         self.settings, self.gateway = settings, gateway
         self.rules = MatchRules(cycle=settings.queue_cycle_seconds)
-        self.eligibility = Eligibility(pool, games, settings)
+        self.eligibility = Eligibility(pool, games, settings, ratings)
         self.sockets: set[str] = set()  # this gateway's sockets that joined the queue
         self.heartbeat = Periodic("queue_heartbeat", settings.queue_heartbeat_seconds,
                                   lambda: qs.heartbeat(pool, gateway, list(self.sockets)))
