@@ -447,7 +447,7 @@ async def test_a_queued_players_place_survives_their_lobby_copys_restart(
             return bool(rows) and rows[0]["socket"] != "" and rows[0]["state"] == "waiting"
 
         await until(taken_over, timeout=10)
-        async with httpx.AsyncClient(base_url=staying.url) as http:
+        async with httpx.AsyncClient(base_url=staying.url, timeout=30) as http:
             state = (await http.get("/v1/queue", headers={
                 "Authorization": f"Bearer {q.player.token}"})).json()
         assert state["state"] == "waiting" and state["since"] == waiting["since"]
