@@ -8,21 +8,24 @@ that changed.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import uuid
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import asyncpg
 import msgspec
 
 from schemas import subjects
+from schemas.tournaments import events as ev
 from services.platform.eventstore import AppendResult, EventStore
 from services.tournaments.calls import game_of
 from services.tournaments.decide import standings_of
 from services.tournaments.duplicate import duplicate_scores, published
 from services.tournaments.guards import format_of
 from services.tournaments.metrics import FOLDS
-from services.tournaments.state import Tournament
+from services.tournaments.state import MatchState, Tournament
 from services.tournaments.timers import due_timers
 
 
@@ -46,12 +49,17 @@ def due_calls(state: Tournament) -> dict[str, int]:
     """Match id -> when to ask about it: the lobby at once when paired and again after its
     ready check's deadline; the game's store once its game has run ``GAME_CHECK_MS``;
     never once it has a result."""
-    if state.status != "running":
-        return {}
-    due = {"": lambda m: m.paired_at, "ready_check": lambda m: m.ready_by + RECHECK_MS,
-           "started": lambda m: m.started_at + GAME_CHECK_MS}
-    return {match_id: due[m.call](m) for match_id, m in state.matches.items()
-            if m.outcome is None}
+    return {match_id: due for match_id, m in state.matches.items()
+            if (due := _due_call(state, m)) is not None}
+
+
+def _due_call(state: Tournament, m: MatchState) -> int | None:
+    """When to ask about one match (``due_calls``), or None."""
+    if state.status != "running" or m.outcome is not None:
+        return None
+    if m.call == "ready_check":
+        return m.ready_by + RECHECK_MS
+    return m.started_at + GAME_CHECK_MS if m.call == "started" else m.paired_at
 
 
 Rows = dict[str, dict[str, tuple[object, ...]]]
@@ -59,13 +67,15 @@ Rows = dict[str, dict[str, tuple[object, ...]]]
 
 
 async def project(conn: asyncpg.Connection, tournament_id: uuid.UUID, state: Tournament,
-                  before: Rows | None = None) -> Rows:
+                  before: Rows | None = None, events: Sequence[ev.Event] = ()) -> Rows:
     """Write the tournament's rows (tournament, teams, matches, standings, timers) from
     its fold, inside the caller's transaction; the rows now written. With ``before`` (the
     rows this copy wrote last, still what the tables hold) only the rows that differ from
     it are written: a result changes one match and some standings, not a 1,024-team
     tournament's 5,000 rows. Without it every row is rewritten. A call's due time moved
-    on by the scheduler (``_due_again``) is left as it is until its match changes."""
+    on by the scheduler (``_due_again``) is left as it is until its match changes.
+    ``events``, the append's, spare computing the rows they cannot change
+    (``rows_after``)."""
     s = state.settings
     assert s is not None
     fmt = format_of(state)
@@ -80,7 +90,7 @@ async def project(conn: asyncpg.Connection, tournament_id: uuid.UUID, state: Tou
         msgspec.json.encode(s).decode(), ts(state.started_at or s.starts_at), state.champion,
         state.version, msgspec.json.encode(fmt.round_names(state)).decode(),
         list(fmt.standings_columns(s)))
-    rows = rows_of(tournament_id, state)
+    rows = rows_after(tournament_id, state, before, events)
     if before is None:
         # One statement clears the five tables (data-modifying CTEs), then a COPY each.
         await conn.execute(
@@ -92,7 +102,7 @@ async def project(conn: asyncpg.Connection, tournament_id: uuid.UUID, state: Tou
     for table, keyed in rows.items():
         old = before.get(table, {}) if before is not None else {}
         changed = [key for key, row in keyed.items() if old.get(key) != row]
-        stale = [key for key in old if key not in keyed or key in changed]
+        stale = [key for key in old if key not in keyed] + [k for k in changed if k in old]
         if stale:
             await conn.execute(f"DELETE FROM {table} WHERE tournament_id = $1"
                                f" AND {_COLUMNS[table][1]} = ANY($2::text[])",
@@ -101,6 +111,50 @@ async def project(conn: asyncpg.Connection, tournament_id: uuid.UUID, state: Tou
             await conn.copy_records_to_table(table, records=[keyed[k] for k in changed],
                                              columns=_COLUMNS[table])
     return rows
+
+
+def rows_after(tournament_id: uuid.UUID, state: Tournament, before: Rows | None,
+               events: Sequence[ev.Event]) -> Rows:
+    """The rows after an append of ``events`` to a tournament whose rows were ``before``.
+    An append that only records calls (a round's tables opening: ``MatchCalled`` of
+    matches still unplayed) changes those matches' rows and calls and maybe a timer, and
+    nothing the standings or teams show: the rest is taken from ``before`` instead of
+    being computed again for every call a round makes."""
+    called = {e.match_id for e in events if isinstance(e, ev.MatchCalled)}
+    if (before is None or not events or len(called) == 0
+            or not all(isinstance(e, ev.MatchCalled) for e in events)
+            or any(state.matches[i].outcome is not None for i in called)):
+        return rows_of(tournament_id, state)
+    rows = {table: dict(keyed) for table, keyed in before.items()}
+    for match_id in called:
+        m = state.matches[match_id]
+        rows["tournament_matches"][match_id] = _match_row(tournament_id, state, m, set())
+        rows["tournament_calls"].pop(match_id, None)
+        if (due := _due_call(state, m)) is not None:
+            rows["tournament_calls"][match_id] = (tournament_id, match_id, ts(due))
+    rows["tournament_timers"] = {kind: (tournament_id, kind, ts(at))
+                                 for kind, at in due_timers(state).items()}
+    return rows
+
+
+def _match_row(tournament_id: uuid.UUID, state: Tournament, m: MatchState,
+               over: set[str]) -> tuple[object, ...]:
+    """A match's row as shown (``m`` from ``published``); its deals once its round is
+    ``over``."""
+    match_id = m.pairing.match_id
+    return (tournament_id, match_id, m.pairing.round_no, m.pairing.home, m.pairing.away,
+            m.outcome, m.reason, list(m.scores), list(m.bags_taken), m.game_stream,
+            _game_id(state.tournament_id, match_id),
+            [n for d in m.deals for n in (d.home, d.away)] if match_id in over else [],
+            m.call == "started" or bool(m.game_stream),
+            state.matches[match_id].outcome is not None)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _game_id(tournament_id: str, match_id: str) -> str:
+    """``calls.game_of``, remembered: a UUID5 for each of a big tournament's matches at
+    every projection was a sixth of the service's time."""
+    return game_of(tournament_id, match_id)
 
 
 def rows_of(tournament_id: uuid.UUID, state: Tournament) -> Rows:
@@ -119,15 +173,8 @@ def rows_of(tournament_id: uuid.UUID, state: Tournament) -> Rows:
             tournament_id, t.team_id, t.name, list(t.players), t.rating, t.confirmed,
             t.waiting, sorted(t.checked_in), t.withdrawn, seed_of.get(t.team_id))
             for t in state.teams.values()},
-        "tournament_matches": {m.pairing.match_id: (
-            tournament_id, m.pairing.match_id, m.pairing.round_no, m.pairing.home,
-            m.pairing.away, m.outcome, m.reason, list(m.scores), list(m.bags_taken),
-            m.game_stream, game_of(state.tournament_id, m.pairing.match_id),
-            [n for d in m.deals for n in (d.home, d.away)]
-            if m.pairing.match_id in over else [],
-            m.call == "started" or bool(m.game_stream),
-            state.matches[m.pairing.match_id].outcome is not None)
-            for m in shown.matches.values()},
+        "tournament_matches": {m.pairing.match_id: _match_row(tournament_id, state, m, over)
+                               for m in shown.matches.values()},
         "tournament_standings": {r.team_id: (
             tournament_id, r.team_id, r.rank, r.match_points, r.buchholz, r.head_to_head,
             r.differential, r.bags, r.points,

@@ -132,7 +132,7 @@ class _Commands:
                         events: list[ev.Event], result: AppendResult, rows: Rows | None) -> None:
         """What follows every append, in its transaction: the projection rows that changed
         written, no-shows banned, the rounds' turnaround counted, the fold kept."""
-        written = await project(conn, uuid.UUID(tournament_id), state, rows)
+        written = await project(conn, uuid.UUID(tournament_id), state, rows, events)
         await ban_no_shows(conn, events)
         observe_rounds(state, events)
         self.folds.keep(tournament_id, state, result, written)

@@ -5,6 +5,7 @@ transaction) the tables still equal a projection of the whole stream written ane
 from __future__ import annotations
 
 import uuid
+from typing import Literal
 
 import asyncpg
 import pytest
@@ -111,3 +112,22 @@ async def test_a_rolled_back_transaction_leaves_no_trace_in_the_kept_fold(
     state = await store.load(tid)
     assert state.matches[first].outcome is None and state.matches[second].outcome == "away"
     assert await tables(pool, tid) == await recount(store, tid)
+
+
+async def test_calls_change_only_their_matches_rows_and_equal_a_full_projection(
+        pool: asyncpg.Pool) -> None:
+    store = store_on(pool)
+    tid = await running(store)
+    first, *others = (await store.load(tid)).rounds[0].match_ids
+    standings = await xmins(pool, "tournament_standings", "team_id", tid)
+    calls: list[tuple[Literal["ready_check", "started"], str]] = [
+        ("ready_check", ""), ("started", f"g-{first}")]
+    for state, game in calls:
+        await store.execute(tid, cmd.CallMatch(at=STARTS + 1_000, match_id=first,
+                                               game_id=game, table_id="t-1", state=state,
+                                               ready_by=STARTS + 30_000))
+        assert await tables(pool, tid) == await recount(store, tid)
+    assert await xmins(pool, "tournament_standings", "team_id", tid) == standings
+    began = await pool.fetch("SELECT match_id FROM tournament_matches WHERE tournament_id = $1"
+                             " AND game_began", uuid.UUID(tid))
+    assert [r["match_id"] for r in began] == [first] and others
