@@ -116,15 +116,17 @@ class _Commands:
         if isinstance(command, cmd.RegisterTeam):
             command = msgspec.structs.replace(command, banned=await banned(
                 conn, (command.player, command.partner), command.at))
-        events = decide(state, command)
+        # Folded into the kept state as decided, not into a copy: a refusal leaves it as
+        # it was, and a fold that then fails to commit is not trusted again (``Folds``).
+        version = state.version
+        events = decide(state, command, fold=True)
         if not events:
             return state, [], None
-        result = await self.events.append(stream_of(tournament_id), state.version, events,
+        result = await self.events.append(stream_of(tournament_id), version, events,
                                           command_id, conn=conn)
-        if result.duplicate:
+        if result.duplicate:  # folded but not appended: the stream's fold instead
+            state, _ = await self.folds.load(conn, tournament_id)
             return state, [], None
-        for event in events:
-            state.apply(event)
         await self._recorded(conn, tournament_id, state, events, result, rows)
         return state, events, result
 

@@ -13,9 +13,9 @@ from prometheus_client import REGISTRY
 
 from schemas.tournaments import commands as cmd
 from services.tournaments.projection import _COLUMNS, rows_of
-from services.tournaments.store import TournamentStore
+from services.tournaments.store import TournamentStore, stream_of
 
-from .driver import MINUTE, STARTS
+from .driver import MINUTE, OPENS, STARTS
 from .test_store import create, enter, store_on
 
 
@@ -131,3 +131,16 @@ async def test_calls_change_only_their_matches_rows_and_equal_a_full_projection(
     began = await pool.fetch("SELECT match_id FROM tournament_matches WHERE tournament_id = $1"
                              " AND game_began", uuid.UUID(tid))
     assert [r["match_id"] for r in began] == [first] and others
+
+
+async def test_a_repeated_command_id_leaves_the_fold_equal_to_the_stream(
+        pool: asyncpg.Pool) -> None:
+    store = store_on(pool)
+    tid = await create(store)
+    register = cmd.RegisterTeam(at=OPENS + 1, team_id="t1", name="t1", player="a", partner="b")
+    await store.execute(tid, register, command_id="c-1")
+    state, again = await store.execute(tid, register, command_id="c-1")
+    assert again == [] and state.version == await store.events.version(stream_of(tid)) == 2
+    await enter(store, tid, "t2")
+    assert await tables(pool, tid) == await recount(store, tid)
+    assert list((await store.load(tid)).teams) == ["t1", "t2"]
