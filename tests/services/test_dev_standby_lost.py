@@ -103,8 +103,11 @@ async def test_the_standby_machine_lost_mid_game_follows_the_policy(
                 await asyncio.to_thread(wait_for_line, proc, log, "commits wait for it")
                 command_id = await game.send(first_legal(game.turn))  # type: ignore[arg-type]
                 answer = asyncio.create_task(_acked(game, command_id))
-                await asyncio.sleep(3)
-                assert not answer.done()  # its commit is on one machine only: not yet told
+                # Not told while its commit is on one machine only: for a while, and all
+                # the time a new standby is copied (until it fails to start on its port).
+                await asyncio.gather(asyncio.sleep(3), asyncio.to_thread(
+                    wait_for_line, proc, log, "cannot start yet"))
+                assert not answer.done()
                 assert unconfirmed(ports["game"]) == 0
             else:
                 await asyncio.to_thread(wait_for_line, proc, log, "carries on ALONE")

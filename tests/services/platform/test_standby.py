@@ -18,7 +18,7 @@ from services.platform import db, servers
 from services.platform.busclient import BusClient
 from services.platform.connection import NatsClient
 from services.platform.eventstore.outbox import OutboxRelay
-from services.platform.servers.replication import STANDBY, psql
+from services.platform.servers.replication import STANDBY, base_backup, psql
 from services.upkeep_cli import migrate
 from tests.waiting import until
 
@@ -101,6 +101,38 @@ async def test_with_the_standby_lost_commits_wait_for_it_by_default(
     await asyncio.to_thread(postgres_pair.start_standby)
     assert await asyncio.wait_for(commit, 30) == 1
     assert psql(postgres_pair.standby, "SELECT count(*) FROM acknowledged") == "1"
+
+
+async def test_a_new_standby_half_copied_confirms_no_commit(
+        postgres_pair: servers.PostgresPair) -> None:
+    """The copy of a lost standby streams WAL through the standby's slot, and a stream
+    through a slot reports what it flushed: it must not do so as the standby the
+    primary's commits wait for, or a half-made copy no one could promote would confirm
+    them."""
+    url = postgres_pair.url()
+    await _one(url, "CREATE TABLE acknowledged (n int PRIMARY KEY)")
+    _lose(postgres_pair.standby)
+    commit = asyncio.create_task(_one(url, "INSERT INTO acknowledged VALUES (1) RETURNING n"))
+
+    async def waits_for_the_standby() -> bool:
+        return psql(postgres_pair.primary, "SELECT count(*) FROM pg_stat_activity "
+                                           "WHERE wait_event = 'SyncRep'") == "1"
+
+    await until(waits_for_the_standby, timeout=30)
+    # The copy starts in a later WAL segment, so the first flush it reports is past
+    # the waiting commit.
+    psql(postgres_pair.primary, "SELECT pg_switch_wal()")
+    await asyncio.to_thread(base_backup, postgres_pair.primary,
+                            postgres_pair.standby.data_dir)
+    await asyncio.sleep(0.5)
+    assert not commit.done()
+    await asyncio.to_thread(postgres_pair.start_standby)
+    assert await asyncio.wait_for(commit, 30) == 1
+
+    async def on_the_standby() -> bool:  # flushed there; replayed a moment later
+        return psql(postgres_pair.standby, "SELECT count(*) FROM acknowledged") == "1"
+
+    await until(on_the_standby, timeout=30)
 
 
 async def test_with_the_standby_lost_the_primary_may_carry_on_alone_and_says_so(
