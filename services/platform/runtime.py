@@ -25,7 +25,7 @@ from litestar.types import ControllerRouterHandler
 
 from schemas import subjects
 from schemas.bus import StatusReply, StatusRequest
-from services.platform import bus, connection, db, logs, migrations, version
+from services.platform import bus, connection, db, logs, migrations, tracing, version
 from services.platform.busclient import BusClient
 from services.platform.http import create_app
 from services.platform.settings import Settings, StartupError
@@ -115,8 +115,7 @@ async def run(service: str, settings: Settings, setup: Setup,
               schema: migrations.MigrationSet) -> None:
     """Serve one service until SIGTERM. ``schema`` is the service's own migrations: the
     caller knows the services, the runtime only runs one."""
-    logs.configure(service, settings.instance_id, settings.log_level)
-    log = logs.get(service)
+    log = _observed(service, settings)
     sock = bind(settings.http_host, settings.http_port)
     try:
         pool = await db.create_pool(settings.database_url, service,
@@ -170,6 +169,14 @@ async def run(service: str, settings: Settings, setup: Setup,
         await _shutdown(rt, micro, settings.shutdown_grace_seconds)
         sock.close()
         log.info("stopped")
+        tracing.shutdown()  # the spans still batched are exported
+
+
+def _observed(service: str, settings: Settings) -> Any:
+    """The process's logs and, when an exporter is set, its traces; the service's logger."""
+    logs.configure(service, settings.instance_id, settings.log_level)
+    tracing.configure(service, settings.instance_id, version())
+    return logs.get(service)
 
 
 async def _watch_standbys(rt: Runtime) -> None:
