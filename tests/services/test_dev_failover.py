@@ -108,6 +108,7 @@ async def test_the_primary_machine_lost_mid_game_fails_over_with_nothing_lost(
             await q.join()
         offers = [await q.note("match_found", 30) for q in queuers]
         await until(lambda: cup.in_play(2), timeout=60, every=0.1)
+        cup.pace = 1.0  # so that both are still in play when the machine goes, however slow
         game = await seated(lobby, "Survivor")
         acked = await moves(game, 3)
         await _my_move(game)
