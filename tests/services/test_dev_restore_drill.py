@@ -13,10 +13,10 @@ own, as on a new machine) and `spades resync` brings JetStream in line. Every do
 then reads as it was recorded, field for field but for the fields named in ``IGNORED``
 (none): nothing from after the moment shows anywhere, nothing from before it is
 missing, and every restored game verifies. The leaderboard is compared on its own
-too: as recorded, and again, with every other document, after `spades ratings rebuild`
-has rated the restored games anew (then only the rating history's row numbers,
-``REBUILT``, may differ). The routes not compared are named, with why, in
-``SKIPPED``."""
+too: as recorded, and again, with every other document the ratings make (``RATED``),
+after `spades ratings rebuild` has rated the restored games anew (then only the rating
+history's row numbers, ``REBUILT``, may differ). The routes not compared are named,
+with why, in ``SKIPPED``."""
 
 from __future__ import annotations
 
@@ -53,6 +53,8 @@ IGNORED: dict[str, str] = {}  # none: the restored platform reads exactly as it 
 # player's rating history.
 REBUILT = {"id": "the history row's number, the page cursor: a rebuild writes the rows "
                  "anew, numbered on from the last"}
+# The routes whose documents the ratings make.
+RATED = ("/v1/leaderboard", "/v1/players/")
 # Routes of the OpenAPI document not compared, and why.
 SKIPPED = {
     "/api/v1/platform": "which service copies answer on the bus now, not a stored fact",
@@ -97,15 +99,17 @@ def rebuilt(docs: dict[str, tuple[int, Any]]) -> dict[str, tuple[int, Any]]:
             for k, (status, body) in docs.items()}
 
 
-async def documents(base: str, viewers: list[Player], ids: dict[str, list[str]]
-                    ) -> dict[str, tuple[int, Any]]:
-    """Every document the lobby's GET routes give these people for these ids: by
-    route, viewer and URL, its status and body (less ``IGNORED``)."""
+async def documents(base: str, viewers: list[Player], ids: dict[str, list[str]],
+                    routes: tuple[str, ...] = ("/",)) -> dict[str, tuple[int, Any]]:
+    """Every document the lobby's GET routes (those starting with one of ``routes``)
+    give these people for these ids: by route, viewer and URL, its status and body
+    (less ``IGNORED``)."""
     async with httpx.AsyncClient(base_url=base, timeout=20) as http:
         schema = (await http.get("/schema/openapi.json")).json()
         urls: list[tuple[str, str]] = []
         for path, ops in schema["paths"].items():
-            if "get" not in ops or any(path.startswith(s) for s in SKIPPED):
+            if ("get" not in ops or any(path.startswith(s) for s in SKIPPED)
+                    or not path.startswith(routes)):
                 continue
             names = [n for n in PARAMS if f"{{{n}}}" in path]
             assert path.count("{") == len(names), f"no ids for {path}"
@@ -262,7 +266,10 @@ async def test_a_restore_to_a_moment_reads_as_the_clients_saw_it(
         print(await asyncio.to_thread(cli, "ratings", "rebuild", env=again))
 
         async def as_rebuilt() -> bool:
-            return not differences(rebuilt(await documents(base, viewers, ids)), rebuilt(seen))
+            """What a rebuild writes anew reads as before: the board, the players'
+            pages and rating histories."""
+            now = await documents(base, viewers, ids, RATED)
+            return not differences(rebuilt(now), rebuilt({k: seen[k] for k in now}))
 
         await until(as_rebuilt, timeout=60, every=0.5)
     finally:
