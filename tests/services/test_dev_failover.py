@@ -25,15 +25,21 @@ from services.platform import dbadmin, servers
 from services.platform.db import create_pool
 from services.platform.events import game_registry
 from services.platform.eventstore import EventStore
-from services.platform.servers.backups import ARCHIVER
 from services.platform.servers.replication import STANDBY
 from services.platform.servers.tools import query
 from spades_client import GameConnection, Lobby, first_legal
 from tests.e2e.ranked import QUEUE_ENV, Queuer, close_all
 from tests.e2e.replays import registered
 from tests.services.devcup import Cup
-from tests.services.test_dev import dev_env, ports, spades, spades_logged, wait_for_line
-from tests.services.test_dev_restore_drill import cli
+from tests.services.test_dev import (
+    cli,
+    dev_env,
+    ports,
+    spades,
+    spades_logged,
+    wait_for_line,
+    wal_archived,
+)
 from tests.waiting import until
 
 __all__ = ["ports"]
@@ -163,7 +169,7 @@ async def test_the_primary_machine_lost_mid_game_fails_over_with_nothing_lost(
         kept = _counts(url, game.game_id, cup.tid)
         moment = datetime.now(UTC)
         await moves(game, 2)
-        await until(lambda: _archived(url), timeout=30)
+        await wal_archived(url)
         restored = server_folder / "restored"
         await asyncio.to_thread(cli, "restore", "--to", moment.isoformat(),
                                 "--data-dir", str(restored), env=env)
@@ -190,12 +196,6 @@ def _counts(url: str, game_id: str, tid: str) -> list[str]:
     return query(url, f"SELECT (SELECT count(*) FROM game.events WHERE stream = '{game_id}')"
                       " || ' ' || (SELECT count(*) FROM tournaments.events"
                       f" WHERE stream = 'tournament-{tid}')")
-
-
-async def _archived(url: str) -> bool:
-    """Whether the WAL archive has every byte written so far."""
-    return query(url, "SELECT flush_lsn >= pg_current_wal_lsn() FROM pg_stat_replication "
-                      f"WHERE application_name = '{ARCHIVER}'") == ["t"]
 
 
 @pytest.mark.parametrize(("setting", "value", "said"), [

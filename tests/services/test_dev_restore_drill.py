@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import subprocess
-import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -33,15 +31,20 @@ import httpx
 
 from schemas.matches import lobby_match_id
 from services.platform import servers
-from services.platform.servers.backups import ARCHIVER
-from services.platform.servers.tools import query
 from tests.e2e.ranked import QUEUE_ENV, Queuer, close_all
 from tests.e2e.replays import registered
 from tests.e2e.test_tournament_run import NEXT_CUP, window
 from tests.services.devcup import Cup, play_seat
 from tests.services.lobby import test_tournaments as accounts
 from tests.services.lobby.harness import Player
-from tests.services.test_dev import ROOT, dev_env, ports, spades_logged, wait_for_line
+from tests.services.test_dev import (
+    cli,
+    dev_env,
+    ports,
+    spades_logged,
+    wait_for_line,
+    wal_archived,
+)
 from tests.waiting import until
 
 __all__ = ["ports"]
@@ -68,13 +71,6 @@ QUERIES: dict[str, list[dict[str, str]]] = {
     "/v1/tournaments": [{}],
 }
 PARAMS = ("player_id", "game_id", "table_id", "match_id", "tournament_id")
-
-
-def cli(*args: str, env: dict[str, str]) -> str:
-    done = subprocess.run([sys.executable, "-m", "services.cli", *args], env=env, cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
 
 
 async def operator(base: str, database_url: str) -> Player:
@@ -210,12 +206,7 @@ async def test_a_restore_to_a_moment_reads_as_the_clients_saw_it(
                                       {**NEXT_CUP, **window()}))["tournament_id"]
         assert await documents(base, viewers, ids) != seen
 
-        async def archived() -> bool:
-            return query(url, "SELECT flush_lsn >= pg_current_wal_lsn() FROM "
-                              f"pg_stat_replication WHERE application_name = '{ARCHIVER}'"
-                         ) == ["t"]
-
-        await until(archived, timeout=30)
+        await wal_archived(url)
     finally:
         await cup.close()
         await close_all(queuers)
