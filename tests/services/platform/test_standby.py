@@ -85,18 +85,24 @@ def _lose(server: servers.PostgresServer) -> None:
     server.process.wait()
 
 
-async def test_with_the_standby_lost_commits_wait_for_it_by_default(
-        postgres_pair: servers.PostgresPair) -> None:
-    url = postgres_pair.url()
+async def _waiting_commit(pair: servers.PostgresPair) -> asyncio.Task[object]:
+    """The standby lost, a commit made on the primary: waiting for a standby to have it."""
+    url = pair.url()
     await _one(url, "CREATE TABLE acknowledged (n int PRIMARY KEY)")
-    _lose(postgres_pair.standby)
+    _lose(pair.standby)
     commit = asyncio.create_task(_one(url, "INSERT INTO acknowledged VALUES (1) RETURNING n"))
 
     async def waits_for_the_standby() -> bool:
-        return psql(postgres_pair.primary, "SELECT count(*) FROM pg_stat_activity "
-                                           "WHERE wait_event = 'SyncRep'") == "1"
+        return psql(pair.primary, "SELECT count(*) FROM pg_stat_activity "
+                                  "WHERE wait_event = 'SyncRep'") == "1"
 
     await until(waits_for_the_standby, timeout=30)
+    return commit
+
+
+async def test_with_the_standby_lost_commits_wait_for_it_by_default(
+        postgres_pair: servers.PostgresPair) -> None:
+    commit = await _waiting_commit(postgres_pair)
     assert not commit.done()  # committed locally, not yet acknowledged
     await asyncio.to_thread(postgres_pair.start_standby)
     assert await asyncio.wait_for(commit, 30) == 1
@@ -109,16 +115,7 @@ async def test_a_new_standby_half_copied_confirms_no_commit(
     through a slot reports what it flushed: it must not do so as the standby the
     primary's commits wait for, or a half-made copy no one could promote would confirm
     them."""
-    url = postgres_pair.url()
-    await _one(url, "CREATE TABLE acknowledged (n int PRIMARY KEY)")
-    _lose(postgres_pair.standby)
-    commit = asyncio.create_task(_one(url, "INSERT INTO acknowledged VALUES (1) RETURNING n"))
-
-    async def waits_for_the_standby() -> bool:
-        return psql(postgres_pair.primary, "SELECT count(*) FROM pg_stat_activity "
-                                           "WHERE wait_event = 'SyncRep'") == "1"
-
-    await until(waits_for_the_standby, timeout=30)
+    commit = await _waiting_commit(postgres_pair)
     # The copy starts in a later WAL segment, so the first flush it reports is past
     # the waiting commit.
     psql(postgres_pair.primary, "SELECT pg_switch_wal()")
