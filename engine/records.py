@@ -18,7 +18,7 @@ test holds both readings to the same result.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import IO, Any
 
@@ -38,6 +38,7 @@ from engine.recordfields import (
 )
 from engine.state import OVER, PLAY, GameState
 from schemas import commands as cmd
+from schemas import events as ev
 from schemas.rules import Rules
 
 _decoder = msgspec.json.Decoder()
@@ -246,3 +247,55 @@ def verify_file(path: str, out: IO[bytes] | None = None) -> int:
             src.close()
     out.flush()
     return 0
+
+
+def hand_records(events: Sequence[ev.Event], game_id: str) -> Iterator[dict[str, Any]]:
+    """The game's hands as game records (``docs/formats/game-record.md``), each saying
+    who played: ``game_id``, ``players``, ``rated``, and ``ended_at`` once the game ended
+    (what ``spades fairplay scan`` reads, ``docs/fairplay.md``)."""
+    rules_spec: Any = None
+    scores, bags = (0, 0), (0, 0)
+    hand: dict[str, Any] | None = None
+    who: dict[str, Any] = {"game_id": game_id}
+    ended = [e.at for e in events if isinstance(e, ev.GameEnded)]
+    if ended:
+        who["ended_at"] = ended[-1]
+    for e in events:
+        if isinstance(e, ev.GameStarted):
+            rules_spec = _rules_spec(e.rules)
+            scores, bags = e.scores, e.bags
+            who.update(players=list(e.players), rated=e.rated)
+        elif isinstance(e, ev.HandDealt):
+            hand = {"id": f"{game_id}-hand-{e.hand_no}", "rules": rules_spec,
+                    "dealer": e.dealer, "hands": [list(h) for h in e.hands],
+                    "bids": [0, 0, 0, 0], "blind_nil": [False] * 4, "plays": [],
+                    "prior": {"scores": list(scores), "bags": list(bags)}, **who}
+        elif hand is not None and isinstance(e, ev.BidPlaced):
+            hand["bids"][e.seat] = e.bid
+            hand["blind_nil"][e.seat] = e.blind
+        elif hand is not None and isinstance(e, ev.CardsPassed):
+            hand.setdefault("passes", [[], [], [], []])[e.seat] = list(e.cards)
+        elif hand is not None and isinstance(e, ev.CardPlayed):
+            hand["plays"].append(e.card)
+        elif hand is not None and isinstance(e, ev.HandScored):
+            scores = (e.teams[0].score_after, e.teams[1].score_after)
+            bags = (e.teams[0].bags_after, e.teams[1].bags_after)
+            yield hand
+            hand = None
+    if hand is not None and hand["plays"]:
+        yield hand
+
+
+def _rules_spec(rules: Any) -> Any:
+    """A preset name, or the preset with only the options that differ from it."""
+    from engine.presets import PRESETS
+
+    base = PRESETS.get(rules.preset)
+    mine = msgspec.to_builtins(rules)
+    mine.pop("preset")
+    if base is None:
+        return {"preset": "house", **mine}
+    theirs = msgspec.to_builtins(base)
+    theirs.pop("preset")
+    overrides = {k: v for k, v in mine.items() if theirs.get(k) != v}
+    return rules.preset if not overrides else {"preset": rules.preset, **overrides}

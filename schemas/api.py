@@ -193,6 +193,9 @@ class LiveGame(msgspec.Struct, frozen=True, kw_only=True):
     started_at: int  # ms since the epoch
     rating: int | None = None  # the mean of its players' known ratings: the list's order
     delayed: bool = False  # a watcher sees it watch_delay_tricks tricks behind
+    # A tournament's game: its tournament, round and teams (home at seats 0 and 2); its
+    # name and round are empty when the tournament service did not answer.
+    tournament: TournamentRound | None = None
 
 
 class LiveGames(msgspec.Struct, frozen=True, kw_only=True):

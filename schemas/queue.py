@@ -49,3 +49,6 @@ class QueueStats(msgspec.Struct, frozen=True, kw_only=True):
     matched_10m: int
     median_wait_ms: int
     p90_wait_ms: int
+    # Players matched and answering their match's ready check now: queued, no longer
+    # waiting for a match (a declined check sends the others back to waiting).
+    in_ready_check: int = 0

@@ -25,6 +25,7 @@ TOURNAMENT_STREAM_PREFIX = "tournament-"  # a tournament's event-store stream: t
 
 # Durable consumers of GAME_EVENTS.
 RATINGS_RESULTS = "ratings-results"
+RATINGS_FAIRPLAY = "ratings-fairplay"  # every rated game weighed and its pairs judged
 TOURNAMENTS_RESULTS = "tournaments-results"
 TOURNAMENTS_MATCHES = "tournaments-matches"  # the tournaments' LOBBY_MATCHES consumer
 LOBBY_GAMES_STARTED = "lobby-games-started"  # the lobby's games projection, for operators

@@ -196,8 +196,8 @@ FRAME_ERRORS: dict[str, tuple[str, ...]] = {
     "mute_bots": _FOLLOWED,
     "match_ready": _MATCH,
     "match_decline": _MATCH,
-    "queue_join": ("registered_only", "more_games_needed", "queue_cooldown", "in_game",
-                   "already_queued", "partner_unavailable", "ratings_unavailable"),
+    "queue_join": ("registered_only", "more_games_needed", "queue_cooldown", "ranked_barred",
+                   "in_game", "already_queued", "partner_unavailable", "ratings_unavailable"),
     "queue_leave": ("not_queued",),
     "queue_accept": ("not_queued", *_MATCH),
 }

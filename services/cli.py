@@ -164,7 +164,8 @@ def _one_line_errors() -> tuple[type[Exception], ...]:
     from services.platform import connection, db, migrations
 
     return (CliError, SettingsError, StartupError, servers.ServerError, db.DatabaseUnavailable,
-            connection.BusUnavailable, migrations.MigrationError, tournament_cli.TournamentCliError)
+            connection.BusUnavailable, migrations.MigrationError, tournament_cli.TournamentCliError,
+            fairplay_cli.FairPlayCliError)
 
 
 def settings_cmd(service: str) -> int:

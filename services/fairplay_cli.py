@@ -1,9 +1,16 @@
-"""`spades fairplay scan FILE`: the fair-play detector over exported game records.
+"""`spades fairplay scan FILE | list | show CASE | decide CASE`: the fair-play detector over
+exported game records, and the review queue of a deployment (docs/fairplay.md).
 
 An operator studies a deployment's games away from it: `spades record export` writes
-records that say who played, and the scan prints one JSON line per pair it judged
-(docs/fairplay.md). A line it cannot judge is named on stderr, one JSON line each
-(its number, the record's id, the code and field), and the rest are still judged.
+records that say who played, and the scan prints one JSON line per pair it judged.
+A line it cannot judge is named on stderr, one JSON line each (its number, the
+record's id, the code and field), and the rest are still judged.
+
+`list`, `show` and `decide` work on the deployment's database, as the ratings service
+does (the same ``FairPlay`` object, with the ratings service's settings): a decision
+made here is the one ``POST /v1/admin/fairplay/{case}/decision`` makes, recorded with
+``by`` "cli:<user>". A case that does not exist, or was decided already, is one line
+on stderr and exit 1.
 """
 
 from __future__ import annotations
@@ -26,10 +33,76 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     scan_p.add_argument("file", help="a JSON Lines file, or - for standard input")
     scan_p.add_argument("--deals", type=int, help="sampled deals per search (more: slower "
                                                   "and surer; default 10)")
+    list_p = fsub.add_parser("list", help="the review queue: open cases first, highest "
+                                          "score first, then the decided")
+    list_p.add_argument("--status", choices=("open", "cleared", "upheld"))
+    list_p.add_argument("--limit", type=int, default=50)
+    fsub.add_parser("show", help="one case as JSON: its games, the decisions that weigh "
+                                 "most, the scores, what happened to it").add_argument("case")
+    decide_p = fsub.add_parser("decide", help="clear a case, or uphold it: its games' "
+                                              "rating changes voided, its accounts barred "
+                                              "from ranked")
+    decide_p.add_argument("case")
+    decide_p.add_argument("decision", choices=("cleared", "upheld"))
+    decide_p.add_argument("--note", default="", help="why, in a few words")
+    decide_p.add_argument("--bar-days", type=float, help="how long an upheld case bars its "
+                                                         "accounts (the service's setting "
+                                                         "by default)")
+
+
+class FairPlayCliError(Exception):
+    """One line for the operator."""
 
 
 def run(args: argparse.Namespace) -> int:
-    return scan_file(args.file, args.deals)
+    if args.fairplay_command == "scan":
+        return scan_file(args.file, args.deals)
+    import asyncio
+
+    return asyncio.run(_queue(args))
+
+
+async def _queue(args: argparse.Namespace) -> int:
+    import getpass
+
+    from schemas import fairplay as api
+    from services import catalog, devdata
+    from services.platform import db
+    from services.platform.busclient import Refused
+    from services.platform.settings import load
+    from services.ratings.fairplay.cases import FairPlay
+    from services.ratings.service import RatingsSettings
+
+    # The ratings service's settings give the formula and fair play's own; NATS is not
+    # reached from here, so its address need not be set.
+    settings = load(catalog.manifest("ratings").settings,
+                    {"NATS_URL": "nats://unused", **devdata.environ()})
+    assert isinstance(settings, RatingsSettings)
+    pool = await db.create_pool(devdata.database_url(), "ratings", min_size=1, max_size=2)
+    fair = FairPlay(pool, settings.system, settings.fairplay_bar_days,
+                    settings.fairplay_recent_games, settings.fairplay_league_games)
+    enc = msgspec.json.Encoder()
+    try:
+        if args.fairplay_command == "list":
+            for c in (await fair.cases(api.ListCases(status=args.status,
+                                                     limit=args.limit))).cases:
+                print(f"{c.case_id}\t{c.status}\t{c.relation}\t{c.score:.2f}\t"
+                      f"{' '.join(c.players)}\t{c.games} game(s)\t{c.why}")
+            return 0
+        if args.fairplay_command == "show":
+            detail = await fair.case(api.GetCase(case_id=args.case))
+        else:
+            detail = await fair.decide(api.Decide(
+                case_id=args.case, decision=args.decision, note=args.note,
+                bar_days=args.bar_days, by=f"cli:{getpass.getuser()}"))
+        sys.stdout.buffer.write(enc.encode(detail) + b"\n")
+        return 0
+    except Refused as exc:
+        raise FairPlayCliError(f"{exc.args[0]}: {exc.args[1]}") from None
+    except msgspec.ValidationError as exc:
+        raise FairPlayCliError(f"bad_request: {exc}") from None
+    finally:
+        await pool.close()
 
 
 def scan_file(path: str, deals: int | None = None) -> int:

@@ -35,6 +35,8 @@ class Card(NamedTuple):
 
     seat: int
     told: int  # +1: only the real hand's best; -1: only the plausible hand's best; else 0
+    hand: int = 0  # the hand's number in its game, for a reviewer to find the decision
+    card: str = ""  # the card played
 
 
 def group_of(f: Fast, cands: list[int], card: int, out: int) -> int:

@@ -60,7 +60,7 @@ def weigh_record(rec: Any, seed: int = 0, deals: int = DEALS
         hands.add(k)
         got = weigh_card(before, seat, card_id(card), seed * 7919 + n, deals)
         if got is not None:
-            cards.append(got)
+            cards.append(got._replace(hand=k, card=str(card)))
         if len(after.sheet) > len(before.sheet):
             for t in range(2):
                 points[t] += after.sheet[-1].teams[t].delta
@@ -73,7 +73,7 @@ def weigh_records(game_id: str, players: Players, ended_at: int, records: Iterab
     hands, points, cards = 0, [0, 0], []
     for i, rec in enumerate(records):
         h, p, c = weigh_record(rec, seed + i, deals)
+        cards += [x._replace(hand=hands + x.hand) for x in c]  # numbered across the game
         hands += h
         points = [points[0] + p[0], points[1] + p[1]]
-        cards += c
     return Game(game_id, players, ended_at, hands, (points[0], points[1]), tuple(cards))

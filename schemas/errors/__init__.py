@@ -194,6 +194,8 @@ LOBBY = [
         "bad_rules": ("not a preset, or an option out of range (docs/rules.md)",
                       "unknown preset 'hous'"),
         "partner_is_guest": "the partner must be a registered player",
+        "name_too_short": ("a player's name has at least two letters or digits",
+                           "a name has at least 2 letters or digits"),
         "bad_origin": "a person's table starts with `table`, a tournament's with `tournament`",
         "bad_ready": "a ready check lasts 10 to 600 seconds",
         "bad_seats": ("four seats, each a player or a bot level, a player at one seat only",
@@ -243,7 +245,12 @@ LOBBY = [
     }),
     *_codes(403, {"queue_cooldown": ("you left or missed a ranked match lately; queue again "
                                      "after `until` (ms)",
-                                     "you may queue again after a cooldown")}, (UNTIL,)),
+                                     "you may queue again after a cooldown"),
+                  "ranked_barred": ("an upheld fair-play case bars the account from ranked "
+                                    "until `until` (ms) (a partner named who is barred is "
+                                    "`partner_unavailable`); docs/fairplay.md",
+                                    "barred from ranked play until 2027-01-06 after a "
+                                    "fair-play review")}, (UNTIL,)),
     *_codes(404, {
         "table_not_found": ("no such table (or no table has that room code)",
                             "no table t-1a2b3c"),
@@ -253,6 +260,7 @@ LOBBY = [
                               "no registered account named 'Ada'"),
         "match_not_found": ("no such match", "no match m-1"),
         "not_queued": "you are not in the queue",
+        "case_not_found": ("no fair-play case with that id", "no case c-5e1f"),
     }),
     *_codes(409, {
         "name_taken": ("the name, or a look-alike of it, is registered already",
@@ -277,6 +285,10 @@ LOBBY = [
                     "person plays one game at a time"),
         "already_queued": "you are in the queue already",
         "partner_unavailable": "the partner is yourself, unknown, a guest, queued or playing",
+        "case_decided": ("the fair-play case was decided already; a decision stands",
+                         "case c-5e1f was decided already (upheld)"),
+        "game_not_rated": ("fair play reviews rated games: an unrated game cannot be "
+                           "reported", "game g-9c1d is not rated"),
     }),
     *_codes(429, {
         "rate_limited": ("too many attempts (sign-ins, frames); wait Retry-After seconds. "

@@ -156,6 +156,7 @@ class TournamentSummary(msgspec.Struct, frozen=True, kw_only=True):
     organizer: str
     starts_at: int  # ms since the epoch: as set, until it starts; then when it started
     champion: str | None
+    champion_name: str = ""  # the champion team's name; "" while there is none
     # The check-in window as set (ms since the epoch), null without a check-in; starting
     # the tournament (at starts_at, or earlier by the organizer) ends it.
     check_in_opens_at: int | None = None

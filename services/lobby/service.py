@@ -20,7 +20,7 @@ from services.lobby.accounts.guests import GuestPurge
 from services.lobby.accounts.standings import Standings
 from services.lobby.base.errors import LobbyError
 from services.lobby.base.settings import LobbySettings
-from services.lobby.base.throttle import CodeGuesses, Throttle
+from services.lobby.base.throttle import CodeGuesses, Throttle, limit
 from services.lobby.clients.broadcasts import Broadcasts
 from services.lobby.clients.gameworkers import GameClient
 from services.lobby.clients.ratings import RatingsBus
@@ -30,6 +30,7 @@ from services.lobby.edge.gateway import Gateway
 from services.lobby.games import operators
 from services.lobby.games.live import Live
 from services.lobby.games.projection import projection_handlers
+from services.lobby.games.reports import Reports
 from services.lobby.history.pages import History
 from services.lobby.history.projection import HistoryProjection
 from services.lobby.http import apidocs
@@ -96,7 +97,8 @@ async def setup(rt: Runtime) -> None:
         standings=Standings(rt.pool, ratings), tournaments=tournaments, matches=matches,
         queue=queue, operators=operators.Operators(rt.pool, games, s.operator_cache_games),
         history=History(rt.pool, ratings, tournaments, games),
-        live=Live(rt.pool, ratings, gateway.unseen), unseen=gateway.unseen))
+        live=Live(rt.pool, ratings, gateway.unseen, tournaments), unseen=gateway.unseen,
+        ratings=ratings, reports=Reports(rt.pool, ratings, s.reports_per_player)))
     rt.routes.append(socket.handler(gateway, tokens, origins, s.ws_max_frame_bytes))
     await _projections(rt, s, games, broadcasts)
     rt.exception_handlers[LobbyError] = error_response
@@ -114,6 +116,7 @@ def _tokens(s: LobbySettings) -> Tokens:
 
 def _limits(s: LobbySettings) -> tuple[Throttle, CodeGuesses]:
     try:
+        limit(s.reports_per_player)  # read when the first report comes: checked now
         return (Throttle(s.login_failures_per_account, s.login_failures_per_address,
                          s.signups_per_address),
                 CodeGuesses(s.room_code_misses_per_player))

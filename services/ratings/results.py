@@ -43,7 +43,9 @@ def batch_handler(system: RatingSystem) -> BatchHandler:
     """Rate a run of endings in order, in three statements whatever its length: lock
     every player of the run, work the changes out game by game (a player in two of
     the games carries the first one's result into the second, as if applied one at
-    a time) by ``system``, then write the players' rows and the history."""
+    a time) by ``system``, then write the players' rows and the history. A game fair
+    play voided (``voided_games``, read once the rows are locked, so a void committed
+    meanwhile is seen) moves no rating."""
     events = game_registry()
 
     async def on_games_ended(conn: asyncpg.Connection, envs: list[EventEnvelope]) -> None:
@@ -56,26 +58,40 @@ def batch_handler(system: RatingSystem) -> BatchHandler:
         if not games:
             return
         rows = await store.lock(conn, [p for _, _, ps in games for p in ps], system.initial)
+        voided = await store.voided(conn, [env.stream for env, _, _ in games])
         now = {p: store.Standing.of(r) for p, r in rows.items()}
         history: list[store.Move] = []
         for env, event, players in games:
             assert isinstance(event, GameEnded)
-            a, b, c, d = (now[p] for p in players)
-            before = (a.rating, b.rating, c.rating, d.rating)
-            changes = system.rate(before, (a.games, b.games, c.games, d.games), event.winner,
-                                  event.abandoned)
+            if env.stream in voided:
+                _log.info("voided_game_not_rated", game=env.stream)
+                continue
             ended_at = dt.datetime.fromtimestamp(env.occurred_at_ms / 1000, dt.UTC)
-            for seat, (player, change) in enumerate(zip(players, changes, strict=True)):
-                left, right = opponents_of(seat)
-                now[player] = now[player].after(change, ended_at)
-                history.append(store.Move(player, env.stream, before[seat], change,
-                                          partner=players[partner_of(seat)],
-                                          opponents=(players[left], players[right]),
-                                          rated_at=ended_at))
-            _log.info("rated", game=env.stream, before=before, deltas=[c.delta for c in changes])
+            history += rate_game(system, now, env.stream, players, event.winner,
+                                 event.abandoned, ended_at)
         await store.record(conn, [now[p] for p in sorted(now)], history)
 
     return on_games_ended
+
+
+def rate_game(system: RatingSystem, now: dict[str, store.Standing], game: str,
+              players: tuple[str, str, str, str], winner: int | None,
+              abandoned: tuple[int, ...], ended_at: dt.datetime) -> list[store.Move]:
+    """One game rated from the players' standings in ``now`` (moved on in place): the
+    four history rows, in seat order. The consumer and the rebuild without voided games
+    (``rebuild.py``) both rate through here, so they cannot disagree."""
+    a, b, c, d = (now[p] for p in players)
+    before = (a.rating, b.rating, c.rating, d.rating)
+    changes = system.rate(before, (a.games, b.games, c.games, d.games), winner, abandoned)
+    moves = []
+    for seat, (player, change) in enumerate(zip(players, changes, strict=True)):
+        left, right = opponents_of(seat)
+        now[player] = now[player].after(change, ended_at)
+        moves.append(store.Move(player, game, before[seat], change,
+                                partner=players[partner_of(seat)],
+                                opponents=(players[left], players[right]), rated_at=ended_at))
+    _log.info("rated", game=game, before=before, deltas=[c.delta for c in changes])
+    return moves
 
 
 def handler(system: RatingSystem) -> Handler:

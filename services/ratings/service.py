@@ -20,6 +20,8 @@ from services.ratings import results
 from services.ratings.api import Ratings
 from services.ratings.board import BoardRefresher
 from services.ratings.elo import Elo, KSchedule
+from services.ratings.fairplay.cases import FairPlay
+from services.ratings.fairplay.scoring import Scoring
 from services.ratings.system import RatingSystem
 
 NAME = "ratings"
@@ -48,6 +50,20 @@ class RatingsSettings(Settings, frozen=True, kw_only=True):
                                       "leaderboard is recomputed (at most this often while "
                                       "games keep ending).")] = 2.0
 
+    fairplay_deals: Annotated[int, msgspec.Meta(
+        ge=1, le=64, description="Fair play: sampled deals per search when a rated game's "
+                                 "card decisions are weighed (more: slower and surer; "
+                                 "docs/fairplay.md).")] = 10
+    fairplay_recent_games: Annotated[int, msgspec.Meta(
+        ge=1, le=5000, description="Fair play: each player's recent rated games a pair is "
+                                   "judged over.")] = 200
+    fairplay_league_games: Annotated[int, msgspec.Meta(
+        ge=0, le=20000, description="Fair play: the league's recent rated games that "
+                                    "opponents' losses are compared with.")] = 500
+    fairplay_bar_days: Annotated[float, msgspec.Meta(
+        gt=0, le=3650, description="Fair play: how long an upheld case bars its accounts "
+                                   "from ranked (a decision may name another length).")] = 30.0
+
     @property
     def system(self) -> RatingSystem:
         """The rating system the settings describe: today always team Elo."""
@@ -71,3 +87,19 @@ async def setup(rt: Runtime) -> None:
     await refresher.start()
     rt.workers.append(refresher)
     rt.endpoints.extend(ratings.endpoints())
+    await _fairplay(rt, s, system)
+
+
+async def _fairplay(rt: Runtime, s: RatingsSettings, system: RatingSystem) -> None:
+    """Fair play: its own consumer of the rated games' endings (weighing a game takes a
+    second or two, so the ratings never wait for it), and the review queue's endpoints."""
+    scoring = Scoring(rt.pool, rt.client, rt.names, s.fairplay_deals, s.fairplay_recent_games,
+                      s.fairplay_league_games)
+    spec = rt.consumer(subjects.RATINGS_FAIRPLAY,
+                       rt.names.game_events_of_type(subjects.GAME_ENDED))
+    consumer = Consumer(rt.client, rt.pool, spec, scoring.handle, batch=1,
+                        before=scoring.before)
+    await consumer.start()
+    rt.workers.append(consumer)
+    rt.endpoints.extend(FairPlay(rt.pool, system, s.fairplay_bar_days, s.fairplay_recent_games,
+                                 s.fairplay_league_games).endpoints())

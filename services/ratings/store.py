@@ -209,8 +209,40 @@ async def history(pool: asyncpg.Pool, player: str, before: int | None,
         player, before, limit, games))
 
 
+async def voided(conn: asyncpg.Connection, games: Sequence[str]) -> set[str]:
+    """Which of ``games`` fair play voided: they move no rating."""
+    rows = await conn.fetch("SELECT game_id FROM voided_games WHERE game_id = ANY($1::text[])",
+                            list(games))
+    return {r["game_id"] for r in rows}
+
+
+async def void(conn: asyncpg.Connection, games: Sequence[str], case_id: str) -> None:
+    """Mark ``games`` voided, the ratings locked against the consumer first (it locks
+    players' rows before reading what is voided), so no game is rated across a void."""
+    await conn.execute("LOCK TABLE ratings, rating_history IN EXCLUSIVE MODE")
+    await conn.execute(
+        "INSERT INTO voided_games (game_id, case_id) SELECT g, $2 FROM unnest($1::text[]) g"
+        " ON CONFLICT DO NOTHING", list(games), case_id)
+
+
+async def rated_seats(conn: asyncpg.Connection) -> list[asyncpg.Record]:
+    """Every history row of the games not voided, in the order they were rated (a game's
+    four rows in seat order), for a rebuild."""
+    return list(await conn.fetch(
+        "SELECT player_id, game_stream, result, rated_at FROM rating_history h"
+        " WHERE NOT EXISTS (SELECT 1 FROM voided_games v WHERE v.game_id = h.game_stream)"
+        " ORDER BY id"))
+
+
+async def forget_rated(conn: asyncpg.Connection) -> None:
+    """Empty the players' rows and the history (readers see the old ones until commit)."""
+    await conn.execute("DELETE FROM rating_history")
+    await conn.execute("DELETE FROM ratings")
+
+
 async def reset(conn: asyncpg.Connection, consumer: str) -> None:
-    """Forget every rating and which games were applied, so they can be applied again."""
+    """Forget every rating and which games were applied, so they can be applied again
+    (``voided_games`` stays: a rebuild leaves the voided games out too)."""
     await conn.execute("TRUNCATE ratings, rating_history, board, board_refreshed")
     await forget(conn, consumer)
 

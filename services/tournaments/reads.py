@@ -16,7 +16,11 @@ from services.tournaments.duplicate import DuplicateScore
 from services.tournaments.projection import project
 from services.tournaments.state import Tournament
 
+# The champion's name comes with the list, so a list of finished tournaments names its
+# winners without reading each tournament whole.
 _SUMMARY = ("tournament_id, name, status, format, organizer, starts_at, champion,"
+            " (SELECT c.name FROM tournament_teams c WHERE c.tournament_id ="
+            "  tournaments.tournament_id AND c.team_id = tournaments.champion) AS champion_name,"
             " (settings->>'check_in_minutes')::bigint AS check_in_minutes,"
             " (settings->>'starts_at')::bigint AS planned_at")
 
@@ -28,7 +32,7 @@ def _summary(row: asyncpg.Record) -> api.TournamentSummary:
     return api.TournamentSummary(
         tournament_id=str(row["tournament_id"]), name=row["name"], status=row["status"],
         format=row["format"], organizer=row["organizer"], starts_at=starts_at,
-        champion=row["champion"],
+        champion=row["champion"], champion_name=row["champion_name"] or "",
         check_in_opens_at=planned - check_in * 60_000 if check_in else None,
         check_in_closes_at=planned if check_in else None)
 

@@ -232,6 +232,9 @@ async def test_leaving_during_a_ready_check_answers_the_state_after_the_decline(
     for q in four:
         await q.join()
     await found(four)
+    # Matched, they are still queued: the counts say so rather than "0 waiting".
+    stats = await four[0].player.ok("GET", "/v1/queue/stats")
+    assert stats["in_ready_check"] >= 4, stats
     decliner = four[0]
     left = await decliner.player.ok("DELETE", "/v1/queue")
     assert (left["state"], left["match_id"]) == ("none", None), left
@@ -444,7 +447,7 @@ async def test_a_queued_players_place_survives_their_lobby_copys_restart(
             return bool(rows) and rows[0]["socket"] != "" and rows[0]["state"] == "waiting"
 
         await until(taken_over, timeout=10)
-        async with httpx.AsyncClient(base_url=staying.url) as http:
+        async with httpx.AsyncClient(base_url=staying.url, timeout=30) as http:
             state = (await http.get("/v1/queue", headers={
                 "Authorization": f"Bearer {q.player.token}"})).json()
         assert state["state"] == "waiting" and state["since"] == waiting["since"]
@@ -492,6 +495,11 @@ async def test_a_page_queues_accepts_plays_and_sees_its_rating_change(ranked: Ra
                 await q.join()
             await page.wait_for_selector("#offer-box:not([hidden])", timeout=20000)
             await page.wait_for_selector("#queue-match:not([hidden])")
+            # The wait is over: its clock stops, and the counts show the four matched.
+            await page.wait_for_selector("#queue-state:text-is('A match was found.')")
+            await page.wait_for_selector("#queue-stats:has-text('answering a match')")
+            await page.wait_for_timeout(1500)
+            assert await page.text_content("#queue-state") == "A match was found."
             offer = await page.text_content("#offer-text")
             assert offer is not None and "A ranked match is ready (rated)" in offer, offer
             await shot(page, "web-ranked-offer")

@@ -71,13 +71,19 @@ async def _drain(sock: Socket, into: list[dict[str, Any]], wait: float = 0.05) -
 def _allowed(events: list[dict[str, Any]], now: int) -> int:
     """The last version a delayed watcher may have seen when the game is at ``now``:
     an event after which the game had completed k tricks shows once it has completed
-    k + DELAY, that is every event before the (done - DELAY + 1)-th trick's end; all
-    once the game is over."""
+    k + DELAY, and a trick's end (with the score of a hand's last trick) goes out with
+    its cards: every event up to the (done - DELAY + 1)-th trick's end and the score
+    that follows it; all once the game is over."""
     if any(f["event"]["type"] == "GameEnded" for f in events if f["version"] <= now):
         return now
     done = [f["version"] for f in events
             if f["event"]["type"] == "TrickWon" and f["version"] <= now]
-    return 0 if len(done) < DELAY else done[len(done) - DELAY] - 1
+    if len(done) < DELAY:
+        return 0
+    last = done[len(done) - DELAY]
+    scored = [f for f in events if f["version"] == last + 1 and f["version"] <= now
+              and f["event"]["type"] == "HandScored"]
+    return last + 1 if scored else last
 
 
 async def _watch(watcher: Player, platform: Platform, game_id: str,

@@ -5,9 +5,11 @@ take the empty seats, and a full table offers no Join."""
 
 from __future__ import annotations
 
+import uuid
+
 from playwright.async_api import Browser, Locator, Page
 
-from tests.e2e.browser import chromium, new_page, shot, sign_in
+from tests.e2e.browser import chromium, new_page, register, shot, sign_in
 from tests.e2e.conftest import Platform
 
 
@@ -97,4 +99,39 @@ async def test_the_lobby_explains_its_numbers_and_a_partner_who_is_yourself(
         other, row = await seen_by_another(browser, problems, platform.a.url, page)
         assert "2 (west), 3 (north), 4 (east)" in (await row.text_content() or "")
         await shot(other, "home-free-seats")
+    assert problems == []
+
+
+async def test_a_name_of_one_letter_is_refused_with_the_reason(platform: Platform) -> None:
+    """The form asks for two characters; "J." has them, and one letter: the server
+    refuses it (``name_too_short``), and the page says why, beside the form."""
+    problems: list[str] = []
+    async with chromium() as browser:
+        page = await new_page(browser, problems, width=375, height=667)
+        await page.goto(f"{platform.a.url}/")
+        await page.fill("#guest-name", "J.")
+        await page.click("#guest-go")
+        reason = ("A name needs at least two letters or digits: one letter is an initial, "
+                  "and other players could not tell you apart.")
+        await page.wait_for_selector(f"#status:text-is('{reason}')")
+        assert await page.text_content("#guest-form #near-error") == reason
+        assert await page.is_visible("#signin")
+        await shot(page, "home-name-too-short")
+    assert problems == []
+
+
+async def test_naming_oneself_as_partner_in_another_spelling_says_so(
+        platform: Platform) -> None:
+    """The server finds a name however it is typed: a full-width first letter is still the
+    player's own name, and the page says so rather than that the partner cannot queue."""
+    problems: list[str] = []
+    name = f"Solitary{uuid.uuid4().hex[:6]}"
+    async with chromium() as browser:
+        page = await new_page(browser, problems, width=375, height=667)
+        await register(page, platform.a.url, name, "a long enough password")
+        await page.fill("#queue-partner", chr(ord(name[0]) + 0xFEE0) + name[1:])
+        await page.evaluate("document.getElementById('queue-form').requestSubmit()")
+        await page.wait_for_selector("#status:has-text('You cannot be your own partner')")
+        assert await page.text_content("#queue-state") == "Not queued."
+        await shot(page, "queue-self-partner")
     assert problems == []

@@ -73,11 +73,16 @@ class Tokens:
         return self.check(authorization[7:].strip())
 
 
+MIN_NAME = 2  # letters or digits: one letter is an initial, not a name others can tell apart
+
+
 def _name(name: str) -> tuple[str, str]:
-    """The name as shown and its skeleton (``names``), or 400 if nothing is left."""
+    """The name as shown and its skeleton (``names``); 400 ``name_too_short`` when it has
+    fewer than ``MIN_NAME`` letters or digits."""
     name = names.shown(name)
-    if not any(ch.isalnum() for ch in name):
-        raise LobbyError("bad_request", "a name needs a letter or a digit")
+    if sum(ch.isalnum() for ch in name) < MIN_NAME:
+        raise LobbyError("name_too_short",
+                         f"a name has at least {MIN_NAME} letters or digits")
     return name, names.skeleton(name)
 
 

@@ -66,6 +66,10 @@ class LobbySettings(Settings, frozen=True, kw_only=True):
         description="Wrong room codes one player may try (joining or watching a private "
                     "table); past it: 429 until the window moves on.")
     ] = "20/10 minutes"
+    reports_per_player: Annotated[str, msgspec.Meta(
+        description="Games one player may report for fair play (POST /v1/games/{id}/report) "
+                    "in a window; past it: 429 until the window moves on.")
+    ] = "10/hour"
     guest_purge_every_seconds: Annotated[float, msgspec.Meta(
         gt=0, description="How often idle guests are deleted: guests whose token has "
                           "expired (token_ttl_seconds after sign-in) and who hold no seat "

@@ -1,10 +1,14 @@
 """A game as a delayed watcher sees it: each event held back until a number of tricks
 were completed after it.
 
-An event that happened when the game had completed ``k`` tricks (counting the
-``TrickWon`` it may itself be) is released once the game has completed ``k + n``:
-so nothing, a bid, a card or a score, reaches a delayed watcher before ``n`` tricks
-were played after a live spectator saw it. The game's end releases everything.
+An event that happened when the game had completed ``k`` tricks is released once the
+game has completed ``k + n``: so nothing, a bid or a card, reaches a delayed watcher
+before ``n`` tricks were played after a live spectator saw it. A trick's end
+(``TrickWon``, and the ``HandScored`` of a hand's last trick) counts as part of that
+trick: it follows from the four cards, so it goes out with the card that completed the
+trick, and a delayed watcher sees a full trick collected by its winner as a live one
+does, not four cards lying unclaimed for a whole trick. The game's end releases
+everything.
 Table talk is held the same way: a line reaches a delayed watcher once its board
 shows the moment the line was said, so "we set them" never comes tricks before the
 set does.
@@ -20,7 +24,7 @@ from collections.abc import Iterable, Iterator
 
 from engine.evolve import evolve
 from engine.state import GameState
-from schemas.events import Event, GameEnded, TrickWon
+from schemas.events import Event, GameEnded, HandScored, TrickWon
 from services.lobby.accounts import auth
 from services.lobby.accounts.auth import Claims
 from services.lobby.base.errors import LobbyError
@@ -46,9 +50,10 @@ class Delay:
 
     def add(self, event: Event, after: GameState) -> Iterator[tuple[Event, GameState]]:
         """Take in the next event; yield those it lets out, oldest first."""
+        trick_end = isinstance(event, TrickWon | HandScored)
         if isinstance(event, TrickWon):
             self.done += 1
-        self.held.append((event, after, self.done))
+        self.held.append((event, after, self.done - 1 if trick_end else self.done))
         over = isinstance(event, GameEnded)
         while self.held and (over or self.held[0][2] + self.tricks <= self.done):
             shown, state, _ = self.held.popleft()

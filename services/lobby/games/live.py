@@ -5,25 +5,32 @@ with none come last. The ratings service is asked once for the whole list; when 
 does not answer, the list still comes, newest first, with ``ratings_complete`` false.
 A player of a duplicate tournament is not offered the other tables of a round they
 still play (``tournaments.unseen``); when the tournament service does not answer, the
-list leaves out every tournament game for them rather than guess.
+list leaves out every tournament game for them rather than guess. A tournament's game
+carries its tournament, round and teams' names (``tournament``), so a list of bots' games
+still says which match each one is; the tournament service is asked once a tournament.
 """
 
 from __future__ import annotations
 
 from schemas.api import LiveGame, LiveGames, LivePlayer
+from schemas.history import TournamentRound
 from services.lobby.accounts.auth import Claims
 from services.lobby.base.errors import LobbyError
 from services.lobby.base.store import Pool
 from services.lobby.clients.ratings import RatingsBus
+from services.lobby.matches import store as match_store
 from services.lobby.tables import store
+from services.lobby.tournaments.relay import Tournaments
 from services.lobby.tournaments.unseen import Unseen
 
 CANDIDATES = 500  # the newest games playing that the list is chosen from
 
 
 class Live:
-    def __init__(self, pool: Pool, ratings: RatingsBus, unseen: Unseen) -> None:
+    def __init__(self, pool: Pool, ratings: RatingsBus, unseen: Unseen,
+                 tournaments: Tournaments) -> None:
         self.pool, self.ratings, self.unseen = pool, ratings, unseen
+        self.tournaments = tournaments
 
     async def games(self, limit: int, me: Claims) -> LiveGames:
         rows = await self._watchable(me)
@@ -36,10 +43,20 @@ class Live:
                 rated = {r.player_id: r.rating for r in await self.ratings.ratings(people)}
             except LobbyError:
                 complete = False
-        games = [_game(t, origin, is_rated, started, rated)
+        rounds = await self._rounds([t.game_id or "" for t, origin, _, _ in rows
+                                     if origin == "tournament"])
+        games = [_game(t, origin, is_rated, started, rated, rounds.get(t.game_id or ""))
                  for t, origin, is_rated, started in rows]
         games.sort(key=lambda g: (g.rating is None, -(g.rating or 0), -g.started_at))
         return LiveGames(games=games[:limit], ratings_complete=complete)
+
+    async def _rounds(self, game_ids: list[str]) -> dict[str, TournamentRound]:
+        """Game id -> the tournament round and teams a tournament's game plays."""
+        if not game_ids:
+            return {}
+        matches = await match_store.tournament_matches(self.pool, game_ids)
+        rounds = await self.tournaments.rounds_of(list(matches.values()))
+        return {g: rounds[m] for g, m in matches.items() if m in rounds}
 
     async def _watchable(self, me: Claims) -> list[tuple[store.TableRow, str, bool, int]]:
         """The candidates, less the games ``me`` may not see."""
@@ -54,7 +71,7 @@ class Live:
 
 
 def _game(t: store.TableRow, origin: str, rated: bool, started: int,
-          ratings: dict[str, int]) -> LiveGame:
+          ratings: dict[str, int], tournament: TournamentRound | None) -> LiveGame:
     players = [LivePlayer(seat=i, player_id=s.player_id, name=s.name, bot=s.bot,  # type: ignore[arg-type]
                           guest=s.guest, rating=ratings.get(s.player_id or ""))
                for i, s in enumerate(t.seats)]
@@ -62,4 +79,4 @@ def _game(t: store.TableRow, origin: str, rated: bool, started: int,
     return LiveGame(game_id=t.game_id or "", table_id=t.table_id, origin=origin,
                     rated=rated, players=players, started_at=started,
                     rating=round(sum(known) / len(known)) if known else None,
-                    delayed=t.private)
+                    delayed=t.private, tournament=tournament)

@@ -83,7 +83,12 @@ LIVE = {"ratings_complete": True, "games": [{
                 {"seat": 1, "bot": "basic", "name": "Bot 2"},
                 {"seat": 2, "bot": "basic", "name": "Bot 3"},
                 {"seat": 3, "bot": "basic", "name": "Bot 4"}],
-    "started_at": 1798700300000, "rating": None, "delayed": False}]}
+    "started_at": 1798700300000, "rating": None, "delayed": False}, {
+    "game_id": "g-7e8f", "table_id": "t-9f8e7d", "origin": "tournament", "rated": False,
+    "players": [{"seat": i, "bot": "expert", "name": f"Bot {i + 1}"} for i in range(4)],
+    "started_at": 1798700200000, "rating": None, "delayed": True, "tournament": {
+        "tournament_id": "5b0e7c2a-3f1d-4c8e-9a61-2d7f0e4b9c13", "name": "Friday Night Spades",
+        "round_no": 2, "round_name": "Final", "home": "Robots", "away": "Droids"}}]}
 
 
 class SessionController(Controller):

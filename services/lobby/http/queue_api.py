@@ -19,7 +19,7 @@ STATE = {"state": "waiting", "players": ["p-7f3a"], "partner": None, "since": 17
          "window": 200, "match_id": None, "cooldown_until": 0}
 STATS = {"waiting_solo": 14, "waiting_pair": 6, "bands": [
     {"low": 1400, "solo": 5, "pair": 2}, {"low": 1500, "solo": 9, "pair": 4}],
-    "matched_10m": 48, "median_wait_ms": 21000, "p90_wait_ms": 64000}
+    "matched_10m": 48, "median_wait_ms": 21000, "p90_wait_ms": 64000, "in_ready_check": 4}
 
 
 class QueueController(Controller):

@@ -19,6 +19,7 @@ from services.lobby.http.api import (
     TableController,
     static_file,
 )
+from services.lobby.http.fairplay_api import FairPlayController
 from services.lobby.http.history_api import PlayerGamesController
 from services.lobby.http.matches_api import MatchController
 from services.lobby.http.queue_api import QueueController
@@ -32,9 +33,10 @@ from services.platform.busclient import BusClient
 
 CONTROLLERS = (SessionController, TableController, PlayerController, MatchController,
                QueueController, StandingsController, TournamentController, TeamController,
-               TournamentReadController, OperatorController, PlayerGamesController)
+               TournamentReadController, OperatorController, PlayerGamesController,
+               FairPlayController)
 PAGES = (("/", "index.html"), ("/app.js", "app.js"), ("/tournaments", "tournaments.html"),
-         ("/tournaments.js", "tournaments.js"), ("/cards.js", "cards.js"))
+         ("/tournaments.js", "tournaments.js"), ("/cards.js", "cards.js"), ("/say.js", "say.js"))
 
 
 def router(**objects: Any) -> Router:

@@ -30,7 +30,7 @@ CHANGED = {"tournament_id": TID, "version": 2, "events": ["TeamRegistered"],
            "team_id": "a41c09e7d2b84f61"}
 SUMMARY = {"tournament_id": TID, "name": "Friday Night Spades", "status": "registering",
            "format": "single_elimination", "organizer": "p-7f3a",
-           "starts_at": 1798761600000, "champion": None,
+           "starts_at": 1798761600000, "champion": None, "champion_name": "",
            "check_in_opens_at": 1798759800000, "check_in_closes_at": 1798761600000}
 MATCH = {"match_id": "W1-1", "round_no": 1, "home": "a41c09e7d2b84f61",
          "away": "0c7d2e5f9b134a80", "outcome": None, "reason": "played", "scores": [0, 0],

@@ -21,8 +21,7 @@ from services.lobby.tables.store import (
 
 __all__ = ["MatchRow", "NotAwaiting", "NotFound", "Pool", "TableNotOpen", "confirm", "decline",
            "lapsed_checks", "match", "match_state", "offers_of", "open_match", "origin_of",
-           "outcome_sent",
-           "unsent_outcomes", "unstarted_matches"]
+           "outcome_sent", "tournament_matches", "unsent_outcomes", "unstarted_matches"]
 
 
 class TableNotOpen(Exception):
@@ -116,6 +115,14 @@ async def match(pool: asyncpg.Pool, match_id: str) -> MatchRow:
     if row is None:
         raise NotFound(match_id)
     return _match(row)
+
+
+async def tournament_matches(pool: asyncpg.Pool, game_ids: list[str]) -> dict[str, str]:
+    """The lobby's match id of each of ``game_ids`` that a tournament's match plays."""
+    rows = await pool.fetch("SELECT game_id, match_id FROM matches"
+                            " WHERE game_id = ANY($1::text[]) AND origin = 'tournament'",
+                            game_ids)
+    return {r["game_id"]: r["match_id"] for r in rows}
 
 
 async def match_of_game(pool: asyncpg.Pool, game_id: str) -> MatchRow | None:

@@ -4,6 +4,7 @@ who may queue with them."""
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 from services.lobby.accounts import store as accountstore
@@ -12,18 +13,21 @@ from services.lobby.base.clock import now_ms
 from services.lobby.base.errors import LobbyError
 from services.lobby.base.settings import LobbySettings
 from services.lobby.clients.gameworkers import GameClient, GameUnavailable
+from services.lobby.clients.ratings import RatingsBus
 from services.lobby.ranked import store as qs
 from services.lobby.tables import store as tablestore
 from services.lobby.tables.playing import in_game
 
 
 class Eligibility:
-    def __init__(self, pool: basestore.Pool, games: GameClient,
-                 settings: LobbySettings) -> None:
-        self.pool, self.games, self.settings = pool, games, settings
+    def __init__(self, pool: basestore.Pool, games: GameClient, settings: LobbySettings,
+                 ratings: RatingsBus) -> None:
+        self.pool, self.games, self.settings, self.ratings = pool, games, settings, ratings
 
     async def check(self, player: str) -> None:
-        """Refuse a player who may not queue now: too few games, cooling down, playing."""
+        """Refuse a player who may not queue now: too few games, cooling down, barred by
+        fair play (docs/fairplay.md), playing. A partner named is refused for any of
+        these as ``partner_unavailable`` (``partner_free``): whose bar it is stays theirs."""
         short = await self.games_needed(player)
         if short:
             raise LobbyError("more_games_needed", f"finish {short} more "
@@ -33,6 +37,10 @@ class Eligibility:
         if until:
             raise LobbyError("queue_cooldown", "you may queue again after a cooldown",
                              until=until)
+        for bar in await self.ratings.barred([player]):
+            raise LobbyError("ranked_barred", "barred from ranked play until "
+                             f"{dt.datetime.fromtimestamp(bar.until_ms / 1000, dt.UTC):%Y-%m-%d}"
+                             " after a fair-play review", until=bar.until_ms)
         for game_id, _, _ in await tablestore.running_games_of(self.pool, player):
             if not await self._over(game_id, player):
                 raise in_game("finish your running game before queueing")

@@ -61,7 +61,7 @@ class Queue:
         self.broadcasts = broadcasts
         self.settings, self.gateway = settings, gateway
         self.rules = MatchRules(cycle=settings.queue_cycle_seconds)
-        self.eligibility = Eligibility(pool, games, settings)
+        self.eligibility = Eligibility(pool, games, settings, ratings)
         self.sockets: set[str] = set()  # this gateway's sockets that joined the queue
         self.heartbeat = Periodic("queue_heartbeat", settings.queue_heartbeat_seconds,
                                   lambda: qs.heartbeat(pool, gateway, list(self.sockets)))
@@ -219,18 +219,23 @@ class Queue:
             match_id=ticket.match_id, cooldown_until=until)
 
     async def stats(self) -> QueueStats:
-        tickets, waits = await qs.stats(self.pool)
-        bands: dict[int, list[int]] = {}
-        for t in tickets:
-            low = int(sum(t.ratings) / len(t.ratings)) // BAND * BAND
-            band = bands.setdefault(low, [0, 0])
-            band[len(t.players) - 1] += len(t.players)
-        return QueueStats(
-            waiting_solo=sum(1 for t in tickets if len(t.players) == 1),
-            waiting_pair=sum(len(t.players) for t in tickets if len(t.players) == 2),
-            bands=[Band(low=low, solo=s, pair=p) for low, (s, p) in sorted(bands.items())],
-            matched_10m=len(waits), median_wait_ms=int(statistics.median(waits)) if waits else 0,
-            p90_wait_ms=percentile(waits, 0.9))
+        return _stats(*await qs.stats(self.pool))
+
+
+def _stats(tickets: list[qs.TicketRow], waits: list[int], matched: int) -> QueueStats:
+    """Who waits, by rating band, and how long the players matched lately waited."""
+    bands: dict[int, list[int]] = {}
+    for t in tickets:
+        low = int(sum(t.ratings) / len(t.ratings)) // BAND * BAND
+        band = bands.setdefault(low, [0, 0])
+        band[len(t.players) - 1] += len(t.players)
+    return QueueStats(
+        waiting_solo=sum(1 for t in tickets if len(t.players) == 1),
+        waiting_pair=sum(len(t.players) for t in tickets if len(t.players) == 2),
+        bands=[Band(low=low, solo=s, pair=p) for low, (s, p) in sorted(bands.items())],
+        in_ready_check=matched,
+        matched_10m=len(waits), median_wait_ms=int(statistics.median(waits)) if waits else 0,
+        p90_wait_ms=percentile(waits, 0.9))
 
 
 def blamed(req: OpenMatch, absent: tuple[int, ...], declined: tuple[int, ...]) -> set[str]:

@@ -375,12 +375,14 @@ async def leavers(conn: asyncpg.Connection, game_id: str, seats: tuple[int, ...]
 # --- what anyone may see --------------------------------------------------------------------
 
 
-async def stats(pool: asyncpg.Pool) -> tuple[list[TicketRow], list[int]]:
-    """The waiting tickets, and the waits (ms) of the players offered a match in the last
-    ten minutes."""
+async def stats(pool: asyncpg.Pool) -> tuple[list[TicketRow], list[int], int]:
+    """The waiting tickets, the waits (ms) of the players offered a match in the last
+    ten minutes, and how many players are in a match's ready check now."""
     tickets = await pool.fetch(f"SELECT {_TICKET} FROM queue_tickets t WHERE state = 'waiting'")
     waits = await pool.fetchval(
         "SELECT coalesce(array_agg(w ORDER BY w), '{}') FROM queue_matches q,"
         " unnest(q.waited_ms) w WHERE q.created_at > now() - interval '10 minutes'")
-    return [_ticket(r) for r in tickets], [int(w) for w in waits]
+    matched = await pool.fetchval("SELECT coalesce(sum(cardinality(players)), 0)::int"
+                                  " FROM queue_tickets WHERE state = 'matched'")
+    return [_ticket(r) for r in tickets], [int(w) for w in waits], int(matched)
 

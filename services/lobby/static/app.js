@@ -54,84 +54,13 @@ function teamNames(team) {
 
 // A refusal shows in the header and next to what the player just did: in the game, on the
 // dock's line above the bids and the hand; elsewhere, under the button or form last used
-// (a phone scrolled down never sees the header).
-let lastAction = null;  // {el, at}: the button, link or form the player used last
-document.addEventListener("click", (e) => {
-  const el = e.target.closest("button, a");
-  if (el) lastAction = { el, at: Date.now() };
-}, true);
-document.addEventListener("submit", (e) => { lastAction = { el: e.target, at: Date.now() }; }, true);
-
+// (say.js).
 function status(text) {
   $("status").textContent = text || ""; S.statusAt = Date.now(); S.statusN += 1;
   $("move-error").textContent = text && !$("game").hidden ? text : "";
-  const near = $("near-error");
-  if (near) near.remove();
-  const act = lastAction;
-  if (!text || !$("game").hidden || !act || Date.now() - act.at > 10000 || !act.el.isConnected
-      || act.el.closest("[hidden]")) return;
-  const p = Object.assign(document.createElement("p"), { id: "near-error", textContent: text });
-  p.setAttribute("role", "alert");
-  if (act.el.tagName === "FORM") act.el.append(p); else act.el.after(p);
+  sayNear(text, !$("game").hidden);  // in the game the dock's line says it
 }
 
-// What a refusal means, in plain words, by its code (docs/protocol.md lists them all). A
-// code not here shows the server's own message, as a sentence; a code never shows.
-const PLAIN = {
-  not_your_turn: "It is not your turn yet.",
-  must_follow_suit: "You have a card of the suit that was led: you must play one.",
-  spades_not_broken: "Spades are not broken yet: lead another suit.",
-  card_not_in_hand: "That card is no longer in your hand.",
-  already_bid: "You have already bid this hand.",
-  wrong_phase: "That move does not fit this moment of the game.",
-  cards_not_seen: "Look at your cards first (or bid blind nil).",
-  blind_nil_not_offered: "Blind nil is not offered to you now: your team must trail by enough.",
-  wrong_pass_count: "Choose exactly the number of cards the rules ask you to pass.",
-  seat_is_bot: "A bot is playing your seat since you left; open the game again to take it back.",
-  game_over: "The game is over.",
-  rate_limited: "Too many actions at once: wait a moment and try again.",
-  chat_rate_limited: "You are chatting too fast: wait a moment.",
-  chat_too_long: "That message is too long.",
-  busy: "The game is busy: try again in a moment.",
-  conflict: "The game moved on meanwhile: try again.",
-  not_owner: "The game is moving to another server: try again in a moment.",
-  game_unavailable: "The game server did not answer: try again in a moment.",
-  unavailable: "The server is having trouble: try again in a moment.",
-  ratings_unavailable: "Ratings are not available right now: try again in a moment.",
-  internal: "Something went wrong on our side; please try again.",
-  internal_error: "Something went wrong on our side; please try again.",
-  token_expired: "Your session ended: sign in again.",
-  bad_token: "Your session is no longer valid: sign in again.",
-  unauthenticated: "Please sign in first.",
-  already_queued: "You are in the queue already.",
-  not_queued: "You are not in the queue.",
-  in_game: "You are playing a game already: finish it, or leave it from its page, before you start another.",
-  partner_unavailable: "That player cannot queue with you now (they may be playing, queued, or a guest).",
-  partner_is_guest: "Your partner must be a registered player.",
-  queue_cooldown: (f) => f.until
-    ? `You left or missed a ranked match lately: you may queue again in ${countdown(f.until - Date.now())}.`
-    : "You left or missed a ranked match lately: wait a little before you queue again.",
-  too_many_sockets: "You have this game open in too many windows: close one.",
-  too_many_games: "You follow too many games at once: close one.",
-  not_in_game: "You are not in that game.",
-  not_your_seat: "That is not your seat.",
-  table_full: "Every seat at that table is taken.",
-  seat_taken: "That seat is taken.",
-  not_host: "Only the table's host may do that.",
-};
-
-function sentence(text) {
-  const t = (text || "").trim();
-  if (!t) return "That did not work.";
-  return t[0].toUpperCase() + t.slice(1) + (/[.!?]$/.test(t) ? "" : ".");
-}
-
-// A refusal (an error frame, or an HTTP error's body) as a person reads it.
-function plainError(e) {
-  const say = PLAIN[e.code];
-  if (typeof say === "function") return say(e);
-  return say || sentence(e.message);
-}
 function clearStatus() { if ($("status").textContent || $("near-error")) status(""); }
 
 function show(section) {
@@ -392,7 +321,16 @@ async function refreshLive() {
       : "Table";
     const rating = g.rating === null ? "–" : String(g.rating);
     cell(tr, g.delayed ? `${kind}, a few tricks behind` : kind);
-    cell(tr, livePlayers(g));
+    const who = livePlayers(g);
+    const t = g.tournament;
+    if (t && t.name) {  // which match it is says more than four bots' names
+      const head = document.createElement("strong");
+      head.className = "live-match";
+      head.textContent = `${t.name}${t.round_name ? `, ${t.round_name}` : ""}: `
+        + `${t.home || "?"} v ${t.away || "?"}`;
+      who.prepend(head, document.createElement("br"));
+    }
+    cell(tr, who);
     cell(tr, rating);
     const td = document.createElement("td");
     td.append(button("Watch", () => watchLive(g), false, "watch-live", { game: g.game_id }));
@@ -1449,6 +1387,7 @@ function renderQueue(q) {
 }
 
 function onQueueNote(n) {  // the ready check itself is the offer box's (showOffer)
+  if (n.kind === "queue_status" || n.kind === "match_found") refreshQueueStats();
   if (n.kind === "queue_status") {
     renderQueue(n);
     if (n.state !== "matched") $("queue-match").hidden = true;
@@ -1479,12 +1418,13 @@ $("queue-form").addEventListener("submit", (e) => {
   e.preventDefault();
   const name = $("queue-partner").value.trim();
   if (!name) { send({ type: "queue_join", partner: null }); return; }
-  if (S.me && name.toLowerCase() === S.me.name.toLowerCase()) {
-    status("You cannot be your own partner: name another player, or leave it empty to queue alone.");
-    return;
-  }
+  const self = "You cannot be your own partner: name another player, or leave it empty to queue alone.";
+  if (S.me && name.toLowerCase() === S.me.name.toLowerCase()) { status(self); return; }
+  // The server finds a name however it is typed (any case, look-alike letters): the
+  // answer may still be this player.
   api("GET", `/v1/players?name=${encodeURIComponent(name)}`)
-    .then((p) => send({ type: "queue_join", partner: p.player_id }))
+    .then((p) => (S.me && p.player_id === S.me.player_id ? status(self)
+      : send({ type: "queue_join", partner: p.player_id })))
     .catch((err) => status(err.message));
 });
 $("queue-leave").onclick = () => send({ type: "queue_leave" });
@@ -1492,11 +1432,22 @@ $("queue-leave").onclick = () => send({ type: "queue_leave" });
 async function refreshRanked() {
   try {
     renderQueue(await api("GET", "/v1/queue"));
+  } catch (err) { /* the lobby works without the queue */ }
+  await refreshQueueStats();
+  refreshBoard();
+}
+
+// Who is in the queue, read again whenever this player's place in it changes (a join, a
+// match found, a decline): a count read before one's own join would say "0 waiting".
+async function refreshQueueStats() {
+  try {
     const st = await api("GET", "/v1/queue/stats");
-    $("queue-stats").textContent = `${st.waiting_solo} waiting alone, ${st.waiting_pair} in pairs; `
+    const ready = st.in_ready_check || 0;
+    const queued = st.waiting_solo + st.waiting_pair + ready;
+    $("queue-stats").textContent = `${queued} in the queue: ${st.waiting_solo} waiting alone, `
+      + `${st.waiting_pair} in pairs${ready ? `, ${ready} answering a match's ready check` : ""}; `
       + `median wait ${seconds(st.median_wait_ms)} s, 90% within ${seconds(st.p90_wait_ms)} s.`;
   } catch (err) { /* the lobby works without the queue */ }
-  refreshBoard();
 }
 
 async function refreshBoard(around = S.boardAround) {

@@ -13,7 +13,12 @@ const T = {
   id: null, view: null, ws: null, offer: null, refresh: null,
 };
 
-function status(text) { $("status").textContent = text || ""; }
+// A refusal shows in the status line and beside what was pressed (say.js), in the
+// project's words.
+function status(text) {
+  $("status").textContent = text || "";
+  sayNear(text);
+}
 
 async function api(method, path, body) {
   const r = await fetch(path, {
@@ -23,8 +28,9 @@ async function api(method, path, body) {
   });
   const data = r.status === 204 ? null : await r.json();
   if (!r.ok) {
-    if (r.status === 401) signOut();
-    throw new Error(data && data.message ? data.message : `HTTP ${r.status}`);
+    if (r.status === 401 && T.token) signOut();
+    throw new Error(data && (data.code || data.message) ? plainError(data)
+      : `The server answered ${r.status}: try again.`);
   }
   return data;
 }
@@ -53,23 +59,30 @@ function signOut() {
   show("signin");
 }
 
-$("login-form").addEventListener("submit", async (e) => {
-  e.preventDefault();
-  try {
-    const s = await api("POST", "/v1/auth/login", { name: $("login-name").value.trim(),
-                                                   password: $("login-password").value });
-    T.token = s.token; T.me = { player_id: s.player_id, name: s.name };
-    localStorage.setItem("token", s.token);
-    localStorage.setItem("me", JSON.stringify(T.me));
-    status("");
-    start();
-  } catch (err) { status(err.message); }
-});
+// Signing in, or registering a new name here (the same session as the tables page's).
+function signInForm(form, path, nameId, passwordId) {
+  $(form).addEventListener("submit", async (e) => {
+    e.preventDefault();
+    try {
+      const s = await api("POST", path, { name: $(nameId).value.trim(),
+                                          password: $(passwordId).value });
+      T.token = s.token; T.me = { player_id: s.player_id, name: s.name };
+      localStorage.setItem("token", s.token);
+      localStorage.setItem("me", JSON.stringify(T.me));
+      status("");
+      start();
+    } catch (err) { status(err.message); }
+  });
+}
+signInForm("login-form", "/v1/auth/login", "login-name", "login-password");
+signInForm("register-account-form", "/v1/auth/register", "new-name", "new-password");
 $("sign-out").onclick = signOut;
 
 // --- the list ------------------------------------------------------------------------------
 
 const when = (ms) => new Date(ms).toLocaleString();
+// The list's columns after the name, as a phone labels them (it shows no header row).
+const LIST_LABELS = ["Format", "Status", "Starts", "Champion"];
 
 async function list() {
   T.id = null; T.view = null;
@@ -84,10 +97,16 @@ async function list() {
       link.href = `#${t.tournament_id}`;
       link.textContent = t.name;
       row.insertCell().append(link);
-      for (const text of [t.format.replace("_", " "), STATUS[t.status] || t.status, when(t.starts_at),
-                          t.champion ? teamName(t.champion) : ""]) {
-        row.insertCell().textContent = text;
-      }
+      const texts = [t.format.replaceAll("_", " "), STATUS[t.status] || t.status,
+                     when(t.starts_at), t.champion ? t.champion_name || "a team" : ""];
+      const labels = [...LIST_LABELS];
+      if (t.status === "running" || t.status === "finished") labels[2] = "Started";
+      texts.forEach((text, i) => {
+        const cell = row.insertCell();
+        cell.textContent = text;
+        cell.dataset.label = labels[i];
+        if (!text) cell.classList.add("empty");
+      });
     }
   } catch (err) { status(err.message); }
 }
@@ -409,7 +428,7 @@ function connect() {
     } else if (f.type === "note") {
       note(f.note);
     } else if (f.type === "error" && f.code !== "rate_limited") {
-      status(f.message);
+      status(plainError(f));
     }
   };
 }

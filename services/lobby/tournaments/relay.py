@@ -13,6 +13,7 @@ import uuid
 
 import msgspec
 
+from schemas.errors.codes import TOURNAMENTS_UNAVAILABLE
 from schemas.history import TournamentRound
 from schemas.matches import parse_lobby_match_id
 from schemas.notes import TournamentInvite
@@ -48,6 +49,40 @@ def _registered_only(me: Claims) -> None:
     if me.guest:
         raise LobbyError("registered_only", "tournament teams are registered players; "
                                             "register a name first")
+
+
+async def rounds_of(bus: TournamentBus,
+                    match_ids: list[str]) -> dict[str, TournamentRound]:
+    """Lobby match id -> the tournament round it was, asking the tournament service
+    once a tournament; one it cannot answer for is named by its id alone, and once it
+    did not answer in time it is not asked again for the rest (a list waits for one
+    timeout at most)."""
+    wanted: dict[str, dict[str, str]] = {}  # tournament -> its match id -> lobby's
+    for lobby_id in match_ids:
+        found = parse_lobby_match_id(lobby_id)
+        if found is not None:
+            wanted.setdefault(found[0], {})[found[1]] = lobby_id
+    out: dict[str, TournamentRound] = {}
+    down = False
+    for tid, matches in wanted.items():
+        view = None
+        if not down:
+            try:
+                view = await bus.get(tid)
+            except LobbyError as exc:  # tournaments_unavailable, or gone
+                down = exc.code == TOURNAMENTS_UNAVAILABLE
+        if view is None:
+            out.update({lobby_id: TournamentRound(tournament_id=tid, name="", round_no=0)
+                        for lobby_id in matches.values()})
+            continue
+        teams = {t.team_id: t.name for t in view.teams}
+        for m in view.matches:
+            if m.match_id in matches:
+                out[matches[m.match_id]] = TournamentRound(
+                    tournament_id=tid, name=view.summary.name, round_no=m.round_no,
+                    round_name=m.round_name, home=teams.get(m.home, ""),
+                    away=teams.get(m.away, ""))
+    return out
 
 
 class Tournaments:
@@ -100,29 +135,8 @@ class Tournaments:
         return "tournament", rounds.get(started["match_id"])
 
     async def rounds_of(self, match_ids: list[str]) -> dict[str, TournamentRound]:
-        """Lobby match id -> the tournament round it was, asking the tournament service
-        once a tournament; one it cannot answer for is named by its id alone."""
-        wanted: dict[str, dict[str, str]] = {}  # tournament -> its match id -> lobby's
-        for lobby_id in match_ids:
-            found = parse_lobby_match_id(lobby_id)
-            if found is not None:
-                wanted.setdefault(found[0], {})[found[1]] = lobby_id
-        out: dict[str, TournamentRound] = {}
-        for tid, matches in wanted.items():
-            try:
-                view = await self.bus.get(tid)
-            except LobbyError:  # tournaments_unavailable, or gone
-                out.update({lobby_id: TournamentRound(tournament_id=tid, name="", round_no=0)
-                            for lobby_id in matches.values()})
-                continue
-            teams = {t.team_id: t.name for t in view.teams}
-            for m in view.matches:
-                if m.match_id in matches:
-                    out[matches[m.match_id]] = TournamentRound(
-                        tournament_id=tid, name=view.summary.name, round_no=m.round_no,
-                        round_name=m.round_name, home=teams.get(m.home, ""),
-                        away=teams.get(m.away, ""))
-        return out
+        """Lobby match id -> the tournament round it was (``rounds_of``)."""
+        return await rounds_of(self.bus, match_ids)
 
     async def _partner(self, me: Claims, body: api.RegisterTeamBody) -> str:
         """The partner's id, from the id or the name the body gives (one of them)."""

@@ -80,10 +80,12 @@ def start(name: str, log: Path, wrap: list[str] | None = None, /, **env: str) ->
 
 def lobby_env(database_url: str, nats_url: str, prefix: str, **extra: str) -> dict[str, str]:
     # Every test client signs in from this host: limits far above what a test run needs
-    # (the throttling tests start a lobby with small ones).
+    # (the throttling tests start a lobby with small ones). A ratings service weighs every
+    # rated game for fair play: with few sampled deals, a test's games cost little CPU.
     return {"DATABASE_URL": database_url, "NATS_URL": nats_url, "SPADES_NATS_PREFIX": prefix,
             "SPADES_TOKEN_SECRET": SECRET, "SPADES_SIGNUPS_PER_ADDRESS": "100000/minute",
-            "SPADES_LOGIN_FAILURES_PER_ADDRESS": "100000/minute", **extra}
+            "SPADES_LOGIN_FAILURES_PER_ADDRESS": "100000/minute", "SPADES_FAIRPLAY_DEALS": "2",
+            **extra}
 
 
 class Socket:

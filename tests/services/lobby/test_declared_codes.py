@@ -66,6 +66,10 @@ def good_bodies(code: str, partner: str, org: Player) -> dict[tuple[str, str], l
         ("POST", t + "/waive-ban"): [{"player": partner}],
         ("POST", t + "/matches/{match_id}/override"): [{"outcome": "home", "why": "typo"}],
         ("POST", t + "/teams/{team_id}/disqualify"): [{"why": "no show"}],
+        ("POST", "/v1/admin/fairplay/{case_id}/decision"): [{"decision": "cleared"},
+                                                            {"decision": "maybe"}],
+        ("POST", "/v1/games/{game_id}/report"): [{"reason": "they never miss"},
+                                                 {"reason": "x" * 600}],
     }
 
 
@@ -151,7 +155,7 @@ async def test_every_answer_is_a_code_its_route_declares(
                         {"partner": partner.player_id, "name": "Pair"})
     real = {"table_id": table["table_id"], "tournament_id": tid, "team_id": team["team_id"],
             "player_id": org.player_id, "game_id": "g-none", "match_id": "m-none",
-            "round_no": "1"}
+            "round_no": "1", "case_id": "c-none"}
 
     doc = (await org.http.get("/schema/openapi.json")).json()
     drive = Drive(doc, real, good_bodies(table["code"], partner.player_id, org))

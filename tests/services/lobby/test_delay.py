@@ -4,10 +4,14 @@ after it, in order, and all that is left when the game ends."""
 from __future__ import annotations
 
 from engine.state import GameState
-from schemas.events import BidPlaced, CardPlayed, Event, GameEnded, TrickWon
+from schemas.events import BidPlaced, CardPlayed, Event, GameEnded, HandScored, TeamScore, TrickWon
 from services.lobby.edge.delay import Delay
 
 CARDS = ("2C", "3C", "4C", "5C")
+TEAM = TeamScore(contract=6, counted=6, made=True, contract_points=60, overtricks=0,
+                 nil_points=0, failed_nil_tricks=0, failed_nil_points=0, boston=False,
+                 boston_points=0, bags_gained=0, bag_penalty=0, delta=60, bags_after=0,
+                 score_after=60)
 
 
 def trick(no: int) -> list[Event]:
@@ -25,13 +29,28 @@ def test_an_event_is_released_once_three_tricks_were_completed_after_it() -> Non
         for _, after in delay.add(e, GameState(version=v)):
             released[after.version] = v
     won = [v for v, e in enumerate(events, 1) if isinstance(e, TrickWon)]
-    # The bids and the first trick's cards show when the third trick is won; the first
-    # trick's end (one trick done) when the fourth is; and so on.
-    assert [released[v] for v in range(1, 8)] == [won[2]] * 7
-    assert released[won[0]] == won[3]
-    # The third trick's cards (two tricks done) show when the fifth is won, its end not yet.
-    assert max(released) == won[2] - 1 and released[won[2] - 1] == won[4]
+    # The bids, the first trick's cards and its end (its winner collecting it) show
+    # together when the third trick is won: never four cards lying without a winner.
+    assert [released[v] for v in range(1, won[0] + 1)] == [won[2]] * won[0]
+    # The second trick, end and all, when the fourth is won; the third with the fifth.
+    assert [released[v] for v in range(won[0] + 1, won[1] + 1)] == [won[3]] * 5
+    assert max(released) == won[2] and released[won[2]] == won[4]
     assert delay.shown.version == max(released)
+
+
+def test_a_hands_score_goes_out_with_its_last_trick() -> None:
+    """The score of a hand follows from its last trick: a delayed watcher sees both at
+    once, not the thirteenth trick collected and the score a trick later."""
+    delay = Delay(2)
+    score = HandScored(hand_no=1, tricks=(3, 3, 3, 4), teams=(TEAM, TEAM))
+    events: list[Event] = [*trick(13), score, *trick(1), *trick(2)]
+    released: dict[int, int] = {}
+    for v, e in enumerate(events, 1):
+        for _, after in delay.add(e, GameState(version=v)):
+            released[after.version] = v
+    # The last trick and the score when the next hand's second trick is won; the next
+    # hand's first trick when its third would be (not yet).
+    assert released == {v: 11 for v in range(1, 7)} | {v: 16 for v in range(7, 12)}
 
 
 def test_the_end_of_the_game_releases_everything() -> None:

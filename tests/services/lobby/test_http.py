@@ -146,8 +146,8 @@ async def test_only_the_host_changes_a_table(host: Player, lobby: Service) -> No
 async def test_seats_join_leave_and_bots(host: Player, lobby: Service) -> None:
     t = await host.ok("POST", "/v1/tables", {"rules": "classic"})
     tid = t["table_id"]
-    b = await Player.guest(lobby.url, "B")
-    c = await Player.guest(lobby.url, "C")
+    b = await Player.guest(lobby.url, "Bo")
+    c = await Player.guest(lobby.url, "Cy")
     t = await b.ok("POST", f"/v1/tables/{tid}/join", {"seat": 2})
     assert t["seats"][2]["player_id"] == b.player_id
     status, err = await c.call("POST", f"/v1/tables/{tid}/join", {"seat": 2})

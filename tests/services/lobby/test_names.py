@@ -57,3 +57,16 @@ def test_the_skeleton_folds_case_width_and_look_alikes() -> None:
     assert ada == names.skeleton("aDA".translate(FULLWIDTH)) == names.skeleton("\u0410da")
     assert names.skeleton("Ada  Lovelace ") == names.skeleton("ada lovelace")
     assert names.skeleton("Ada") != names.skeleton("Ida")
+
+
+async def test_a_name_too_short_to_tell_apart_is_refused_by_its_own_code(
+        http: httpx.AsyncClient) -> None:
+    """One letter (or one letter among spaces and dots) is an initial, not a name: a guest
+    and a new account alike get 400 ``name_too_short``; two letters are a name."""
+    for name in ("J", " J ", "J.", "\uff2a"):  # the last: a full-width J
+        for path, body in (("/v1/auth/guest", {"name": name}),
+                           ("/v1/auth/register", {"name": name, "password": PASSWORD})):
+            r = await http.post(path, json=body)
+            assert (r.status_code, r.json()["code"]) == (400, "name_too_short"), (path, name)
+    r = await http.post("/v1/auth/guest", json={"name": "Jo"})
+    assert r.status_code == 201 and r.json()["name"] == "Jo"
