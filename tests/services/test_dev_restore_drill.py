@@ -5,8 +5,9 @@ as it is written) and a full backup taken; a rated match played out and a four-t
 played to its champion; an incremental backup; then, at a moment between two games,
 every document a client can read is recorded: each GET route of the lobby's OpenAPI
 document, for each id it takes (every player, game, table, match and tournament of the
-drill), as each of four people (a ranked player, a cup player, the organizer and an
-operator). After the moment a second rated match, a new account and a new tournament.
+drill, and any fair-play case), as each of four people (a ranked player, a cup player,
+the organizer and an operator). After the moment a second rated match, a new account
+and a new tournament.
 The platform is stopped, `spades restore --to MOMENT --data-dir NEW` rebuilds the
 database as it was, `SPADES_DATA_DIR=NEW spades dev` starts on it (on a JetStream of its
 own, as on a new machine) and `spades resync` brings JetStream in line. Every document
@@ -70,7 +71,7 @@ QUERIES: dict[str, list[dict[str, str]]] = {
     "/v1/players": [{"name": "Ranked0"}],
     "/v1/tournaments": [{}],
 }
-PARAMS = ("player_id", "game_id", "table_id", "match_id", "tournament_id")
+PARAMS = ("player_id", "game_id", "table_id", "match_id", "tournament_id", "case_id")
 
 
 async def operator(base: str, database_url: str) -> Player:
@@ -184,6 +185,10 @@ async def test_a_restore_to_a_moment_reads_as_the_clients_saw_it(
         op = await operator(base, url)
         await op.aclose()  # its token is all the reads below need
         viewers = [queuers[0].player, cup.players[0], cup.org, op]
+        async with httpx.AsyncClient(base_url=base, headers={
+                "authorization": f"Bearer {op.token}"}) as http:  # fair play's cases, if any
+            ids["case_id"] = [c["case_id"] for c in
+                              (await http.get("/v1/admin/fairplay")).json()["cases"]]
         assert "incremental backup" in await asyncio.to_thread(cli, "backup", env=env)
 
         async def settled() -> dict[str, tuple[int, Any]] | None:
