@@ -70,13 +70,23 @@ async def test_a_committed_write_survives_the_primary_machine_lost(
     # A new standby is copied from the new primary, in the lost one's folder.
     postgres_pair.replace_standby()
     await _one(url, "INSERT INTO acknowledged VALUES (50)")
-    assert psql(postgres_pair.standby, "SELECT count(*) FROM acknowledged") == "51"
+    await _replayed(postgres_pair, 51)
     # Stopped and started again on the same folders, each starts as what it now is.
     postgres_pair.stop()
     postgres_pair.primary, postgres_pair.standby = old, postgres_pair.primary
     postgres_pair.start()
     assert postgres_pair.primary is not old
     assert await _one(url, "SELECT count(*) FROM acknowledged") == 51
+
+
+async def _replayed(pair: servers.PostgresPair, rows: int) -> None:
+    """Wait until the standby shows ``rows`` acknowledged: a commit returns once the
+    standby flushed it (``synchronous_commit = on``), its replay follows a moment later."""
+
+    async def there() -> bool:
+        return psql(pair.standby, "SELECT count(*) FROM acknowledged") == str(rows)
+
+    await until(there, timeout=30)
 
 
 def _lose(server: servers.PostgresServer) -> None:
@@ -106,7 +116,7 @@ async def test_with_the_standby_lost_commits_wait_for_it_by_default(
     assert not commit.done()  # committed locally, not yet acknowledged
     await asyncio.to_thread(postgres_pair.start_standby)
     assert await asyncio.wait_for(commit, 30) == 1
-    assert psql(postgres_pair.standby, "SELECT count(*) FROM acknowledged") == "1"
+    await _replayed(postgres_pair, 1)
 
 
 async def test_a_new_standby_half_copied_confirms_no_commit(
@@ -126,10 +136,7 @@ async def test_a_new_standby_half_copied_confirms_no_commit(
     await asyncio.to_thread(postgres_pair.start_standby)
     assert await asyncio.wait_for(commit, 30) == 1
 
-    async def on_the_standby() -> bool:  # flushed there; replayed a moment later
-        return psql(postgres_pair.standby, "SELECT count(*) FROM acknowledged") == "1"
-
-    await until(on_the_standby, timeout=30)
+    await _replayed(postgres_pair, 1)
 
 
 async def test_with_the_standby_lost_the_primary_may_carry_on_alone_and_says_so(
