@@ -146,9 +146,11 @@ async def _projections(rt: Runtime, s: LobbySettings, games: GameClient,
             (subjects.LOBBY_GAMES_ENDED, subjects.GAME_ENDED, projection.ended,
              projection.ended_committed, None),
             (subjects.LOBBY_HISTORY, subjects.GAME_ENDED, played.ended, None, played.before)):
+        ordered = (projection.in_game_order(handler)
+                   if durable != subjects.LOBBY_HISTORY else None)
         await _keep(rt, Consumer(rt.client, rt.pool, rt.consumer(
             durable, rt.names.game_events_of_type(event_type)), handler,
-            after_commit=after_commit, before=before))
+            after_commit=after_commit, before=before, batch_handler=ordered))
 
 
 async def _keep(rt: Runtime, *parts: Any) -> None:

@@ -2,6 +2,13 @@
 (idempotent by stream and version, like every consumer of game events) keep the
 ``games`` rows the operators' search and a player's running games read. A game's end
 closes its table and records a ranked game's leavers in the same transaction.
+
+Both consumers apply a fetch in the order of its games' ids, not as delivered: each
+upserts the ``games`` row of every game in its fetch and holds the lock to its commit,
+so a fetch of starts (in the order games began) and a fetch of ends (in the order they
+ended) took the same rows in opposite orders and Postgres broke the cycle with
+``deadlock detected`` when thousands of short ranked games began and ended at once
+(docs/scaling.md, "Ranked at a busy hour"). In one order, one waits for the other.
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ from services.lobby.tables import store as tablestore
 from services.platform.events import game_registry
 
 Handler = Callable[[Any, EventEnvelope], Awaitable[None]]
+BatchHandler = Callable[[Any, list[EventEnvelope]], Awaitable[None]]
 AfterCommit = Callable[[list[EventEnvelope]], Awaitable[None]]
 
 
@@ -29,6 +37,15 @@ class Projection:
     started: Handler
     ended: Handler
     ended_committed: AfterCommit
+
+    def in_game_order(self, handler: Handler) -> BatchHandler:
+        """``handler`` over a whole fetch, game by game in the order of their ids (one
+        game's events in version order): the one order both consumers lock rows in."""
+        async def handle(conn: Any, envs: list[EventEnvelope]) -> None:
+            for env in sorted(envs, key=lambda e: (e.stream, e.version)):
+                await handler(conn, env)
+
+        return handle
 
 
 def projection_handlers(leaver_seconds: float, broadcasts: Broadcasts) -> Projection:
