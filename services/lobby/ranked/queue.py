@@ -32,7 +32,7 @@ from services.lobby.clients.ratings import RatingsBus
 from services.lobby.matches import store as matchstore
 from services.lobby.matches.opening import Matches
 from services.lobby.ranked import store as qs
-from services.lobby.ranked.eligibility import Eligibility
+from services.lobby.ranked.eligibility import Eligibility, FinishedGames
 from services.lobby.ranked.matching import MatchRules
 from services.platform import logs
 from services.platform.periodic import Periodic
@@ -56,12 +56,12 @@ def percentile(sorted_values: list[int], share: float) -> int:
 class Queue:
     def __init__(self, pool: basestore.Pool, games: GameClient, broadcasts: Broadcasts,
                  matches: Matches, ratings: RatingsBus, settings: LobbySettings,
-                 gateway: str) -> None:
+                 gateway: str, finished_games: FinishedGames) -> None:
         self.pool, self.games, self.matches, self.ratings = pool, games, matches, ratings
         self.broadcasts = broadcasts
         self.settings, self.gateway = settings, gateway
         self.rules = MatchRules(cycle=settings.queue_cycle_seconds)
-        self.eligibility = Eligibility(pool, games, settings)
+        self.eligibility = Eligibility(pool, games, settings, finished_games)
         self.sockets: set[str] = set()  # this gateway's sockets that joined the queue
         self.heartbeat = Periodic("queue_heartbeat", settings.queue_heartbeat_seconds,
                                   lambda: qs.heartbeat(pool, gateway, list(self.sockets)))
