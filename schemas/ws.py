@@ -286,6 +286,14 @@ class Pong(ServerFrame, frozen=True, tag="pong"):
     at: int = 0  # server time, ms
 
 
+class Moving(ServerFrame, frozen=True, tag="moving"):
+    """This lobby copy is stopping (a restart, an upgrade): the socket closes next, with
+    code 1012. Connect again (the address finds another copy) and resume as after any
+    drop; nothing is lost, a command in flight was answered first."""
+
+    message: str = ""
+
+
 class TableListFrame(ServerFrame, frozen=True, tag="table_list"):
     tables: list[Table]
 
@@ -333,6 +341,6 @@ class MatchFrame(ServerFrame, frozen=True, tag="match"):
 
 
 ServerMessage = (
-    Welcome | Snapshot | Subscribed | EventFrame | Ack | Error | Pong | TableListFrame
+    Welcome | Snapshot | Subscribed | EventFrame | Ack | Error | Pong | Moving | TableListFrame
     | TableFrame | ChatFrame | NoteFrame | MatchFrame | TournamentFrame
 )

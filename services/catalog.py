@@ -10,13 +10,13 @@ from __future__ import annotations
 import importlib
 from functools import cache
 
-from services.platform import sqlfolders
+from services.platform import sql
 from services.platform.manifest import Manifest
 from services.platform.migrations import MigrationSet
 
 SERVICES = ("lobby", "game", "ratings", "tournaments")
 
-CONSUMER_SQL = sqlfolders.CONSUMER
+CONSUMER_SQL = sql.CONSUMER
 
 
 @cache

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+from collections.abc import Sequence
 
 import msgspec
 from tenacity import (
@@ -14,7 +15,7 @@ from tenacity import (
     wait_exponential,
 )
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from schemas import ws
 from schemas.events import GameEnded
@@ -37,10 +38,15 @@ class GameConnection:
 
     _ids = itertools.count(1)
 
-    def __init__(self, ws_url: str, token: str, game_id: str, *, spectate: bool = False,
-                 code: str | None = None, retry_delay: float = 0.05, max_retries: int = 50,
-                 reconnects: int = 5) -> None:
-        self.ws_url, self.token, self.game_id, self.spectate = ws_url, token, game_id, spectate
+    def __init__(self, ws_url: str | Sequence[str], token: str, game_id: str, *,
+                 spectate: bool = False, code: str | None = None, retry_delay: float = 0.05,
+                 max_retries: int = 50, reconnects: int = 5) -> None:
+        # One address (a load balancer's), or several lobby copies' as a balancer would
+        # use them: a resume goes to the next one, since the last one dropped the socket
+        # (a copy restarting says ``moving`` and closes with 1012).
+        self.urls = [ws_url] if isinstance(ws_url, str) else list(ws_url)
+        self._at = 0
+        self.token, self.game_id, self.spectate = token, game_id, spectate
         self.code = code  # a private table's room code, to watch its game
         self.retry_delay, self.max_retries, self.reconnects = retry_delay, max_retries, reconnects
         self.conn: ClientConnection | None = None
@@ -61,6 +67,10 @@ class GameConnection:
         self._counter = itertools.count(1)
 
     # --- the socket -------------------------------------------------------------------
+
+    @property
+    def ws_url(self) -> str:
+        return self.urls[self._at % len(self.urls)]
 
     async def open(self) -> ws.Subscribed:
         """Connect and subscribe; after the first time, resume from ``version``."""
@@ -151,10 +161,12 @@ class GameConnection:
         await asyncio.sleep(0.1)
         try:
             async for attempt in AsyncRetrying(
-                    retry=retry_if_exception_type((OSError, ConnectionClosed, TimeoutError)),
+                    retry=retry_if_exception_type((OSError, ConnectionClosed, TimeoutError,
+                                                   InvalidHandshake)),
                     stop=stop_after_attempt(self.reconnects),
                     wait=wait_exponential(multiplier=0.2, max=2.0)):
                 with attempt:
+                    self._at += 1
                     await self.open()
         except RetryError:
             raise ConnectionError(f"could not resume game {self.game_id}") from None

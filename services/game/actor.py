@@ -43,8 +43,8 @@ from services.game.duemoves import DueMoves
 from services.game.settings import GameSettings
 from services.game.shards import Games
 from services.game.store import Refusal
-from services.platform import logs
-from services.platform.eventstore import ConcurrencyError
+from services.platform import logs, tracing
+from services.platform.eventstore import AppendResult, ConcurrencyError
 from services.platform.eventstore.groupcommit import GroupCommit
 from services.platform.lease import FencedError
 
@@ -83,6 +83,7 @@ class Item:
     player_id: str
     future: asyncio.Future[GameReply]
     arrived: float = field(default_factory=time.perf_counter)
+    trace: tracing.Context | None = None  # the request's span, when tracing is on
 
 
 class GameWriter:
@@ -110,7 +111,11 @@ class GameWriter:
                      origin: str, digest: str | None = None) -> GameReply:
         before = self.state
         try:
-            after, events = step(before, command)
+            if tracing.on():
+                with tracing.span("decide", attrs={"command": type(command).__name__}):
+                    after, events = step(before, command)
+            else:
+                after, events = step(before, command)
         except RuleError as exc:
             if not command_id:
                 return GameReply(ok=False, code=exc.code, message=exc.message)
@@ -121,9 +126,7 @@ class GameWriter:
         if not events:
             return GameReply(ok=True, version=before.version)
         try:
-            result = await self.worker.appends.append(self.game_id, before.version, events,
-                                                      command_id, epoch=self.epoch,
-                                                      causation_id=origin, command_hash=digest)
+            result = await self._commit(before.version, events, command_id, origin, digest)
         except FencedError:
             raise self._fenced(before.version) from None
         except ConcurrencyError as exc:
@@ -141,6 +144,16 @@ class GameWriter:
         self.moves.changed_ms = self.worker.clock.now_ms()
         await self._after(before, events, result.first_version)
         return GameReply(ok=True, version=result.last_version, first_version=result.first_version)
+
+    async def _commit(self, version: int, events: list[ev.Event], command_id: str | None,
+                      origin: str, digest: str | None) -> AppendResult:
+        append = self.worker.appends.append(self.game_id, version, events, command_id,
+                                            epoch=self.epoch, causation_id=origin,
+                                            command_hash=digest)
+        if not tracing.on():
+            return await append
+        with tracing.span("commit", attrs={"events": len(events)}):
+            return await append
 
     def _fenced(self, version: int) -> Lost:
         """The store refused this worker's epoch: another one runs the game now."""
@@ -259,6 +272,15 @@ class GameActor(GameWriter):
             self.moves.block(origin, s.version)
 
     async def _handle(self, item: Item) -> None:
+        if item.trace is None:
+            await self._handle_item(item)
+            return
+        with tracing.span("apply", parent=item.trace, attrs={
+                "game.id": self.game_id, "command.id": item.command_id,
+                "player.id": item.player_id}):
+            await self._handle_item(item)
+
+    async def _handle_item(self, item: Item) -> None:
         # Reset by tokens, not ``bound_contextvars`` (which reads every bound variable
         # first): this runs for every command.
         tokens = structlog.contextvars.bind_contextvars(command_id=item.command_id,

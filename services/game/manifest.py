@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from services.platform import sqlfolders
+from services.platform import sql
 from services.platform.manifest import Manifest
 
 MANIFEST = Manifest(
@@ -10,7 +10,7 @@ MANIFEST = Manifest(
     settings_class="services.game.settings:GameSettings",
     setup_function="services.game.service:setup",
     # The game service owns the event store: game streams live in its schema.
-    migrations=(*sqlfolders.EVENTSTORE_MIGRATIONS,
+    migrations=(*sql.EVENTSTORE_MIGRATIONS,
                 ("game", Path(__file__).parent / "migrations")),
     dev_http_port=8001,
 )

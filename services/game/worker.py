@@ -58,7 +58,7 @@ from services.game.heartbeat import Heartbeat
 from services.game.settings import GameSettings
 from services.game.shards import Games
 from services.game.store import GameExists
-from services.platform import logs
+from services.platform import logs, tracing
 from services.platform.eventstore.groupcommit import GroupCommit
 from services.platform.lease import LeaseHeld
 
@@ -165,7 +165,7 @@ class GameWorker:
             return GameReply(ok=False, code=NOT_OWNER,
                              message="this worker does not run the game; send it again")
         future: asyncio.Future[GameReply] = asyncio.get_running_loop().create_future()
-        item = Item(req.command, req.command_id, req.player_id, future)
+        item = Item(req.command, req.command_id, req.player_id, future, trace=tracing.current())
         if not actor.submit(item):
             metrics.commands("player", BUSY, type(req.command).__name__).inc()
             return GameReply(ok=False, code=BUSY,

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from services.platform import sqlfolders
+from services.platform import sql
 from services.platform.manifest import Manifest
 
 MANIFEST = Manifest(
@@ -11,7 +11,7 @@ MANIFEST = Manifest(
     setup_function="services.lobby.service:setup",
     # The games projection is fed by a durable consumer: it records what it applied.
     # The ranked matchmaker is one leader among lobby copies: it holds a lease.
-    migrations=(("consumer", sqlfolders.CONSUMER), ("lease", sqlfolders.LEASE),
+    migrations=(("consumer", sql.CONSUMER), ("lease", sql.LEASE),
                 ("lobby", Path(__file__).parent / "migrations")),
     dev_http_port=8000,
 )

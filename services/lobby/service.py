@@ -84,6 +84,7 @@ async def setup(rt: Runtime) -> None:
         matchmaker = Matchmaker(rt.pool, queue, matches, s, s.instance_id)
     except (ValueError, LobbyError) as exc:
         raise StartupError(f"ranked_rules is invalid: {exc}") from None
+    rt.drains.append(gateway.drain)  # SIGTERM: the sockets move to another copy first
     await _keep(rt, queue.heartbeat, gateway, matchmaker,
                 GuestPurge(rt.pool, s.token_ttl_seconds, s.guest_purge_every_seconds,
                            tables_store.seated_players))

@@ -25,7 +25,7 @@ from nats.micro.request import Request, ServiceError
 from prometheus_client import Histogram
 from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt, wait_exponential
 
-from services.platform import db, logs
+from services.platform import db, logs, tracing
 
 if TYPE_CHECKING:
     from services.platform.busclient import BusClient
@@ -192,45 +192,64 @@ def responder(ep: Endpoint) -> Callable[[Request], Awaitable[None]]:
                 _log.warning("bad_request", endpoint=ep.name, error=str(exc))
                 await req.respond_error("400", f"bad request: {exc}")
                 return
+            work = _answer(ep, req, body, started, handled)
+            if tracing.on():
+                work = _in_span(ep.name, req, work)
             if ep.tasks is None:
-                await answer(req, body, started)
+                await work
                 return
-            task = asyncio.create_task(answer(req, body, started))
+            task = asyncio.create_task(work)
             ep.tasks.add(task)
             task.add_done_callback(ep.tasks.discard)
         finally:
             structlog.contextvars.reset_contextvars(**tokens)
 
-    async def answer(req: Request, body: msgspec.Struct, started: float) -> None:
-        try:
-            try:
-                reply = await ep.handler(body)
-            except ServiceError as exc:
-                await req.respond_error(exc.code, exc.description)
-                return
-            except db.AWAY as exc:  # "not now": the requester may try again
-                _log.warning("handler_database_away", endpoint=ep.name, error=repr(exc))
-                await req.respond_error("unavailable", "the store is not answering now")
-                return
-            except Exception:
-                # The log has the exception; the requester (and maybe a client) gets none
-                # of its names.
-                _log.exception("handler_failed", endpoint=ep.name)
-                await req.respond_error("500", "internal error (logged)")
-                return
-            try:
-                await req.respond(_encoder.encode(reply))
-            except Exception as exc:  # the connection is going away; the requester retries
-                _log.warning("reply_failed", endpoint=ep.name, error=repr(exc))
-        finally:
-            handled.observe(time.perf_counter() - started)
-
     return handle
+
+
+async def _answer(ep: Endpoint, req: Request, body: msgspec.Struct, started: float,
+                  handled: Any) -> None:
+    """The handler's reply, or its refusal as an error reply (anything else: 500, logged)."""
+    try:
+        try:
+            reply = await ep.handler(body)
+        except ServiceError as exc:
+            await req.respond_error(exc.code, exc.description)
+            return
+        except db.AWAY as exc:  # "not now": the requester may try again
+            _log.warning("handler_database_away", endpoint=ep.name, error=repr(exc))
+            await req.respond_error("unavailable", "the store is not answering now")
+            return
+        except Exception:
+            # The log has the exception; the requester (and maybe a client) gets none
+            # of its names.
+            _log.exception("handler_failed", endpoint=ep.name)
+            await req.respond_error("500", "internal error (logged)")
+            return
+        try:
+            await req.respond(_encoder.encode(reply))
+        except Exception as exc:  # the connection is going away; the requester retries
+            _log.warning("reply_failed", endpoint=ep.name, error=repr(exc))
+    finally:
+        handled.observe(time.perf_counter() - started)
+
+
+async def _in_span(name: str, req: Request, work: Awaitable[None]) -> None:
+    """A request answered inside a span of the trace its headers carry (a new one if none)."""
+    with tracing.span(name, tracing.SpanKind.SERVER, tracing.from_headers(req.headers),
+                      attrs={"messaging.destination.name": req.subject}):
+        await work
 
 
 async def request(nc: Client, subject: str, body: msgspec.Struct, reply_type: type[T],
                   timeout: float = 5.0) -> T:
-    msg = await nc.request(subject, _encoder.encode(body), timeout=timeout)
+    if tracing.on():  # the request's own span, its context in the message's headers
+        with tracing.span("request", tracing.SpanKind.CLIENT,
+                          attrs={"messaging.destination.name": subject}):
+            msg = await nc.request(subject, _encoder.encode(body), timeout=timeout,
+                                   headers=tracing.headers())
+    else:
+        msg = await nc.request(subject, _encoder.encode(body), timeout=timeout)
     headers = msg.headers or {}
     if "Nats-Service-Error-Code" in headers:
         raise RemoteError(headers["Nats-Service-Error-Code"], headers.get("Nats-Service-Error", ""))

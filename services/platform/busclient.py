@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 import msgspec
@@ -135,12 +135,13 @@ class BusClient:
         except _AWAY as exc:
             raise Unavailable(subject, type(exc).__name__) from None
 
-    async def store(self, messages: Iterable[tuple[str, bytes, str]],
-                    timeout: float) -> asyncio.Future[int]:
+    async def store(self, messages: Iterable[tuple[str, bytes, str]], timeout: float,
+                    traces: Sequence[str | None] | None = None) -> asyncio.Future[int]:
         """Hand each (subject, payload, message id) to JetStream, in order, at once;
         the future holds how many it stored anew once it acknowledged every one
-        (``connection.NatsClient.store``). Raises when the connection cannot take them."""
-        return await self.nc.store(messages, timeout)
+        (``connection.NatsClient.store``). Raises when the connection cannot take them.
+        ``traces`` gives each message its ``traceparent`` header (or none)."""
+        return await self.nc.store(messages, timeout, traces)
 
     @property
     def storing(self) -> int:

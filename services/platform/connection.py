@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any
 
 import nats
@@ -21,7 +21,7 @@ from nats.aio.client import NO_RESPONDERS_STATUS, Client
 from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
 
-from services.platform import jsacks, logs
+from services.platform import jsacks, logs, tracing
 
 _log = logs.get("bus")
 
@@ -50,6 +50,12 @@ class DirectClient(nats.aio.client.Client):
     games. ``subscribe_direct`` calls a plain function with the message's bytes from
     the connection's reading itself, in the order read.
 
+    A ``flush`` (PING, then wait for the server's PONG) means that the server has read
+    everything written before it. The library writes its PING to the socket at once,
+    while subscriptions and publications wait in its buffer for its flusher task: a
+    PONG could come back before the server had seen a subscription made just before
+    (a request sent then found no responder). ``_send_ping`` writes that buffer first.
+
     A request (a gateway sends one per command) is the library's, leaner: its reply
     is handed over from the reading as well, its token is a counter (the library
     reads two random bytes from the system per request), and its timeout one timer
@@ -74,6 +80,15 @@ class DirectClient(nats.aio.client.Client):
         exception it does not expect, while ``is_connected`` still says True: readiness
         asks this too, so that such a process is restarted rather than left deaf."""
         return self._reading_task is not None and not self._reading_task.done()
+
+    async def _send_ping(self, future: asyncio.Future[Any] | None = None) -> None:
+        # The flusher's own write, done now and in its order: what waits in the buffer
+        # reaches the server ahead of the PING whose PONG says it was read.
+        if self._pending_data_size > 0 and self.is_connected and self._transport is not None:
+            self._transport.writelines(self._pending[:])
+            self._pending = []
+            self._pending_data_size = 0
+        await super()._send_ping(future)
 
     async def request(self, subject: str, payload: bytes = b"", timeout: float = 0.5,
                       old_style: bool = False, headers: dict[str, Any] | None = None) -> Msg:
@@ -152,7 +167,10 @@ class DirectClient(nats.aio.client.Client):
             await self._on_reply(sid, subject, data, headers)
             return
         try:
-            handler(data)
+            if headers and tracing.on():
+                _delivered(handler, subject, data, headers)
+            else:
+                handler(data)
         except Exception:
             # Nothing may escape into the library's reading: it stops reading for good on
             # an exception (the connection still looks up), so not even the log's own.
@@ -163,6 +181,19 @@ class DirectClient(nats.aio.client.Client):
     def _taken(self, token: bytes, data: bytes, headers: bytes) -> bool:
         """A reply someone other than a request waits for (``NatsClient``'s acks)."""
         return False
+
+
+def _delivered(handler: Callable[[bytes], None], subject: bytes, data: bytes,
+               headers: bytes) -> None:
+    """A message read under a trace (an event its publisher traced): handled inside a
+    span of that trace, so a gateway's delivery of a move to its sockets is one."""
+    parent = tracing.from_raw(headers)
+    if parent is None:
+        handler(data)
+        return
+    with tracing.span("deliver", tracing.SpanKind.CONSUMER, parent,
+                      {"messaging.destination.name": subject.decode("utf-8", "replace")}):
+        handler(data)
 
 
 class NatsClient(DirectClient):
@@ -183,14 +214,15 @@ class NatsClient(DirectClient):
         """Messages handed to JetStream by ``store`` and not yet acknowledged."""
         return self._acks.waiting
 
-    async def store(self, messages: Iterable[tuple[str, bytes, str]],
-                    timeout: float) -> asyncio.Future[int]:
+    async def store(self, messages: Iterable[tuple[str, bytes, str]], timeout: float,
+                    traces: Sequence[str | None] | None = None) -> asyncio.Future[int]:
         """Publish each (subject, payload, message id) for JetStream to store, in order.
         The future holds how many JetStream stored anew (the others were duplicates of
         their message id inside the stream's window) once it acknowledged every one;
         or the first refusal (``nats.js.errors.NoStreamResponseError`` when no stream
         takes the subject, an ``APIError``); or ``nats.errors.TimeoutError`` when some
-        are still unacknowledged after ``timeout`` seconds."""
+        are still unacknowledged after ``timeout`` seconds. ``traces``, when given, holds
+        each message's ``traceparent`` header (or None), in the same order."""
         if self.is_closed:
             raise nats.errors.ConnectionClosedError
         if self.is_draining_pubs:
@@ -201,7 +233,7 @@ class NatsClient(DirectClient):
         prefix = bytes(self._resp_sub_prefix)
         stored = jsacks.Stored(asyncio.get_running_loop().create_future())
         try:
-            for subject, payload, msg_id in messages:
+            for i, (subject, payload, msg_id) in enumerate(messages):
                 if len(payload) > self._max_payload:
                     raise nats.errors.MaxPayloadError
                 if not self.is_connected and (
@@ -210,7 +242,11 @@ class NatsClient(DirectClient):
                     raise nats.errors.OutboundBufferLimitError
                 self._asked += 1
                 token = b"%x" % self._asked
-                header = b"NATS/1.0\r\nNats-Msg-Id: %s\r\n\r\n" % msg_id.encode()
+                parent = traces[i] if traces else None
+                header = (b"NATS/1.0\r\nNats-Msg-Id: %s\r\n\r\n" % msg_id.encode()
+                          if parent is None else
+                          b"NATS/1.0\r\nNats-Msg-Id: %s\r\ntraceparent: %s\r\n\r\n"
+                          % (msg_id.encode(), parent.encode()))
                 self._acks.expect(stored, token)
                 self.stats["out_msgs"] += 1
                 self.stats["out_bytes"] += len(payload)

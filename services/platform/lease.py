@@ -25,9 +25,9 @@ from dataclasses import dataclass
 
 import asyncpg
 
-from services.platform import sqlfolders
+from services.platform import sql
 
-SQL = sqlfolders.LEASE
+SQL = sql.LEASE
 FENCED_SQLSTATE = "SPF01"
 
 

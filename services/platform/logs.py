@@ -2,7 +2,8 @@
 
 Ids (service, instance, game, correlation) are bound with
 ``structlog.contextvars.bind_contextvars`` so every line written while handling
-one message carries them without passing a logger around.
+one message carries them without passing a logger around; a line written inside
+a trace's span carries its ``trace_id`` and ``span_id`` (``tracing.add_ids``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import sys
 
 import structlog
 
+from services.platform import tracing
+
 _LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING,
            "error": logging.ERROR}
 
@@ -20,6 +23,7 @@ def configure(service: str, instance_id: str, level: str = "info") -> None:
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
+            tracing.add_ids,
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
             structlog.processors.format_exc_info,

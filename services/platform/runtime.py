@@ -25,7 +25,7 @@ from litestar.types import ControllerRouterHandler
 
 from schemas import subjects
 from schemas.bus import StatusReply, StatusRequest
-from services.platform import bus, connection, db, logs, migrations, version
+from services.platform import bus, connection, db, logs, migrations, tracing, version
 from services.platform.busclient import BusClient
 from services.platform.http import create_app
 from services.platform.settings import Settings, StartupError
@@ -56,6 +56,10 @@ class Runtime:
     ws_max_size: int = 16 * 1024 * 1024  # bytes uvicorn reads of one WebSocket message
     # The service's own migrations, for further databases it migrates the same way.
     schema: migrations.MigrationSet | None = None
+    # Run on SIGTERM once readiness has said 503 for ``drain_seconds``, before the
+    # server stops: the service hands its work on (a gateway moves its sockets).
+    drains: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+    draining: bool = False
 
     def game_events(self) -> bus.StreamSpec:
         return bus.StreamSpec(self.names.game_events_stream, (self.names.game_events_all,),
@@ -81,6 +85,45 @@ class _Server(uvicorn.Server):
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
         yield
+
+
+class _Stopping:
+    """SIGTERM drains: readiness turns 503 at once, the service goes on serving for
+    ``drain_seconds`` (while load balancers take it out), runs its ``drains``, and
+    only then stops. A second SIGTERM, or SIGINT (a person at ``spades dev``), stops
+    at once; the shutdown that follows is the same either way."""
+
+    def __init__(self, rt: Runtime, server: uvicorn.Server, log: Any) -> None:
+        self.rt, self.server, self.log = rt, server, log
+        self.task: asyncio.Task[None] | None = None
+
+    def listen(self) -> None:
+        loop = asyncio.get_running_loop()
+        loop.add_signal_handler(signal.SIGTERM, self.term)
+        loop.add_signal_handler(signal.SIGINT, self.now, signal.SIGINT)
+
+    def term(self) -> None:
+        if self.task is None:
+            self.task = asyncio.create_task(self.drain())
+        else:
+            self.now(signal.SIGTERM)
+
+    def now(self, sig: int) -> None:
+        self.rt.draining = True
+        self.server.handle_exit(sig, None)
+
+    async def drain(self) -> None:
+        settings = self.rt.settings
+        self.rt.draining = True
+        self.log.info("draining", seconds=settings.drain_seconds, hooks=len(self.rt.drains))
+        await asyncio.sleep(settings.drain_seconds)
+        for hook in self.rt.drains:
+            try:
+                await asyncio.wait_for(hook(), settings.shutdown_grace_seconds)
+            except Exception as exc:  # stopping goes on: what is left, the shutdown ends
+                self.log.warning("drain_failed", error=repr(exc))
+        self.log.info("drained")
+        self.server.handle_exit(signal.SIGTERM, None)
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -115,8 +158,7 @@ async def run(service: str, settings: Settings, setup: Setup,
               schema: migrations.MigrationSet) -> None:
     """Serve one service until SIGTERM. ``schema`` is the service's own migrations: the
     caller knows the services, the runtime only runs one."""
-    logs.configure(service, settings.instance_id, settings.log_level)
-    log = logs.get(service)
+    log = _observed(service, settings)
     sock = bind(settings.http_host, settings.http_port)
     try:
         pool = await db.create_pool(settings.database_url, service,
@@ -157,9 +199,7 @@ async def run(service: str, settings: Settings, setup: Setup,
                                 timeout_graceful_shutdown=int(settings.shutdown_grace_seconds),
                                 ws_max_size=rt.ws_max_size, ws=WebSocketProtocol)
         server = _Server(config)
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(sig, server.handle_exit, sig, None)
+        _Stopping(rt, server, log).listen()
         log.info("started", http=f"http://{settings.http_host}:{settings.http_port}")
         _quiet_collector()
         await server.serve(sockets=[sock])  # returns after SIGTERM or SIGINT
@@ -170,6 +210,14 @@ async def run(service: str, settings: Settings, setup: Setup,
         await _shutdown(rt, micro, settings.shutdown_grace_seconds)
         sock.close()
         log.info("stopped")
+        tracing.shutdown()  # the spans still batched are exported
+
+
+def _observed(service: str, settings: Settings) -> Any:
+    """The process's logs and, when an exporter is set, its traces; the service's logger."""
+    logs.configure(service, settings.instance_id, settings.log_level)
+    tracing.configure(service, settings.instance_id, version())
+    return logs.get(service)
 
 
 async def _watch_standbys(rt: Runtime) -> None:
@@ -203,4 +251,7 @@ def _checks(rt: Runtime) -> dict[str, Callable[[], Awaitable[bool]]]:
     async def workers() -> bool:
         return all(w.running for w in rt.workers)
 
-    return {"postgres": postgres, "nats": nats, "workers": workers}
+    async def accepting() -> bool:  # false from SIGTERM on: no new work comes here
+        return not rt.draining
+
+    return {"postgres": postgres, "nats": nats, "workers": workers, "accepting": accepting}

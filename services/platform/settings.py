@@ -55,6 +55,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         ge=1, description="Most connections the Postgres pool opens.")] = 10
     shutdown_grace_seconds: Annotated[float, msgspec.Meta(
         gt=0, description="Time allowed for in-flight work after SIGTERM.")] = 10.0
+    drain_seconds: Annotated[float, msgspec.Meta(
+        ge=0, description="After SIGTERM, how long /readyz answers 503 while the service "
+        "still serves, before it hands its work on and stops: the time a load balancer "
+        "takes to see it (its readiness probe's period times its failure threshold).")] = 0.0
     migrate_on_start: Annotated[bool, msgspec.Meta(
         description="Apply this service's migrations at start-up.")] = True
     instance_id: Annotated[str, msgspec.Meta(

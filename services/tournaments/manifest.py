@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from services.platform import sqlfolders
+from services.platform import sql
 from services.platform.manifest import Manifest
 
 MANIFEST = Manifest(
@@ -11,7 +11,7 @@ MANIFEST = Manifest(
     setup_function="services.tournaments.service:setup",
     # Tournaments keep their own event store (tournament-<id> streams) beside the
     # consumer's.
-    migrations=(("consumer", sqlfolders.CONSUMER), *sqlfolders.EVENTSTORE_MIGRATIONS,
+    migrations=(("consumer", sql.CONSUMER), *sql.EVENTSTORE_MIGRATIONS,
                 ("tournaments", Path(__file__).parent / "migrations")),
     dev_http_port=8003,
 )

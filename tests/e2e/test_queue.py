@@ -399,6 +399,60 @@ async def test_the_other_lobby_takes_over_matchmaking_when_the_leader_dies(
         ranked.start_lobby(f"lobby-back-{tag()}")
 
 
+async def test_a_leader_stopped_hands_the_matchmaker_on_at_once(ranked: Ranked) -> None:
+    """SIGTERM: the leader lets its lease go as it stops, so no cycle waits for the lease
+    to lapse (``SPADES_MATCHMAKER_LEASE_SECONDS``)."""
+    holder = await until(ranked.leader, timeout=10)
+    [leader] = [g for g in ranked.gateways if g.log.stem == holder]
+    ranked.gateways.remove(leader)
+    try:
+        await asyncio.to_thread(leader.stop)  # SIGTERM, and waits for the process to end
+        rows = await ranked.sql("SELECT holder, until > now() AS held FROM leases"
+                                " WHERE name = 'matchmaker'")
+        assert not (rows[0]["holder"] == holder and rows[0]["held"]), "the lease was kept"
+        assert '"matchmaker_released"' in leader.log.read_text()
+        survivors = {g.log.stem for g in ranked.gateways}
+        assert await until(ranked.leader, timeout=10) in survivors
+    finally:
+        ranked.start_lobby(f"lobby-back-{tag()}")
+
+
+async def test_a_queued_players_place_survives_their_lobby_copys_restart(
+        ranked: Ranked) -> None:
+    """SIGTERM drains the copy: its sockets get ``moving`` and close 1012, and the ticket
+    waits for the player's next socket, on the other copy, which takes it over."""
+    going, staying = ranked.gateways[0], ranked.gateways[1]
+    q = await Queuer.make(going, f"mv{tag()}")
+    await q.join()
+    waiting = await q.status("waiting")
+    ranked.gateways.remove(going)
+    try:
+        await asyncio.to_thread(going.stop)
+        moved = await q.sock.of_type("moving", timeout=10)
+        assert "restarting" in moved["message"]
+        with contextlib.suppress(Exception):
+            await q.sock.recv(5)
+        assert q.sock.conn.close_code == 1012
+        rows = await ranked.sql("SELECT socket FROM queue_members WHERE player_id = $1", q.id)
+        assert [r["socket"] for r in rows] == [""]  # waiting for the player's next socket
+        q.sock = await q.player.socket(staying.ws_url)
+
+        async def taken_over() -> bool:
+            rows = await ranked.sql("SELECT m.socket, t.state FROM queue_members m JOIN"
+                                    " queue_tickets t USING (ticket_id) WHERE player_id = $1",
+                                    q.id)
+            return bool(rows) and rows[0]["socket"] != "" and rows[0]["state"] == "waiting"
+
+        await until(taken_over, timeout=10)
+        async with httpx.AsyncClient(base_url=staying.url) as http:
+            state = (await http.get("/v1/queue", headers={
+                "Authorization": f"Bearer {q.player.token}"})).json()
+        assert state["state"] == "waiting" and state["since"] == waiting["since"]
+        await ranked.drain([q])  # the new socket's close takes the ticket with it
+    finally:
+        ranked.start_lobby(f"lobby-back-{tag()}")
+
+
 async def test_without_the_ratings_service_a_join_is_refused_and_nothing_changes(
         ranked: Ranked) -> None:
     q = await Queuer.make(ranked.lobby(0), f"norat{tag()}")

@@ -22,6 +22,7 @@ from services.lobby.clients.gameworkers import GameClient, GameUnavailable
 from services.lobby.edge.connections import Conn
 from services.lobby.edge.following import Followers
 from services.lobby.tables.seating import check_acts
+from services.platform import tracing
 
 
 class Commands:
@@ -43,6 +44,18 @@ class Commands:
         return reply.version, reply.duplicate
 
     async def on_frame(self, conn: Conn, frame: ws.GameCommandFrame) -> None:
+        if not tracing.on():
+            await self._on_frame(conn, frame)
+            return
+        # The trace of a player's command starts here: the request to the worker, its
+        # commit and the events' delivery to the other seats are its children.
+        kind = type(frame).__struct_config__.tag
+        with tracing.span(f"command {kind}", tracing.SpanKind.SERVER, attrs={
+                "game.id": frame.game_id, "command.id": frame.command_id,
+                "player.id": conn.player_id, "seat": frame.seat}):
+            await self._on_frame(conn, frame)
+
+    async def _on_frame(self, conn: Conn, frame: ws.GameCommandFrame) -> None:
         sub = self.followers.followed(conn, frame.game_id)
         if sub.seat != frame.seat:
             raise LobbyError("not_your_seat", f"you do not hold seat {frame.seat}")

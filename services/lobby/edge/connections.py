@@ -65,6 +65,8 @@ class Conn:
         self.last_limited = 0.0
         self.closed = False
         self.expired = False
+        self.moving = False  # the gateway is draining: closed with 1012 once answered
+        self.busy = False  # a frame is being handled (its answer not yet queued)
 
     @property
     def player_id(self) -> str:

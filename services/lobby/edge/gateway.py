@@ -23,6 +23,8 @@ handed frames to send and the transport writes them.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Coroutine
+from typing import Any
 
 from schemas import ws
 from schemas.api import GameSummary
@@ -44,6 +46,7 @@ from services.lobby.edge.rolecheck import RoleCheck
 from services.lobby.edge.subscriptions import Subscriptions
 from services.lobby.edge.tablefeed import TableFeed
 from services.lobby.edge.tournamentfeed import TournamentFeed
+from services.lobby.ranked.moving import QueueMoves
 from services.lobby.ranked.queue import Queue
 from services.lobby.tables.tables import Tables
 from services.lobby.tournaments.relay import Tournaments
@@ -71,6 +74,7 @@ class Gateway:
                                settings.role_check_seconds)
         self.notes = Notes(broadcasts, self.conns)
         self.queue = queue
+        self.queue_moves = QueueMoves(queue)  # a ticket waits for its player's next socket
         self.organizing = tournaments  # a tournament's organizer watches its games live
         self.unseen = Unseen(tables.pool, tournaments.bus)  # duplicate deals not yet played
         self.tournaments = TournamentFeed(tournaments, broadcasts, names, self.conns)
@@ -82,6 +86,7 @@ class Gateway:
             self.tournaments.handlers())
         self._closing: set[asyncio.Task[None]] = set()
         self._open = False
+        self.draining = False
 
     async def start(self) -> None:
         await self.feed.start()
@@ -100,6 +105,27 @@ class Gateway:
         await self.notes.stop()
         await self.tournaments.stop()
 
+    async def drain(self) -> None:
+        """This copy is stopping: every socket is told to move (a ``moving`` frame, then
+        close 1012) as soon as the frame it is handling has its answer queued, and new
+        sockets are closed with 1012 at once. The clients connect again elsewhere and
+        resume; a queued player's ticket waits for their next socket
+        (``QueueMoves``). Returns once every socket has gone, or after the grace."""
+        self.draining = True
+        await self.queue_moves.moving([c.id for c in self.conns.all])
+        for conn in list(self.conns.all):
+            conn.moving = True
+            if not conn.busy:
+                self.move(conn)
+        deadline = asyncio.get_running_loop().time() + self.settings.shutdown_grace_seconds
+        while self.conns.all and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.02)
+
+    def move(self, conn: Conn) -> None:
+        conn.moving = True
+        conn.send(ws.Moving(message="this server is restarting: connect again and resume"))
+        conn.close()
+
     @property
     def running(self) -> bool:
         """Ready for sockets: started, and not yet stopping (readiness turns 503 first)."""
@@ -116,7 +142,10 @@ class Gateway:
     # --- sockets ---------------------------------------------------------------------------
 
     def connect(self, claims: Claims) -> Conn:
-        return self.conns.open(claims)
+        conn = self.conns.open(claims)
+        if not claims.guest:  # a registered player's ticket may wait for this socket
+            self._spawn(self.queue_moves.adopt(conn.player_id, conn.id))
+        return conn
 
     def disconnect(self, conn: Conn) -> None:
         subs = self.followers.get(conn)  # the socket's removal forgets them
@@ -124,10 +153,13 @@ class Gateway:
             return
         for sub in list(subs.values()) if subs else ():
             self.subscriptions.leave(sub)
-        if conn.id in self.queue.sockets:  # its ticket goes with it
-            task = asyncio.create_task(self.queue.socket_closed(conn.id))
-            self._closing.add(task)
-            task.add_done_callback(self._closing.discard)
+        if conn.id in self.queue.sockets:  # its ticket goes with it (unless it moved)
+            self._spawn(self.queue.socket_closed(conn.id))
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(work)
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
 
     async def handle(self, conn: Conn, frame: ws.ClientFrame) -> None:
         await self.frames.handle(conn, frame)

@@ -35,6 +35,7 @@ _decoder = msgspec.json.Decoder(ws.ClientMessage)
 _encoder = msgspec.json.Encoder()
 
 CLOSE_POLICY = 1008
+CLOSE_MOVING = 1012  # "service restart": this copy is draining, connect again
 CLOSE_EXPIRED = 4401
 CLOSE_TOO_MANY = 4429
 
@@ -71,6 +72,10 @@ def handler(gateway: Gateway, tokens: Tokens, allowed_origins: frozenset[str],
             claims = tokens.check(socket.query_params.get("token"))
         except LobbyError as exc:
             await socket.close(code=CLOSE_EXPIRED, reason=exc.code)
+            return
+        if gateway.draining:  # accepted only to say why: this copy is going away
+            await socket.accept()
+            await socket.close(code=CLOSE_MOVING, reason="moving")
             return
         await socket.accept()
         try:
@@ -137,7 +142,8 @@ async def _write(socket: WebSocket[Any, Any, Any], conn: Conn) -> None:
     finally:
         outbox.direct = None
     with contextlib.suppress(Exception):
-        await socket.close(code=CLOSE_EXPIRED if conn.expired else 1000)
+        await socket.close(code=CLOSE_EXPIRED if conn.expired
+                           else CLOSE_MOVING if conn.moving else 1000)
 
 
 async def _read(socket: WebSocket[Any, Any, Any], conn: Conn, gateway: Gateway,
@@ -169,6 +175,7 @@ async def _read(socket: WebSocket[Any, Any, Any], conn: Conn, gateway: Gateway,
                 raise decode_error(exc) from None
             command_id = getattr(frame, "command_id", "")
             frame_type = str(type(frame).__struct_config__.tag)
+            conn.busy = True
             await gateway.handle(conn, frame)
         except LobbyError as exc:
             if frame_type and exc.code not in ws.frame_errors(frame_type):
@@ -187,3 +194,8 @@ async def _read(socket: WebSocket[Any, Any, Any], conn: Conn, gateway: Gateway,
                            frame_type=type(exc).__name__)
             conn.send(ws.Error(code="internal", message="the gateway failed on this frame",
                                command_id=command_id))
+        finally:
+            conn.busy = False
+        if conn.moving:  # the frame's answer is queued: now the socket may move
+            gateway.move(conn)
+            return

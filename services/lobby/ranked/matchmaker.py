@@ -108,6 +108,10 @@ class Matchmaker(Periodic):
         if self._outcomes is not None:
             with contextlib.suppress(Exception):
                 await self._outcomes.unsubscribe()
+        if self.leading:  # handed on now: another copy leads from its next cycle
+            with contextlib.suppress(Exception):  # or it lapses: matchmaker_lease_seconds
+                await self.leases.release(self.holder, [LEASE])
+                _log.info("matchmaker_released", holder=self.holder, epoch=self.epoch)
 
     async def on_outcome(self, env: EventEnvelope) -> None:
         """A queue match's ready check ended: the leader settles its offer now."""

@@ -148,6 +148,25 @@ async def drop_socket(pool: asyncpg.Pool, gateway: str, socket: str) -> list[Tic
     return [_ticket(r) for r in rows]
 
 
+MOVED = ""  # a member's socket while its player reconnects after their lobby copy moved them
+
+
+async def moving(pool: asyncpg.Pool, gateway: str, sockets: list[str]) -> int:
+    """Moved sockets' members: no socket, stamped now (``moving.QueueMoves``)."""
+    done = await pool.execute(
+        "UPDATE queue_members SET socket = $3, heartbeat_at = now()"
+        " WHERE gateway = $1 AND socket = ANY($2)", gateway, sockets, MOVED)
+    return int(done.split()[-1])
+
+
+async def adopt(pool: asyncpg.Pool, player: str, gateway: str, socket: str) -> bool:
+    """The player's moved membership, taken by their new socket; False if none."""
+    row = await pool.fetchval(
+        "UPDATE queue_members SET gateway = $2, socket = $3, heartbeat_at = now()"
+        " WHERE player_id = $1 AND socket = $4 RETURNING true", player, gateway, socket, MOVED)
+    return bool(row)
+
+
 async def heartbeat(pool: asyncpg.Pool, gateway: str, sockets: list[str]) -> int:
     """Stamp the members whose sockets are open on this gateway (a closed socket's
     ticket that was not dropped then expires)."""

@@ -721,6 +721,11 @@ function connect() {
   ws.onclose = (e) => {
     if (S.ws !== ws || !S.token) return;
     if (e.code === 4401) { signOut(); status("Your session ended; sign in again."); return; }
+    if (e.code === 1012) {  // the server is restarting: another copy takes us at once
+      status("The server is restarting; reconnecting…");
+      setTimeout(connect, 0);
+      return;
+    }
     status("Connection lost; reconnecting…");
     setTimeout(connect, S.reconnectDelay);
     S.reconnectDelay = Math.min(S.reconnectDelay * 2, 5000);

@@ -26,13 +26,13 @@ import asyncpg
 import msgspec
 
 from schemas.bus import EventEnvelope
-from services.platform import faults, sqlfolders
+from services.platform import faults, sql
 from services.platform.events import EventRegistry
 from services.platform.lease import FencedError, fencing
 
 OUTBOX_CHANNEL = "spades_outbox"
-SQL = sqlfolders.EVENTSTORE
-MIGRATIONS = sqlfolders.EVENTSTORE_MIGRATIONS
+SQL = sql.EVENTSTORE
+MIGRATIONS = sql.EVENTSTORE_MIGRATIONS
 
 
 class StoreError(Exception):

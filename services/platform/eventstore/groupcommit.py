@@ -20,6 +20,7 @@ from typing import Protocol
 
 import msgspec
 
+from services.platform import tracing
 from services.platform.eventstore import Append, AppendResult
 
 
@@ -35,6 +36,7 @@ class _Waiting:
     append: Append
     future: asyncio.Future[AppendResult]
     since: float  # the loop's time when it arrived
+    trace: str | None = None  # the appending command's span, when tracing is on
 
 
 class GroupCommit:
@@ -62,7 +64,8 @@ class GroupCommit:
         future: asyncio.Future[AppendResult] = loop.create_future()
         self._queue.append(_Waiting(Append(stream, expected_version, events, command_id, epoch,
                                            causation_id=causation_id,
-                                           command_hash=command_hash), future, loop.time()))
+                                           command_hash=command_hash), future, loop.time(),
+                                    tracing.traceparent()))
         if len(self._queue) >= self.most:
             self._full.set()
         if self._task is None or self._task.done():
@@ -84,6 +87,8 @@ class GroupCommit:
             await self._write(batch)
 
     async def _write(self, batch: list[_Waiting]) -> None:
+        if tracing.on():
+            tracing.COMMITTING.set({w.append.stream: w.trace for w in batch if w.trace})
         try:
             outcomes = await self.store.append_many([w.append for w in batch])
         except BaseException as exc:

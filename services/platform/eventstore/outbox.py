@@ -38,7 +38,7 @@ import nats.errors
 from prometheus_client import Counter, Gauge
 
 from schemas.bus import EventEnvelope
-from services.platform import faults, logs
+from services.platform import faults, logs, tracing
 from services.platform.busclient import BusClient, Unavailable
 from services.platform.eventstore import OUTBOX_CHANNEL, envelope
 
@@ -313,15 +313,17 @@ class Publisher:
         if self.client.storing + len(envelopes) > self.stalled_at:
             await self._send_unacked(envelopes)
             return
+        parents, spans = _publish_spans(envelopes) if tracing.on() else (None, [])
         try:
             acked = await self.client.store([_message(self.subject_for, e) for e in envelopes],
-                                            self.ack_timeout)
+                                            self.ack_timeout, parents)
         except Exception as exc:  # NATS away: the relay's sweep publishes them
             _log.warning("publish_failed", error=repr(exc), events=len(envelopes))
+            _end(spans)
             return
         positions = [e.position for e in envelopes]
         self._confirming.add(acked)
-        acked.add_done_callback(lambda done: self._confirmed(done, positions))
+        acked.add_done_callback(lambda done: self._confirmed(done, positions, spans))
 
     async def _send_unacked(self, envelopes: Sequence[EventEnvelope]) -> None:
         """JetStream has left ``stalled_at`` publishes unacknowledged (a stream's leader
@@ -340,7 +342,9 @@ class Publisher:
             return
         UNACKED.inc(len(envelopes))
 
-    def _confirmed(self, acked: asyncio.Future[int], positions: list[int]) -> None:
+    def _confirmed(self, acked: asyncio.Future[int], positions: list[int],
+                   spans: list[tracing.Span]) -> None:
+        _end(spans)
         self._confirming.discard(acked)
         if acked.cancelled():
             return
@@ -354,3 +358,33 @@ class Publisher:
         """Wait for JetStream's answers to everything published so far."""
         if self._confirming:
             await asyncio.gather(*self._confirming, return_exceptions=True)
+
+
+def _publish_spans(envelopes: Sequence[EventEnvelope]
+                   ) -> tuple[list[str | None] | None, list[tracing.Span]]:
+    """A publish span for each traced command among these events (its group commit's
+    ``tracing.COMMITTING``), ended by JetStream's acknowledgement, and each message's
+    ``traceparent``: the gateways' deliveries of the events are its children."""
+    traced = tracing.COMMITTING.get()
+    if not traced:
+        return None, []
+    spans: dict[str, tuple[tracing.Span, str | None]] = {}
+    parents: list[str | None] = []
+    for e in envelopes:
+        parent = traced.get(e.stream)
+        if parent is None:
+            parents.append(None)
+            continue
+        if e.stream not in spans:
+            got = tracing.start("publish", tracing.SpanKind.PRODUCER,
+                                tracing.from_headers({"traceparent": parent}),
+                                attrs={"game.id": e.stream})
+            assert got is not None  # tracing is on
+            spans[e.stream] = (got, tracing.traceparent_of(got))
+        parents.append(spans[e.stream][1])
+    return parents, [span for span, _ in spans.values()]
+
+
+def _end(spans: list[tracing.Span]) -> None:
+    for span in spans:
+        span.end()

@@ -58,7 +58,7 @@ def start(name: str, log: Path, wrap: list[str] | None = None, /, **env: str) ->
     """Service ``name`` as its own process (under ``wrap`` if given), once it is ready;
     its instance id is the log file's name. The first three are positional only, so
     that no setting in ``env`` can be taken for one of them."""
-    port = servers.free_port()
+    port = int(env.get("SPADES_HTTP_PORT") or servers.free_port())  # a restart keeps its port
     inherited = {k: v for k, v in os.environ.items() if k != "SPADES_FAULT"}  # only if asked
     full = {**inherited, "PYTHONPATH": str(ROOT), "SPADES_HTTP_PORT": str(port),
             "SPADES_HTTP_HOST": "127.0.0.1", "SPADES_INSTANCE_ID": log.stem, **env}

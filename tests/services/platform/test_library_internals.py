@@ -45,11 +45,16 @@ NATS_METHODS = {
     # called: `store` writes HPUB lines and flushes as `publish` does
     "_send_command": "ed57e8e86389cf94",
     "_flush_pending": "317c8d7ef54b90b7",
+    # extended: the buffer is written ahead of the PING (`flush` waits for all before it)
+    "_send_ping": "d57b2f820443afb4",
+    # copied into `_send_ping`: how the flusher writes the buffer
+    "_flusher": "43957ffb357d6d94",
     # replaced in part: `request`'s answers (reply, NoResponders, Timeout) are copied
     "request": "5b1b97e620daed80",
 }
 NATS_ATTRIBUTES = ("_resp_sub_prefix", "_inbox_prefix", "_nuid", "_max_payload",
-                   "_max_pending_size", "_pending_data_size", "_flush_queue", "_reading_task")
+                   "_max_pending_size", "_pending_data_size", "_flush_queue", "_reading_task",
+                   "_pending", "_transport", "_pongs")
 # The parser calls `_process_msg` with (sid, subject, reply, data, headers).
 PARSER = "7d6165f1766cccd1"
 UVICORN_METHODS = {

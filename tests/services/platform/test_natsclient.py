@@ -18,7 +18,7 @@ from nats.aio.msg import Msg
 from prometheus_client import REGISTRY
 
 from services.platform.busclient import BusClient
-from services.platform.connection import NatsClient
+from services.platform.connection import DirectClient, NatsClient
 from tests.waiting import until
 
 
@@ -32,7 +32,10 @@ async def asker(nats_url: str) -> AsyncIterator[NatsClient]:
 
 @pytest.fixture
 async def other(nats_url: str) -> AsyncIterator[Client]:
-    client = await nats.connect(nats_url)
+    """Another party on the bus, of the services' own kind: a plain nats-py client's
+    ``flush`` may return before the server has its subscription."""
+    client = DirectClient()
+    await client.connect(nats_url)
     yield client
     await client.close()
 
@@ -48,6 +51,21 @@ async def _until(check: Callable[[], bool]) -> None:
         return check()
 
     await until(holds, timeout=30.0, every=0.01)
+
+
+async def test_a_subscription_flushed_is_the_servers_before_the_flush_returns(
+        asker: NatsClient, other: Client, nats_prefix: str) -> None:
+    """The library writes its PING ahead of the subscriptions still in its buffer, so a
+    request sent right after ``subscribe`` and ``flush`` could find no responder."""
+    async def echo(msg: Msg) -> None:
+        await msg.respond(msg.data)
+
+    for i in range(200):
+        subject = _subject(nats_prefix)
+        sub = await other.subscribe(subject, cb=echo)
+        await other.flush()
+        assert (await asker.request(subject, b"%d" % i, timeout=5)).data == b"%d" % i
+        await sub.unsubscribe()
 
 
 async def test_requests_in_flight_together_each_get_their_own_reply(

@@ -1,4 +1,4 @@
-"""Where the platform's own SQL migrations live.
+"""Where the platform's own SQL migrations live: the folders beside this file.
 
 Named apart from the modules that run them, so that listing the services and
 their migration sets (``services.catalog``, which `spades --help` reads) does
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-SQL = Path(__file__).parent / "sql"
+SQL = Path(__file__).parent
 LEASE = SQL / "lease"
 EVENTSTORE = SQL / "eventstore"
 CONSUMER = SQL / "consumer"

@@ -1,0 +1,174 @@
+"""Traces across processes: OpenTelemetry, off unless an exporter is asked for.
+
+One trace follows a command from the player's frame at a gateway, through the NATS
+request (its W3C ``traceparent`` in the message's headers), the game worker's
+decide and commit, the events' JetStream publish (the ``traceparent`` again, in
+the stored message's headers), to each gateway's delivery of those events to
+the other seats. Every log line written inside a span carries its ``trace_id``
+and ``span_id`` (``add_ids``), so a trace found from a player's complaint leads
+to each process's lines (docs/operators.md, "Following a slow move").
+
+Tracing is on when the standard ``OTEL_EXPORTER_OTLP_ENDPOINT`` (or
+``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT``) is set: spans go to that collector by
+OTLP over HTTP, batched (the SDK's own ``OTEL_BSP_*`` settings apply). When it
+is off, every function here returns at its first line: the command path pays a
+flag's test, not the API's no-op objects. Tests install the SDK's in-memory
+exporter with ``configure(..., exporter=)``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import os
+from collections.abc import Iterator, Mapping, MutableMapping
+from typing import Any
+
+from opentelemetry import context as otel_context
+from opentelemetry import trace
+from opentelemetry.propagate import extract, inject
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor, SpanExporter
+
+Context = otel_context.Context
+Span = trace.Span
+SpanKind = trace.SpanKind
+
+_ENDPOINTS = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+
+
+# The ``traceparent`` of each stream's append in the group commit being written, read
+# by the publisher that runs inside it (``outbox.Publisher``), so each command's events
+# go to JetStream under its trace without the event store knowing of traces.
+COMMITTING: contextvars.ContextVar[Mapping[str, str] | None] = contextvars.ContextVar(
+    "committing", default=None)
+
+
+class _State:
+    on = False
+    tracer: trace.Tracer = trace.NoOpTracer()
+    provider: TracerProvider | None = None
+
+
+def on() -> bool:
+    return _State.on
+
+
+def asked() -> bool:
+    """Whether the environment asks for traces (an OTLP endpoint is set)."""
+    return any(os.environ.get(name) for name in _ENDPOINTS)
+
+
+def configure(service: str, instance: str, version: str,
+              exporter: SpanExporter | None = None) -> None:
+    """Turn tracing on for this process when asked (``asked``) or given an exporter
+    (tests: the SDK's ``InMemorySpanExporter``, its spans handed over at once)."""
+    if exporter is None and not asked():
+        return
+    if exporter is None:
+        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+        processor: Any = BatchSpanProcessor(OTLPSpanExporter())
+    else:
+        processor = SimpleSpanProcessor(exporter)
+    provider = TracerProvider(resource=Resource.create({
+        "service.name": service, "service.instance.id": instance,
+        "service.version": version}))
+    provider.add_span_processor(processor)
+    _State.provider, _State.tracer, _State.on = provider, provider.get_tracer("spades"), True
+
+
+def shutdown() -> None:
+    """Export what is left and turn tracing off (a service's last step)."""
+    provider, _State.provider = _State.provider, None
+    _State.on, _State.tracer = False, trace.NoOpTracer()
+    if provider is not None:
+        provider.shutdown()
+
+
+def current() -> Context | None:
+    """The running context, to carry into another task's work (a game's inbox)."""
+    return otel_context.get_current() if _State.on else None
+
+
+def headers(into: MutableMapping[str, str] | None = None) -> dict[str, str] | None:
+    """The running span's ``traceparent`` as message headers, or None when off or
+    outside any span."""
+    if not _State.on:
+        return None
+    carrier: dict[str, str] = {} if into is None else dict(into)
+    inject(carrier)
+    return carrier if "traceparent" in carrier else None
+
+
+def traceparent() -> str | None:
+    """The running span's ``traceparent`` alone (a stored message's header)."""
+    found = headers()
+    return found["traceparent"] if found else None
+
+
+def from_headers(found: Mapping[str, str] | None) -> Context | None:
+    """The context a message's headers carry, or None."""
+    if not _State.on or not found or "traceparent" not in found:
+        return None
+    return extract(found)
+
+
+def from_raw(raw: bytes) -> Context | None:
+    """The context in a message's raw header block (``NATS/1.0\\r\\n...``), read without
+    parsing the rest: for messages handed over by the connection's reading."""
+    if not _State.on:
+        return None
+    at = raw.find(b"traceparent:")
+    if at < 0:
+        return None
+    end = raw.find(b"\r\n", at)
+    value = raw[at + len(b"traceparent:"):end if end >= 0 else None].strip()
+    return extract({"traceparent": value.decode("ascii", "replace")})
+
+
+@contextlib.contextmanager
+def span(name: str, kind: SpanKind = SpanKind.INTERNAL, parent: Context | None = None,
+         attrs: Mapping[str, Any] | None = None) -> Iterator[trace.Span | None]:
+    """A span, current inside the block (its ``parent`` given, or the running one);
+    nothing at all when tracing is off."""
+    if not _State.on:
+        yield None
+        return
+    with _State.tracer.start_as_current_span(name, context=parent, kind=kind,
+                                             attributes=_kept(attrs)) as got:
+        yield got
+
+
+def start(name: str, kind: SpanKind = SpanKind.INTERNAL, parent: Context | None = None,
+          attrs: Mapping[str, Any] | None = None) -> trace.Span | None:
+    """A span ended by the caller (one that outlives the block that started it, such as a
+    publish ended by its acknowledgement); None when off."""
+    if not _State.on:
+        return None
+    return _State.tracer.start_span(name, context=parent, kind=kind, attributes=_kept(attrs))
+
+
+def _kept(attrs: Mapping[str, Any] | None) -> dict[str, Any]:
+    return {k: v for k, v in (attrs or {}).items() if v is not None}
+
+
+def within(span_: trace.Span) -> Context:
+    """A context whose current span is ``span_``, to carry it on (``headers_of``)."""
+    return trace.set_span_in_context(span_)
+
+
+def traceparent_of(span_: trace.Span) -> str | None:
+    carrier: dict[str, str] = {}
+    inject(carrier, context=within(span_))
+    return carrier.get("traceparent")
+
+
+def add_ids(_: Any, __: str, event: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
+    """structlog: the running span's trace and span ids on every line written inside it."""
+    if _State.on:
+        got = trace.get_current_span().get_span_context()
+        if got.is_valid:
+            event["trace_id"] = format(got.trace_id, "032x")
+            event["span_id"] = format(got.span_id, "016x")
+    return event
