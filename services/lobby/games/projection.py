@@ -21,6 +21,7 @@ from schemas import events as ev
 from schemas.bus import EventEnvelope
 from services.lobby.clients.broadcasts import Broadcasts
 from services.lobby.games import store
+from services.lobby.matches import store as matchstore
 from services.lobby.ranked import leavers
 from services.lobby.tables import store as tablestore
 from services.platform.events import game_registry
@@ -60,8 +61,14 @@ def projection_handlers(leaver_seconds: float, broadcasts: Broadcasts) -> Projec
     async def started(conn: Any, env: EventEnvelope) -> None:
         e = registry.decode(env.type, env.schema_version, env.body)
         if isinstance(e, ev.GameStarted):
-            await store.game_started(conn, env.stream, list(e.players), env.occurred_at_ms)
-            await tablestore.seat_unmatched(conn, env.stream, list(e.players))
+            table = await matchstore.table_of_game(conn, env.stream)
+            await store.game_started(
+                conn, env.stream, list(e.players), env.occurred_at_ms,
+                None if table is None else table.table_id,
+                None if table is None else [s.name for s in table.seats])
+            if await matchstore.origin_of(conn, env.stream) is None \
+                    and not await store.has_ended(conn, env.stream):
+                await tablestore.seat_unmatched(conn, env.stream, list(e.players))
 
     async def ended(conn: Any, env: EventEnvelope) -> None:
         e = registry.decode(env.type, env.schema_version, env.body)

@@ -32,7 +32,7 @@ from services.lobby.clients.ratings import RatingsBus
 from services.lobby.matches import store as matchstore
 from services.lobby.matches.opening import Matches
 from services.lobby.ranked import store as qs
-from services.lobby.ranked.eligibility import Eligibility
+from services.lobby.ranked.eligibility import Eligibility, FinishedGames
 from services.lobby.ranked.matching import MatchRules
 from services.platform import logs
 from services.platform.periodic import Periodic
@@ -87,11 +87,11 @@ class Telling:
 class Queue(Telling):
     def __init__(self, pool: basestore.Pool, games: GameClient, broadcasts: Broadcasts,
                  matches: Matches, ratings: RatingsBus, settings: LobbySettings,
-                 gateway: str) -> None:
+                 gateway: str, finished_games: FinishedGames) -> None:
         super().__init__(broadcasts, settings)
         self.pool, self.games, self.matches, self.ratings = pool, games, matches, ratings
         self.gateway = gateway
-        self.eligibility = Eligibility(pool, games, settings, ratings)
+        self.eligibility = Eligibility(pool, games, settings, ratings, finished_games)
         self.sockets: set[str] = set()  # this gateway's sockets that joined the queue
         self.heartbeat = Periodic("queue_heartbeat", settings.queue_heartbeat_seconds,
                                   lambda: qs.heartbeat(pool, gateway, list(self.sockets)))

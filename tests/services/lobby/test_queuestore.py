@@ -18,6 +18,7 @@ from schemas.bus import EventEnvelope
 from schemas.subjects import Names
 from services.lobby.base.clock import now_ms
 from services.lobby.clients.broadcasts import Broadcasts
+from services.lobby.games import store as games_store
 from services.lobby.games.projection import projection_handlers
 from services.lobby.ranked import store as qs
 from services.platform import connection
@@ -295,7 +296,7 @@ async def _games_played(pool: asyncpg.Pool, broadcasts: Broadcasts) -> None:
     await _project(pool, broadcasts, uuid.uuid4().hex, ev.GameStarted(rules=rules, players=seats))
     await _project(pool, broadcasts, uuid.uuid4().hex, ev.GameStarted(
         rules=rules, players=(other, "bot:basic", pid(), "bot:basic")))
-    assert await qs.finished_games(pool, me) == 3
+    assert await games_store.finished_games(pool, me) == 3
 
 
 async def test_starts_and_ends_of_the_same_games_in_opposite_orders_both_commit(
