@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from services.platform import servers
@@ -77,7 +78,8 @@ class DevDatabase:
         self.root = root
         self.pg: Postgres | None = None
         self.archive: WalArchiver | None = None
-        self.tried = 0.0
+        self.tries = Tries()
+        self.standby_away = StandbyAway()
 
     def start(self, given_url: str | None) -> str:
         """Start what is ours; the URL the services use."""
@@ -111,8 +113,11 @@ class DevDatabase:
         return said
 
     def look_after(self) -> None:
-        if self.pg:
-            look_after(self.pg)
+        pg = self.pg
+        if isinstance(pg, servers.PostgresPair) and pg.standby.exited and not pg.primary.exited:
+            self.standby_away.attach(pg)
+        elif pg:
+            look_after(pg)
         if self.archive:
             self.keep_archiving()
 
@@ -122,21 +127,67 @@ class DevDatabase:
         archive = self.archive
         if archive is None or (archive.process is not None and not archive.exited):
             return
-        if time.monotonic() - self.tried < 1.0:
-            return
-        self.tried = time.monotonic()
-        try:
-            archive.start()
-        except servers.ServerError as exc:
-            say(f"the WAL archive waits for the primary: {exc}")
-            return
-        say(f"archiving WAL into {archive.folder / 'wal'}")
+        if self.tries.started(archive.start, "the WAL archive waits for the primary: {}"):
+            say(f"archiving WAL into {archive.folder / 'wal'}")
 
     def stop(self) -> None:
         if self.archive:
             self.archive.stop()
         if self.pg:
             self.pg.stop()
+
+
+class Tries:
+    """Starting a server that may not start yet: at most one try a second, and each
+    reason it fails said once rather than every second."""
+
+    def __init__(self) -> None:
+        self.last = 0.0
+        self.why = ""
+
+    def started(self, start: Callable[[], None], failed: str) -> bool:
+        """Whether ``start`` ran now and succeeded (``failed``: the line, ``{}`` the why)."""
+        if time.monotonic() - self.last < 1.0:
+            return False
+        self.last = time.monotonic()
+        try:
+            start()
+        except servers.ServerError as exc:
+            if str(exc) != self.why:
+                say(failed.format(exc))
+            self.why = str(exc)
+            return False
+        self.why = ""
+        return True
+
+
+class StandbyAway:
+    """A lost standby (its process gone, its folder perhaps too): the policy is said once
+    and applied (``alone``: the primary stops waiting for it), then a standby is started
+    again, copied anew when its folder is gone, at most once a second until one streams.
+    A standby that cannot start yet (its port taken, its disk full) is said, not fatal:
+    the platform goes on under the policy meanwhile."""
+
+    def __init__(self) -> None:
+        self.since: float | None = None
+        self.tries = Tries()
+
+    def attach(self, pg: servers.PostgresPair) -> None:
+        if self.since is None:
+            self.since = time.monotonic()
+            if standby_lost() == "alone":
+                pg.carry_on_alone()
+                say(f"WARNING: the PostgreSQL standby (port {pg.standby.port}) is lost; the "
+                    "primary carries on ALONE: commits are on one machine only until it is "
+                    "back")
+            else:
+                say(f"the PostgreSQL standby (port {pg.standby.port}) is lost; commits wait "
+                    "for it")
+        if self.tries.started(pg.start_standby, "the PostgreSQL standby cannot start yet "
+                                                "({}); trying every second"):
+            say(f"the PostgreSQL standby is back and synchronous (away "
+                f"{time.monotonic() - self.since:.1f}s)")
+            self.since = None
 
 
 def look_after(pg: Postgres) -> None:
@@ -146,19 +197,8 @@ def look_after(pg: Postgres) -> None:
             say("PostgreSQL exited; starting it again")
             pg.start()
             say("PostgreSQL is back")
-        return
-    if pg.primary.exited:
+    elif pg.primary.exited:
         fail_over(pg)
-    elif pg.standby.exited:
-        if standby_lost() == "alone":
-            pg.carry_on_alone()
-            say(f"WARNING: the PostgreSQL standby (port {pg.standby.port}) is lost; the "
-                "primary carries on ALONE: commits are on one machine only until it is back")
-        else:
-            say(f"the PostgreSQL standby (port {pg.standby.port}) is lost; commits wait "
-                "for it")
-        pg.start_standby()
-        say("the PostgreSQL standby is back and synchronous")
 
 
 def fail_over(pg: servers.PostgresPair) -> None:

@@ -96,12 +96,12 @@ async def _table_names(game_id: str) -> list[str | None]:
     where the lobby's tables live elsewhere (the game's database alone)."""
     import asyncpg
 
-    from services.lobby.tables import store
+    from services.lobby.matches import store
     from services.platform.db import create_pool
 
     pool = await create_pool(devdata.database_url(), "lobby", min_size=1, max_size=1)
     try:
-        table = await store.table_by_game(pool, game_id)
+        table = await store.table_of_game(pool, game_id)
     except asyncpg.PostgresError:
         return []
     finally:

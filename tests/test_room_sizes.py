@@ -25,10 +25,7 @@ LINES_PER_MODULE = 400
 LINES_PER_CLASS = 200
 CLASS_LINES = 170  # in services/ and engine/
 FUNCTION_LINES = 60
-STILL_LONG = {
-    ("services/lobby/edge/following.py", "Hub"): 186,
-    ("services/tournaments/store.py", "TournamentStore"): 187,
-}
+STILL_LONG: dict[tuple[str, str], int] = {}
 
 
 def modules() -> list[Path]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import secrets
 import uuid
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any
 
 from schemas import subjects
@@ -28,6 +29,7 @@ from services.lobby.clients.tournaments import TournamentBus
 from services.lobby.edge import socket
 from services.lobby.edge.gateway import Gateway
 from services.lobby.games import operators
+from services.lobby.games import store as games_store
 from services.lobby.games.live import Live
 from services.lobby.games.projection import projection_handlers
 from services.lobby.games.reports import Reports
@@ -76,7 +78,8 @@ async def setup(rt: Runtime) -> None:
                               broadcasts)
     # The ranked queue is the service's: the gateway routes frames and closing sockets to
     # it, the matchmaker and the HTTP routes use it. Its id names this copy's gateway.
-    queue = Queue(rt.pool, games, broadcasts, matches, ratings, s, uuid.uuid4().hex)
+    queue = Queue(rt.pool, games, broadcasts, matches, ratings, s, uuid.uuid4().hex,
+                  partial(games_store.finished_games, rt.pool))
     gateway = Gateway(tables, games, broadcasts, rt.names, s, tournaments, queue)
     try:
         matchmaker = Matchmaker(rt.pool, queue, matches, s, s.instance_id)
@@ -146,9 +149,11 @@ async def _projections(rt: Runtime, s: LobbySettings, games: GameClient,
             (subjects.LOBBY_GAMES_ENDED, subjects.GAME_ENDED, projection.ended,
              projection.ended_committed, None),
             (subjects.LOBBY_HISTORY, subjects.GAME_ENDED, played.ended, None, played.before)):
+        ordered = (projection.in_game_order(handler)
+                   if durable != subjects.LOBBY_HISTORY else None)
         await _keep(rt, Consumer(rt.client, rt.pool, rt.consumer(
             durable, rt.names.game_events_of_type(event_type)), handler,
-            after_commit=after_commit, before=before))
+            after_commit=after_commit, before=before, batch_handler=ordered))
 
 
 async def _keep(rt: Runtime, *parts: Any) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from prometheus_client import Histogram
+from prometheus_client import Counter, Histogram
 
 from schemas.tournaments import events as ev
 from services.tournaments.state import Tournament
@@ -28,3 +28,9 @@ def observe_rounds(state: Tournament, events: Iterable[ev.Event]) -> None:
     for event in events:
         if isinstance(event, ev.RoundPaired) and event.round_no > 1:
             TURNAROUND.observe(max(0, event.at - state.turned_at) / 1000)
+
+FOLDS = Counter(
+    "spades_tournament_folds_total",
+    "How a command found its tournament's fold: kept in memory, kept and caught up with "
+    "another copy's events, or folded from the whole stream (a start, or a rollback)",
+    ["how"])

@@ -1,22 +1,36 @@
-"""A tournament's projections, rewritten from its folded state after every append: the
+"""A tournament's projections, written from its folded state after every append: the
 teams, the matches (a duplicate round's results only once the round is over), the
-standings, and the timers and calls the scheduler takes up when due.
+standings, and the timers and calls the scheduler takes up when due; and the folds
+kept in memory with the rows they last wrote, so that an append writes only the rows
+that changed.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import uuid
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import asyncpg
 import msgspec
 
+from schemas import subjects
+from schemas.tournaments import events as ev
+from services.platform.eventstore import AppendResult, EventStore
 from services.tournaments.calls import game_of
 from services.tournaments.decide import standings_of
 from services.tournaments.duplicate import duplicate_scores, published
 from services.tournaments.guards import format_of
-from services.tournaments.state import Tournament
+from services.tournaments.metrics import FOLDS
+from services.tournaments.state import MatchState, Tournament
 from services.tournaments.timers import due_timers
+
+
+def stream_of(tournament_id: str) -> str:
+    return f"{subjects.TOURNAMENT_STREAM_PREFIX}{tournament_id}"
 
 
 def ts(ms: int) -> dt.datetime:
@@ -35,18 +49,33 @@ def due_calls(state: Tournament) -> dict[str, int]:
     """Match id -> when to ask about it: the lobby at once when paired and again after its
     ready check's deadline; the game's store once its game has run ``GAME_CHECK_MS``;
     never once it has a result."""
-    if state.status != "running":
-        return {}
-    due = {"": lambda m: m.paired_at, "ready_check": lambda m: m.ready_by + RECHECK_MS,
-           "started": lambda m: m.started_at + GAME_CHECK_MS}
-    return {match_id: due[m.call](m) for match_id, m in state.matches.items()
-            if m.outcome is None}
+    return {match_id: due for match_id, m in state.matches.items()
+            if (due := _due_call(state, m)) is not None}
 
 
-async def project(conn: asyncpg.Connection, tournament_id: uuid.UUID, state: Tournament) -> None:
-    """Rewrite the tournament's rows (tournament, teams, matches, standings, timers) from
-    its fold, inside the caller's transaction. Matches and standings show what anyone may
-    see (``duplicate.published``: no result of a duplicate round still being played)."""
+def _due_call(state: Tournament, m: MatchState) -> int | None:
+    """When to ask about one match (``due_calls``), or None."""
+    if state.status != "running" or m.outcome is not None:
+        return None
+    if m.call == "ready_check":
+        return m.ready_by + RECHECK_MS
+    return m.started_at + GAME_CHECK_MS if m.call == "started" else m.paired_at
+
+
+Rows = dict[str, dict[str, tuple[object, ...]]]
+"""A tournament's projection rows: table -> the row's key within the tournament -> row."""
+
+
+async def project(conn: asyncpg.Connection, tournament_id: uuid.UUID, state: Tournament,
+                  before: Rows | None = None, events: Sequence[ev.Event] = ()) -> Rows:
+    """Write the tournament's rows (tournament, teams, matches, standings, timers) from
+    its fold, inside the caller's transaction; the rows now written. With ``before`` (the
+    rows this copy wrote last, still what the tables hold) only the rows that differ from
+    it are written: a result changes one match and some standings, not a 1,024-team
+    tournament's 5,000 rows. Without it every row is rewritten. A call's due time moved
+    on by the scheduler (``_due_again``) is left as it is until its match changes.
+    ``events``, the append's, spare computing the rows they cannot change
+    (``rows_after``)."""
     s = state.settings
     assert s is not None
     fmt = format_of(state)
@@ -61,48 +90,103 @@ async def project(conn: asyncpg.Connection, tournament_id: uuid.UUID, state: Tou
         msgspec.json.encode(s).decode(), ts(state.started_at or s.starts_at), state.champion,
         state.version, msgspec.json.encode(fmt.round_names(state)).decode(),
         list(fmt.standings_columns(s)))
-    # One statement clears the four tables (data-modifying CTEs); then a COPY for each that
-    # has rows: a command costs few round trips whatever the tournament's size.
-    await conn.execute(
-        "WITH teams AS (DELETE FROM tournament_teams WHERE tournament_id = $1),"
-        " matches AS (DELETE FROM tournament_matches WHERE tournament_id = $1),"
-        " standings AS (DELETE FROM tournament_standings WHERE tournament_id = $1),"
-        " calls AS (DELETE FROM tournament_calls WHERE tournament_id = $1)"
-        " DELETE FROM tournament_timers WHERE tournament_id = $1", tournament_id)
+    rows = rows_after(tournament_id, state, before, events)
+    if before is None:
+        # One statement clears the five tables (data-modifying CTEs), then a COPY each.
+        await conn.execute(
+            "WITH teams AS (DELETE FROM tournament_teams WHERE tournament_id = $1),"
+            " matches AS (DELETE FROM tournament_matches WHERE tournament_id = $1),"
+            " standings AS (DELETE FROM tournament_standings WHERE tournament_id = $1),"
+            " calls AS (DELETE FROM tournament_calls WHERE tournament_id = $1)"
+            " DELETE FROM tournament_timers WHERE tournament_id = $1", tournament_id)
+    for table, keyed in rows.items():
+        old = before.get(table, {}) if before is not None else {}
+        changed = [key for key, row in keyed.items() if old.get(key) != row]
+        stale = [key for key in old if key not in keyed] + [k for k in changed if k in old]
+        if stale:
+            await conn.execute(f"DELETE FROM {table} WHERE tournament_id = $1"
+                               f" AND {_COLUMNS[table][1]} = ANY($2::text[])",
+                               tournament_id, stale)
+        if changed:
+            await conn.copy_records_to_table(table, records=[keyed[k] for k in changed],
+                                             columns=_COLUMNS[table])
+    return rows
+
+
+def rows_after(tournament_id: uuid.UUID, state: Tournament, before: Rows | None,
+               events: Sequence[ev.Event]) -> Rows:
+    """The rows after an append of ``events`` to a tournament whose rows were ``before``.
+    An append that only records calls (a round's tables opening: ``MatchCalled`` of
+    matches still unplayed) changes those matches' rows and calls and maybe a timer, and
+    nothing the standings or teams show: the rest is taken from ``before`` instead of
+    being computed again for every call a round makes."""
+    called = {e.match_id for e in events if isinstance(e, ev.MatchCalled)}
+    if (before is None or not events or len(called) == 0
+            or not all(isinstance(e, ev.MatchCalled) for e in events)
+            or any(state.matches[i].outcome is not None for i in called)):
+        return rows_of(tournament_id, state)
+    rows = {table: dict(keyed) for table, keyed in before.items()}
+    for match_id in called:
+        m = state.matches[match_id]
+        rows["tournament_matches"][match_id] = _match_row(tournament_id, state, m, set())
+        rows["tournament_calls"].pop(match_id, None)
+        if (due := _due_call(state, m)) is not None:
+            rows["tournament_calls"][match_id] = (tournament_id, match_id, ts(due))
+    rows["tournament_timers"] = {kind: (tournament_id, kind, ts(at))
+                                 for kind, at in due_timers(state).items()}
+    return rows
+
+
+def _match_row(tournament_id: uuid.UUID, state: Tournament, m: MatchState,
+               over: set[str]) -> tuple[object, ...]:
+    """A match's row as shown (``m`` from ``published``); its deals once its round is
+    ``over``."""
+    match_id = m.pairing.match_id
+    return (tournament_id, match_id, m.pairing.round_no, m.pairing.home, m.pairing.away,
+            m.outcome, m.reason, list(m.scores), list(m.bags_taken), m.game_stream,
+            _game_id(state.tournament_id, match_id),
+            [n for d in m.deals for n in (d.home, d.away)] if match_id in over else [],
+            m.call == "started" or bool(m.game_stream),
+            state.matches[match_id].outcome is not None)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _game_id(tournament_id: str, match_id: str) -> str:
+    """``calls.game_of``, remembered: a UUID5 for each of a big tournament's matches at
+    every projection was a sixth of the service's time."""
+    return game_of(tournament_id, match_id)
+
+
+def rows_of(tournament_id: uuid.UUID, state: Tournament) -> Rows:
+    """Every projection row of the tournament, by table and key. Matches and standings
+    show what anyone may see (``duplicate.published``: no result of a duplicate round
+    still being played)."""
+    s = state.settings
+    assert s is not None
     seed_of = {team_id: i + 1 for i, team_id in enumerate(state.seeds)}
     duplicate = s.format.deals == "duplicate"
     dup = duplicate_scores(state)
     over = {m for r in state.rounds if r.completed for m in r.match_ids}
     shown = published(state)
-    rows = {
-        "tournament_teams": [
-            (tournament_id, t.team_id, t.name, list(t.players), t.rating, t.confirmed,
-             t.waiting, sorted(t.checked_in), t.withdrawn, seed_of.get(t.team_id))
-            for t in state.teams.values()],
-        "tournament_matches": [
-            (tournament_id, m.pairing.match_id, m.pairing.round_no, m.pairing.home,
-             m.pairing.away, m.outcome, m.reason, list(m.scores), list(m.bags_taken),
-             m.game_stream, game_of(state.tournament_id, m.pairing.match_id),
-             [n for d in m.deals for n in (d.home, d.away)]
-             if m.pairing.match_id in over else [],
-             m.call == "started" or bool(m.game_stream),
-             state.matches[m.pairing.match_id].outcome is not None)
-            for m in shown.matches.values()],
-        "tournament_standings": [
-            (tournament_id, r.team_id, r.rank, r.match_points, r.buchholz, r.head_to_head,
-             r.differential, r.bags, r.points,
-             *((d.matchpoints, d.top) if (d := dup.get(r.team_id)) else
-               (0, 0) if duplicate else (None, None)),
-             r.reached, r.reached_round, r.eliminated)
-            for r in (standings_of(shown) if state.seeds else [])],
-        "tournament_timers": [(tournament_id, kind, ts(at))
-                              for kind, at in due_timers(state).items()],
-        "tournament_calls": [(tournament_id, match_id, ts(at))
-                             for match_id, at in due_calls(state).items()],
+    return {
+        "tournament_teams": {t.team_id: (
+            tournament_id, t.team_id, t.name, list(t.players), t.rating, t.confirmed,
+            t.waiting, sorted(t.checked_in), t.withdrawn, seed_of.get(t.team_id))
+            for t in state.teams.values()},
+        "tournament_matches": {m.pairing.match_id: _match_row(tournament_id, state, m, over)
+                               for m in shown.matches.values()},
+        "tournament_standings": {r.team_id: (
+            tournament_id, r.team_id, r.rank, r.match_points, r.buchholz, r.head_to_head,
+            r.differential, r.bags, r.points,
+            *((d.matchpoints, d.top) if (d := dup.get(r.team_id)) else
+              (0, 0) if duplicate else (None, None)),
+            r.reached, r.reached_round, r.eliminated)
+            for r in (standings_of(shown) if state.seeds else [])},
+        "tournament_timers": {kind: (tournament_id, kind, ts(at))
+                              for kind, at in due_timers(state).items()},
+        "tournament_calls": {match_id: (tournament_id, match_id, ts(at))
+                             for match_id, at in due_calls(state).items()},
     }
-    for table, records in rows.items():
-        if records:
-            await conn.copy_records_to_table(table, records=records, columns=_COLUMNS[table])
 
 
 _COLUMNS = {
@@ -117,3 +201,67 @@ _COLUMNS = {
     "tournament_timers": ["tournament_id", "kind", "due_at"],
     "tournament_calls": ["tournament_id", "match_id", "due_at"],
 }
+
+
+@dataclass(slots=True)
+class _Kept:
+    state: Tournament
+    version: int  # the fold's version when kept: one that moved on since is not trusted
+    first: int  # the version of the last append's first event
+    position: int  # and that event's position: gone if its transaction rolled back
+    rows: Rows | None  # what the projection holds, written with that append
+
+
+class Folds:
+    """Each tournament's fold as this copy last wrote it, and the projection rows it
+    wrote. Used only under the tournament's lock, inside the writer's transaction.
+
+    A kept fold is trusted only while the append that made it is still in the stream at
+    the version and position it had (a rolled-back transaction's events are not: then
+    the stream is folded again) and the fold did not move on without a kept append (a
+    command refused half-way). Events another copy appended since are applied on top,
+    and its rows, unknown here, are then all written again."""
+
+    KEEP = 256  # tournaments: the least recently written are dropped first
+
+    def __init__(self, events: EventStore) -> None:
+        self.events = events
+        self._kept: OrderedDict[str, _Kept] = OrderedDict()
+
+    async def load(self, conn: asyncpg.Connection,
+                   tournament_id: str) -> tuple[Tournament, Rows | None]:
+        """The tournament's fold, and the rows its projection holds when known."""
+        stream = stream_of(tournament_id)
+        kept = self._kept.get(tournament_id)
+        if kept is not None and kept.state.version == kept.version:
+            recorded = await self.events.read(stream, kept.first, conn=conn)
+            if recorded and recorded[0].position == kept.position:
+                newer = [r for r in recorded if r.version > kept.version]
+                for r in newer:
+                    kept.state.apply(r.event)  # type: ignore[arg-type]
+                if newer:
+                    kept.version, kept.rows = kept.state.version, None
+                FOLDS.labels("caught_up" if newer else "kept").inc()
+                return kept.state, kept.rows
+        FOLDS.labels("folded").inc()
+        self._kept.pop(tournament_id, None)
+        state = Tournament()
+        for recorded_event in await self.events.read(stream, conn=conn):
+            state.apply(recorded_event.event)  # type: ignore[arg-type]
+        return state, None
+
+    def keep(self, tournament_id: str, state: Tournament, result: AppendResult,
+             rows: Rows) -> None:
+        """``state`` after ``result``'s append, whose transaction wrote ``rows``."""
+        if result.duplicate or result.first_position is None:
+            return
+        self._kept[tournament_id] = _Kept(state, state.version, result.first_version,
+                                          result.first_position, rows)
+        self._kept.move_to_end(tournament_id)
+        while len(self._kept) > self.KEEP:
+            self._kept.popitem(last=False)
+
+    def forget_rows(self, tournament_id: str) -> None:
+        """The projection was changed behind the kept rows: write all of it next time."""
+        if (kept := self._kept.get(tournament_id)) is not None:
+            kept.rows = None

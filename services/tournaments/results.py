@@ -69,7 +69,7 @@ def on_match_outcome(store: TournamentStore) -> Handler:
         if found is None:
             return
         tournament_id, match_id = found
-        state = await store.load(tournament_id, conn)
+        state = await store.locked(conn, tournament_id)
         m = state.matches.get(match_id)
         if m is None or m.outcome is not None:
             return

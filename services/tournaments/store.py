@@ -1,10 +1,15 @@
 """The tournament service's store: its stream, projections and timers in Postgres.
 
-One command is one transaction: read the stream, fold it, ``decide``, append the
-events (optimistic concurrency on the stream's version, the command id for
-idempotency), rewrite the tournament's projection rows and its timers from the
-new fold. Either all of it is committed or none, so the tables always equal the
-stream's fold and a timer never fires for a transition already made.
+One command is one transaction: fold the stream, ``decide``, append the events
+(optimistic concurrency on the stream's version, the command id for idempotency),
+write the tournament's projection rows and its timers from the new fold. Either
+all of it is committed or none, so the tables always equal the stream's fold and a
+timer never fires for a transition already made.
+
+The fold is kept in memory between commands (``Folds``), with the rows it last
+projected: a command reads only the events appended since and writes only the rows
+that changed. Refolding a 1,024-team stream and rewriting its 5,000 rows for every
+batch of results was most of a round's turnaround (docs/scaling.md).
 
 Timers are rows; ``fire_due`` takes due ones with ``FOR UPDATE SKIP LOCKED``
 and runs their command in the same transaction, so with any number of copies
@@ -28,7 +33,6 @@ from collections.abc import Awaitable, Callable
 import asyncpg
 import msgspec
 
-from schemas import subjects
 from schemas.tournaments import commands as cmd
 from schemas.tournaments import events as ev
 from services.platform import faults, logs
@@ -37,7 +41,7 @@ from services.platform.eventstore import AppendResult, EventStore
 from services.tournaments.decide import decide
 from services.tournaments.errors import TournamentError
 from services.tournaments.metrics import observe_rounds
-from services.tournaments.projection import project, ts
+from services.tournaments.projection import Folds, Rows, project, stream_of, ts
 from services.tournaments.state import MatchState, Tournament
 from services.tournaments.timers import TIMER_COMMANDS
 
@@ -46,10 +50,6 @@ _log = logs.get("tournaments")
 
 def registry() -> EventRegistry:
     return tournament_registry()
-
-
-def stream_of(tournament_id: str) -> str:
-    return f"{subjects.TOURNAMENT_STREAM_PREFIX}{tournament_id}"
 
 
 # A call the lobby could not answer (unavailable, or the game could not start) waits this long.
@@ -65,15 +65,18 @@ GAME_RECHECK_MS = 5 * 60_000
 Ask = Callable[[Tournament, MatchState, int], Awaitable[cmd.TournamentCommand | None]]
 
 
-class TournamentStore:
+class _Commands:
+    """Deciding and committing commands; ``TournamentStore`` adds the scheduled work."""
+
     def __init__(self, pool: asyncpg.Pool, events: EventStore,
                  new_seed: Callable[[], str] = lambda: secrets.token_hex(16)) -> None:
         """``new_seed`` makes each round's seed (randomness is an input of ``decide``)."""
         self.pool, self.events, self.new_seed = pool, events, new_seed
+        self.folds = Folds(events)
 
     async def load(self, tournament_id: str,
                    conn: asyncpg.Connection | None = None) -> Tournament:
-        """The fold of the tournament's stream."""
+        """The fold of the tournament's whole stream, for a reader without its lock."""
         state = Tournament()
         for recorded in await self.events.read(stream_of(tournament_id), conn=conn):
             state.apply(recorded.event)  # type: ignore[arg-type]
@@ -91,36 +94,57 @@ class TournamentStore:
                                    stream_of(tournament_id))
                 state, events, result = await self._execute(conn, tournament_id, command,
                                                             command_id)
+                state = state.copy()  # the kept fold moves on with the next command
             if result is not None:
                 await self.events.committed(result)
         return state, events
+
+    async def locked(self, conn: asyncpg.Connection, tournament_id: str) -> Tournament:
+        """The tournament's fold, its lock taken for the rest of the caller's transaction.
+        The fold is the kept one: read it before the transaction ends."""
+        await conn.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
+                           stream_of(tournament_id))
+        state, _ = await self.folds.load(conn, tournament_id)
+        return state
 
     async def _execute(self, conn: asyncpg.Connection, tournament_id: str,
                        command: cmd.TournamentCommand, command_id: str | None
                        ) -> tuple[Tournament, list[ev.Event], AppendResult | None]:
         """Inside the caller's transaction; the append's result, for ``committed`` once
         that transaction has committed."""
-        state = await self.load(tournament_id, conn)
+        state, rows = await self.folds.load(conn, tournament_id)
         if isinstance(command, cmd.RegisterTeam):
             command = msgspec.structs.replace(command, banned=await banned(
                 conn, (command.player, command.partner), command.at))
-        events = decide(state, command)
+        # Folded into the kept state as decided, not into a copy: a refusal leaves it as
+        # it was, and a fold that then fails to commit is not trusted again (``Folds``).
+        version = state.version
+        events = decide(state, command, fold=True)
         if not events:
             return state, [], None
-        result = await self.events.append(stream_of(tournament_id), state.version, events,
+        result = await self.events.append(stream_of(tournament_id), version, events,
                                           command_id, conn=conn)
-        if result.duplicate:
+        if result.duplicate:  # folded but not appended: the stream's fold instead
+            state, _ = await self.folds.load(conn, tournament_id)
             return state, [], None
-        for event in events:
-            state.apply(event)
-        await _recorded(conn, tournament_id, state, events)
+        await self._recorded(conn, tournament_id, state, events, result, rows)
         return state, events, result
 
+    async def _recorded(self, conn: asyncpg.Connection, tournament_id: str, state: Tournament,
+                        events: list[ev.Event], result: AppendResult, rows: Rows | None) -> None:
+        """What follows every append, in its transaction: the projection rows that changed
+        written, no-shows banned, the rounds' turnaround counted, the fold kept."""
+        written = await project(conn, uuid.UUID(tournament_id), state, rows, events)
+        await ban_no_shows(conn, events)
+        observe_rounds(state, events)
+        self.folds.keep(tournament_id, state, result, written)
+
     async def _decide_all(self, conn: asyncpg.Connection, tournament_id: str,
-                          state: Tournament, commands: list[cmd.TournamentCommand],
+                          state: Tournament, rows: Rows | None,
+                          commands: list[cmd.TournamentCommand],
                           ) -> tuple[Tournament, list[ev.Event], AppendResult | None]:
-        """Decide ``commands`` one after the other on ``state`` (folded from the stream in
-        this transaction), then append all their events and rewrite the projections once.
+        """Decide ``commands`` one after the other on ``state`` (``Folds.load`` in this
+        transaction), then append all their events and write the projections once.
         A refused command is logged and adds nothing; the others stand."""
         version, events = state.version, []
         for command in commands:
@@ -133,7 +157,7 @@ class TournamentStore:
             return state, [], None
         result = await self.events.append(stream_of(tournament_id), version, events, None,
                                           conn=conn)
-        await _recorded(conn, tournament_id, state, events)
+        await self._recorded(conn, tournament_id, state, events, result, rows)
         return state, events, result
 
     async def execute_in(self, conn: asyncpg.Connection, tournament_id: str,
@@ -156,9 +180,13 @@ class TournamentStore:
         await conn.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
                            stream_of(tournament_id))
         async with conn.transaction():
-            state = await self.load(tournament_id, conn)
-            _, events, _ = await self._decide_all(conn, tournament_id, state, commands)
+            state, rows = await self.folds.load(conn, tournament_id)
+            _, events, _ = await self._decide_all(conn, tournament_id, state, rows, commands)
         return events
+
+
+class TournamentStore(_Commands):
+    """The commands, and the work the scheduler takes up when due: timers and calls."""
 
     async def fire_calls(self, now_ms: int, ask: Ask,
                          limit: int = 20) -> list[tuple[Tournament, list[ev.Event]]]:
@@ -193,7 +221,7 @@ class TournamentStore:
             "SELECT match_id FROM tournament_calls WHERE tournament_id = $1 AND due_at <= $2"
             " ORDER BY due_at, match_id LIMIT $3 FOR UPDATE SKIP LOCKED",
             uuid.UUID(tournament_id), ts(now_ms), CALLS_AT_ONCE)
-        state = await self.load(tournament_id, conn)
+        state, projected = await self.folds.load(conn, tournament_id)
         asked = [(r["match_id"], state.matches.get(r["match_id"])) for r in rows]
         live = [(match_id, m) for match_id, m in asked if m is not None]
         commands = await asyncio.gather(*(ask(state, m, now_ms) for _, m in live))
@@ -205,7 +233,7 @@ class TournamentStore:
                 (games if m.call == "started" else later).append(match_id)
         # Every answer in one append and one projection rewrite: a 512-team round's 256
         # tables cost one fold and one rewrite, not 256.
-        state, events, result = await self._decide_all(conn, tournament_id, state,
+        state, events, result = await self._decide_all(conn, tournament_id, state, projected,
                                                        [c for c in commands if c is not None])
         await _due_again(conn, tournament_id, later, now_ms + RETRY_MS)
         await _due_again(conn, tournament_id, games, now_ms + GAME_RECHECK_MS)
@@ -251,6 +279,7 @@ class TournamentStore:
                              code=exc.code)
                 await conn.execute("DELETE FROM tournament_timers WHERE tournament_id = $1"
                                    " AND kind = $2", row["tournament_id"], row["kind"])
+                self.folds.forget_rows(tournament_id)
         return fired
 
 
@@ -260,15 +289,6 @@ async def _due_again(conn: asyncpg.Connection, tournament_id: str, match_ids: li
     await conn.execute("UPDATE tournament_calls SET due_at = $3 WHERE tournament_id = $1"
                        " AND match_id = ANY($2::text[])", uuid.UUID(tournament_id),
                        match_ids, ts(at_ms))
-
-
-async def _recorded(conn: asyncpg.Connection, tournament_id: str, state: Tournament,
-                    events: list[ev.Event]) -> None:
-    """What follows every append, in its transaction: the projections rewritten from the
-    new ``state``, no-shows banned, the rounds' turnaround counted."""
-    await project(conn, uuid.UUID(tournament_id), state)
-    await ban_no_shows(conn, events)
-    observe_rounds(state, events)
 
 
 BAN_MS = 24 * 3_600_000

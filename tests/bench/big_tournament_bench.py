@@ -12,7 +12,9 @@ game of a round ending to every game of the next round started; for the double
 elimination, a match's two feeding games ending to its own game started) as p50/p99
 beside the 2 s target, and where that time went: the last result recorded, the round
 paired, the last table called, the last game started, each after the last game of
-the round ended. Times are the rows' commit times in Postgres (``recorded_at``).
+the round ended (a match whose game ended before its call was recorded, so that its
+result made the call moot, counts as called when its game started). Times are the
+rows' commit times in Postgres (``recorded_at``).
 
 ``python -m tests.bench big_tournament_bench [--teams 64] [--formats swiss]``.
 Figures are printed, never asserted.
@@ -189,7 +191,8 @@ def _swiss_turnarounds(events: list[tuple[Any, float]], times: dict[str, dict[st
         started = max(times[games[m]]["GameStarted"] for m in nxt)
         turns.append(started - ended)
         for name, at in zip(MILESTONES, (max(result_at[m] for m in rounds[r]), paired_at[r + 1],
-                                         max(called_at[m] for m in nxt), started), strict=True):
+                                         max(called_at.get(m, times[games[m]]["GameStarted"])
+                                             for m in nxt), started), strict=True):
             marks[name].append(at - ended)
     return turns, marks
 
@@ -213,9 +216,10 @@ def _bracket_turnarounds(events: list[tuple[Any, float]], times: dict[str, dict[
             continue
         ended = max(x for x in fed if x is not None)
         turns.append(mine["GameStarted"] - ended)
+        called = called_at.get(m.match_id, mine["GameStarted"])
         for name, at in zip(MILESTONES, (max(result_at[f] for f in feeds),
-                                         paired_at[m.match_id], called_at[m.match_id],
-                                         mine["GameStarted"]), strict=True):
+                                         paired_at[m.match_id], called, mine["GameStarted"]),
+                            strict=True):
             marks[name].append(at - ended)
     return turns, marks
 

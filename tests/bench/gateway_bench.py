@@ -54,7 +54,7 @@ async def fan_out(games: list[list[Event]]) -> tuple[float, int, int]:
             conns.append(conn)
         t0 = time.process_time()
         for version, event in enumerate(game, 1):
-            hub.apply(version, event)
+            hub.order.take(version, event)
         cpu += time.process_time() - t0
         events += len(game)
         frames += sum(c.outbox.qsize() for c in conns)

@@ -298,6 +298,11 @@ async def run_lobby(db_url: str, nats_url: str, n: int, rate: float, patience: f
         after = processes_cpu(procs)
         print("  CPU: " + ", ".join(f"{k} {after[k] - before.get(k, 0.0):.1f} s"
                                     for k in sorted(after)), flush=True)
+        lines = [line for log in sorted(logs.glob("*.log"))
+                 for line in log.read_text(errors="replace").splitlines()]
+        print(f"  the services' logs: {sum('deadlock detected' in x for x in lines)} lines"
+              f" with 'deadlock detected', {sum('batch_failed' in x for x in lines)}"
+              " consumer batches applied again one message at a time", flush=True)
     finally:
         for svc in reversed(procs.values()):
             svc.stop()

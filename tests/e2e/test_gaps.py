@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 
 import asyncpg
 
@@ -15,10 +16,11 @@ from services.lobby.clients.ratings import RatingsBus
 from services.lobby.clients.tournaments import TournamentBus
 from services.lobby.edge.following import Hub
 from services.lobby.edge.gateway import Gateway
+from services.lobby.games import store as games_store
+from services.lobby.matches import store as matchstore
 from services.lobby.matches.opening import Matches
 from services.lobby.matches.outcomes import Outcomes
 from services.lobby.ranked.queue import Queue
-from services.lobby.tables import store
 from services.lobby.tables.tables import Tables
 from services.lobby.tournaments.relay import Tournaments
 from services.platform import connection
@@ -54,26 +56,27 @@ async def test_events_after_a_gap_wait_until_the_worker_supplies_the_missing_one
         ratings = RatingsBus(BusClient(nc), names, 2.0)
         tournaments = Tournaments(pool, TournamentBus(BusClient(nc), names, 2.0), ratings,
                                   broadcasts)
-        queue = Queue(pool, games, broadcasts, matches, ratings, settings, "gaps")
+        queue = Queue(pool, games, broadcasts, matches, ratings, settings, "gaps",
+                      partial(games_store.finished_games, pool))
         gateway = Gateway(Tables(pool, games, broadcasts, matches), games, broadcasts, names,
                           settings, tournaments, queue)
-        table = await store.table_by_game(pool, game_id)
+        table = await matchstore.table_of_game(pool, game_id)
         assert table is not None
         hub = Hub(gateway, game_id, table, gateway.hubs.stop_following)  # fed by hand here
-        hub.apply(3, events[2])  # type: ignore[arg-type]
-        hub.apply(30, events[29])  # type: ignore[arg-type]
-        assert hub.state.version == 0 and set(hub.pending) == {3, 30}
+        hub.order.take(3, events[2])  # type: ignore[arg-type]
+        hub.order.take(30, events[29])  # type: ignore[arg-type]
+        assert hub.state.version == 0 and set(hub.order.pending) == {3, 30}
         for _ in range(100):
             if hub.state.version >= 30:
                 break
             await asyncio.sleep(0.05)
-        assert hub.state.version >= 30 and not hub.pending
+        assert hub.state.version >= 30 and not hub.order.pending
         events = await stored_events(database_url, game_id)  # the game went on meanwhile
         assert hub.state == fold(events[:hub.state.version])  # type: ignore[arg-type]
         # Only the last events are kept: a resume from further back gets a snapshot.
         assert [e for e, _ in hub.history] == events[hub.state.version - 16:hub.state.version]
         assert [s for _, s in hub.history][-1] == hub.state
-        hub.apply(2, events[1])  # type: ignore[arg-type]  # a late duplicate changes nothing
+        hub.order.take(2, events[1])  # type: ignore[arg-type]  # a late duplicate changes nothing
         assert len(hub.history) == 16
         await hub.stop()
         # Readiness asks the gateway: ready once started, not while it stops.

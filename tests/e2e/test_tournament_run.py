@@ -14,8 +14,8 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, Protocol
 
 import asyncpg
 import pytest
@@ -47,19 +47,33 @@ async def tournaments_pool(database_url: str) -> AsyncIterator[asyncpg.Pool]:
     await pool.close()
 
 
-async def attend(p: Player, lobby: Service, leaves: bool = False) -> None:
+class Lobby(Protocol):
+    """Where a player's sockets go."""
+
+    @property
+    def ws_url(self) -> str: ...
+
+
+async def attend(p: Player, lobby: Lobby, leaves: bool = False,
+                 playing: Callable[[Player, str], Awaitable[object]] | None = None) -> None:
     """A player who presses Ready when a match is offered and plays each game it starts
-    (or, ``leaves``, sits down and leaves at once)."""
+    (or, ``leaves``, sits down and leaves at once; or plays it as ``playing`` does)."""
     notes = await p.socket(lobby.ws_url)
     games: list[asyncio.Task[None]] = []
+
+    async def seated(game_id: str) -> None:
+        if playing is not None:
+            await playing(p, game_id)
+        else:
+            await (leave if leaves else play)(p, lobby, game_id)
+
     try:
         while True:
             note = (await notes.until(lambda f: f["type"] == "note", timeout=300))["note"]
             if note["kind"] == "match_offered":
                 await notes.send({"type": "match_ready", "match_id": note["match_id"]})
             elif note["kind"] == "match_started":
-                games.append(asyncio.create_task(
-                    (leave if leaves else play)(p, lobby, note["game_id"])))
+                games.append(asyncio.create_task(seated(note["game_id"])))
     finally:
         for task in games:
             task.cancel()
@@ -75,7 +89,7 @@ async def dismiss(players: list[asyncio.Task[None]]) -> None:
             await task
 
 
-async def play(p: Player, lobby: Service, game_id: str) -> None:
+async def play(p: Player, lobby: Lobby, game_id: str) -> None:
     seat = Seat(p, await p.socket(lobby.ws_url), game_id)
     try:
         await seat.subscribe()
@@ -84,7 +98,7 @@ async def play(p: Player, lobby: Service, game_id: str) -> None:
         await seat.sock.close()
 
 
-async def leave(p: Player, lobby: Service, game_id: str) -> None:
+async def leave(p: Player, lobby: Lobby, game_id: str) -> None:
     seat = Seat(p, await p.socket(lobby.ws_url), game_id)
     try:
         await seat.subscribe()

@@ -61,6 +61,30 @@ def spades_logged(log: Path, *args: str, env: dict[str, str]) -> subprocess.Pope
                                 cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, text=True)
 
 
+def cli(*args: str, env: dict[str, str]) -> str:
+    """A `spades` command run to its end beside a running `spades dev`: its output."""
+    done = subprocess.run([sys.executable, "-m", "services.cli", *args], env=env, cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+async def wal_archived(url: str) -> None:
+    """Wait until the WAL archive of `spades dev` holds every byte written before now
+    (writes go on meanwhile: the archive is measured against now, not against later)."""
+    from services.platform.servers.backups import ARCHIVER
+    from services.platform.servers.tools import query
+    from tests.waiting import until
+
+    target = query(url, "SELECT pg_current_wal_lsn()")[0]
+
+    async def past() -> bool:
+        return query(url, f"SELECT flush_lsn >= '{target}'::pg_lsn FROM pg_stat_replication "
+                          f"WHERE application_name = '{ARCHIVER}'") == ["t"]
+
+    await until(past, timeout=60, every=0.2)
+
+
 def wait_for_line(proc: subprocess.Popen[str], log: Path, text: str,
                   timeout: float = 60) -> None:
     deadline = time.monotonic() + timeout

@@ -1,9 +1,11 @@
 """`SPADES_DEV_PG_STANDBY=1 spades dev` loses the primary's machine mid-game, a ranked
-match in its ready check (kill -9 and its data folder deleted): the standby is promoted,
-the services carry on without a restart, the command in flight is answered
-``unavailable`` and acknowledged when sent again with its id, nothing acknowledged is
-lost, the game verifies, the ready check ends in a rated game, and a new standby is
-copied from the new primary while play goes on."""
+match in its ready check and a tournament's first round in play (kill -9 and its data
+folder deleted): the standby is promoted, the services carry on without a restart, the
+command in flight is answered ``unavailable`` and acknowledged when sent again with its
+id, nothing acknowledged is lost, every game verifies, the ready check ends in a rated
+game, the tournament plays on to its champion with each result recorded once and its
+standings equal to a recount of its events, and a new standby is copied from the new
+primary while play goes on."""
 
 from __future__ import annotations
 
@@ -27,7 +29,14 @@ from services.platform.servers.tools import query
 from spades_client import GameConnection, Lobby, first_legal
 from tests.e2e.ranked import QUEUE_ENV, Queuer, close_all
 from tests.e2e.replays import registered
-from tests.services.test_dev import dev_env, ports, spades, spades_logged, wait_for_line
+from tests.services.devcup import Cup
+from tests.services.test_dev import (
+    dev_env,
+    ports,
+    spades,
+    spades_logged,
+    wait_for_line,
+)
 from tests.waiting import until
 
 __all__ = ["ports"]
@@ -48,6 +57,28 @@ async def _acked(game: GameConnection, command_id: str) -> int:
             return frame.version
 
 
+async def seated(lobby: Lobby, name: str) -> GameConnection:
+    """``name``, a guest, at a table of three bots, its game started and followed (a
+    command refused ``unavailable`` is sent again, as often as it takes)."""
+    await lobby.guest(name)
+    table = await lobby.create_table("quick")
+    await lobby.set_bots(table.table_id)
+    started = await lobby.start(table.table_id)
+    assert started.game_id is not None
+    game = GameConnection(lobby.ws_url, lobby.token, started.game_id, max_retries=1000)
+    await game.open()
+    return game
+
+
+async def moves(game: GameConnection, n: int) -> list[int]:
+    """Our next ``n`` moves, each acknowledged: their versions."""
+    acked = []
+    for _ in range(n):
+        await _my_move(game)
+        acked.append((await game.command(first_legal(game.turn))).version)  # type: ignore[arg-type]
+    return acked
+
+
 async def test_the_primary_machine_lost_mid_game_fails_over_with_nothing_lost(
         server_folder: Path, ports: dict[str, int], nats_url: str, nats_prefix: str) -> None:
     pg_port = servers.free_ports(2)
@@ -59,33 +90,34 @@ async def test_the_primary_machine_lost_mid_game_fails_over_with_nothing_lost(
     proc = spades_logged(log, "dev", env=env)
     lobby = Lobby(f"http://127.0.0.1:{ports['lobby']}")
     queuers: list[Queuer] = []
+    url = (f"postgresql://{servers.PG_USER}@127.0.0.1:{pg_port},127.0.0.1:{pg_port + 1}"
+           "/spades?target_session_attrs=read-write")
+    base = f"http://127.0.0.1:{ports['lobby']}"
+    cup = Cup(base, url)
     try:
         wait_for_line(proc, log, "spades dev is up")
-        # A ranked match in its ready check when the machine goes.
-        base = f"http://127.0.0.1:{ports['lobby']}"
-        for i in range(4):
+        # A tournament's first round in play, both its games, when the machine goes.
+        # A ranked match in its ready check then too.
+        async def queuer(i: int) -> Queuer:
             person = await registered(base, f"Ranked{i}")
-            queuers.append(Queuer(person, await person.socket(
-                f"ws://127.0.0.1:{ports['lobby']}/v1/ws")))
+            return Queuer(person, await person.socket(f"ws://127.0.0.1:{ports['lobby']}/v1/ws"))
+
+        opening = asyncio.create_task(cup.open(starts_in=4))
+        queuers[:] = await asyncio.gather(*map(queuer, range(4)))
+        await opening
         for q in queuers:
             await q.join()
         offers = [await q.note("match_found", 30) for q in queuers]
-        await lobby.guest("Survivor")
-        table = await lobby.create_table("quick")
-        await lobby.set_bots(table.table_id)
-        started = await lobby.start(table.table_id)
-        assert started.game_id is not None
-        game = GameConnection(lobby.ws_url, lobby.token, started.game_id, max_retries=1000)
-        await game.open()
-        acked: list[int] = []
-        for _ in range(3):
-            await _my_move(game)
-            acked.append((await game.command(first_legal(game.turn))).version)  # type: ignore[arg-type]
+        await until(lambda: cup.in_play(2), timeout=60, every=0.1)
+        cup.pace = 1.0  # so that both are still in play when the machine goes, however slow
+        game = await seated(lobby, "Survivor")
+        acked = await moves(game, 3)
         await _my_move(game)
 
         # The machine goes while spades dev is held, so the command sent now is in
         # flight before any failover: it must be refused, not lost.
         os.kill(proc.pid, signal.SIGSTOP)
+        assert await cup.in_play(2)  # the round's two games are still in play
         pgdata = server_folder / "data" / "postgres" / "pgdata"
         os.kill(int((pgdata / "postmaster.pid").read_text().split()[0]), signal.SIGKILL)
         killed = time.monotonic()
@@ -98,34 +130,38 @@ async def test_the_primary_machine_lost_mid_game_fails_over_with_nothing_lost(
 
         await until(refused, timeout=30)
         os.kill(proc.pid, signal.SIGCONT)
+        cup.pace = 0  # the round's games go on at once to their ends
         acked.append(await asyncio.wait_for(answer, 60))
         took = time.monotonic() - killed
         print(f"kill -9 of the primary to the first acknowledged command: {took:.2f}s "
               f"({game.retries} answer(s) unavailable before it)")
-        for _ in range(3):  # play goes on on the new primary
-            await _my_move(game)
-            acked.append((await game.command(first_legal(game.turn))).version)  # type: ignore[arg-type]
+        acked += await moves(game, 3)  # play goes on on the new primary
         for q, offer in zip(queuers, offers, strict=True):  # and the ready check ends
             await q.sock.send({"type": "queue_accept", "match_id": offer["match_id"]})
         ranked = [await q.note("match_started", 30) for q in queuers]
         assert len({n["game_id"] for n in ranked}) == 1 and ranked[0]["rated"]
 
-        wait_for_line(proc, log, "is synchronous", timeout=120)
+        view = await cup.finished()  # the round completes, and the final after it
+        await asyncio.to_thread(wait_for_line, proc, log, "is synchronous", 120)
         assert proc.poll() is None  # no service exited: spades dev stops when one does
-        url = (f"postgresql://{servers.PG_USER}@127.0.0.1:{pg_port},127.0.0.1:{pg_port + 1}"
-               "/spades?target_session_attrs=read-write")
         assert query(url, "SELECT application_name, sync_state FROM pg_stat_replication "
                           f"WHERE application_name = '{STANDBY}'") == [f"{STANDBY}|sync"]
+        await cup.recounted(url)
         pool = await create_pool(url, "game")
         try:
-            events = [r.event for r in await EventStore(pool, game_registry()).read(
-                started.game_id)]
+            store = EventStore(pool, game_registry())
+            events = [r.event for r in await store.read(game.game_id)]
+            for match in view["matches"]:
+                played = [r.event for r in await store.read(match["game_id"])]
+                assert replay.verify(played) is None  # type: ignore[arg-type]
         finally:
             await pool.close()
         assert len(events) >= max(acked) and acked == sorted(acked)
         assert replay.verify(events) is None  # type: ignore[arg-type]
+
         await game.close()
     finally:
+        await cup.close()
         await close_all(queuers)
         await lobby.aclose()
         if proc.poll() is None:

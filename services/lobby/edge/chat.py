@@ -16,19 +16,19 @@ from services.lobby.base.clock import now_ms
 from services.lobby.base.errors import LobbyError
 from services.lobby.clients.broadcasts import Broadcasts
 from services.lobby.edge.connections import Conn
-from services.lobby.edge.following import followed
+from services.lobby.edge.following import Followers
 
 
 class Chat:
-    def __init__(self, broadcasts: Broadcasts, max_chars: int) -> None:
-        self.broadcasts, self.max_chars = broadcasts, max_chars
+    def __init__(self, broadcasts: Broadcasts, max_chars: int, followers: Followers) -> None:
+        self.broadcasts, self.max_chars, self.followers = broadcasts, max_chars, followers
         self.muted: dict[str, set[str]] = {}  # player id -> games whose bots it muted
 
     def bots_muted(self, player_id: str, game_id: str) -> bool:
         return game_id in self.muted.get(player_id, ())
 
     async def on_chat(self, conn: Conn, frame: ws.Chat) -> None:
-        sub = followed(conn, frame.game_id)
+        sub = self.followers.followed(conn, frame.game_id)
         text = "".join(c for c in frame.text if c.isprintable()).strip()
         if not text:
             raise LobbyError("bad_field", "chat text is empty")
@@ -42,7 +42,7 @@ class Chat:
                                             name=conn.claims.name, at=now_ms()))
 
     async def on_mute(self, conn: Conn, frame: ws.MuteBots) -> None:
-        followed(conn, frame.game_id)
+        self.followers.followed(conn, frame.game_id)
         muted = self.muted.setdefault(conn.player_id, set())
         if frame.muted:
             muted.add(frame.game_id)

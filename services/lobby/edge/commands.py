@@ -20,14 +20,14 @@ from services.lobby.base.clock import now_ms
 from services.lobby.base.errors import LobbyError
 from services.lobby.clients.gameworkers import GameClient, GameUnavailable
 from services.lobby.edge.connections import Conn
-from services.lobby.edge.following import followed
+from services.lobby.edge.following import Followers
 from services.lobby.tables.seating import check_acts
 from services.platform import tracing
 
 
 class Commands:
-    def __init__(self, games: GameClient) -> None:
-        self.games = games
+    def __init__(self, games: GameClient, followers: Followers) -> None:
+        self.games, self.followers = games, followers
 
     async def send(self, player_id: str, game_id: str, command_id: str,
                    command: cmd.Command) -> tuple[int, bool]:
@@ -56,7 +56,7 @@ class Commands:
             await self._on_frame(conn, frame)
 
     async def _on_frame(self, conn: Conn, frame: ws.GameCommandFrame) -> None:
-        sub = followed(conn, frame.game_id)
+        sub = self.followers.followed(conn, frame.game_id)
         if sub.seat != frame.seat:
             raise LobbyError("not_your_seat", f"you do not hold seat {frame.seat}")
         check_acts(sub.hub.state, frame.seat, conn.player_id)

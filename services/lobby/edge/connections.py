@@ -1,10 +1,12 @@
 """Sockets as the gateway sees them, and the limits on them.
 
-A ``Conn`` is one client socket: who it is, which games and tables it follows,
-and a bounded queue of frames for the transport to write (a client that stops
-reading is dropped, never waited for). ``Connections`` counts sockets per
-player on this gateway and finds all of a player's sockets. Nothing here knows
-the transport.
+A ``Conn`` is one client socket: who it is, its rate limits, and a bounded queue of
+frames for the transport to write (a client that stops reading is dropped, never
+waited for). What a socket follows is each feature's own to keep, in a ``PerSocket``
+of its own (the games it follows, the tables, the table list, the tournaments), so
+``Conn`` knows no feature. ``Connections`` counts sockets per player on this gateway,
+finds all of a player's sockets, and forgets a closed socket in every ``PerSocket``.
+Nothing here knows the transport.
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator
+from typing import Any, Generic, TypeVar
 
 import msgspec
 
@@ -22,9 +25,7 @@ from services.lobby.base.errors import LobbyError
 from services.lobby.base.settings import LobbySettings
 from services.lobby.edge.outbox import Flush, Outbox
 
-if TYPE_CHECKING:  # a socket's subscriptions are the following module's
-    from services.lobby.edge.following import Sub
-
+T = TypeVar("T")
 _json = msgspec.json.Encoder()
 
 
@@ -52,18 +53,13 @@ class Bucket:
 
 
 class Conn:
-    """One client socket: who, what it follows, what to send."""
+    """One client socket: who, what to send, how fast it may send."""
 
     def __init__(self, claims: Claims, settings: LobbySettings,
                  flush: Flush | None = None) -> None:
         self.claims = claims
         self.id = uuid.uuid4().hex  # names this socket in the queue's tickets
         self.outbox = Outbox(settings.ws_outbox_frames, flush)
-        self.subs: dict[str, Sub] = {}
-        self.follows: set[str] = set()  # open tables whose changes this socket gets
-        self.watching_tables = False
-        # Tournaments whose events this socket gets, each with the last version it was sent.
-        self.tournaments: dict[str, int] = {}
         self.frames = Bucket(settings.ws_frames_per_second, settings.ws_frame_burst)
         self.chat = Bucket(settings.chat_per_second, settings.chat_burst)
         self.last_limited = 0.0
@@ -131,6 +127,35 @@ def _command_id_of(data: bytes) -> str:
     return found if 0 < len(found) <= 64 else ""
 
 
+class PerSocket(Generic[T]):
+    """One feature's state of each socket that has some, kept by the feature: made by
+    ``empty`` on first use (``of``), forgotten when the socket closes or when the
+    feature drops it. Sockets are found from the state, not the other way round."""
+
+    def __init__(self, conns: Connections, empty: Callable[[], T]) -> None:
+        self.empty = empty
+        self.by_conn: dict[Conn, T] = {}
+        conns.kept.append(self)
+
+    def of(self, conn: Conn) -> T:
+        """``conn``'s state, made now if it has none (nothing is kept for a closed one)."""
+        state = self.by_conn.get(conn)
+        if state is None:
+            state = self.empty()
+            if not conn.closed:
+                self.by_conn[conn] = state
+        return state
+
+    def get(self, conn: Conn) -> T | None:
+        return self.by_conn.get(conn)
+
+    def drop(self, conn: Conn) -> T | None:
+        return self.by_conn.pop(conn, None)
+
+    def items(self) -> Iterator[tuple[Conn, T]]:
+        return iter(list(self.by_conn.items()))
+
+
 class Connections:
     """The open sockets of this gateway, by player."""
 
@@ -139,6 +164,7 @@ class Connections:
         self.all: set[Conn] = set()
         self.by_player: dict[str, set[Conn]] = {}
         self.flush = Flush()  # every socket's frames of one delivery, written together
+        self.kept: list[PerSocket[Any]] = []  # every feature's state of each socket
 
     def open(self, claims: Claims) -> Conn:
         """A new socket for ``claims``, welcomed; ``too_many_sockets`` past the cap."""
@@ -159,6 +185,8 @@ class Connections:
         if conn not in self.all:
             return False
         self.all.discard(conn)
+        for kept in self.kept:
+            kept.drop(conn)
         mine = self.by_player.get(conn.player_id)
         if mine is not None:
             mine.discard(conn)

@@ -34,7 +34,7 @@ from services.lobby.base.settings import LobbySettings
 from services.lobby.clients.broadcasts import Broadcasts
 from services.lobby.clients.gameworkers import Following, GameClient, GameUnavailable
 from services.lobby.edge import gaps
-from services.lobby.edge.connections import Conn, encode
+from services.lobby.edge.connections import Conn, Connections, PerSocket, encode
 from services.lobby.edge.delay import Delay
 from services.lobby.tables import store
 from services.platform import logs
@@ -70,13 +70,19 @@ class Sub:
     by_role: str | None = None
 
 
-def followed(conn: Conn, game_id: str) -> Sub:
-    """The socket's subscription to ``game_id``; ``not_in_game`` without one."""
-    sub = conn.subs.get(game_id)
-    if sub is None:
-        raise LobbyError("not_in_game",
-                         f"this socket does not follow game {game_id}; subscribe first")
-    return sub
+class Followers(PerSocket[dict[str, Sub]]):
+    """The games each socket follows on this gateway, game id -> its ``Sub``."""
+
+    def __init__(self, conns: Connections) -> None:
+        super().__init__(conns, dict)
+
+    def followed(self, conn: Conn, game_id: str) -> Sub:
+        """The socket's subscription to ``game_id``; ``not_in_game`` without one."""
+        sub = self.of(conn).get(game_id)
+        if sub is None:
+            raise LobbyError("not_in_game",
+                             f"this socket does not follow game {game_id}; subscribe first")
+        return sub
 
 
 class Hub:
@@ -92,13 +98,13 @@ class Hub:
         self.subs: set[Sub] = set()
         self.ready = asyncio.Event()  # the stored history is in (maybe none yet)
         self.started = asyncio.Event()  # GameStarted is in: the game says who sits where
-        self.pending: dict[int, Event] = {}
+        # The events in version order, a gap filled from the worker's store.
+        self.order: gaps.InOrder[Event] = gaps.InOrder(self._advance, self._fetch,
+                                                      GameUnavailable)
         self.delay = Delay(host.settings.watch_delay_tricks)  # what delayed watchers see
-        self._filling: asyncio.Task[None] | None = None
         self._subscriptions: list[Any] = []
         self._following: Following | None = None
         self._linger: asyncio.Task[None] | None = None
-        self._moved: asyncio.Event | None = None  # set when the state advances; reach waits
 
     @property
     def table_id(self) -> str:
@@ -119,8 +125,7 @@ class Hub:
         for s in self._subscriptions:
             with contextlib.suppress(Exception):
                 await s.unsubscribe()
-        if self._filling:
-            self._filling.cancel()
+        self.order.stop()
 
     # --- events in ---------------------------------------------------------------------
 
@@ -128,59 +133,24 @@ class Hub:
         """An event from JetStream or from the store; duplicates change nothing."""
         self._on_envelope(env)
 
-    async def reach(self, version: int, timeout: float = 1.0) -> None:
-        """Wait a moment for ``version`` to arrive: another gateway, or the worker's
-        reply, may be ahead of this gateway's copy of the events. Woken by each event
-        this hub takes in, not by polling."""
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(timeout):
-                while self.state.version < version:
-                    if self._moved is None:
-                        self._moved = asyncio.Event()
-                    await self._moved.wait()
-
     def _on_envelope(self, env: EventEnvelope) -> None:
         try:
             event = self.host.registry.decode(env.type, env.schema_version, env.body)
         except Exception as exc:
             _log.error("undecodable_event", game_id=self.game_id, error=type(exc).__name__)
             return
-        self.apply(env.version, event)  # type: ignore[arg-type]
+        self.order.take(env.version, event)  # type: ignore[arg-type]
 
-    def apply(self, version: int, event: Event) -> None:
-        if version <= self.state.version:
-            return  # a duplicate delivery
-        if version > self.state.version + 1:
-            self.pending[version] = event
-            if self._filling is None or self._filling.done():
-                self._filling = asyncio.create_task(self._fill())
-            return
-        self._advance(event)
-        if not self.pending:  # the usual case: nothing waits behind a gap
-            return
-        while self.state.version + 1 in self.pending:
-            self._advance(self.pending.pop(self.state.version + 1))
-        for v in [v for v in self.pending if v <= self.state.version]:
-            del self.pending[v]
-
-    async def _fill(self) -> None:
-        """A gap on JetStream: the stored events we lack, from the game worker."""
-
-        async def fetch() -> None:
-            reply = await self.host.games.events_since(self.game_id, self.state.version)
-            for env in reply.events:
-                event = self.host.registry.decode(env.type, env.schema_version, env.body)
-                self.apply(env.version, event)  # type: ignore[arg-type]
-
-        await gaps.fill(lambda: bool(self.pending), fetch, GameUnavailable)
+    async def _fetch(self, version: int) -> None:
+        """A gap: the stored events after ``version``, from the game worker."""
+        reply = await self.host.games.events_since(self.game_id, version)
+        for env in reply.events:
+            self._on_envelope(env)
 
     def _advance(self, event: Event) -> None:
         after = evolve(self.state, event)
         self.state = after
         self.history.append((event, after))
-        if self._moved is not None:  # wake whoever waits in reach
-            self._moved.set()
-            self._moved = None
         released = list(self.delay.add(event, after))
         late: list[Sub] = []
         if self.subs:

@@ -1,7 +1,9 @@
 """The WebSocket gateway's service side, put together from its parts.
 
-- ``connections``: sockets, their limits and their outgoing frames;
-- ``following``: a game followed on JetStream, each subscriber's view fanned out;
+- ``connections``: sockets, their limits and their outgoing frames, and the state
+  each feature keeps of each socket (``PerSocket``), forgotten when it closes;
+- ``following``: a game followed on JetStream, each subscriber's view fanned out,
+  and the games each socket follows (``Followers``);
 - ``commands``: game commands to the worker; ``grace``: a dropped seat's grace;
 - ``chat``: table talk and muting bots; ``tablefeed``: open tables to watchers;
 - ``notes``: notes to a player (``player.note.<id>``) out to all of its sockets;
@@ -35,7 +37,7 @@ from services.lobby.clients.gameworkers import GameClient
 from services.lobby.edge.chat import Chat
 from services.lobby.edge.commands import Commands
 from services.lobby.edge.connections import Conn, Connections
-from services.lobby.edge.following import Hubs
+from services.lobby.edge.following import Followers, Hubs
 from services.lobby.edge.frames import FrameTable
 from services.lobby.edge.grace import Grace
 from services.lobby.edge.notes import Notes
@@ -62,12 +64,14 @@ class Gateway:
         self.instance = queue.gateway
         self.registry = game_registry()
         self.conns = Connections(settings)
-        self.roles = RoleCheck(tables.pool, self.conns, settings.role_check_seconds)
+        self.followers = Followers(self.conns)  # the games each socket follows
         self.hubs = Hubs(self)
-        self.commands = Commands(games)
+        self.commands = Commands(games, self.followers)
         self.grace = Grace(self.commands, settings.disconnect_grace_seconds)
-        self.chat = Chat(broadcasts, settings.chat_max_chars)
+        self.chat = Chat(broadcasts, settings.chat_max_chars, self.followers)
         self.feed = TableFeed(tables, broadcasts, names, self.conns, self.hubs)
+        self.roles = RoleCheck(tables.pool, self.followers, self.feed.follows,
+                               settings.role_check_seconds)
         self.notes = Notes(broadcasts, self.conns)
         self.queue = queue
         self.queue_moves = QueueMoves(queue)  # a ticket waits for its player's next socket
@@ -144,11 +148,11 @@ class Gateway:
         return conn
 
     def disconnect(self, conn: Conn) -> None:
+        subs = self.followers.get(conn)  # the socket's removal forgets them
         if not self.conns.remove(conn):
             return
-        for sub in list(conn.subs.values()):
+        for sub in list(subs.values()) if subs else ():
             self.subscriptions.leave(sub)
-        conn.subs.clear()
         if conn.id in self.queue.sockets:  # its ticket goes with it (unless it moved)
             self._spawn(self.queue.socket_closed(conn.id))
 

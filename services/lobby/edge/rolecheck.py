@@ -19,17 +19,19 @@ import contextlib
 from services.lobby.accounts import auth
 from services.lobby.accounts.auth import Claims
 from services.lobby.base.store import Pool
-from services.lobby.edge.connections import Connections
+from services.lobby.edge.connections import PerSocket
 from services.lobby.edge.delay import still_live
-from services.lobby.edge.following import Sub
+from services.lobby.edge.following import Followers, Sub
 from services.platform import db, logs
 
 _log = logs.get("gateway")
 
 
 class RoleCheck:
-    def __init__(self, pool: Pool, conns: Connections, every: float) -> None:
-        self.pool, self.conns, self.every = pool, conns, every
+    def __init__(self, pool: Pool, followers: Followers, table_follows: PerSocket[set[str]],
+                 every: float) -> None:
+        self.pool, self.followers, self.every = pool, followers, every
+        self.table_follows = table_follows  # a delayed watcher hears of no table change
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -54,24 +56,24 @@ class RoleCheck:
     async def check(self) -> None:
         """Every watch by a role whose account no longer holds it turns delayed."""
         held: dict[Claims, str] = {}
-        for conn in list(self.conns.all):
-            for sub in [s for s in conn.subs.values() if s.by_role is not None]:
+        for conn, subs in self.followers.items():
+            for sub in [s for s in subs.values() if s.by_role is not None]:
                 if conn.claims not in held:
                     held[conn.claims] = await auth.role_now(self.pool, conn.claims)
                 by_role = sub.by_role
                 if by_role is not None and not still_live(by_role, held[conn.claims]) \
-                        and conn.subs.get(sub.hub.game_id) is sub:
+                        and subs.get(sub.hub.game_id) is sub:
                     _log.info("live_watch_revoked", player_id=conn.player_id,
                               game_id=sub.hub.game_id, role=by_role)
-                    delay(sub)
+                    delay(sub, self.table_follows.of(conn))
 
 
-def delay(sub: Sub) -> None:
+def delay(sub: Sub, tables: set[str]) -> None:
     """``sub`` watched live by a role it no longer holds: from now on it sees what a
     delayed watcher sees, from a snapshot of that on (and ``subscribed`` again), with
     no await in between."""
     hub = sub.hub
     hub.subs.discard(sub)
     sub.delayed, sub.by_role = True, None
-    sub.conn.follows.discard(hub.table_id)  # a delayed watcher hears of no table change
+    tables.discard(hub.table_id)  # a delayed watcher hears of no table change (``tables``)
     hub.join(sub, None)

@@ -34,8 +34,10 @@ from services.lobby.clients.gameworkers import GameClient, GameUnavailable
 from services.lobby.edge.commands import Commands
 from services.lobby.edge.connections import Conn
 from services.lobby.edge.delay import delayed_state, live_watcher
-from services.lobby.edge.following import Hub, Hubs, Sub, followed
+from services.lobby.edge.following import Followers, Hub, Hubs, Sub
 from services.lobby.edge.grace import Grace
+from services.lobby.edge.tablefeed import TableFeed
+from services.lobby.matches import store as matchstore
 from services.lobby.tables import store
 from services.lobby.tables.rows import to_api
 from services.lobby.tables.seating import seat_of
@@ -54,6 +56,8 @@ class Parts(Protocol):
     settings: LobbySettings
     registry: EventRegistry
     hubs: Hubs
+    followers: Followers  # the games each socket follows
+    feed: TableFeed  # the tables each socket follows
     commands: Commands
     grace: Grace
     unseen: Unseen  # duplicate deals not yet played
@@ -67,6 +71,7 @@ class Subscriptions:
         self.settings, self.registry, self.hubs = parts.settings, parts.registry, parts.hubs
         self.commands, self.grace, self.unseen = parts.commands, parts.grace, parts.unseen
         self.organizing, self.instance = parts.organizing, parts.instance
+        self.followers, self.tables_followed = parts.followers, parts.feed.follows
         self.placed = parts.organizing.placed  # where a game comes from, for its summary
 
     def handlers(self) -> dict[type[ws.ClientFrame], Any]:
@@ -79,12 +84,12 @@ class Subscriptions:
             self.grace.start(sub.hub, sub.seat, sub.conn.player_id)
 
     async def on_snapshot(self, conn: Conn, frame: ws.SnapshotRequest) -> None:
-        sub = followed(conn, frame.game_id)
+        sub = self.followers.followed(conn, frame.game_id)
         sub.hub.snapshot(sub)
 
     async def on_unsubscribe(self, conn: Conn, frame: ws.Unsubscribe) -> None:
-        sub = followed(conn, frame.game_id)
-        del conn.subs[frame.game_id]
+        sub = self.followers.followed(conn, frame.game_id)
+        del self.followers.of(conn)[frame.game_id]
         self.leave(sub)
 
     async def on_subscribe(self, conn: Conn, frame: ws.Subscribe) -> None:
@@ -96,8 +101,8 @@ class Subscriptions:
         # Before the game is even read: a stranger learns nothing of it.
         delayed, by_role = await self._watching(game_id, table, conn.claims, frame.code) \
             if frame.spectate else (False, None)
-        cap = self.settings.ws_games_per_socket
-        if game_id not in conn.subs and len(conn.subs) >= cap:
+        cap, subs = self.settings.ws_games_per_socket, self.followers.of(conn)
+        if game_id not in subs and len(subs) >= cap:
             raise LobbyError("too_many_games", f"one socket follows at most {cap} games")
         hub = await self.hubs.follow(game_id, table)
         await self.hubs.started(hub, expected=table is not None)
@@ -109,20 +114,20 @@ class Subscriptions:
             raise LobbyError("not_in_game",
                              "you hold no seat in this game; subscribe with spectate")
         if frame.since is not None:
-            await hub.reach(frame.since)
+            await hub.order.reach(frame.since)
         returning = await self._back_in_seat(me, hub, seat)
-        old = conn.subs.pop(game_id, None)
+        old = subs.pop(game_id, None)
         if old is not None:
             hub.leave(old)
         sub = Sub(conn, hub, seat, delayed, by_role)
-        conn.subs[game_id] = sub
+        subs[game_id] = sub
         hub.join(sub, frame.since if frame.since is not None and
                  frame.since <= hub.state.version else None)
         if table is not None and not delayed and (seat is None or frame.table_id):
             # A spectator, and whoever follows the table itself, learns of the table's
             # next game; a delayed watcher is not told of the table's changes (its game's
             # end) ahead of the game's own events, nor is anyone refused above.
-            conn.follows.add(table.table_id)
+            self.tables_followed.of(conn).add(table.table_id)
         if seat is not None:
             self.grace.cancel(game_id, seat)
             await self.broadcasts.seat_present(SeatPresent(game_id=game_id, seat=seat, player_id=me,
@@ -135,17 +140,18 @@ class Subscriptions:
         """The game ``frame`` names, and its table if it has one; None for a table with
         no game yet, whose row is sent instead (and whose changes the socket hears)."""
         if frame.game_id:
-            return frame.game_id, await store.table_by_game(self.tables.pool, frame.game_id)
+            return frame.game_id, await matchstore.table_of_game(self.tables.pool, frame.game_id)
         if not frame.table_id:
             raise LobbyError("bad_field", "subscribe names a game_id or a table_id")
         # Followed before it is read: a change committed while the row is on its way (the
         # game started) then reaches the socket in a table frame of its own, where a row
         # read just before that change would otherwise be its last word.
-        following = frame.table_id in conn.follows
-        conn.follows.add(frame.table_id)
+        followed = self.tables_followed.of(conn)
+        following = frame.table_id in followed
+        followed.add(frame.table_id)
         table = await store.get_table(self.tables.pool, frame.table_id)
         if (table is None or table.game_id is not None) and not following:
-            conn.follows.discard(frame.table_id)  # the game's subscription decides, below
+            followed.discard(frame.table_id)  # the game's subscription decides, below
         if table is None:
             raise LobbyError("table_not_found", f"no table {frame.table_id}")
         if table.game_id is not None:
@@ -163,7 +169,7 @@ class Subscriptions:
             version, _ = await self.commands.send(
                 me, hub.game_id, f"{me}:return:{state.version}",
                 cmd.ReturnToSeat(seat=seat, at=now_ms()))
-            await hub.reach(version)
+            await hub.order.reach(version)
         except LobbyError as exc:
             return exc
         return None
@@ -172,7 +178,9 @@ class Subscriptions:
         """From the followed state when this gateway has it, else from the stored events.
         A private table's game only to those who may watch it; a delayed watcher's as
         they see it."""
-        table = await self.tables.summary_base(game_id)
+        table = await matchstore.table_of_game(self.tables.pool, game_id)
+        if table is None:
+            raise LobbyError("game_not_found", f"no game {game_id}")
         delayed, _ = await self._watching(game_id, table, claims, code)
         hub = self.hubs.get(game_id)
         if hub is not None and hub.ready.is_set():

@@ -17,7 +17,7 @@ from schemas import ws
 from schemas.gamebus import TableChanged
 from schemas.subjects import Names
 from services.lobby.clients.broadcasts import Broadcasts
-from services.lobby.edge.connections import Conn, Connections, encode
+from services.lobby.edge.connections import Conn, Connections, PerSocket, encode
 from services.lobby.edge.following import Hubs
 from services.lobby.tables import store
 from services.lobby.tables.rows import to_api
@@ -28,7 +28,10 @@ class TableFeed:
     def __init__(self, tables: Tables, broadcasts: Broadcasts, names: Names,
                  conns: Connections, hubs: Hubs) -> None:
         self.tables, self.broadcasts, self.names = tables, broadcasts, names
-        self.conns, self.hubs = conns, hubs
+        self.hubs = hubs
+        self.listing: PerSocket[bool] = PerSocket(conns, lambda: True)  # watching the list
+        # Tables whose changes a socket gets: an open one it follows, a followed game's.
+        self.follows: PerSocket[set[str]] = PerSocket(conns, set)
         self._note: asyncio.Task[None] | None = None
         self._changed: set[str] = set()
         self._listening: Any = None
@@ -43,8 +46,10 @@ class TableFeed:
                 await self._listening.unsubscribe()
 
     async def on_watch(self, conn: Conn, frame: ws.WatchTables) -> None:
-        conn.watching_tables = frame.on
-        if frame.on:
+        if not frame.on:
+            self.listing.drop(conn)
+        else:
+            self.listing.of(conn)
             conn.send(ws.TableListFrame(tables=await self.tables.list_open()))
 
     def handlers(self) -> dict[type[ws.ClientFrame], Any]:
@@ -58,13 +63,13 @@ class TableFeed:
     async def _tables_changed(self) -> None:
         await asyncio.sleep(0.05)  # one refresh for a burst of changes
         changed, self._changed = self._changed, set()
-        watchers = [c for c in self.conns.all if c.watching_tables]
+        watchers = [c for c, _ in self.listing.items()]
         if watchers:
             frame = encode(ws.TableListFrame(tables=await self.tables.list_open()))
             for c in watchers:
                 c.send_raw(frame)
         for table_id in changed:
-            followers = [c for c in self.conns.all if table_id in c.follows]
+            followers = [c for c, tables in self.follows.items() if table_id in tables]
             hubs = [h for h in self.hubs if h.table_id == table_id]
             if not followers and not hubs:
                 continue

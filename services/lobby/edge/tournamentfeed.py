@@ -40,7 +40,7 @@ from schemas.tournaments import events as ev
 from services.lobby.base.errors import LobbyError
 from services.lobby.clients.broadcasts import Broadcasts
 from services.lobby.edge import gaps
-from services.lobby.edge.connections import Conn, Connections, encode
+from services.lobby.edge.connections import Conn, Connections, PerSocket, encode
 from services.lobby.tournaments.relay import Tournaments
 from services.platform import logs
 from services.platform.events import tournament_registry
@@ -85,9 +85,10 @@ class TournamentFeed:
     def __init__(self, tournaments: Tournaments, broadcasts: Broadcasts, names: Names,
                  conns: Connections) -> None:
         self.tournaments, self.broadcasts, self.names = tournaments, broadcasts, names
-        self.conns = conns
         self.registry = tournament_registry()
         self.lines: dict[str, Line] = {}
+        # The tournaments each socket follows, each with the last version it was sent.
+        self.watched: PerSocket[dict[str, int]] = PerSocket(conns, dict)
         self._listening: Any = None
 
     async def start(self) -> None:
@@ -107,7 +108,7 @@ class TournamentFeed:
 
     async def on_watch(self, conn: Conn, frame: ws.WatchTournament) -> None:
         tid = frame.tournament_id
-        watched: dict[str, int] = conn.tournaments  # tournament -> last version sent
+        watched = self.watched.of(conn)  # tournament -> last version sent
         if not frame.on:
             watched.pop(tid, None)
             return
@@ -139,8 +140,8 @@ class TournamentFeed:
                 conn.send_raw(data)
         watched[tid] = max(view.version, line.version)
 
-    def _watchers(self, tid: str) -> list[Conn]:
-        return [c for c in self.conns.all if tid in c.tournaments]
+    def _watchers(self, tid: str) -> list[tuple[Conn, dict[str, int]]]:
+        return [(c, watched) for c, watched in self.watched.items() if tid in watched]
 
     async def _on_event(self, env: EventEnvelope) -> None:
         tid = env.stream.removeprefix(TOURNAMENT_STREAM_PREFIX)
@@ -194,11 +195,11 @@ class TournamentFeed:
             data = self._frame(tid, line, version, line.early.pop(version))
             line.version = version
             line.recent.append((version, data))
-            for c in watchers:
-                if c.tournaments.get(tid, version) < version:
+            for c, watched in watchers:
+                if watched.get(tid, version) < version:
                     if data is not None:
                         c.send_raw(data)
-                    c.tournaments[tid] = version
+                    watched[tid] = version
 
     async def _fill(self, tid: str, line: Line) -> None:
         """A gap: read the versions the line lacks from the tournament service's store."""

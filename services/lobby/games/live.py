@@ -18,7 +18,7 @@ from services.lobby.accounts.auth import Claims
 from services.lobby.base.errors import LobbyError
 from services.lobby.base.store import Pool
 from services.lobby.clients.ratings import RatingsBus
-from services.lobby.matches import store as match_store
+from services.lobby.matches import store as matchstore
 from services.lobby.tables import store
 from services.lobby.tournaments.relay import Tournaments
 from services.lobby.tournaments.unseen import Unseen
@@ -54,13 +54,13 @@ class Live:
         """Game id -> the tournament round and teams a tournament's game plays."""
         if not game_ids:
             return {}
-        matches = await match_store.tournament_matches(self.pool, game_ids)
+        matches = await matchstore.tournament_matches(self.pool, game_ids)
         rounds = await self.tournaments.rounds_of(list(matches.values()))
         return {g: rounds[m] for g, m in matches.items() if m in rounds}
 
     async def _watchable(self, me: Claims) -> list[tuple[store.TableRow, str, bool, int]]:
         """The candidates, less the games ``me`` may not see."""
-        rows = await store.playing_watchable(self.pool, CANDIDATES)
+        rows = await candidates(self.pool, CANDIDATES)
         if not any(origin == "tournament" for _, origin, _, _ in rows):
             return rows
         try:
@@ -68,6 +68,20 @@ class Live:
         except LobbyError:
             return [row for row in rows if row[1] != "tournament"]
         return [row for row in rows if row[0].game_id not in hidden]
+
+
+async def candidates(pool: Pool, limit: int) -> list[tuple[store.TableRow, str, bool, int]]:
+    """The newest ``limit`` games anyone may watch (``playing_watchable``), each with
+    its match's origin, whether it is rated and when it started (ms), newest first. A
+    game no match opened is a table's, unrated, started when its table was seated."""
+    playing = await store.playing_watchable(pool, limit)
+    starts = await matchstore.starts_of(pool, [t.game_id for t, _ in playing if t.game_id])
+    rows = []
+    for t, since in playing:
+        origin, rated, started = starts.get(t.game_id or "", ("table", False, since))
+        rows.append((t, origin, rated, started))
+    rows.sort(key=lambda row: -row[3])
+    return rows
 
 
 def _game(t: store.TableRow, origin: str, rated: bool, started: int,

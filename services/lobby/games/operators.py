@@ -30,7 +30,7 @@ from schemas.errors.codes import GAME_UNAVAILABLE
 from services.lobby.base.errors import LobbyError
 from services.lobby.clients.gameworkers import GameClient, GameUnavailable
 from services.lobby.games import store
-from services.lobby.tables import store as tablestore
+from services.lobby.matches import store as matchstore
 from services.platform.events import game_registry
 
 OUTCOMES = ("playing", "over", "team0", "team1", "draw", "target", "floor", "hands", "boston",
@@ -99,7 +99,7 @@ class Operators:
         game = await self._game(game_id)
         first = game.logged[0].event
         players = first.players if isinstance(first, ev.GameStarted) else ("",) * 4
-        table = await tablestore.table_by_game(self.pool, game_id)
+        table = await matchstore.table_of_game(self.pool, game_id)
         known = [s.name for s in table.seats] if table is not None else []
         return admin.EventLog(game_id=game_id, version=len(game.logged), over=game.over,
                               events=game.logged, names=list(seat_names(players, known)))

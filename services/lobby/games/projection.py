@@ -2,6 +2,13 @@
 (idempotent by stream and version, like every consumer of game events) keep the
 ``games`` rows the operators' search and a player's running games read. A game's end
 closes its table and records a ranked game's leavers in the same transaction.
+
+Both consumers apply a fetch in the order of its games' ids, not as delivered: each
+upserts the ``games`` row of every game in its fetch and holds the lock to its commit,
+so a fetch of starts (in the order games began) and a fetch of ends (in the order they
+ended) took the same rows in opposite orders and Postgres broke the cycle with
+``deadlock detected`` when thousands of short ranked games began and ended at once
+(docs/scaling.md, "Ranked at a busy hour"). In one order, one waits for the other.
 """
 
 from __future__ import annotations
@@ -14,11 +21,13 @@ from schemas import events as ev
 from schemas.bus import EventEnvelope
 from services.lobby.clients.broadcasts import Broadcasts
 from services.lobby.games import store
+from services.lobby.matches import store as matchstore
 from services.lobby.ranked import leavers
 from services.lobby.tables import store as tablestore
 from services.platform.events import game_registry
 
 Handler = Callable[[Any, EventEnvelope], Awaitable[None]]
+BatchHandler = Callable[[Any, list[EventEnvelope]], Awaitable[None]]
 AfterCommit = Callable[[list[EventEnvelope]], Awaitable[None]]
 
 
@@ -29,6 +38,15 @@ class Projection:
     started: Handler
     ended: Handler
     ended_committed: AfterCommit
+
+    def in_game_order(self, handler: Handler) -> BatchHandler:
+        """``handler`` over a whole fetch, game by game in the order of their ids (one
+        game's events in version order): the one order both consumers lock rows in."""
+        async def handle(conn: Any, envs: list[EventEnvelope]) -> None:
+            for env in sorted(envs, key=lambda e: (e.stream, e.version)):
+                await handler(conn, env)
+
+        return handle
 
 
 def projection_handlers(leaver_seconds: float, broadcasts: Broadcasts) -> Projection:
@@ -43,8 +61,14 @@ def projection_handlers(leaver_seconds: float, broadcasts: Broadcasts) -> Projec
     async def started(conn: Any, env: EventEnvelope) -> None:
         e = registry.decode(env.type, env.schema_version, env.body)
         if isinstance(e, ev.GameStarted):
-            await store.game_started(conn, env.stream, list(e.players), env.occurred_at_ms)
-            await tablestore.seat_unmatched(conn, env.stream, list(e.players))
+            table = await matchstore.table_of_game(conn, env.stream)
+            await store.game_started(
+                conn, env.stream, list(e.players), env.occurred_at_ms,
+                None if table is None else table.table_id,
+                None if table is None else [s.name for s in table.seats])
+            if await matchstore.origin_of(conn, env.stream) is None \
+                    and not await store.has_ended(conn, env.stream):
+                await tablestore.seat_unmatched(conn, env.stream, list(e.players))
 
     async def ended(conn: Any, env: EventEnvelope) -> None:
         e = registry.decode(env.type, env.schema_version, env.body)

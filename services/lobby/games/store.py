@@ -3,7 +3,6 @@ and the operators' search over it."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,7 +10,8 @@ import asyncpg
 
 from services.lobby.base.store import Pool, as_uuid
 
-__all__ = ["GameRow", "Pool", "game_ended", "game_started", "search_games"]
+__all__ = ["GameRow", "Pool", "finished_games", "game_ended", "game_started", "has_ended",
+           "search_games"]
 
 
 @dataclass(frozen=True)
@@ -29,13 +29,33 @@ class GameRow:
 
 
 async def game_started(conn: asyncpg.Connection, game_id: str, players: list[str],
-                       at_ms: int) -> None:
-    """Called inside the consumer's transaction; ``GameEnded`` may have come first."""
+                       at_ms: int, table_id: str | None = None,
+                       names: list[str | None] | None = None) -> None:
+    """Called inside the consumer's transaction; ``GameEnded`` may have come first.
+    ``table_id`` and ``names``: the table the game is played at and who sits there as
+    it starts (the tables and matches rooms' rows, asked in the same transaction), for
+    the search."""
     await conn.execute(
-        "INSERT INTO games (game_id, players, started_at) VALUES ($1, $2, to_timestamp($3))"
+        "INSERT INTO games (game_id, players, started_at, table_id, names)"
+        " VALUES ($1, $2, to_timestamp($3), $4, $5)"
         " ON CONFLICT (game_id) DO UPDATE SET started_at = EXCLUDED.started_at,"
+        " table_id = EXCLUDED.table_id, names = EXCLUDED.names,"
         " players = CASE WHEN games.players = '{}' THEN EXCLUDED.players ELSE games.players END",
-        game_id, players, at_ms / 1000)
+        game_id, players, at_ms / 1000, None if table_id is None else as_uuid(table_id), names)
+
+
+async def has_ended(conn: asyncpg.Pool | asyncpg.Connection, game_id: str) -> bool:
+    """Whether the projection has seen the game's end."""
+    return bool(await conn.fetchval(
+        "SELECT EXISTS (SELECT 1 FROM games WHERE game_id = $1 AND ended_at IS NOT NULL)",
+        game_id))
+
+
+async def finished_games(pool: asyncpg.Pool, player: str) -> int:
+    """Games the player sat in to the end (the ranked queue's count, handed down to it)."""
+    return int(await pool.fetchval(
+        "SELECT count(*) FROM games WHERE players @> ARRAY[$1] AND ended_at IS NOT NULL",
+        player))
 
 
 async def game_ended(conn: asyncpg.Connection, game_id: str, players: list[str], at_ms: int,
@@ -68,14 +88,13 @@ async def search_games(pool: asyncpg.Pool, *, player: str | None, table_id: str 
 
     if player:
         p = arg(player)
-        where.append(f"({p} = ANY(g.players) OR EXISTS (SELECT 1 FROM"
-                     f" jsonb_array_elements(coalesce(m.seats, t.seats)) s"
-                     f" WHERE lower(s->>'name') = lower({p})))")
+        where.append(f"({p} = ANY(g.players) OR EXISTS (SELECT 1 FROM unnest(g.names) n"
+                     f" WHERE lower(n) = lower({p})))")
     if table_id:
         key = as_uuid(table_id)
         if key is None:
             return []
-        where.append(f"t.table_id = {arg(key)}")
+        where.append(f"g.table_id = {arg(key)}")
     if started_after_ms is not None:
         where.append(f"g.started_at >= to_timestamp({arg(started_after_ms / 1000)})")
     if started_before_ms is not None:
@@ -90,18 +109,15 @@ async def search_games(pool: asyncpg.Pool, *, player: str | None, table_id: str 
         where.append("g.ended_at IS NOT NULL AND g.winner IS NULL")
     elif outcome:
         where.append(f"g.reason = {arg(outcome)}")
-    sql = ("SELECT g.*, t.table_id, coalesce(m.seats, t.seats) AS seats FROM games g"
-           " LEFT JOIN matches m ON m.game_id = g.game_id"
-           " LEFT JOIN game_tables t ON t.game_id = g.game_id OR t.table_id = m.table_id"
+    sql = ("SELECT g.* FROM games g"
            + (" WHERE " + " AND ".join(where) if where else "")
            + f" ORDER BY g.started_at DESC NULLS LAST, g.game_id LIMIT {arg(limit)}")
     rows = await pool.fetch(sql, *args)
     out = []
     for r in rows:
-        seats = json.loads(r["seats"]) if r["seats"] else []
         out.append(GameRow(
             game_id=r["game_id"], table_id=str(r["table_id"]) if r["table_id"] else None,
-            players=tuple(r["players"]), names=tuple(s.get("name") for s in seats),
+            players=tuple(r["players"]), names=tuple(r["names"] or ()),
             started_at_ms=_ms(r["started_at"]), ended_at_ms=_ms(r["ended_at"]),
             winner=r["winner"], scores=tuple(r["scores"]) if r["scores"] else None,
             reason=r["reason"], hands_played=r["hands_played"]))

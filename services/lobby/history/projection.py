@@ -57,7 +57,7 @@ class HistoryProjection:
         state = GameState()
         for e in log:
             state = evolve(state, self.registry.decode(e.type, e.schema_version, e.body))  # type: ignore[arg-type]
-        table = await store.table_by_game(conn, env.stream)
+        table = await matches.table_of_game(conn, env.stream)
         known = [s.name for s in table.seats] if table is not None else []
         started = log[0].occurred_at_ms if log else env.occurred_at_ms
         await history.record(conn, env.stream, end, list(seat_names(end.players, known)),

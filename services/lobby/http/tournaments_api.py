@@ -83,7 +83,7 @@ class TournamentController(Controller):
         `organizers_only` unless the account is an organizer or an operator; 400
         `max_below_min`, `bad_window`, `check_in_outside_window`, `draw_in_elimination`
         ... for settings that cannot run."""
-        return await tournaments.create(me, data)
+        return await tournaments.organizing.create(me, data)
 
     @patch("/v1/tournaments/{tournament_id:str}", summary="Organizer: new settings, until "
            "the start", tags=TAGS, security=BEARER,
@@ -91,7 +91,7 @@ class TournamentController(Controller):
     async def change(self, me: Claims, tournaments: Tournaments, tournament_id: TournamentId,
                      data: api.TournamentBody) -> api.TournamentChanged:
         """Body: the whole new settings. 403 `not_organizer`; 409 `already_started`."""
-        return await tournaments.change(me, tournament_id, data)
+        return await tournaments.organizing.change(me, tournament_id, data)
 
     @post("/v1/tournaments/{tournament_id:str}/cancel", status_code=200,
           summary="Organizer: cancel the tournament", tags=TAGS, security=BEARER,
@@ -99,7 +99,7 @@ class TournamentController(Controller):
     async def cancel(self, me: Claims, tournaments: Tournaments,
                      tournament_id: TournamentId) -> api.TournamentChanged:
         """403 `not_organizer`; 409 `tournament_over`."""
-        return await tournaments.cancel(me, tournament_id)
+        return await tournaments.organizing.cancel(me, tournament_id)
 
     @post("/v1/tournaments/{tournament_id:str}/start", status_code=200,
           summary="Organizer: start now, before the start time", tags=TAGS, security=BEARER,
@@ -111,7 +111,7 @@ class TournamentController(Controller):
         check-in, those both of whose players checked in). 409 `not_enough_teams` leaves
         the tournament open (the timed start would cancel it); `already_started`,
         `tournament_over`."""
-        return await tournaments.start_now(me, tournament_id)
+        return await tournaments.organizing.start_now(me, tournament_id)
 
     @post("/v1/tournaments/{tournament_id:str}/matches/{match_id:str}/override",
           status_code=200, summary="Organizer: override a match's result", tags=TAGS,
@@ -121,7 +121,7 @@ class TournamentController(Controller):
                        match_id: MatchId, data: api.OverrideBody) -> api.TournamentChanged:
         """Who and why are kept in the record. 409 `override_too_late` once a team of the
         match is paired for its next one."""
-        return await tournaments.override(me, tournament_id, match_id, data)
+        return await tournaments.organizing.override(me, tournament_id, match_id, data)
 
     @post("/v1/tournaments/{tournament_id:str}/teams/{team_id:str}/disqualify",
           status_code=200, summary="Organizer: disqualify a team", tags=TAGS,
@@ -129,7 +129,7 @@ class TournamentController(Controller):
     async def disqualify(self, me: Claims, tournaments: Tournaments, tournament_id: TournamentId,
                          team_id: TeamId, data: api.DisqualifyBody) -> api.TournamentChanged:
         """Its remaining matches are forfeited."""
-        return await tournaments.disqualify(me, tournament_id, team_id, data)
+        return await tournaments.organizing.disqualify(me, tournament_id, team_id, data)
 
     @post("/v1/tournaments/{tournament_id:str}/bots", status_code=201,
           summary="Organizer: enter a team of two bots", tags=TAGS, security=BEARER,
@@ -139,7 +139,7 @@ class TournamentController(Controller):
                        data: api.BotTeamBody) -> api.TournamentChanged:
         """Registered, confirmed and checked in at once; unrated tournaments only (400
         `rated_needs_people`). Bots are always ready."""
-        return await tournaments.add_bots(me, tournament_id, data)
+        return await tournaments.organizing.add_bots(me, tournament_id, data)
 
     @post("/v1/tournaments/{tournament_id:str}/seeds", status_code=200,
           summary="Organizer: seed teams by hand, before the start", tags=TAGS,
@@ -148,7 +148,7 @@ class TournamentController(Controller):
                    data: api.SeedsBody) -> api.TournamentChanged:
         """The teams named come first, in this order; the others follow by the mean
         rating of their players. 400 `bad_seeds`; 409 `already_started`."""
-        return await tournaments.seed(me, tournament_id, data)
+        return await tournaments.organizing.seed(me, tournament_id, data)
 
     @post("/v1/tournaments/{tournament_id:str}/rounds/{round_no:int}/pairings",
           status_code=200, summary="Organizer: the next Swiss round's pairings, by hand",
@@ -161,7 +161,7 @@ class TournamentController(Controller):
         """Used instead of the computed pairings when the round is paired. 400
         `bad_pairings` (every team still in once, a bye only when odd), `bad_round` (only
         the next round), `not_swiss`."""
-        return await tournaments.set_pairings(me, tournament_id, round_no, data)
+        return await tournaments.organizing.set_pairings(me, tournament_id, round_no, data)
 
     @post("/v1/tournaments/{tournament_id:str}/waive-ban", status_code=200,
           summary="Organizer: let a player with a no-show ban register here", tags=TAGS,
@@ -171,7 +171,7 @@ class TournamentController(Controller):
         """A player who stayed away from a tournament match may not register for 24 h,
         doubling with each no-show up to 30 days (403 `no_show_ban`), except where the
         organizer waived it."""
-        return await tournaments.waive_ban(me, tournament_id, data)
+        return await tournaments.organizing.waive_ban(me, tournament_id, data)
 
 
 class TeamController(Controller):
@@ -191,7 +191,7 @@ class TeamController(Controller):
         accounts (403 `registered_only` for a guest, 400 `partner_is_guest`); 400
         `self_partner`; 409 `registration_closed`, `already_registered`. The partner gets
         a `tournament_invite` note. The team is seeded by the mean of the two ratings."""
-        return await tournaments.register(me, tournament_id, data)
+        return await tournaments.teams.register(me, tournament_id, data)
 
     @post("/v1/tournaments/{tournament_id:str}/teams/{team_id:str}/confirm", status_code=200,
           summary="Partner: confirm the team", tags=TAGS, security=BEARER,
@@ -200,7 +200,7 @@ class TeamController(Controller):
                       team_id: TeamId) -> api.TournamentChanged:
         """403 `not_partner` for anyone but the invited partner. Past `max_teams` the team
         is on the waiting list (`waiting`)."""
-        return await tournaments.confirm(me, tournament_id, team_id)
+        return await tournaments.teams.confirm(me, tournament_id, team_id)
 
     @delete("/v1/tournaments/{tournament_id:str}/teams/{team_id:str}", status_code=200,
             summary="A team's player: withdraw the team", tags=TAGS, security=BEARER,
@@ -208,7 +208,7 @@ class TeamController(Controller):
     async def withdraw(self, me: Claims, tournaments: Tournaments, tournament_id: TournamentId,
                        team_id: TeamId) -> api.TournamentChanged:
         """403 `not_in_team`. Once running, the team's remaining matches are forfeited."""
-        return await tournaments.withdraw(me, tournament_id, team_id)
+        return await tournaments.teams.withdraw(me, tournament_id, team_id)
 
     @post("/v1/tournaments/{tournament_id:str}/check-in", status_code=200,
           summary="Check in for one's team (both partners do)", tags=TAGS, security=BEARER,
@@ -218,7 +218,7 @@ class TeamController(Controller):
                        tournament_id: TournamentId) -> api.TournamentChanged:
         """409 `check_in_closed` outside the `check_in_minutes` before the start,
         `not_confirmed`; 403 `not_in_team`."""
-        return await tournaments.check_in(me, tournament_id)
+        return await tournaments.teams.check_in(me, tournament_id)
 
 
 class TournamentReadController(Controller):

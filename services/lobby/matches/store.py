@@ -13,15 +13,19 @@ from services.lobby.base.store import NotFound, Pool
 from services.lobby.tables.store import (
     InGame,
     TableRow,
+    as_played,
+    get_table,
     insert_table,
     seat_open_table,
     seat_players,
     seats_json,
+    table_playing,
 )
 
 __all__ = ["MatchRow", "NotAwaiting", "NotFound", "Pool", "TableNotOpen", "confirm", "decline",
            "lapsed_checks", "match", "match_state", "offers_of", "open_match", "origin_of",
-           "outcome_sent", "tournament_matches", "unsent_outcomes", "unstarted_matches"]
+           "outcome_sent", "starts_of", "table_of_game", "tournament_matches",
+           "unsent_outcomes", "unstarted_matches"]
 
 
 class TableNotOpen(Exception):
@@ -107,6 +111,34 @@ async def origin_of(pool: asyncpg.Pool | asyncpg.Connection,
     from a match."""
     return await pool.fetchrow("SELECT origin, match_id, table_id::text AS table_id"
                                " FROM matches WHERE game_id = $1", game_id)
+
+
+async def table_of_game(pool: asyncpg.Pool | asyncpg.Connection,
+                        game_id: str) -> TableRow | None:
+    """The table a game was played at, as it was for that game: the table's current
+    game is the row itself (one read: the common case, a game being followed); an
+    earlier one (the table played again since) has the seats and rules its match
+    started with, and is over."""
+    current = await table_playing(pool, game_id)
+    if current is not None:
+        return current
+    m = await pool.fetchrow("SELECT table_id::text AS table_id, seats, rules FROM matches"
+                            " WHERE game_id = $1 AND state <> 'failed'", game_id)
+    if m is None:
+        return None
+    t = await get_table(pool, m["table_id"])
+    return None if t is None else as_played(t, game_id, m["seats"], m["rules"])
+
+
+async def starts_of(pool: asyncpg.Pool | asyncpg.Connection,
+                    game_ids: list[str]) -> dict[str, tuple[str, bool, int]]:
+    """Each game's match: (origin, rated, when it started in ms, or was opened when it
+    has not started yet); a game no match opened is absent."""
+    rows = await pool.fetch(
+        "SELECT game_id, origin, rated, (extract(epoch FROM coalesce(started_at, created_at))"
+        " * 1000)::bigint AS started_ms FROM matches WHERE game_id = ANY($1::text[])",
+        game_ids)
+    return {r["game_id"]: (r["origin"], r["rated"], r["started_ms"]) for r in rows}
 
 
 async def match(pool: asyncpg.Pool, match_id: str) -> MatchRow:

@@ -5,6 +5,7 @@ who may queue with them."""
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from services.lobby.accounts import store as accountstore
@@ -18,11 +19,16 @@ from services.lobby.ranked import store as qs
 from services.lobby.tables import store as tablestore
 from services.lobby.tables.playing import in_game
 
+FinishedGames = Callable[[str], Awaitable[int]]
+"""How many games a player sat in to the end: the games room's count (above this
+room on the ladder), handed down by the service."""
+
 
 class Eligibility:
     def __init__(self, pool: basestore.Pool, games: GameClient, settings: LobbySettings,
-                 ratings: RatingsBus) -> None:
+                 ratings: RatingsBus, finished_games: FinishedGames) -> None:
         self.pool, self.games, self.settings, self.ratings = pool, games, settings, ratings
+        self.finished_games = finished_games
 
     async def check(self, player: str) -> None:
         """Refuse a player who may not queue now: too few games, cooling down, barred by
@@ -50,7 +56,7 @@ class Eligibility:
         The default asks for none: a newcomer plays rated at once, provisionally
         (docs/ratings.md)."""
         need = self.settings.ranked_min_games
-        return max(0, need - await qs.finished_games(self.pool, player)) if need else 0
+        return max(0, need - await self.finished_games(player)) if need else 0
 
     async def blocker(self, player: str, guest: bool, cooldown_until: int) -> dict[str, Any]:
         """What keeps a player who holds no ticket out of the queue now, if anything:

@@ -13,8 +13,14 @@ lost the lease commits nothing):
 3. read the waiting tickets, call the pure matcher (``matching``), and record
    its offers in one transaction that drops any offer whose ticket changed since
    it was read (a cancel racing a match: in the match or out of the queue);
-4. open each offer as a rated match with a ready check; the players accept it
-   with ``queue_accept`` (``Matches.ready``).
+4. open each offer as a rated match with a ready check, ``OPENS_AT_ONCE`` at a
+   time; the players accept it with ``queue_accept`` (``Matches.ready``).
+
+Offers are opened, and older ones looked at, several at once: one at a time, a
+busy hour's queue of 5,000 people was offered about a match a second while each
+open waited on its own round trips (docs/scaling.md, "Ranked at a busy hour").
+No player is in two of them: the matcher puts a ticket in one offer at most, and
+``commit_offers`` keeps an offer only while all its tickets are still waiting.
 
 Between cycles the leader also listens to the queue's match outcomes
 (``lobby.match.queue.*``): an offer whose ready check just ended is settled at
@@ -31,6 +37,7 @@ offers are re-asked until they end, and ``Matches.open`` is idempotent.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import time
@@ -60,6 +67,7 @@ from services.platform.periodic import Periodic
 
 LEASE = "matchmaker"
 PENDING = "pending"  # an offer whose match could not be asked for this cycle
+OPENS_AT_ONCE = 32  # offers opened (or looked at) at once, each with its own connection
 _log = logs.get("matchmaker")
 
 WAITING = Gauge("spades_queue_waiting_players", "Players waiting in the ranked queue",
@@ -83,6 +91,26 @@ def ranked_rules(setting: str) -> str | dict[str, Any]:
         else setting
     rules_of(rules)
     return rules
+
+
+def offer_of(m: Match, tickets: dict[str, qs.TicketRow], now: float,
+             rules: str | dict[str, Any], ready_seconds: int) -> qs.Offer:
+    """The offer of a match the matcher found: its request (a rated match with a ready
+    check of ``ready_seconds``), seats, ratings and how long each player waited."""
+    seats = seats_of(m)
+    rating = {p: r for t in m.tickets for p, r in zip(tickets[t].players,
+                                                      tickets[t].ratings, strict=True)}
+    since = {p: tickets[t].since_ms for t in m.tickets for p in tickets[t].players}
+    match_id = uuid.uuid4().hex
+    req = OpenMatch(match_id=match_id, seats=tuple(  # type: ignore[arg-type]
+        MatchSeat(player_id=p) for p in seats), rules=rules, rated=True, origin="queue",
+        origin_id="ranked", ready_seconds=ready_seconds)
+    return qs.Offer(
+        match_id=match_id, tickets=tuple((t, tickets[t].version) for t in m.tickets),
+        players=seats, ratings=tuple(rating[p] for p in seats),  # type: ignore[arg-type]
+        gap=m.gap, waited_ms=tuple(max(0, int(now * 1000) - since[p])  # type: ignore[arg-type]
+                                   for p in seats),
+        request=msgspec.msgpack.encode(req))
 
 
 class Matchmaker(Periodic):
@@ -159,14 +187,8 @@ class Matchmaker(Periodic):
                                               s.queue_invite_seconds):
             _log.info("queue_ticket_expired", ticket_id=ticket.ticket_id, reason=reason)
             await self.queue.tell_status(ticket, "none", reason)
-        for row in await qs.offered(self.pool):
-            try:  # one offer that fails to settle must not hold up every later cycle
-                await self.settle(epoch, row.match_id, msgspec.msgpack.decode(
-                    row.request, type=OpenMatch))
-            except FencedError:
-                raise
-            except Exception as exc:
-                _log.warning("queue_settle_failed", match_id=row.match_id, error=repr(exc))
+        await self.settle_all(epoch, [(msgspec.msgpack.decode(row.request, type=OpenMatch),
+                                       None) for row in await qs.offered(self.pool)])
         waiting = await qs.waiting(self.pool, s.queue_leaver_seconds)
         WAITING.labels("solo").set(sum(1 for w in waiting if len(w.ticket.players) == 1))
         WAITING.labels("pair").set(sum(2 for w in waiting if len(w.ticket.players) == 2))
@@ -176,7 +198,8 @@ class Matchmaker(Periodic):
                               ratings=w.ticket.ratings, since=w.ticket.since_ms / 1000,
                               last_players=w.last_players, last_partner=w.last_partner,
                               leaver=w.leaver) for w in waiting], now, self.queue.rules)
-        offers = [self._offer(m, tickets, now) for m in found]
+        offers = [offer_of(m, tickets, now, self.game_rules, s.queue_accept_seconds)
+                  for m in found]
         kept = await qs.commit_offers(self.pool, LEASE, epoch, offers) if offers else []
         for offer in kept:
             GAP.observe(offer.gap)
@@ -184,26 +207,26 @@ class Matchmaker(Periodic):
                 WAIT.observe(waited / 1000)
             _log.info("queue_match_offered", match_id=offer.match_id, gap=offer.gap,
                       players=list(offer.players), dropped=len(offers) - len(kept))
-            await self.settle(epoch, offer.match_id,
-                              msgspec.msgpack.decode(offer.request, type=OpenMatch), offer)
+        await self.settle_all(epoch, [(msgspec.msgpack.decode(o.request, type=OpenMatch), o)
+                                      for o in kept])
         return len(kept)
 
-    def _offer(self, m: Match, tickets: dict[str, qs.TicketRow], now: float) -> qs.Offer:
-        seats = seats_of(m)
-        rating = {p: r for t in m.tickets for p, r in zip(tickets[t].players,
-                                                          tickets[t].ratings, strict=True)}
-        since = {p: tickets[t].since_ms for t in m.tickets for p in tickets[t].players}
-        match_id = uuid.uuid4().hex
-        req = OpenMatch(match_id=match_id, seats=tuple(  # type: ignore[arg-type]
-            MatchSeat(player_id=p) for p in seats), rules=self.game_rules,
-            rated=True, origin="queue", origin_id="ranked",
-            ready_seconds=self.settings.queue_accept_seconds)
-        return qs.Offer(
-            match_id=match_id, tickets=tuple((t, tickets[t].version) for t in m.tickets),
-            players=seats, ratings=tuple(rating[p] for p in seats),  # type: ignore[arg-type]
-            gap=m.gap, waited_ms=tuple(max(0, int(now * 1000) - since[p])  # type: ignore[arg-type]
-                                       for p in seats),
-            request=msgspec.msgpack.encode(req))
+    async def settle_all(self, epoch: int,
+                         offers: list[tuple[OpenMatch, qs.Offer | None]]) -> None:
+        """``settle`` each offer, ``OPENS_AT_ONCE`` at a time. One that fails is logged
+        and left to the next cycle (it must not hold up the others); a lost lease stops
+        the cycle."""
+        for i in range(0, len(offers), OPENS_AT_ONCE):
+            batch = offers[i:i + OPENS_AT_ONCE]
+            done = await asyncio.gather(*(self.settle(epoch, req.match_id, req, offer)
+                                          for req, offer in batch), return_exceptions=True)
+            for (req, _), outcome in zip(batch, done, strict=True):
+                if isinstance(outcome, FencedError) or (
+                        isinstance(outcome, BaseException) and not isinstance(outcome, Exception)):
+                    raise outcome
+                if isinstance(outcome, Exception):
+                    _log.warning("queue_settle_failed", match_id=req.match_id,
+                                 error=repr(outcome))
 
     async def settle(self, epoch: int, match_id: str, req: OpenMatch,
                      offer: qs.Offer | None = None) -> None:

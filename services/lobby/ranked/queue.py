@@ -32,7 +32,7 @@ from services.lobby.clients.ratings import RatingsBus
 from services.lobby.matches import store as matchstore
 from services.lobby.matches.opening import Matches
 from services.lobby.ranked import store as qs
-from services.lobby.ranked.eligibility import Eligibility
+from services.lobby.ranked.eligibility import Eligibility, FinishedGames
 from services.lobby.ranked.matching import MatchRules
 from services.platform import logs
 from services.platform.periodic import Periodic
@@ -53,20 +53,12 @@ def percentile(sorted_values: list[int], share: float) -> int:
     return sorted_values[min(len(sorted_values) - 1, int(share * len(sorted_values)))]
 
 
-class Queue:
-    def __init__(self, pool: basestore.Pool, games: GameClient, broadcasts: Broadcasts,
-                 matches: Matches, ratings: RatingsBus, settings: LobbySettings,
-                 gateway: str) -> None:
-        self.pool, self.games, self.matches, self.ratings = pool, games, matches, ratings
-        self.broadcasts = broadcasts
-        self.settings, self.gateway = settings, gateway
-        self.rules = MatchRules(cycle=settings.queue_cycle_seconds)
-        self.eligibility = Eligibility(pool, games, settings, ratings)
-        self.sockets: set[str] = set()  # this gateway's sockets that joined the queue
-        self.heartbeat = Periodic("queue_heartbeat", settings.queue_heartbeat_seconds,
-                                  lambda: qs.heartbeat(pool, gateway, list(self.sockets)))
+class Telling:
+    """What players learn of their tickets: notes on ``player.note.<id>``."""
 
-    # --- telling players -------------------------------------------------------------------
+    def __init__(self, broadcasts: Broadcasts, settings: LobbySettings) -> None:
+        self.broadcasts, self.settings = broadcasts, settings
+        self.rules = MatchRules(cycle=settings.queue_cycle_seconds)
 
     async def tell(self, players: tuple[str, ...] | list[str], note: Any) -> None:
         for p in players:
@@ -90,6 +82,19 @@ class Queue:
                     invite_until=ticket.since_ms + int(self.settings.queue_invite_seconds * 1000)
                     if state == "inviting" else 0)
             await self.broadcasts.note(p, note)
+
+
+class Queue(Telling):
+    def __init__(self, pool: basestore.Pool, games: GameClient, broadcasts: Broadcasts,
+                 matches: Matches, ratings: RatingsBus, settings: LobbySettings,
+                 gateway: str, finished_games: FinishedGames) -> None:
+        super().__init__(broadcasts, settings)
+        self.pool, self.games, self.matches, self.ratings = pool, games, matches, ratings
+        self.gateway = gateway
+        self.eligibility = Eligibility(pool, games, settings, ratings, finished_games)
+        self.sockets: set[str] = set()  # this gateway's sockets that joined the queue
+        self.heartbeat = Periodic("queue_heartbeat", settings.queue_heartbeat_seconds,
+                                  lambda: qs.heartbeat(pool, gateway, list(self.sockets)))
 
     # --- joining -----------------------------------------------------------------------------
 

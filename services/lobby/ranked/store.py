@@ -191,13 +191,6 @@ async def cooldown_until(pool: asyncpg.Pool, player: str) -> int:
     return 0 if until is None else _ms(until)
 
 
-async def finished_games(pool: asyncpg.Pool, player: str) -> int:
-    """Games the player sat in to the end, from the lobby's games projection."""
-    return int(await pool.fetchval(
-        "SELECT count(*) FROM games WHERE players @> ARRAY[$1] AND ended_at IS NOT NULL",
-        player))
-
-
 # --- the matchmaker (every write fenced by its lease) -----------------------------------------
 
 

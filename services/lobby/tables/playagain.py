@@ -1,8 +1,8 @@
 """Playing again at the same table, with the same seats: the pure decisions.
 
 When a table's game ends, any person seated there may ask for another. The table
-opens again (the finished game stays found through its match, see
-``store.table_by_game``) and the other people seated are asked with a
+opens again (the finished game stays found through its match, see the matches
+room's ``table_of_game``) and the other people seated are asked with a
 ``play_again_asked`` note; each agrees by asking too, or leaves. Bots always
 agree. A person who leaves after a game gives the seat up the way the rules treat
 a leaver: a bot takes it (``abandon: bot``), or it is free for someone new

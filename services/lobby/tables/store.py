@@ -13,11 +13,11 @@ import asyncpg
 
 from services.lobby.base.store import NotFound, Pool, as_uuid
 
-__all__ = ["CodeTaken", "InGame", "NotFound", "Pool", "Seat", "TableRow", "change_table",
-           "close_table_of", "get_table", "insert_table", "open_public_tables",
-           "running_games_of", "seat_open_table", "seat_players", "seat_unmatched",
-           "seated_players", "seats_json", "table_by_code", "table_by_game", "tables_of",
-           "unseat"]
+__all__ = ["CodeTaken", "InGame", "NotFound", "Pool", "Seat", "TableRow",
+           "as_played", "change_table", "close_table_of", "get_table", "insert_table",
+           "open_public_tables", "parse_seats", "playing_watchable", "running_games_of",
+           "seat_open_table", "seat_players", "seat_unmatched", "seated_players", "seats_json",
+           "table_by_code", "table_playing", "tables_of", "unseat"]
 
 
 class CodeTaken(Exception):
@@ -58,8 +58,13 @@ _COLUMNS = ("table_id, host, private, code, rules, preset, seats, state, game_id
             " play_again")
 
 
+def parse_seats(seats: str) -> tuple[Seat, ...]:
+    """Seats from their JSON (``seats_json``'s inverse)."""
+    return tuple(Seat(**s) for s in json.loads(seats))
+
+
 def _row(r: asyncpg.Record) -> TableRow:
-    seats = tuple(Seat(**s) for s in json.loads(r["seats"]))
+    seats = parse_seats(r["seats"])
     again = r["play_again"]
     return TableRow(table_id=str(r["table_id"]), host=str(r["host"]), private=r["private"],
                     code=r["code"], rules=json.loads(r["rules"]), preset=r["preset"],
@@ -79,8 +84,9 @@ def seats_json(seats: tuple[Seat, ...]) -> str:
 async def insert_table(pool: asyncpg.Pool | asyncpg.Connection, t: TableRow) -> None:
     try:
         await pool.execute(
-            f"INSERT INTO game_tables ({_COLUMNS})"
-            " VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11)",
+            f"INSERT INTO game_tables ({_COLUMNS}, playing_since)"
+            " VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,"
+            "         CASE WHEN $9::text IS NOT NULL THEN now() END)",
             uuid.UUID(t.table_id), uuid.UUID(t.host), t.private, t.code, json.dumps(t.rules),
             t.preset, seats_json(t.seats), t.state, t.game_id, t.banter,
             _again_json(t.play_again))
@@ -88,7 +94,8 @@ async def insert_table(pool: asyncpg.Pool | asyncpg.Connection, t: TableRow) -> 
         raise CodeTaken(t.code) from None
 
 
-async def get_table(pool: asyncpg.Pool, table_id: str) -> TableRow | None:
+async def get_table(pool: asyncpg.Pool | asyncpg.Connection,
+                    table_id: str) -> TableRow | None:
     key = as_uuid(table_id)
     if key is None:
         return None
@@ -101,22 +108,22 @@ async def table_by_code(pool: asyncpg.Pool, code: str) -> TableRow | None:
     return None if r is None else _row(r)
 
 
-async def table_by_game(pool: asyncpg.Pool, game_id: str) -> TableRow | None:
-    """The table a game was played at, as it was for that game: the table's current
-    game is the row itself; an earlier one (the table played again since) has the
-    seats and rules its match started with, and is over."""
-    r = await pool.fetchrow(
-        "SELECT t.table_id, t.host, t.private, t.code, t.preset, t.banter,"
-        "       CASE WHEN t.game_id = $1 THEN t.play_again END AS play_again,"
-        "       CASE WHEN t.game_id = $1 THEN t.rules ELSE coalesce(m.rules, t.rules) END"
-        "         AS rules,"
-        "       CASE WHEN t.game_id = $1 THEN t.seats ELSE coalesce(m.seats, t.seats) END"
-        "         AS seats,"
-        "       CASE WHEN t.game_id = $1 THEN t.state ELSE 'over' END AS state,"
-        "       $1 AS game_id"
-        " FROM game_tables t LEFT JOIN matches m ON m.game_id = $1 AND m.state <> 'failed'"
-        " WHERE t.game_id = $1 OR t.table_id = m.table_id LIMIT 1", game_id)
+async def table_playing(pool: asyncpg.Pool | asyncpg.Connection,
+                        game_id: str) -> TableRow | None:
+    """The table whose current game is ``game_id``, if any (a game played at a table
+    that has moved on since is the matches room's to tell: ``table_of_game``)."""
+    r = await pool.fetchrow(f"SELECT {_COLUMNS} FROM game_tables WHERE game_id = $1", game_id)
     return None if r is None else _row(r)
+
+
+def as_played(t: TableRow, game_id: str, seats: str | None,
+              rules: str | None) -> TableRow:
+    """``t`` as it was for an earlier game: the seats and rules that game's match
+    started with (JSON as the match stores them; the table's own when it kept none),
+    and over."""
+    return t.with_(game_id=game_id, state="over", play_again=None,
+                   seats=t.seats if seats is None else parse_seats(seats),
+                   rules=t.rules if rules is None else json.loads(rules))
 
 
 async def open_public_tables(pool: asyncpg.Pool, limit: int = 200) -> list[TableRow]:
@@ -126,21 +133,18 @@ async def open_public_tables(pool: asyncpg.Pool, limit: int = 200) -> list[Table
     return [_row(r) for r in rows]
 
 
-async def playing_watchable(pool: asyncpg.Pool,
-                            limit: int) -> list[tuple[TableRow, str, bool, int]]:
+async def playing_watchable(pool: asyncpg.Pool | asyncpg.Connection,
+                            limit: int) -> list[tuple[TableRow, int]]:
     """Tables playing a game anyone may watch (public, or a match's with no room code,
-    never a private table's), each with its match's origin, whether it is rated and
-    when it started (ms), newest first."""
+    never a private table's), each with since when it plays that game (ms), newest
+    first."""
     rows = await pool.fetch(
-        f"SELECT {', '.join('t.' + c.strip() for c in _COLUMNS.split(','))},"
-        "       coalesce(m.origin, 'table') AS origin, coalesce(m.rated, false) AS rated,"
-        "       (extract(epoch FROM coalesce(m.started_at, m.created_at, t.created_at))"
-        "        * 1000)::bigint AS started_ms"
-        " FROM game_tables t LEFT JOIN matches m ON m.game_id = t.game_id"
-        " WHERE t.state = 'playing' AND t.game_id IS NOT NULL"
-        "   AND (NOT t.private OR t.code IS NULL)"
-        " ORDER BY started_ms DESC LIMIT $1", limit)
-    return [(_row(r), r["origin"], r["rated"], r["started_ms"]) for r in rows]
+        f"SELECT {_COLUMNS}, (extract(epoch FROM coalesce(playing_since, created_at))"
+        "        * 1000)::bigint AS since_ms"
+        " FROM game_tables WHERE state = 'playing' AND game_id IS NOT NULL"
+        "   AND (NOT private OR code IS NULL)"
+        " ORDER BY playing_since DESC NULLS LAST LIMIT $1", limit)
+    return [(_row(r), r["since_ms"]) for r in rows]
 
 
 async def tables_of(pool: asyncpg.Pool, player_id: str) -> list[TableRow]:
@@ -193,13 +197,13 @@ async def seat_players(conn: asyncpg.Connection, game_id: str, table_id: str,
 
 async def seat_unmatched(conn: asyncpg.Connection, game_id: str, players: list[str]) -> None:
     """The GameStarted consumer: the people of a game no match opened (a worker asked
-    directly) play it, unless they play another already or it has ended."""
+    directly) play it, unless they play another already. The consumer asks first
+    whether a match opened it and whether it has ended (the matches and games rooms'
+    rows), in the same transaction."""
     await conn.execute(
         "INSERT INTO running_seats (player_id, game_id, table_id, seat)"
         " SELECT p, $1, '', n - 1 FROM unnest($2::text[]) WITH ORDINALITY AS u(p, n)"
         " WHERE p NOT LIKE 'bot:%' AND p <> ''"
-        "   AND NOT EXISTS (SELECT 1 FROM matches WHERE game_id = $1)"
-        "   AND NOT EXISTS (SELECT 1 FROM games WHERE game_id = $1 AND ended_at IS NOT NULL)"
         " ON CONFLICT (player_id) DO NOTHING", game_id, players)
 
 
@@ -230,7 +234,9 @@ async def change_table(pool: asyncpg.Pool, table_id: str,
         if after != before:
             await conn.execute(
                 "UPDATE game_tables SET host = $2, rules = $3, seats = $4, state = $5,"
-                " game_id = $6, banter = $7, play_again = $8, updated_at = now()"
+                " game_id = $6, banter = $7, play_again = $8, updated_at = now(),"
+                " playing_since = CASE WHEN game_id IS DISTINCT FROM $6 THEN now()"
+                "                 ELSE playing_since END"
                 " WHERE table_id = $1",
                 key, uuid.UUID(after.host), json.dumps(after.rules), seats_json(after.seats),
                 after.state, after.game_id, after.banter, _again_json(after.play_again))
@@ -251,7 +257,7 @@ async def seat_open_table(conn: asyncpg.Connection, t: TableRow, game_id: str) -
     transaction; False (nothing written) when it is no longer open."""
     status = await conn.execute(
         "UPDATE game_tables SET seats = $2, state = 'playing', game_id = $3,"
-        " updated_at = now() WHERE table_id = $1 AND state = 'open'",
+        " playing_since = now(), updated_at = now() WHERE table_id = $1 AND state = 'open'",
         uuid.UUID(t.table_id), seats_json(t.seats), game_id)
     return not status.endswith(" 0")
 

@@ -149,12 +149,6 @@ class Tables(Starts):
                   tables=[to_api(t, me.player_id) for t in mine],
                   offers=await self.matches.offers(me.player_id))
 
-    async def summary_base(self, game_id: str) -> store.TableRow:
-        t = await store.table_by_game(self.pool, game_id)
-        if t is None:
-            raise LobbyError("game_not_found", f"no game {game_id}")
-        return t
-
 
 def summary(t: store.TableRow, view: Any) -> GameSummary:
     """The public headline of a game from its table and the spectator's view."""

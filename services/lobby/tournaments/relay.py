@@ -2,53 +2,27 @@
 
 The tournament service decides (who organizes, who partners whom, what the
 state allows); the lobby adds what only it knows: who is calling, whether an
-account may organize (an organizer or an operator) or play in a team (a
-registered account, not a guest), and the team's seeding rating (the mean of
-the two players' ratings, from the ratings service).
+account may organize (an organizer or an operator: ``organizing.py``) or play in a
+team (a registered account, not a guest: ``teams.py``), and the names of the people
+in a tournament's view.
 """
 
 from __future__ import annotations
-
-import uuid
 
 import msgspec
 
 from schemas.errors.codes import TOURNAMENTS_UNAVAILABLE
 from schemas.history import TournamentRound
 from schemas.matches import parse_lobby_match_id
-from schemas.notes import TournamentInvite
-from schemas.rules import Rules
 from schemas.tournaments import api as api
-from schemas.tournaments import commands as cmd
-from schemas.tournaments.events import TournamentSettings
-from services.lobby.accounts import auth, store
-from services.lobby.accounts.auth import Claims
-from services.lobby.accounts.names import skeleton
+from services.lobby.accounts import store
 from services.lobby.base.errors import LobbyError
-from services.lobby.base.rulesets import rules_of
 from services.lobby.clients.broadcasts import Broadcasts
 from services.lobby.clients.ratings import RatingsBus
 from services.lobby.clients.tournaments import TournamentBus
 from services.lobby.matches import store as match_store
-
-
-def _changed(reply: api.CommandReply, team_id: str | None = None) -> api.TournamentChanged:
-    return api.TournamentChanged(tournament_id=reply.tournament_id, version=reply.version,
-                                 events=reply.events, team_id=team_id)
-
-
-def settings_of(body: api.TournamentBody) -> TournamentSettings:
-    """The settings a body asks for, its rules checked as a private table's are."""
-    _, rules = rules_of(body.rules)
-    terms = msgspec.structs.asdict(body)
-    del terms["rules"]
-    return TournamentSettings(**terms, rules=msgspec.convert(rules, Rules))
-
-
-def _registered_only(me: Claims) -> None:
-    if me.guest:
-        raise LobbyError("registered_only", "tournament teams are registered players; "
-                                            "register a name first")
+from services.lobby.tournaments.organizing import Organizing
+from services.lobby.tournaments.teams import Teams
 
 
 async def rounds_of(bus: TournamentBus,
@@ -86,42 +60,16 @@ async def rounds_of(bus: TournamentBus,
 
 
 class Tournaments:
+    """Tournaments as the lobby reads them (views with people's names, events,
+    standings, brackets, what round a game was), with the organizers' actions
+    (``organizing``) and the players' teams (``teams``) beside them."""
+
     def __init__(self, pool: store.Pool, tournaments: TournamentBus,
                  ratings: RatingsBus, broadcasts: Broadcasts) -> None:
         self.pool, self.bus, self.ratings = pool, tournaments, ratings
         self.broadcasts = broadcasts
-
-    async def create(self, me: Claims, body: api.TournamentBody) -> api.TournamentChanged:
-        await auth.require_organizer(self.pool, me)
-        tid = str(uuid.uuid4())
-        return _changed(await self.bus.write("create", tid, cmd.CreateTournament(
-            tournament_id=tid, organizer=me.player_id, settings=settings_of(body))))
-
-    async def _organizing(self, me: Claims, tid: str) -> None:
-        """Before an organizer's action on ``tid``: the role, checked on every request
-        against the account as it is now, so a revoked organizer is refused at once on
-        their own tournaments (403 ``organizers_only``). A caller who is not the
-        tournament's organizer goes on to the service, which answers ``not_organizer``
-        as it always has."""
-        try:
-            await auth.require_organizer(self.pool, me)
-        except LobbyError:
-            if (await self.bus.get(tid)).summary.organizer == me.player_id:
-                raise
-
-    async def change(self, me: Claims, tid: str,
-                     body: api.TournamentBody) -> api.TournamentChanged:
-        await self._organizing(me, tid)
-        return _changed(await self.bus.write("patch", tid, cmd.ChangeSettings(
-            by=me.player_id, settings=settings_of(body))))
-
-    async def cancel(self, me: Claims, tid: str) -> api.TournamentChanged:
-        await self._organizing(me, tid)
-        return _changed(await self.bus.write("cancel", tid, cmd.Cancel(by=me.player_id)))
-
-    async def start_now(self, me: Claims, tid: str) -> api.TournamentChanged:
-        await self._organizing(me, tid)
-        return _changed(await self.bus.write("start_now", tid, cmd.StartNow(by=me.player_id)))
+        self.organizing = Organizing(pool, tournaments)
+        self.teams = Teams(pool, tournaments, ratings, broadcasts)
 
     async def placed(self, game_id: str) -> tuple[str, TournamentRound | None]:
         """What started a game (``table``, ``queue``, ``tournament``; empty if nothing
@@ -137,94 +85,6 @@ class Tournaments:
     async def rounds_of(self, match_ids: list[str]) -> dict[str, TournamentRound]:
         """Lobby match id -> the tournament round it was (``rounds_of``)."""
         return await rounds_of(self.bus, match_ids)
-
-    async def _partner(self, me: Claims, body: api.RegisterTeamBody) -> str:
-        """The partner's id, from the id or the name the body gives (one of them)."""
-        if (body.partner is None) == (body.partner_name is None):
-            raise LobbyError("bad_request", "name the partner by `partner_name` or by "
-                                            "`partner` (an id), one of the two")
-        if body.partner_name is not None:
-            found = await store.registered_account(self.pool, skeleton(body.partner_name))
-            if found is None:
-                raise LobbyError("player_not_found",
-                                 f"no registered player is named {body.partner_name!r}")
-            partner = found[0]
-        else:
-            assert body.partner is not None
-            partner = body.partner
-        if partner == me.player_id:
-            raise LobbyError("self_partner", "a team is two different players")
-        return partner
-
-    async def register(self, me: Claims, tid: str,
-                       body: api.RegisterTeamBody) -> api.TournamentChanged:
-        _registered_only(me)
-        partner = await self._partner(me, body)
-        known = await store.people(self.pool, [me.player_id, partner])
-        if partner not in known:
-            raise LobbyError("player_not_found", f"no player {partner}")
-        if not known[partner][1]:
-            raise LobbyError("partner_is_guest", "the partner must be a registered player")
-        rated = await self.ratings.ratings([me.player_id, partner])
-        team_id = uuid.uuid4().hex[:16]
-        changed = _changed(await self.bus.write("register", tid, cmd.RegisterTeam(
-            team_id=team_id, name=body.name, player=me.player_id, partner=partner,
-            rating=sum(r.rating for r in rated) / len(rated))), team_id)
-        if changed.events:  # a repeat changed nothing and invites nobody again
-            view = await self.bus.get(tid)
-            await self.broadcasts.note(partner, TournamentInvite(
-                tournament_id=tid, tournament=view.summary.name, team_id=team_id,
-                team=body.name, player_id=me.player_id, name=known[me.player_id][0]))
-        return changed
-
-    async def confirm(self, me: Claims, tid: str, team_id: str) -> api.TournamentChanged:
-        return _changed(await self.bus.write("confirm", tid, cmd.ConfirmTeam(
-            team_id=team_id, player=me.player_id)))
-
-    async def withdraw(self, me: Claims, tid: str, team_id: str) -> api.TournamentChanged:
-        return _changed(await self.bus.write("withdraw", tid, cmd.WithdrawTeam(
-            team_id=team_id, player=me.player_id)))
-
-    async def check_in(self, me: Claims, tid: str) -> api.TournamentChanged:
-        return _changed(await self.bus.write("check_in", tid, cmd.CheckIn(
-            player=me.player_id)))
-
-    async def override(self, me: Claims, tid: str, match_id: str,
-                       body: api.OverrideBody) -> api.TournamentChanged:
-        await self._organizing(me, tid)
-        return _changed(await self.bus.write("override", tid, cmd.OverrideResult(
-            match_id=match_id, outcome=body.outcome, by=me.player_id, why=body.why,
-            scores=body.scores)))
-
-    async def disqualify(self, me: Claims, tid: str, team_id: str,
-                         body: api.DisqualifyBody) -> api.TournamentChanged:
-        await self._organizing(me, tid)
-        return _changed(await self.bus.write("disqualify", tid, cmd.Disqualify(
-            team_id=team_id, by=me.player_id, why=body.why)))
-
-    async def add_bots(self, me: Claims, tid: str,
-                       body: api.BotTeamBody) -> api.TournamentChanged:
-        await self._organizing(me, tid)
-        team_id = uuid.uuid4().hex[:16]
-        return _changed(await self.bus.write("add_bots", tid, cmd.AddBotTeam(
-            team_id=team_id, name=body.name, by=me.player_id, level=body.level)), team_id)
-
-    async def seed(self, me: Claims, tid: str, body: api.SeedsBody) -> api.TournamentChanged:
-        await self._organizing(me, tid)
-        return _changed(await self.bus.write("seed", tid, cmd.SetSeeds(
-            by=me.player_id, order=body.order)))
-
-    async def set_pairings(self, me: Claims, tid: str, round_no: int,
-                           body: api.PairingsBody) -> api.TournamentChanged:
-        await self._organizing(me, tid)
-        return _changed(await self.bus.write("set_pairings", tid, cmd.SetPairings(
-            by=me.player_id, round_no=round_no, pairs=body.pairs, bye=body.bye)))
-
-    async def waive_ban(self, me: Claims, tid: str,
-                        body: api.WaiveBanBody) -> api.TournamentChanged:
-        await self._organizing(me, tid)
-        return _changed(await self.bus.write("waive_ban", tid, cmd.WaiveBan(
-            player=body.player, by=me.player_id)))
 
     async def get(self, tid: str) -> api.TournamentView:
         """The tournament service's view, with the names of the people in it (a bot team's

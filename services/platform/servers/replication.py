@@ -29,6 +29,8 @@ from .tools import query, run_tool
 # ``synchronous_standby_names`` lists; a WAL archiver streams under another name, and
 # commits never wait for it).
 SLOT = STANDBY = "spades_standby"
+# The name a standby's copy (``pg_basebackup``) streams under while it is made.
+COPY = "spades_standby_copy"
 # What a commit waits for: the standby has written and flushed it.
 SYNCHRONOUS = {"synchronous_commit": "on"}
 
@@ -53,15 +55,25 @@ def standbys(server: PostgresServer, synchronous: bool) -> int:
 
 def base_backup(primary: PostgresServer, data_dir: Path) -> None:
     """A fresh standby in ``data_dir``: a copy of ``primary`` streaming from it through
-    the slot, which is made anew (a stale one of a lost standby is dropped first)."""
+    the slot, which is made anew (a stale one of a lost standby is dropped first).
+
+    The copy streams the WAL it needs through the slot too, and a stream through a slot
+    reports what it flushed: under the standby's own name it would confirm the
+    primary's commits while the copy is half made, a folder no one could promote. So
+    the copy goes under a name commits never wait for, and the standby is told its own
+    name (and its primary and slot) once the copy is whole."""
     psql(primary, f"SELECT pg_drop_replication_slot('{SLOT}') FROM pg_replication_slots "
                   f"WHERE slot_name = '{SLOT}'")
     shutil.rmtree(data_dir, ignore_errors=True)
     data_dir.mkdir(parents=True)
-    run_tool("pg_basebackup", "-D", str(data_dir / "pgdata"),
-             "-d", f"host={primary.host} port={primary.port} user={PG_USER} "
-                   f"application_name={STANDBY}",
-             "-R", "-X", "stream", "-c", "fast", "-C", "-S", SLOT)
+    pgdata = data_dir / "pgdata"
+    conninfo = f"host={primary.host} port={primary.port} user={PG_USER}"
+    run_tool("pg_basebackup", "-D", str(pgdata), "-d", f"{conninfo} application_name={COPY}",
+             "-X", "stream", "-c", "fast", "-C", "-S", SLOT)
+    (pgdata / "standby.signal").touch()
+    with open(pgdata / "postgresql.auto.conf", "a") as conf:
+        conf.write(f"primary_conninfo = '{conninfo} application_name={STANDBY}'\n"
+                   f"primary_slot_name = '{SLOT}'\n")
 
 
 def _is_standby(server: PostgresServer) -> bool:

@@ -18,8 +18,8 @@ from tests.services.lobby.harness import Player, Service, lobby_env, start
 
 
 @pytest.fixture
-def own_postgres(tmp_path: Path) -> Iterator[servers.PostgresServer]:
-    pg = servers.PostgresServer(tmp_path / "pg", servers.free_port())
+def own_postgres(server_folder: Path) -> Iterator[servers.PostgresServer]:
+    pg = servers.PostgresServer(server_folder / "pg", servers.free_port())
     pg.start()
     yield pg
     pg.stop()

@@ -55,7 +55,7 @@ async def test_every_socket_gets_the_frames_of_its_own_seat(preset: str, seed: i
     for seat, conn in conns.items():
         hub.subs.add(Sub(conn, hub, seat))
     for version, event in enumerate(events, 1):
-        hub.apply(version, event)
+        hub.order.take(version, event)
     for seat, conn in conns.items():
         got = [conn.outbox.get_nowait() for _ in range(conn.outbox.qsize())]
         assert got == one_by_one("g1", events, seat), f"seat {seat}"
@@ -70,16 +70,16 @@ async def test_reach_wakes_when_the_version_arrives_and_gives_up_after_its_timeo
 
     hub = Hub(types.SimpleNamespace(settings=config), "g1", None, idle)
     loop = asyncio.get_running_loop()
-    waiting = asyncio.create_task(hub.reach(2, timeout=30.0))
-    hub.apply(1, events[0])
+    waiting = asyncio.create_task(hub.order.reach(2, timeout=30.0))
+    hub.order.take(1, events[0])
     await asyncio.sleep(0)
     assert not waiting.done()  # version 1 is not yet version 2
-    hub.apply(2, events[1])
+    hub.order.take(2, events[1])
     for _ in range(3):  # woken by the event itself: no clock time has to pass
         await asyncio.sleep(0)
     assert waiting.done() and hub.state.version == 2
     began = loop.time()
-    await hub.reach(3, timeout=0.05)  # never arrives: back after the timeout, no error
+    await hub.order.reach(3, timeout=0.05)  # never arrives: back after the timeout, no error
     assert 0.05 <= loop.time() - began < 1.0 and hub.state.version == 2
 
 
@@ -99,7 +99,7 @@ async def test_sockets_of_one_audience_share_one_encoded_frame_and_seats_never_l
         hub.subs.add(Sub(conn, hub, seat))
     shared = 0
     for version, event in enumerate(events, 1):
-        hub.apply(version, event)
+        hub.order.take(version, event)
         got = {i: conn.outbox.get_nowait() for i, conn in enumerate(conns)
                if not conn.outbox.empty()}
         assert all(conn.outbox.empty() for conn in conns)
@@ -142,7 +142,7 @@ async def test_a_delayed_watcher_reads_table_talk_when_its_board_gets_there() ->
 
     said_at = 20
     for version, event in enumerate(events, 1):
-        hub.apply(version, event)
+        hub.order.take(version, event)
         if version == said_at:
             await hub._on_chat(ChatLine(game_id="g1", seat=0, player_id="live", text="gl"))
             await hub._on_chat(ChatLine(game_id="g1", seat=1, player_id="bot", text="hm",

@@ -18,6 +18,7 @@ from schemas.bus import EventEnvelope
 from schemas.subjects import Names
 from services.lobby.base.clock import now_ms
 from services.lobby.clients.broadcasts import Broadcasts
+from services.lobby.games import store as games_store
 from services.lobby.games.projection import projection_handlers
 from services.lobby.ranked import store as qs
 from services.platform import connection
@@ -244,16 +245,20 @@ async def test_a_leaver_cools_down_and_the_partner_does_not(pool: asyncpg.Pool) 
     assert seen.leaver
 
 
+def envelope(game_id: str, version: int, event: Any) -> EventEnvelope:
+    """A game's event as its consumers receive it."""
+    encoded = game_registry().encode(event)
+    return EventEnvelope(stream=game_id, version=version, position=version, type=encoded.type,
+                         schema_version=encoded.schema_version, event_id=uuid.uuid4().hex,
+                         occurred_at_ms=now_ms(), correlation_id=None, causation_id=None,
+                         body=encoded.body)
+
+
 async def _project(pool: asyncpg.Pool, broadcasts: Broadcasts, game_id: str, *events: Any) -> None:
     """Feed a game's events to the lobby's own games projection, as its consumer does."""
     projection = projection_handlers(60, broadcasts)
-    registry = game_registry()
     for version, event in enumerate(events, 1):
-        encoded = registry.encode(event)
-        env = EventEnvelope(stream=game_id, version=version, position=version,
-                            type=encoded.type, schema_version=encoded.schema_version,
-                            event_id=uuid.uuid4().hex, occurred_at_ms=now_ms(),
-                            correlation_id=None, causation_id=None, body=encoded.body)
+        env = envelope(game_id, version, event)
         handle = projection.started if isinstance(event, ev.GameStarted) else projection.ended
         async with pool.acquire() as conn, conn.transaction():
             await handle(conn, env)
@@ -291,4 +296,34 @@ async def _games_played(pool: asyncpg.Pool, broadcasts: Broadcasts) -> None:
     await _project(pool, broadcasts, uuid.uuid4().hex, ev.GameStarted(rules=rules, players=seats))
     await _project(pool, broadcasts, uuid.uuid4().hex, ev.GameStarted(
         rules=rules, players=(other, "bot:basic", pid(), "bot:basic")))
-    assert await qs.finished_games(pool, me) == 3
+    assert await games_store.finished_games(pool, me) == 3
+
+
+async def test_starts_and_ends_of_the_same_games_in_opposite_orders_both_commit(
+        pool: asyncpg.Pool, nats_url: str, nats_prefix: str) -> None:
+    """The games projection's two consumers: a fetch of starts and a fetch of ends that
+    name the same games in opposite orders both commit, one after the other, instead of
+    one failing with ``deadlock detected``."""
+    nc = await connection.connect(nats_url, "test")
+    try:
+        projection = projection_handlers(60, Broadcasts(BusClient(nc), Names(nats_prefix)))
+        seats = (str(uuid.uuid4()), "bot:basic", str(uuid.uuid4()), "bot:basic")
+        games = [uuid.uuid4().hex for _ in range(40)]
+        # Started in one order, ended in the other (the later games were the shorter).
+        starts = [envelope(g, 1, ev.GameStarted(rules=resolve("quick"), players=seats))
+                  for g in games]
+        ends = [envelope(g, 2, ev.GameEnded(winner=0, reason="forfeit", scores=(0, 0),
+                                            bags=(0, 0), hands_played=0, players=seats,
+                                            forfeited_by=1)) for g in reversed(games)]
+
+        async def fetch(handler: Any, envs: list[EventEnvelope]) -> None:
+            async with pool.acquire() as conn, conn.transaction():
+                await projection.in_game_order(handler)(conn, envs)
+
+        await asyncio.gather(fetch(projection.started, starts), fetch(projection.ended, ends))
+        await projection.ended_committed(ends)
+        rows = await pool.fetch("SELECT started_at IS NOT NULL AS began, ended_at IS NOT NULL"
+                                " AS ended FROM games WHERE game_id = ANY($1)", games)
+        assert len(rows) == len(games) and all(r["began"] and r["ended"] for r in rows)
+    finally:
+        await nc.close()

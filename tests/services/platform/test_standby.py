@@ -18,7 +18,7 @@ from services.platform import db, servers
 from services.platform.busclient import BusClient
 from services.platform.connection import NatsClient
 from services.platform.eventstore.outbox import OutboxRelay
-from services.platform.servers.replication import STANDBY, psql
+from services.platform.servers.replication import STANDBY, base_backup, psql
 from services.upkeep_cli import migrate
 from tests.waiting import until
 
@@ -70,7 +70,7 @@ async def test_a_committed_write_survives_the_primary_machine_lost(
     # A new standby is copied from the new primary, in the lost one's folder.
     postgres_pair.replace_standby()
     await _one(url, "INSERT INTO acknowledged VALUES (50)")
-    assert psql(postgres_pair.standby, "SELECT count(*) FROM acknowledged") == "51"
+    await _replayed(postgres_pair, 51)
     # Stopped and started again on the same folders, each starts as what it now is.
     postgres_pair.stop()
     postgres_pair.primary, postgres_pair.standby = old, postgres_pair.primary
@@ -79,28 +79,64 @@ async def test_a_committed_write_survives_the_primary_machine_lost(
     assert await _one(url, "SELECT count(*) FROM acknowledged") == 51
 
 
+async def _replayed(pair: servers.PostgresPair, rows: int) -> None:
+    """Wait until the standby shows ``rows`` acknowledged: a commit returns once the
+    standby flushed it (``synchronous_commit = on``), its replay follows a moment later."""
+
+    async def there() -> bool:
+        return psql(pair.standby, "SELECT count(*) FROM acknowledged") == str(rows)
+
+    await until(there, timeout=30)
+
+
 def _lose(server: servers.PostgresServer) -> None:
     assert server.process is not None
     os.kill(server.process.pid, signal.SIGKILL)
     server.process.wait()
 
 
-async def test_with_the_standby_lost_commits_wait_for_it_by_default(
-        postgres_pair: servers.PostgresPair) -> None:
-    url = postgres_pair.url()
+async def _waiting_commit(pair: servers.PostgresPair) -> asyncio.Task[object]:
+    """The standby lost, a commit made on the primary: waiting for a standby to have it."""
+    url = pair.url()
     await _one(url, "CREATE TABLE acknowledged (n int PRIMARY KEY)")
-    _lose(postgres_pair.standby)
+    _lose(pair.standby)
     commit = asyncio.create_task(_one(url, "INSERT INTO acknowledged VALUES (1) RETURNING n"))
 
     async def waits_for_the_standby() -> bool:
-        return psql(postgres_pair.primary, "SELECT count(*) FROM pg_stat_activity "
-                                           "WHERE wait_event = 'SyncRep'") == "1"
+        return psql(pair.primary, "SELECT count(*) FROM pg_stat_activity "
+                                  "WHERE wait_event = 'SyncRep'") == "1"
 
     await until(waits_for_the_standby, timeout=30)
+    return commit
+
+
+async def test_with_the_standby_lost_commits_wait_for_it_by_default(
+        postgres_pair: servers.PostgresPair) -> None:
+    commit = await _waiting_commit(postgres_pair)
     assert not commit.done()  # committed locally, not yet acknowledged
     await asyncio.to_thread(postgres_pair.start_standby)
     assert await asyncio.wait_for(commit, 30) == 1
-    assert psql(postgres_pair.standby, "SELECT count(*) FROM acknowledged") == "1"
+    await _replayed(postgres_pair, 1)
+
+
+async def test_a_new_standby_half_copied_confirms_no_commit(
+        postgres_pair: servers.PostgresPair) -> None:
+    """The copy of a lost standby streams WAL through the standby's slot, and a stream
+    through a slot reports what it flushed: it must not do so as the standby the
+    primary's commits wait for, or a half-made copy no one could promote would confirm
+    them."""
+    commit = await _waiting_commit(postgres_pair)
+    # The copy starts in a later WAL segment, so the first flush it reports is past
+    # the waiting commit.
+    psql(postgres_pair.primary, "SELECT pg_switch_wal()")
+    await asyncio.to_thread(base_backup, postgres_pair.primary,
+                            postgres_pair.standby.data_dir)
+    await asyncio.sleep(0.5)
+    assert not commit.done()
+    await asyncio.to_thread(postgres_pair.start_standby)
+    assert await asyncio.wait_for(commit, 30) == 1
+
+    await _replayed(postgres_pair, 1)
 
 
 async def test_with_the_standby_lost_the_primary_may_carry_on_alone_and_says_so(
