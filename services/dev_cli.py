@@ -48,8 +48,6 @@ def hold_lock(root: Path) -> int:
 def dev() -> int:
     import asyncio
 
-    from services.platform import connection
-
     root = devdata.root()
     lock = hold_lock(root)
     stop = {"signal": 0}
@@ -59,32 +57,13 @@ def dev() -> int:
 
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
-    http_ports = {name: _port(f"SPADES_DEV_{name.upper()}_PORT", port)
-                  for name, port in catalog.DEV_HTTP_PORTS.items()}
-    _no_port_twice(http_ports)
-    for name, port in http_ports.items():
-        if servers.port_in_use(port):
-            raise CliError(f"port {port} ({name} HTTP) is in use")
-        # Check each service's settings now: one line here beats four failing children.
-        load(catalog.manifest(name).settings, {"DATABASE_URL": "-", "NATS_URL": "-", **os.environ},
-             http_port=port)
-    database_url = os.environ.get("DATABASE_URL")
-    nats_url = os.environ.get("NATS_URL")
+    http_ports = _http_ports()
     started: list[servers.NatsServer] = []
     database = dev_postgres.DevDatabase(root)
     children: dict[str, subprocess.Popen[bytes]] = {}
     try:
-        database_url = database.start(database_url)
-        replicas: dict[str, str] = {}
-        if not nats_url:
-            nodes = _nats_nodes(root)
-            started.extend(nodes)
-            nats_url = ",".join(node.url for node in nodes)
-            if len(nodes) > 1:
-                replicas = {"SPADES_JS_REPLICAS":
-                            os.environ.get("SPADES_JS_REPLICAS", str(len(nodes)))}
-        else:
-            asyncio.run(connection.probe(nats_url, "spades-dev-probe"))
+        database_url = database.start(os.environ.get("DATABASE_URL"))
+        nats_url, replicas = _nats(root, os.environ.get("NATS_URL"), started)
         applied = asyncio.run(migrate(database_url))
         print(f"spades dev: database ready ({len(applied)} migration(s) applied)", flush=True)
         devdata.announce(root, database_url, nats_url)
@@ -99,24 +78,7 @@ def dev() -> int:
                 [sys.executable, "-m", "services.cli", "serve", name], env=env,
                 start_new_session=True, preexec_fn=servers.die_with_parent(signal.SIGTERM))
         _wait_ready(children, http_ports, stop)
-        lobby = f"http://127.0.0.1:{http_ports['lobby']}"
-        print("\nspades dev is up; Ctrl-C stops everything.", flush=True)
-        print(f"  web client   {lobby}/  (sign in as a guest, open a table, play with bots)")
-        print(f"  API          {lobby}/v1  (status: {lobby}/api/v1/platform)")
-        print(f"  API docs     {lobby}/schema")
-        for name, port in http_ports.items():
-            print(f"  {name:<12} http://127.0.0.1:{port}/metrics  /healthz  /readyz")
-        print(*database.lines(database_url), sep="\n")
-        for server in started:
-            print(f"  NATS {server.server_name:<7} {server.url}  "
-                  f"(monitor http://127.0.0.1:{server.monitor_port}/jsz"
-                  + (f", cluster port {server.cluster_port})" if server.cluster_port
-                     else ")"))
-        if not started:
-            print(f"  NATS         {nats_url}")
-        if replicas:
-            print(f"  JetStream    every stream with {replicas['SPADES_JS_REPLICAS']} replicas")
-        sys.stdout.flush()
+        _say_where(http_ports, database.lines(database_url), started, nats_url, replicas)
         while not stop["signal"]:
             for name, child in children.items():
                 if child.poll() is not None:
@@ -133,6 +95,62 @@ def dev() -> int:
         database.stop()
         devdata.withdraw(root)
         os.close(lock)
+
+
+def _http_ports() -> dict[str, int]:
+    """Each service's HTTP port, checked free and each service's settings checked now:
+    one line here beats four failing children."""
+    http_ports = {name: _port(f"SPADES_DEV_{name.upper()}_PORT", port)
+                  for name, port in catalog.DEV_HTTP_PORTS.items()}
+    _no_port_twice(http_ports)
+    for name, port in http_ports.items():
+        if servers.port_in_use(port):
+            raise CliError(f"port {port} ({name} HTTP) is in use")
+        load(catalog.manifest(name).settings, {"DATABASE_URL": "-", "NATS_URL": "-", **os.environ},
+             http_port=port)
+    return http_ports
+
+
+def _nats(root: Path, nats_url: str | None,
+          started: list[servers.NatsServer]) -> tuple[str, dict[str, str]]:
+    """The NATS the services use: ``nats_url`` when given (reached once, now), else
+    nodes of our own, added to ``started``; with the settings a cluster of them asks."""
+    import asyncio
+
+    from services.platform import connection
+
+    if nats_url:
+        asyncio.run(connection.probe(nats_url, "spades-dev-probe"))
+        return nats_url, {}
+    nodes = _nats_nodes(root)
+    started.extend(nodes)
+    replicas = {"SPADES_JS_REPLICAS": os.environ.get("SPADES_JS_REPLICAS", str(len(nodes)))} \
+        if len(nodes) > 1 else {}
+    return ",".join(node.url for node in nodes), replicas
+
+
+def _say_where(http_ports: dict[str, int], database_lines: list[str],
+               started: list[servers.NatsServer], nats_url: str,
+               replicas: dict[str, str]) -> None:
+    """What is up and where, once everything answers."""
+    lobby = f"http://127.0.0.1:{http_ports['lobby']}"
+    print("\nspades dev is up; Ctrl-C stops everything.", flush=True)
+    print(f"  web client   {lobby}/  (sign in as a guest, open a table, play with bots)")
+    print(f"  API          {lobby}/v1  (status: {lobby}/api/v1/platform)")
+    print(f"  API docs     {lobby}/schema")
+    for name, port in http_ports.items():
+        print(f"  {name:<12} http://127.0.0.1:{port}/metrics  /healthz  /readyz")
+    print(*database_lines, sep="\n")
+    for server in started:
+        print(f"  NATS {server.server_name:<7} {server.url}  "
+              f"(monitor http://127.0.0.1:{server.monitor_port}/jsz"
+              + (f", cluster port {server.cluster_port})" if server.cluster_port
+                 else ")"))
+    if not started:
+        print(f"  NATS         {nats_url}")
+    if replicas:
+        print(f"  JetStream    every stream with {replicas['SPADES_JS_REPLICAS']} replicas")
+    sys.stdout.flush()
 
 
 def _no_port_twice(http_ports: dict[str, int]) -> None:

@@ -21,6 +21,8 @@ from schemas import commands as cmd
 # The levels as players see them, weakest first; each is measured against the next
 # (``tests/bench/bots_bench.py``), so a harder level beats the one before it.
 LEVELS = ("beginner", "basic", "expert")
+# The levels that answer from the state alone; the ``expert`` also takes a seed and a budget.
+_PLAIN = {"beginner": beginner, "basic": basic}
 
 
 def timeout_command(state: GameState, seat: int, at: int) -> cmd.ClockExpired:
@@ -69,23 +71,15 @@ def choose(state: GameState, seat: int, level: str = "basic", seed: int = 0, at:
             if blind.wants_blind_nil(state, seat):
                 return cmd.BidBlindNil(seat=seat, at=at)
             return cmd.LookAtCards(seat=seat, at=at)
-        if level == "expert":
-            bid = expert.choose_bid(state, seat, seed, budget)
-        elif level == "beginner":
-            bid = beginner.choose_bid(state, seat)
-        else:
-            bid = basic.choose_bid(state, seat)
+        bid = expert.choose_bid(state, seat, seed, budget) if level == "expert" \
+            else _PLAIN[level].choose_bid(state, seat)
         return cmd.PlaceBid(seat=seat, bid=bid, at=at)
     if state.phase == PASSING and passers(state) >> seat & 1:
         return cmd.PassCards(seat=seat, at=at,
                              cards=codes(basic.choose_pass(state, seat)))
     if state.phase == PLAY:
-        if level == "expert":
-            card = expert.choose_card(state, seat, seed, budget)
-        elif level == "beginner":
-            card = beginner.choose_card(state, seat)
-        else:
-            card = basic.choose_card(state, seat)
+        card = expert.choose_card(state, seat, seed, budget) if level == "expert" \
+            else _PLAIN[level].choose_card(state, seat)
         return cmd.PlayCard(seat=seat, card=code(card), at=at)
     raise NothingToDo(f"nothing for seat {seat} to do during {state.phase}")
 

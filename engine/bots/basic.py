@@ -33,10 +33,11 @@ def policy(f: Fast, me: int, hand: int, trick: list[int], leader: int, played: i
     """The card (a playout bit) ``me`` plays; every argument is public or its own.
 
     ``contracts`` is each team's contract (``contract`` of its two bids), which
-    a rollout computes once rather than at every card.
+    a rollout computes once rather than at every card. A nil comes first (this
+    seat's, its partner's, an opponent's), then the contract: take the tricks
+    the side still needs, or lose the trick as dearly as the cards allow.
     """
     n = len(trick)
-    trump = f.trump
     lead_suit = f.suit_at[trick[0].bit_length()] if n else 0
     legal = legal_bits(f, hand, trick, broken)
     if not legal & (legal - 1):
@@ -50,34 +51,18 @@ def policy(f: Fast, me: int, hand: int, trick: list[int], leader: int, played: i
     best_seat = -1
     winners = 0
     if n:
-        win_mask = lead_suit | trump
         i = winning(f, trick)
         best, best_seat = trick[i], (leader + i) & 3
-        winners = legal & win_mask & ~((best << 1) - 1)
+        winners = legal & (lead_suit | f.trump) & ~((best << 1) - 1)
     later_opps = _LATER_OPPS[me][n]
 
     if my_bid == 0 and (tricks[me] == 0 or p_bid != 0 or tricks[partner]):
         return _duck(f, legal, winners, n, lead_suit)
-
     if p_bid == 0 and tricks[partner] == 0:  # (this seat's own nil, if any, already failed)
-        partner_after = n <= 1
-        if n == 0:
-            side = legal & f.side
-            return side_by_power(f, side, True) if side else high(legal)
-        if partner_after:
-            if winners & lead_suit:
-                return high(winners & lead_suit)
-            if winners:
-                return winners & -winners
-            return _dump(f, legal, lead_suit, keep_high=True)
-        if best_seat == partner:
-            if winners:
-                for c in split(winners):
-                    if _sure(f, c, lead_suit, out, voids, later_opps):
-                        return c
-                return high(winners)
-            return _dump(f, legal, lead_suit, keep_high=True)
-
+        c = _cover_nil(f, legal, winners, n, lead_suit, best_seat == partner, out, voids,
+                       later_opps)
+        if c:
+            return c
     if best_seat >= 0 and best_seat & 1 != me & 1 and bids[best_seat] == 0 \
             and tricks[best_seat] == 0:
         # An opponent's nil is winning this trick: let it.
@@ -85,29 +70,64 @@ def policy(f: Fast, me: int, hand: int, trick: list[int], leader: int, played: i
         if losers:
             x = losers & lead_suit
             return high(x) if x else _dump(f, losers, lead_suit, keep_high=True)
+    if not _wants_tricks(me, bids, tricks, contracts):
+        return _duck(f, legal, winners, n, lead_suit)
+    if n == 0:
+        return _lead(f, hand, legal, out, voids, me, broken)
+    return _take(f, legal, winners, n, lead_suit, best, best_seat == partner, out, voids,
+                 later_opps)
 
-    taken = (tricks[me] if my_bid else 0) + (tricks[partner] if p_bid else 0)
-    need = contracts[me & 1] - taken
+
+def _cover_nil(f: Fast, legal: int, winners: int, n: int, lead_suit: int,
+               partner_winning: bool, out: int, voids: Sequence[int],
+               later_opps: Sequence[int]) -> int:
+    """The card that shields a partner's standing nil, or 0 where nothing here concerns
+    it (an opponent leads the trick and the partner has already played under it)."""
+    if n == 0:  # lead high, so the partner can play under it
+        side = legal & f.side
+        return side_by_power(f, side, True) if side else high(legal)
+    if n <= 1:  # the partner plays after this seat: win the trick if it can be won
+        if winners & lead_suit:
+            return high(winners & lead_suit)
+        if winners:
+            return winners & -winners
+        return _dump(f, legal, lead_suit, keep_high=True)
+    if partner_winning:  # the nil is taking the trick: overtake it
+        if winners:
+            for c in split(winners):
+                if _sure(f, c, lead_suit, out, voids, later_opps):
+                    return c
+            return high(winners)
+        return _dump(f, legal, lead_suit, keep_high=True)
+    return 0
+
+
+def _wants_tricks(me: int, bids: Sequence[int], tricks: Sequence[int],
+                  contracts: Sequence[int]) -> bool:
+    """Whether ``me``'s side still needs tricks for its contract, or can set the
+    opponents' with a trick or two (only then is setting them worth chasing)."""
+    partner = me ^ 2
+    taken = (tricks[me] if bids[me] else 0) + (tricks[partner] if bids[partner] else 0)
+    if contracts[me & 1] - taken > 0:
+        return True
     o1, o2 = me ^ 1, me ^ 3
     opp_contract = contracts[1 - (me & 1)]
     opp_taken = (tricks[o1] if bids[o1] else 0) + (tricks[o2] if bids[o2] else 0)
     opp_need = opp_contract - opp_taken
     left = 13 - (tricks[0] + tricks[1] + tricks[2] + tricks[3])
-    # Setting the opponents is worth chasing only when a trick or two will do it.
-    set_them = opp_contract > 0 and opp_need > 0 and left - opp_need <= 1
-    want = need > 0 or set_them
+    return opp_contract > 0 and opp_need > 0 and left - opp_need <= 1
 
-    if not want:
-        return _duck(f, legal, winners, n, lead_suit)
 
-    if n == 0:
-        return _lead(f, hand, legal, out, voids, me, broken)
-    if best_seat == partner:
+def _take(f: Fast, legal: int, winners: int, n: int, lead_suit: int, best: int,
+          partner_winning: bool, out: int, voids: Sequence[int],
+          later_opps: Sequence[int]) -> int:
+    """A follower's card when the side wants the trick: leave a partner's sure winner
+    alone, else win it as cheaply as is safe, else give the least away."""
+    if partner_winning:
         if not later_opps or _sure(f, best, lead_suit, out, voids, later_opps):
             return _dump(f, legal, lead_suit, keep_high=True)
         # Overtake a partner only within the suit, never by trumping over them.
-        mine = winners & lead_suit
-        for c in split(mine):
+        for c in split(winners & lead_suit):
             if _sure(f, c, lead_suit, out, voids, later_opps):
                 return c
         return _dump(f, legal, lead_suit, keep_high=True)

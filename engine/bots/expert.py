@@ -28,6 +28,7 @@ from random import Random
 from engine.bots.basic import policy
 from engine.bots.bidding import bid_for, estimate
 from engine.bots.bits import above, power
+from engine.bots.paired import Paired
 from engine.bots.playout import Fast, Scorer, breaks, fast_of, split
 from engine.bots.playout import legal as legal_bits
 from engine.bots.playout import scorer as scorer_of
@@ -38,7 +39,6 @@ from schemas.rules import Rules
 
 DEFAULT_BUDGET = 32
 _NIL_HIGH_WEIGHT = 0.2  # how much less likely a live nil is to hold a high card
-_CONFIDENCE = 1.0  # standard errors a card must beat the basic card by
 _PRUNE = 2.0  # standard errors below the basic card that stop a card being searched
 _PRUNE_AFTER = 8  # deals before any pruning
 _WIDEST = 8  # candidate cards a decision's rollouts are counted for, at most
@@ -201,8 +201,8 @@ def choose_card(state: GameState, seat: int, seed: int = 0,
 
     The search leaves the ``basic`` card only for one that did better on the
     same sampled deals by more than the noise of so few samples (a paired
-    comparison, ``_CONFIDENCE`` standard errors): a small budget then costs
-    little, and a larger one finds more.
+    comparison, ``engine.bots.paired``): a small budget then costs little, and a
+    larger one finds more.
     """
     r = state.rules
     assert r is not None
@@ -223,6 +223,17 @@ def choose_card(state: GameState, seat: int, seed: int = 0,
         return f.card[cands[0]]
     _basic_first(f, cands, plain, out)
     rng = Random(seed * 1_000_003 + state.version * 4 + seat)
+    return f.card[cands[_search(state, seat, k, cands, contracts, rng, budget)]]
+
+
+def _search(state: GameState, seat: int, k: Seen, cands: list[int],
+            contracts: Sequence[int], rng: Random, budget: int | None) -> int:
+    """The index in ``cands`` of the card to play: each candidate is rolled out on the
+    same sampled deals as the first (the ``basic`` card), and one that does worse than
+    it beyond the noise is pruned as the samples come in."""
+    r = state.rules
+    assert r is not None
+    f = k.f
     sampler = Sampler(k, rng)
     scorer = scorer_of(r)
     team = seat & 1
@@ -230,9 +241,7 @@ def choose_card(state: GameState, seat: int, seed: int = 0,
     blind = [bool(state.blind >> s & 1) for s in range(4)]
     bag_weight = bag_weight_of(r)
     m = len(cands)
-    # Per candidate, over the deals it was played on: weighted sums of its value less the
-    # basic card's, of their squares, and of the weights.
-    diff, diff2, sw, sw2 = [0.0] * m, [0.0] * m, [0.0] * m, [0.0] * m
+    paired = Paired(m)
     active = list(range(1, m))
     # Rollouts; a pruned card's go to more deals. At most ``_WIDEST`` cards' worth, so the
     # widest choices (the first tricks, rollouts longest) stay within the time a turn has.
@@ -250,16 +259,11 @@ def choose_card(state: GameState, seat: int, seed: int = 0,
             spend -= 1
             if i == 0:
                 base = v
-                continue
-            d = v - base
-            diff[i] += w * d
-            diff2[i] += w * d * d
-            sw[i] += w
-            sw2[i] += w * w
+            else:
+                paired.add(i, w, v - base)
         if samples >= _PRUNE_AFTER and samples % 4 == 0:
-            active = [i for i in active if _bound(diff[i], diff2[i], sw[i], sw2[i],
-                                                  _PRUNE) >= 0]
-    return f.card[cands[_surely_better(diff, diff2, sw, sw2)]]
+            active = [i for i in active if paired.bound(i, _PRUNE) >= 0]
+    return paired.surely_better()
 
 
 def _basic_first(f: Fast, cands: list[int], plain: int, out: int) -> None:
@@ -272,18 +276,6 @@ def _basic_first(f: Fast, cands: list[int], plain: int, out: int) -> None:
             return
     # Cannot happen (``basic`` keeps to ``partner_safe``), but never search blind.
     cands.insert(0, plain)
-
-
-def _surely_better(diff: Sequence[float], diff2: Sequence[float], sw: Sequence[float],
-                   sw2: Sequence[float]) -> int:
-    """The candidate whose lower confidence bound of its gain over the first (the
-    default) is highest and above zero; the first when none surely beats it."""
-    best, best_lower = 0, 0.0
-    for i in range(1, len(diff)):
-        lower = _bound(diff[i], diff2[i], sw[i], sw2[i], -_CONFIDENCE)
-        if lower > best_lower:
-            best, best_lower = i, lower
-    return best
 
 
 def partner_safe(k: Seen, legal: int) -> int:
@@ -327,15 +319,6 @@ def partner_safe(k: Seen, legal: int) -> int:
     return legal
 
 
-def _bound(d: float, d2: float, w: float, w2: float, z: float) -> float:
-    """The weighted mean difference plus ``z`` standard errors (0 with no data)."""
-    if not w:
-        return 0.0
-    mean = d / w
-    var = max(d2 / w - mean * mean, 0.0)
-    return mean + z * (var * w2 / (w * w)) ** 0.5
-
-
 def _suit(f: Fast, c: int) -> int:
     return f.suit_at[c.bit_length()]
 
@@ -359,8 +342,7 @@ def choose_bid(state: GameState, seat: int, seed: int = 0, budget: int | None = 
     blind = [bool(state.blind >> s & 1) and seen[s] == 0 for s in range(4)]
     bag_weight = bag_weight_of(r)
     leader = (state.dealer + 1) % 4
-    m = len(cands)
-    diff, diff2, sw, sw2 = [0.0] * m, [0.0] * m, [0.0] * m, [0.0] * m
+    paired = Paired(len(cands))
     zero4 = [0, 0, 0, 0]
     for _ in range(budget or DEFAULT_BUDGET):
         rng.shuffle(rest)
@@ -387,10 +369,6 @@ def choose_bid(state: GameState, seat: int, seed: int = 0, budget: int | None = 
             v = margin(scorer, team, bids, blind, t, state.bags, bag_weight)
             if i == 0:
                 base_value = v
-                continue
-            d = v - base_value
-            diff[i] += w * d
-            diff2[i] += w * d * d
-            sw[i] += w
-            sw2[i] += w * w
-    return cands[_surely_better(diff, diff2, sw, sw2)]
+            else:
+                paired.add(i, w, v - base_value)
+    return cands[paired.surely_better()]

@@ -41,6 +41,15 @@ AfterCommit = Callable[[list[EventEnvelope]], Awaitable[None]]
 Before = Callable[[list[EventEnvelope]], Awaitable[None]]
 
 
+def one_at_a_time(batch: BatchHandler) -> Handler:
+    """``batch`` applied to a run of one event: the handler a consumer falls back to when
+    a batch fails, so that one event's way is its batch's way."""
+    async def handle(conn: asyncpg.Connection, env: EventEnvelope) -> None:
+        await batch(conn, [env])
+
+    return handle
+
+
 class Applier:
     """Applies each event of a fetch once, by (stream, version).
 

@@ -40,7 +40,8 @@ class Ratings:
         copy is at it."""
         return await store.refresh_board(
             self.pool, self.board(), self.refresh_seconds if every is None else every,
-            min(self.fresh_seconds, self.refresh_seconds if every is None else every))
+            min(self.fresh_seconds, self.refresh_seconds if every is None else every),
+            dt.datetime.fromtimestamp(self.now(), dt.UTC))
 
     def _standing(self, player: str, row: asyncpg.Record | None,
                   rank: int | None = None) -> api.PlayerRating:

@@ -21,7 +21,7 @@ from schemas.seats import opponents_of, partner_of
 from schemas.subjects import Names
 from services.platform import logs
 from services.platform.busclient import BusClient
-from services.platform.consumer import AfterCommit, BatchHandler, Handler
+from services.platform.consumer import AfterCommit, BatchHandler, Handler, one_at_a_time
 from services.platform.events import game_registry
 from services.ratings import store
 from services.ratings.system import RatingSystem
@@ -96,12 +96,7 @@ def rate_game(system: RatingSystem, now: dict[str, store.Standing], game: str,
 
 def handler(system: RatingSystem) -> Handler:
     """One ending at a time (the consumer's fallback, and replays): a run of one."""
-    batch = batch_handler(system)
-
-    async def on_game_ended(conn: asyncpg.Connection, env: EventEnvelope) -> None:
-        await batch(conn, [env])
-
-    return on_game_ended
+    return one_at_a_time(batch_handler(system))
 
 
 def notifier(pool: asyncpg.Pool, client: BusClient, names: Names) -> AfterCommit:

@@ -135,17 +135,18 @@ async def ratings_of(pool: asyncpg.Pool, players: Sequence[str]) -> dict[str, as
 
 
 async def refresh_board(pool: asyncpg.Pool, board: Board, every: float,
-                        soon: float) -> int | None:
+                        soon: float, at: dt.datetime) -> int | None:
     """Recompute the board unless another copy is at it, or it was computed less than
-    ``every`` seconds ago and has every rated game since, or less than ``soon`` seconds
-    ago; returns the players listed, or None when it was left alone."""
+    ``every`` seconds before ``at`` (the service's clock, which tests move) and has
+    every rated game since, or less than ``soon`` seconds before; returns the players
+    listed, or None when it was left alone."""
     async with pool.acquire() as conn, conn.transaction():
         if not await conn.fetchval("SELECT pg_try_advisory_xact_lock($1)", _BOARD_LOCK):
             return None
         last = await conn.fetchrow(
-            "SELECT refreshed_at > now() - make_interval(secs => $1) AS recent,"
-            " refreshed_at > now() - make_interval(secs => $2) AS just_now,"
-            " changes, board_changes FROM board_refreshed", every, soon)
+            "SELECT refreshed_at > $3::timestamptz - make_interval(secs => $1) AS recent,"
+            " refreshed_at > $3::timestamptz - make_interval(secs => $2) AS just_now,"
+            " changes, board_changes FROM board_refreshed", every, soon, at)
         if last is not None and (last["just_now"] or (
                 last["recent"] and last["changes"] == last["board_changes"])):
             return None
@@ -161,8 +162,8 @@ async def refresh_board(pool: asyncpg.Pool, board: Board, every: float,
             "  row_number() OVER (ORDER BY rating DESC, player_id)"
             " FROM ratings WHERE last_game_at >= $1", board.active_since, board.provisional_games)
         await conn.execute(
-            "INSERT INTO board_refreshed (refreshed_at, board_changes) VALUES (now(), $1)"
-            " ON CONFLICT (one) DO UPDATE SET refreshed_at = now(), board_changes = $1", seen)
+            "INSERT INTO board_refreshed (refreshed_at, board_changes) VALUES ($2, $1)"
+            " ON CONFLICT (one) DO UPDATE SET refreshed_at = $2, board_changes = $1", seen, at)
         return int(status.rsplit(" ", 1)[-1])
 
 

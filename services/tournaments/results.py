@@ -22,7 +22,7 @@ from schemas.events import GameEnded
 from schemas.matches import MatchOutcome, parse_lobby_match_id
 from schemas.tournaments import commands as cmd
 from services.platform import logs
-from services.platform.consumer import BatchHandler, Handler
+from services.platform.consumer import BatchHandler, Handler, one_at_a_time
 from services.platform.events import game_registry
 from services.tournaments.calls import answer, result_of, seats_of
 from services.tournaments.errors import TournamentError
@@ -54,12 +54,7 @@ def on_games_ended(store: TournamentStore) -> BatchHandler:
 
 def on_game_ended(store: TournamentStore) -> Handler:
     """One ending at a time (the consumer's fallback when a batch fails): a batch of one."""
-    batch = on_games_ended(store)
-
-    async def handle(conn: asyncpg.Connection, env: EventEnvelope) -> None:
-        await batch(conn, [env])
-
-    return handle
+    return one_at_a_time(on_games_ended(store))
 
 
 def on_match_outcome(store: TournamentStore) -> Handler:

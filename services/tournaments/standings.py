@@ -69,6 +69,42 @@ class _Tally:
 _WON = {"home": (2, 0), "away": (0, 2), "draw": (1, 1), "double_forfeit": (0, 0)}
 
 
+class _Ledger:
+    """What the results and byes so far give each team: its tally, its match points per
+    round (for a bye's virtual opponent), its opponents and the rounds of its byes."""
+
+    def __init__(self, seeds: Sequence[str]) -> None:
+        self.tally = {t: _Tally() for t in seeds}
+        self.by_round: dict[str, dict[int, int]] = defaultdict(dict)
+        self.opponents: dict[str, list[str]] = defaultdict(list)
+        self.byes_of: dict[str, list[int]] = defaultdict(list)
+
+    def credit(self, team: str, round_no: int, got: int) -> None:
+        self.tally[team].match_points += got
+        self.by_round[team][round_no] = self.by_round[team].get(round_no, 0) + got
+
+    def played(self, r: Result) -> None:
+        got_home, got_away = _WON[r.outcome]
+        for team, got, scored, conceded, bags, opp in (
+                (r.home, got_home, r.scores[0], r.scores[1], r.bags_taken[0], r.away),
+                (r.away, got_away, r.scores[1], r.scores[0], r.bags_taken[1], r.home)):
+            self.credit(team, r.round_no, got)
+            self.opponents[team].append(opp)
+            if r.reason in ("played", "override"):
+                t = self.tally[team]
+                t.differential += scored - conceded
+                t.bags += bags
+                t.points += scored
+
+    def buchholz(self, team: str, last_round: int) -> int:
+        """The sum of the opponents' match points, a bye counting as a virtual opponent."""
+        total = sum(self.tally[o].match_points for o in self.opponents[team])
+        for round_no in self.byes_of.get(team, ()):
+            before = sum(p for rn, p in self.by_round[team].items() if rn < round_no)
+            total += before + (last_round - round_no)  # a draw (1 half point) a round
+        return total
+
+
 def standings(seeds: Sequence[str], results: Sequence[Result],
               byes: Sequence[tuple[int, str]] = (), bye_points: int = 2,
               tiebreaks: Sequence[TieBreak] = ("differential", "bags", "points"),
@@ -78,41 +114,18 @@ def standings(seeds: Sequence[str], results: Sequence[Result],
     ``byes`` are (round, team); each is worth ``bye_points`` half points. ``half_byes``
     (a late joiner's, for the rounds it missed) are worth one half point and no opponent.
     """
-    tally = {t: _Tally() for t in seeds}
-    # Match points per team per round, for the bye's virtual opponent.
-    by_round: dict[str, dict[int, int]] = defaultdict(dict)
-    opponents: dict[str, list[str]] = defaultdict(list)
-    last_round = max([r.round_no for r in results] + [r for r, _ in byes] + [0])
+    ledger = _Ledger(seeds)
     for r in results:
-        got_home, got_away = _WON[r.outcome]
-        for team, got, scored, conceded, bags, opp in (
-                (r.home, got_home, r.scores[0], r.scores[1], r.bags_taken[0], r.away),
-                (r.away, got_away, r.scores[1], r.scores[0], r.bags_taken[1], r.home)):
-            t = tally[team]
-            t.match_points += got
-            by_round[team][r.round_no] = by_round[team].get(r.round_no, 0) + got
-            opponents[team].append(opp)
-            if r.reason in ("played", "override"):
-                t.differential += scored - conceded
-                t.bags += bags
-                t.points += scored
+        ledger.played(r)
     for round_no, team in half_byes:
-        tally[team].match_points += 1
-        by_round[team][round_no] = by_round[team].get(round_no, 0) + 1
-    byes_of: dict[str, list[int]] = defaultdict(list)
+        ledger.credit(team, round_no, 1)
     for round_no, team in byes:
-        tally[team].match_points += bye_points
-        by_round[team][round_no] = by_round[team].get(round_no, 0) + bye_points
-        byes_of[team].append(round_no)
-
-    buchholz = dict.fromkeys(seeds, 0)
-    if "buchholz" in tiebreaks:
-        for team in seeds:
-            total = sum(tally[o].match_points for o in opponents[team])
-            for round_no in byes_of.get(team, ()):
-                before = sum(p for rn, p in by_round[team].items() if rn < round_no)
-                total += before + (last_round - round_no)  # a draw (1 half point) a round
-            buchholz[team] = total
+        ledger.credit(team, round_no, bye_points)
+        ledger.byes_of[team].append(round_no)
+    tally = ledger.tally
+    last_round = max([r.round_no for r in results] + [r for r, _ in byes] + [0])
+    buchholz = {team: ledger.buchholz(team, last_round) if "buchholz" in tiebreaks else 0
+                for team in seeds}
     head = dict.fromkeys(seeds, 0)
     if "head_to_head" in tiebreaks:
         for r in results:

@@ -107,13 +107,14 @@ class Tournament:
         return [(r.round_no, team) for r in self.rounds for team in r.byes]
 
     def apply(self, event: ev.Event) -> None:
+        """Fold one event of the stream in; each concern's events change only its part."""
         self.version += 1
+        if not self._registration(event) and not self._matches(event):
+            self._progress(event)
+
+    def _registration(self, event: ev.Event) -> bool:
+        """The teams' events, from registration to check-in: whether ``event`` was one."""
         match event:
-            case ev.TournamentCreated():
-                self.tournament_id, self.organizer = event.tournament_id, event.organizer
-                self.settings, self.status = event.settings, "registering"
-            case ev.SettingsChanged():
-                self.settings = event.settings
             case ev.TeamRegistered():
                 self.teams[event.team_id] = Team(event.team_id, event.name, event.players,
                                                  event.rating)
@@ -129,23 +130,18 @@ class Tournament:
                     self.teams[team_id].withdrawn = "not_checked_in"
                 for team_id in event.promoted:
                     self.teams[team_id].waiting = False
-            case ev.TournamentStarted():
-                self.seeds, self.status, self.turned_at = event.seeds, "running", event.at
-                self.started_at = event.at
-                self.entrants = len(event.seeds)
-            case ev.TeamJoined():
-                self.seeds += (event.team_id,)
-                self.half_byes.append((event.round_no, event.team_id))
-            case ev.BracketDrawn():
-                self.bracket = event.matches
+            case ev.BanWaived():
+                self.waived.add(event.player)
+            case _:
+                return False
+        return True
+
+    def _matches(self, event: ev.Event) -> bool:
+        """A match's events, paired to result: whether ``event`` was one."""
+        match event:
             case ev.MatchesPaired():
                 for p in event.pairings:
                     self.matches[p.match_id] = MatchState(p, paired_at=event.at)
-            case ev.RoundPaired():
-                for p in event.pairings:
-                    self.matches[p.match_id] = MatchState(p, paired_at=event.at)
-                self.rounds.append(Round(event.round_no, [p.match_id for p in event.pairings],
-                                         event.byes, event.deal_seed_hash, event.deal_seed))
             case ev.MatchCalled():
                 m = self.matches[event.match_id]
                 m.call, m.game_id, m.table_id = event.state, event.game_id, event.table_id
@@ -162,6 +158,32 @@ class Tournament:
             case ev.ResultOverridden():
                 m = self.matches[event.match_id]
                 m.outcome, m.reason, m.scores = event.outcome, "override", event.scores
+            case _:
+                return False
+        return True
+
+    def _progress(self, event: ev.Event) -> None:
+        """The tournament's own course: created, started, its rounds and bracket, its end."""
+        match event:
+            case ev.TournamentCreated():
+                self.tournament_id, self.organizer = event.tournament_id, event.organizer
+                self.settings, self.status = event.settings, "registering"
+            case ev.SettingsChanged():
+                self.settings = event.settings
+            case ev.TournamentStarted():
+                self.seeds, self.status, self.turned_at = event.seeds, "running", event.at
+                self.started_at = event.at
+                self.entrants = len(event.seeds)
+            case ev.TeamJoined():
+                self.seeds += (event.team_id,)
+                self.half_byes.append((event.round_no, event.team_id))
+            case ev.BracketDrawn():
+                self.bracket = event.matches
+            case ev.RoundPaired():
+                for p in event.pairings:
+                    self.matches[p.match_id] = MatchState(p, paired_at=event.at)
+                self.rounds.append(Round(event.round_no, [p.match_id for p in event.pairings],
+                                         event.byes, event.deal_seed_hash, event.deal_seed))
             case ev.RoundCompleted():
                 self.rounds[event.round_no - 1].completed = True
                 self.turned_at = event.at
@@ -170,8 +192,6 @@ class Tournament:
                 self.ranking = event.ranking
             case ev.TournamentCancelled():
                 self.status = "cancelled"
-            case ev.BanWaived():
-                self.waived.add(event.player)
             case ev.SeedsSet():
                 self.hand_seeds = event.order
             case ev.PairingsSet():

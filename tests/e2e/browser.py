@@ -124,6 +124,15 @@ async def open_private_table(page: Page, base: str, name: str, preset: str = "ho
     await page.wait_for_selector("#table:not([hidden])")
 
 
+async def quick_game_with_bots(page: Page, base: str, name: str, trick_pause_ms: int) -> None:
+    """A guest's private ``quick`` table, three bots and the game begun: the page shows
+    the hand (as long as any other wait: the game's start crosses every service)."""
+    await open_private_table(page, base, name, "quick")
+    await page.select_option("#trick-pause", str(trick_pause_ms))
+    await fill_with_bots_and_start(page)
+    await page.wait_for_selector("#hand button.card")
+
+
 async def fill_with_bots_and_start(page: Page) -> None:
     """The host's last steps at the table: bots on the empty seats, then start."""
     await page.click("#fill-bots")

@@ -12,7 +12,7 @@ from typing import Any
 
 from playwright.async_api import Page
 
-from tests.e2e.browser import chromium, new_page, play_a_little, shot, sign_in
+from tests.e2e.browser import chromium, new_page, one_page, play_a_little, shot, sign_in
 from tests.e2e.conftest import Platform
 from tests.e2e.players import Seat, play_until_over
 from tests.services.lobby.harness import Player
@@ -22,20 +22,18 @@ ONE_HAND = {"preset": "house", "max_hands": 1}
 
 
 @contextlib.asynccontextmanager
-async def after_a_match(platform: Platform, rules: dict[str, Any]
+async def after_a_match(platform: Platform, rules: dict[str, Any], name: str
                         ) -> AsyncIterator[tuple[Page, Player, dict[str, Any]]]:
     """Ada in the browser and Ben over the API end a match; yields Ada's page, Ben and
-    the table as it started. The page must raise no script error meanwhile."""
-    problems: list[str] = []
-    async with chromium() as browser:
-        page = await new_page(browser, problems)
+    the table as it started. The page must raise no script error meanwhile; a failure
+    keeps a screenshot ``<name>-failed`` and says what the page's status line showed."""
+    async with one_page(name) as page:
         await sign_in(page, platform.a.url, "Ada")
         ben, t = await _match_with(page, platform, rules)
         try:
             yield page, ben, t
         finally:
             await ben.aclose()
-    assert problems == []
 
 
 async def _match_with(page: Page, platform: Platform, rules: dict[str, Any]
@@ -82,7 +80,7 @@ async def _in_new_game(page: Page, ben: Player, t: dict[str, Any]) -> None:
 
 async def test_asked_at_the_end_of_a_match_a_person_agrees_and_plays_on_at_the_same_table(
         platform: Platform) -> None:
-    async with after_a_match(platform, ONE_HAND) as (page, ben, t):
+    async with after_a_match(platform, ONE_HAND, "play-again-agreed") as (page, ben, t):
         assert await page.is_visible("#play-again")
         await ben.ok("POST", f"/v1/tables/{t['table_id']}/again")
         await page.wait_for_selector("#again-asked:has-text('Ben asks to play again')")
@@ -95,7 +93,8 @@ async def test_asked_at_the_end_of_a_match_a_person_agrees_and_plays_on_at_the_s
 
 async def test_one_asks_for_another_game_and_it_begins_when_the_other_leaves_to_a_bot(
         platform: Platform) -> None:
-    async with after_a_match(platform, {**ONE_HAND, "abandon": "bot"}) as (page, ben, t):
+    async with after_a_match(platform, {**ONE_HAND, "abandon": "bot"},
+                             "play-again-left-to-a-bot") as (page, ben, t):
         await page.click("#play-again")
         await page.wait_for_selector("#table:not([hidden])")
         status = await page.text_content("#again-status")

@@ -143,14 +143,21 @@ class Subscriptions:
             return frame.game_id, await matchstore.table_of_game(self.tables.pool, frame.game_id)
         if not frame.table_id:
             raise LobbyError("bad_field", "subscribe names a game_id or a table_id")
+        # Followed before it is read: a change committed while the row is on its way (the
+        # game started) then reaches the socket in a table frame of its own, where a row
+        # read just before that change would otherwise be its last word.
+        followed = self.tables_followed.of(conn)
+        following = frame.table_id in followed
+        followed.add(frame.table_id)
         table = await store.get_table(self.tables.pool, frame.table_id)
+        if (table is None or table.game_id is not None) and not following:
+            followed.discard(frame.table_id)  # the game's subscription decides, below
         if table is None:
             raise LobbyError("table_not_found", f"no table {frame.table_id}")
-        if table.game_id is None:
-            self.tables_followed.of(conn).add(table.table_id)
-            conn.send(ws.TableFrame(table=to_api(table, conn.player_id)))
-            return None
-        return table.game_id, table
+        if table.game_id is not None:
+            return table.game_id, table
+        conn.send(ws.TableFrame(table=to_api(table, conn.player_id)))
+        return None
 
     async def _back_in_seat(self, me: str, hub: Hub, seat: int | None) -> LobbyError | None:
         """A seat a bot kept for ``me`` is taken back before the catch-up, so what follows

@@ -14,17 +14,10 @@ from typing import Any
 import asyncpg
 import pytest
 
-from services.platform import bus, connection, faults
+from services.platform import bus, faults
 from services.platform.busclient import BusClient
 
 ROOT = Path(__file__).resolve().parents[3]
-
-
-@pytest.fixture
-async def client(nats_url: str) -> AsyncIterator[BusClient]:
-    nc = await connection.connect(nats_url, "faults-test")
-    yield BusClient(nc)
-    await nc.close()
 
 
 @pytest.fixture

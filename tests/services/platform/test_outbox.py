@@ -4,27 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator
 
 import asyncpg
 import msgspec
-import pytest
 from nats.aio.msg import Msg
 
 from schemas.bus import EventEnvelope
-from services.platform import bus, connection
+from services.platform import bus
 from services.platform.busclient import BusClient
 from services.platform.events import EventRegistry
 from services.platform.eventstore import EventStore
 from services.platform.eventstore.outbox import OutboxRelay, Publisher
 from tests.services.platform.sample_events import Counted, Opened, Sample
-
-
-@pytest.fixture
-async def client(nats_url: str) -> AsyncIterator[BusClient]:
-    nc = await connection.connect(nats_url, "outbox-test")
-    yield BusClient(nc)
-    await nc.close()
 
 
 async def lane(client: BusClient, subject: str, stream: str) -> tuple[str, str, str]:

@@ -12,16 +12,15 @@ import os
 import subprocess
 import sys
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import asyncpg
-import pytest
 from nats.js.api import RawStreamMsg
 
 from schemas.bus import EventEnvelope
 from schemas.subjects import Names
-from services.platform import bus, connection
+from services.platform import bus
 from services.platform.busclient import BusClient
 from services.platform.consumer import Consumer
 from services.platform.events import EventRegistry
@@ -30,13 +29,6 @@ from services.platform.eventstore.outbox import OutboxRelay, republish
 from tests.services.platform.sample_events import Counted, Sample
 
 ROOT = Path(__file__).resolve().parents[3]
-
-
-@pytest.fixture
-async def client(nats_url: str) -> AsyncIterator[BusClient]:
-    nc = await connection.connect(nats_url, "resync-test")
-    yield BusClient(nc)
-    await nc.close()
 
 
 async def test_right_after_a_purge_republish_brings_consumers_back_without_doubles(
