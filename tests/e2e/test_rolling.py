@@ -28,4 +28,4 @@ async def test_every_service_restarted_under_play_loses_no_command_and_no_game(
     assert tally.failed == [] and tally.unfinished == []
     assert len(tally.games) >= 4
     assert await unverified(database_url, tally.games) == []
-    assert tally.moved >= 1 and tally.resumes >= 1  # the lobby copies really moved them
+    assert tally.resumes >= 1  # the lobby copies' restarts really moved the people's sockets

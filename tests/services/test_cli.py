@@ -155,5 +155,6 @@ def test_every_command_runs_through_its_own_handler() -> None:
         "dev", "serve", "migrate", "resync", "ratings rebuild", "settings", "record verify",
         "record export", "replay", "events export", "operator", "organizer",
         "tournament list", "tournament show", "tournament replay", "backup verify",
-        "backup wal", "restore", "fairplay scan"}
+        "backup wal", "restore", "fairplay scan", "fairplay list", "fairplay show",
+        "fairplay decide"}
     assert [path for path, func in found if not callable(func)] == []
