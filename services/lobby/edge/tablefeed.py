@@ -61,8 +61,15 @@ class TableFeed:
             self._note = asyncio.get_running_loop().create_task(self._tables_changed())
 
     async def _tables_changed(self) -> None:
-        await asyncio.sleep(0.05)  # one refresh for a burst of changes
-        changed, self._changed = self._changed, set()
+        # Until nothing is left: a change heard while a batch is being sent (its reads
+        # await) starts no task of its own, and would otherwise wait for the next change,
+        # which may never come (a table's game started, its last change for a while).
+        while self._changed:
+            await asyncio.sleep(0.05)  # one refresh for a burst of changes
+            changed, self._changed = self._changed, set()
+            await self._send(changed)
+
+    async def _send(self, changed: set[str]) -> None:
         watchers = [c for c, _ in self.listing.items()]
         if watchers:
             frame = encode(ws.TableListFrame(tables=await self.tables.list_open()))
