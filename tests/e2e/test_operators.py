@@ -199,7 +199,9 @@ async def test_games_are_found_by_player_table_time_and_outcome(
     assert found["players"] == ["bot:basic"] * 4
     assert found["scores"] == list(ended.scores)  # type: ignore[union-attr]
     assert found["winner"] == ended.winner and found["reason"] == ended.reason  # type: ignore[union-attr]
-    assert found["hands_played"] == 4 and found["names"] == [f"Bot {i}" for i in range(1, 5)]
+    # A quick match is four hands, and a tie plays on (sudden death): as the game says.
+    assert found["hands_played"] == ended.hands_played >= 4  # type: ignore[union-attr]
+    assert found["names"] == [f"Bot {i}" for i in range(1, 5)]
     assert found["started_at_ms"] <= found["ended_at_ms"]
     assert game.game_id in ids(await op.ok("GET", "/v1/admin/games?player=Bot%203&limit=500"))
     assert game.game_id in ids(await op.ok("GET", "/v1/admin/games?player=bot:basic&limit=500"))
