@@ -91,12 +91,12 @@ def current() -> Context | None:
     return otel_context.get_current() if _State.on else None
 
 
-def headers(into: MutableMapping[str, str] | None = None) -> dict[str, str] | None:
+def headers() -> dict[str, str] | None:
     """The running span's ``traceparent`` as message headers, or None when off or
     outside any span."""
     if not _State.on:
         return None
-    carrier: dict[str, str] = {} if into is None else dict(into)
+    carrier: dict[str, str] = {}
     inject(carrier)
     return carrier if "traceparent" in carrier else None
 
@@ -153,14 +153,10 @@ def _kept(attrs: Mapping[str, Any] | None) -> dict[str, Any]:
     return {k: v for k, v in (attrs or {}).items() if v is not None}
 
 
-def within(span_: trace.Span) -> Context:
-    """A context whose current span is ``span_``, to carry it on (``headers_of``)."""
-    return trace.set_span_in_context(span_)
-
-
 def traceparent_of(span_: trace.Span) -> str | None:
+    """The ``traceparent`` that makes a message a child of ``span_`` (not the running one)."""
     carrier: dict[str, str] = {}
-    inject(carrier, context=within(span_))
+    inject(carrier, context=trace.set_span_in_context(span_))
     return carrier.get("traceparent")
 
 
