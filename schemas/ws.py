@@ -30,7 +30,11 @@ Seat = Annotated[int, msgspec.Meta(ge=0, le=3)]
 
 class ClientFrame(msgspec.Struct, frozen=True, tag=True, tag_field="type", kw_only=True,
                   forbid_unknown_fields=True):
-    pass
+    """``v``: the frame's schema version (schemas/versions.py); a frame type whose shape
+    changes declares its new version as the default of its own ``v``. A frame without
+    one is version 1."""
+
+    v: int = 1
 
 
 class Subscribe(ClientFrame, frozen=True, tag="subscribe"):
@@ -171,7 +175,8 @@ ClientMessage = (
 # Any frame: one that cannot be read, one too many, a socket whose token ran out, a
 # gateway or a store that failed on it.
 EVERY_FRAME = ("bad_json", "bad_frame", "unknown_type", "bad_field", "frame_too_large",
-               "rate_limited", "token_expired", "internal", "unavailable")
+               "unsupported_version", "rate_limited", "token_expired", "internal",
+               "unavailable")
 _FOLLOWED = ("not_in_game",)
 # A game command forwarded to the game's worker: the rules' codes and the worker's own.
 _COMMAND = (*_FOLLOWED, "not_your_seat", "seat_is_bot", "game_unavailable", "rejected",
@@ -211,7 +216,10 @@ def frame_errors(frame_type: str) -> tuple[str, ...]:
 
 
 class ServerFrame(msgspec.Struct, frozen=True, tag=True, tag_field="type", kw_only=True):
-    pass
+    """``v``: the frame's schema version, as a client frame's. A client reads a newer
+    version of a frame it knows by ignoring the fields it does not know."""
+
+    v: int = 1
 
 
 class Welcome(ServerFrame, frozen=True, tag="welcome"):

@@ -189,6 +189,9 @@ LOBBY = [
         "bad_field": ("a field is missing, unknown or of the wrong type or range",
                       "Expected `int` >= 0 (seat)"),
         "frame_too_large": ("over the frame size limit", "frames are at most 8192 bytes"),
+        "unsupported_version": ("the frame's `v` is newer than this server reads, and the "
+                                "frame does not read as the version it knows",
+                                "bid v2: this server reads frames up to v1"),
         "chat_too_long": ("over SPADES_CHAT_MAX_CHARS", "chat lines are at most 200 "
                           "characters"),
         "bad_rules": ("not a preset, or an option out of range (docs/rules.md)",

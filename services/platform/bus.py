@@ -25,6 +25,7 @@ from nats.micro.request import Request, ServiceError
 from prometheus_client import Histogram
 from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt, wait_exponential
 
+from schemas import versions
 from services.platform import db, logs, tracing
 
 if TYPE_CHECKING:
@@ -189,8 +190,7 @@ def responder(ep: Endpoint) -> Callable[[Request], Awaitable[None]]:
             try:
                 body = decoder.decode(req.data)
             except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-                _log.warning("bad_request", endpoint=ep.name, error=str(exc))
-                await req.respond_error("400", f"bad request: {exc}")
+                await _refuse_undecoded(ep.name, req, exc)
                 return
             work = _answer(ep, req, body, started, handled)
             if tracing.on():
@@ -205,6 +205,18 @@ def responder(ep: Endpoint) -> Callable[[Request], Awaitable[None]]:
             structlog.contextvars.reset_contextvars(**tokens)
 
     return handle
+
+
+async def _refuse_undecoded(name: str, req: Request, exc: Exception) -> None:
+    """A request that did not decode: ``unsupported_version`` when a newer writer sent
+    it (its ``Spades-Schema`` header says so), else 400."""
+    why = versions.decode_failed(name, (req.headers or {}).get(versions.HEADER), exc)
+    if isinstance(why, versions.UnreadableVersion):
+        _log.warning("unreadable_version", endpoint=name, error=str(why))
+        await req.respond_error(versions.CODE, str(why))
+        return
+    _log.warning("bad_request", endpoint=name, error=str(exc))
+    await req.respond_error("400", f"bad request: {exc}")
 
 
 async def _answer(ep: Endpoint, req: Request, body: msgspec.Struct, started: float,
@@ -227,7 +239,7 @@ async def _answer(ep: Endpoint, req: Request, body: msgspec.Struct, started: flo
             await req.respond_error("500", "internal error (logged)")
             return
         try:
-            await req.respond(_encoder.encode(reply))
+            await req.respond(_encoder.encode(reply), headers=versions.headers(reply))
         except Exception as exc:  # the connection is going away; the requester retries
             _log.warning("reply_failed", endpoint=ep.name, error=repr(exc))
     finally:
@@ -243,14 +255,23 @@ async def _in_span(name: str, req: Request, work: Awaitable[None]) -> None:
 
 async def request(nc: Client, subject: str, body: msgspec.Struct, reply_type: type[T],
                   timeout: float = 5.0) -> T:
+    """Ask and wait. An error reply is ``RemoteError``; so is a reply a newer version of
+    the replier wrote that this code cannot read (code ``unsupported_version``)."""
     if tracing.on():  # the request's own span, its context in the message's headers
         with tracing.span("request", tracing.SpanKind.CLIENT,
                           attrs={"messaging.destination.name": subject}):
             msg = await nc.request(subject, _encoder.encode(body), timeout=timeout,
-                                   headers=tracing.headers())
+                                   headers=versions.headers(body, tracing.headers()))
     else:
-        msg = await nc.request(subject, _encoder.encode(body), timeout=timeout)
+        msg = await nc.request(subject, _encoder.encode(body), timeout=timeout,
+                               headers=versions.headers(body))
     headers = msg.headers or {}
     if "Nats-Service-Error-Code" in headers:
         raise RemoteError(headers["Nats-Service-Error-Code"], headers.get("Nats-Service-Error", ""))
-    return msgspec.msgpack.decode(msg.data, type=reply_type)
+    try:
+        return msgspec.msgpack.decode(msg.data, type=reply_type)
+    except msgspec.DecodeError as exc:
+        why = versions.decode_failed(subject, headers.get(versions.HEADER), exc)
+        if isinstance(why, versions.UnreadableVersion):
+            raise RemoteError(versions.CODE, str(why)) from None
+        raise

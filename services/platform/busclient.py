@@ -24,6 +24,7 @@ from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.micro.request import Request, ServiceError
 
+from schemas import versions
 from services.platform import bus, connection, logs
 
 T = TypeVar("T", bound=msgspec.Struct)
@@ -41,6 +42,15 @@ _AWAY: tuple[type[BaseException], ...] = (
     nats.errors.OutboundBufferLimitError, nats.errors.NoServersError,
     nats.errors.FlushTimeoutError, nats.errors.UnexpectedEOF, nats.js.errors.NoStreamResponseError,
     nats.js.errors.ServiceUnavailableError, ConnectionError)
+
+
+def _headers(body: msgspec.Struct | bytes,
+             more: dict[str, str] | None = None) -> dict[str, str] | None:
+    """A typed body's schema label (schemas/versions.py) beside ``more``; plain bytes
+    carry only ``more``."""
+    if isinstance(body, bytes):
+        return more
+    return versions.headers(body, more)
 
 
 class Unavailable(Exception):
@@ -109,7 +119,7 @@ class BusClient:
         cannot take it."""
         data = body if isinstance(body, bytes) else _encoder.encode(body)
         try:
-            await self.nc.publish(subject, data)
+            await self.nc.publish(subject, data, headers=_headers(body))
         except _AWAY as exc:
             raise Unavailable(subject, type(exc).__name__) from None
 
@@ -131,7 +141,8 @@ class BusClient:
         window; ``Unavailable`` when the stream did not acknowledge it."""
         data = body if isinstance(body, bytes) else _encoder.encode(body)
         try:
-            await self.js.publish(subject, data, headers={"Nats-Msg-Id": msg_id})
+            await self.js.publish(subject, data,
+                                  headers=_headers(body, {"Nats-Msg-Id": msg_id}))
         except _AWAY as exc:
             raise Unavailable(subject, type(exc).__name__) from None
 
@@ -151,13 +162,18 @@ class BusClient:
     async def listen(self, subject: str, kind: type[T],
                      handler: Callable[[str, T], Awaitable[None]]) -> Listening:
         """Plain publications of one type, with the subject each came on. Undecodable
-        ones are dropped: a sender's bug never stops the others."""
+        ones are dropped: a sender's bug never stops the others (one a newer version
+        wrote that this code cannot read is logged as ``unreadable_version``)."""
         decoder = msgspec.msgpack.Decoder(kind)
 
         async def on_msg(msg: Msg) -> None:
             try:
                 body = decoder.decode(msg.data)
-            except (msgspec.DecodeError, msgspec.ValidationError):
+            except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+                why = versions.decode_failed(subject, (msg.headers or {}).get(versions.HEADER),
+                                             exc)
+                if isinstance(why, versions.UnreadableVersion):
+                    _log.warning("unreadable_version", subject=msg.subject, error=str(why))
                 return
             await handler(msg.subject, body)
 

@@ -4,7 +4,9 @@ The store is generic: it never imports the game's event module. It is handed
 a registry of tagged msgspec Struct classes, each with a class-level schema
 version, and a chain of upcasters for shapes that have changed since they were
 stored. A stored event is never rewritten; an old version is lifted one step at
-a time to the current class when read.
+a time to the current class when read (a step with no upcaster only added fields with
+defaults). A newer version than this code's is read ignoring the fields it does not
+know, or is ``NewerEvent`` (schemas/versions.py has the rule).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import msgspec
 from schemas.events import GameEvent
 from schemas.tournaments.events import TournamentEvent
 from schemas.upcasters import GAME_UPCASTERS, TOURNAMENT_UPCASTERS
+from schemas.versions import UnreadableVersion
 
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -29,6 +32,16 @@ class UnknownEventType(LookupError):
 
 class UpcastError(LookupError):
     pass
+
+
+class NewerEvent(UpcastError, UnreadableVersion):
+    """An event written by a newer version of the code that this one cannot read even
+    ignoring the fields it does not know (schemas/versions.py): a typed error to log
+    and pass over, never a crash."""
+
+    def __init__(self, type_name: str, schema_version: int, current: int, detail: str) -> None:
+        UnreadableVersion.__init__(self, "event", [f"{type_name}/{schema_version} (this code "
+                                                   f"reads up to {current})"], detail)
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,8 +95,11 @@ class EventRegistry:
         current = self.version_of(cls)
         if schema_version == current:
             return self._decoders[type_name].decode(body)
-        if schema_version > current:
-            raise UpcastError(f"{type_name} v{schema_version} is newer than this code (v{current})")
+        if schema_version > current:  # a newer writer's: read what this code knows of it
+            try:
+                return self._decoders[type_name].decode(body)
+            except msgspec.DecodeError as exc:
+                raise NewerEvent(type_name, schema_version, current, str(exc)) from None
         return self.from_builtins(type_name, schema_version, msgspec.msgpack.decode(body))
 
     def from_builtins(self, type_name: str, schema_version: int,
@@ -93,15 +109,23 @@ class EventRegistry:
         if cls is None:
             raise UnknownEventType(f"no event type {type_name!r}")
         current = self.version_of(cls)
-        if schema_version > current:
-            raise UpcastError(f"{type_name} v{schema_version} is newer than this code (v{current})")
+        bare = []  # steps with no upcaster: they only added fields, which take defaults
         for version in range(schema_version, current):
             step = self._upcasters.get((type_name, version))
             if step is None:
-                raise UpcastError(f"no upcaster for {type_name} v{version} -> v{version + 1}")
-            data = step(data)
+                bare.append(version)
+            else:
+                data = step(data)
         data[cls.__struct_config__.tag_field or "type"] = type_name
-        return msgspec.convert(data, cls)
+        try:
+            return msgspec.convert(data, cls)
+        except msgspec.ValidationError as exc:
+            if schema_version > current:
+                raise NewerEvent(type_name, schema_version, current, str(exc)) from None
+            if bare:
+                raise UpcastError(f"no upcaster for {type_name} v{bare[0]} -> v{bare[0] + 1}"
+                                  f", and a field it lacks has no default: {exc}") from None
+            raise
 
 
 def _with(types: Any, upcasters: dict[tuple[str, int], Upcaster]) -> EventRegistry:

@@ -20,7 +20,7 @@ import msgspec
 from litestar import WebSocket, websocket
 from litestar.types import WebSocketSendEvent
 
-from schemas import ws
+from schemas import versions, ws
 from services.lobby.accounts.auth import Tokens
 from services.lobby.base.errors import LobbyError
 from services.lobby.edge.gateway import Conn, Gateway
@@ -49,8 +49,22 @@ def origin_allowed(origin: str | None, host: str | None, allowed: frozenset[str]
     return bool(host) and urlsplit(origin).netloc == host
 
 
-def decode_error(exc: msgspec.DecodeError) -> LobbyError:
+class _Versioned(msgspec.Struct):
+    """What a frame that did not decode says of its type and version."""
+
+    type: str = ""
+    v: int = 1
+
+
+def decode_error(exc: msgspec.DecodeError, data: bytes = b"") -> LobbyError:
     text = str(exc)
+    if isinstance(exc, msgspec.ValidationError):
+        with contextlib.suppress(msgspec.DecodeError):
+            said = msgspec.json.decode(data, type=_Versioned)
+            mine = versions.known(said.type)
+            if mine is not None and said.v > mine:  # a newer client's frame: say so
+                return LobbyError(versions.CODE, f"{said.type} v{said.v}: this server "
+                                  f"reads frames up to v{mine} ({text})")
     if not isinstance(exc, msgspec.ValidationError):
         return LobbyError("bad_json", "the frame is not a JSON object")
     if "`$.type`" in text or "missing required field `type`" in text:
@@ -172,7 +186,7 @@ async def _read(socket: WebSocket[Any, Any, Any], conn: Conn, gateway: Gateway,
             try:
                 frame = _decoder.decode(data)
             except msgspec.DecodeError as exc:
-                raise decode_error(exc) from None
+                raise decode_error(exc, data) from None
             command_id = getattr(frame, "command_id", "")
             frame_type = str(type(frame).__struct_config__.tag)
             conn.busy = True

@@ -54,17 +54,19 @@ class Service:
                 self.proc.wait()
 
 
-def start(name: str, log: Path, wrap: list[str] | None = None, /, **env: str) -> Service:
+def start(name: str, log: Path, wrap: list[str] | None = None, root: Path = ROOT, /,
+          **env: str) -> Service:
     """Service ``name`` as its own process (under ``wrap`` if given), once it is ready;
-    its instance id is the log file's name. The first three are positional only, so
+    its instance id is the log file's name. ``root``: the source tree it runs (another
+    version's, in the compatibility tests). The first four are positional only, so
     that no setting in ``env`` can be taken for one of them."""
     port = int(env.get("SPADES_HTTP_PORT") or servers.free_port())  # a restart keeps its port
     inherited = {k: v for k, v in os.environ.items() if k != "SPADES_FAULT"}  # only if asked
-    full = {**inherited, "PYTHONPATH": str(ROOT), "SPADES_HTTP_PORT": str(port),
+    full = {**inherited, "PYTHONPATH": str(root), "SPADES_HTTP_PORT": str(port),
             "SPADES_HTTP_HOST": "127.0.0.1", "SPADES_INSTANCE_ID": log.stem, **env}
     with open(log, "wb") as out:
         proc = subprocess.Popen([*(wrap or []), sys.executable, "-m", "services.cli", "serve",
-                                 name], env=full, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+                                 name], env=full, cwd=root, stdout=out, stderr=subprocess.STDOUT)
     svc = Service(name, proc, port, log, wrapped=bool(wrap))
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
