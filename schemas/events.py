@@ -29,7 +29,7 @@ class GameStarted(Event, frozen=True):
     """A game began. ``seed`` is secret until ``GameEnded`` reveals it, or, when
     ``sealed``, until its owner does: the seed came from outside (a duplicate round's
     deals, which other tables are still playing), so no view of this game shows it.
-    Version 2 added ``sealed`` (see ``schemas/upcasters.py``)."""
+    Version 2 added ``sealed`` (see ``schemas/versions/upcasters.py``)."""
 
     VERSION: ClassVar[int] = 2
     rules: Rules
@@ -127,7 +127,7 @@ class TeamScore(msgspec.Struct, frozen=True, kw_only=True):
 
 class HandScored(Event, frozen=True):
     """A hand's score sheet. Version 2: ``TeamScore.tricks`` became ``counted`` (the
-    tricks toward the contract, not the team's tricks); see ``schemas/upcasters.py``."""
+    tricks toward the contract, not the team's tricks); see ``schemas/versions/upcasters.py``."""
 
     VERSION: ClassVar[int] = 2
     hand_no: int
@@ -170,7 +170,7 @@ class SeatReclaimed(Event, frozen=True):
 class GameEnded(Event, frozen=True):
     """The match is over. ``winner`` is a team, or None for a draw.
 
-    Version 2 added ``abandoned`` and ``bags_taken`` (see ``schemas/upcasters.py``):
+    Version 2 added ``abandoned`` and ``bags_taken`` (see ``schemas/versions/upcasters.py``):
     ratings score a seat its player abandoned as a loss whatever the result, and
     tournaments break ties on bags. Version 3 added ``sealed`` (the seed stays out of
     every view: see ``GameStarted``) and ``deals``, each hand's score per team, which a

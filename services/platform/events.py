@@ -20,8 +20,8 @@ import msgspec
 
 from schemas.events import GameEvent
 from schemas.tournaments.events import TournamentEvent
-from schemas.upcasters import GAME_UPCASTERS, TOURNAMENT_UPCASTERS
 from schemas.versions import UnreadableVersion
+from schemas.versions.upcasters import GAME_UPCASTERS, TOURNAMENT_UPCASTERS
 
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 

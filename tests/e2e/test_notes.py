@@ -27,7 +27,7 @@ async def _quiet(sock: Socket) -> list[dict[str, object]]:
     got: list[dict[str, object]] = []
     while True:
         frame = await sock.recv()
-        if frame == {"type": "pong", "nonce": nonce, "at": frame.get("at")}:
+        if frame == {"type": "pong", "v": 1, "nonce": nonce, "at": frame.get("at")}:
             return got
         got.append(frame)
 
