@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import typing
 from collections.abc import Sequence
 
 import msgspec
@@ -24,6 +25,18 @@ from spades_client.errors import RETRY_CODES, CommandRejected
 from spades_client.moves import Move
 
 _decoder = msgspec.json.Decoder(ws.ServerMessage)
+_KNOWN = frozenset(t.__struct_config__.tag for t in typing.get_args(ws.ServerMessage))
+
+
+class _Tagged(msgspec.Struct):
+    type: str = ""
+
+
+def _type_of(raw: str | bytes) -> str:
+    try:
+        return msgspec.json.decode(raw, type=_Tagged).type
+    except msgspec.DecodeError:
+        return ""
 _encoder = msgspec.json.Encoder()
 
 
@@ -92,10 +105,20 @@ class GameConnection:
             self._apply(got)
 
     async def _recv(self) -> ws.ServerFrame:
+        """The next frame this client reads: a frame type a newer server sends that this
+        client does not know is passed over (docs/protocol.md, "Versions of frames");
+        a newer version of a known type reads without the fields it does not know."""
         assert self.conn is not None
-        frame = _decoder.decode(await self.conn.recv())
-        self.received += 1
-        return frame
+        while True:
+            raw = await self.conn.recv()
+            try:
+                frame = _decoder.decode(raw)
+            except msgspec.ValidationError:
+                if _type_of(raw) in _KNOWN:
+                    raise
+                continue
+            self.received += 1
+            return frame
 
     async def close(self) -> None:
         if self.conn is not None:

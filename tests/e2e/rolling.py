@@ -17,7 +17,7 @@ import asyncio
 import contextlib
 import random
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,10 +29,11 @@ from services.platform.db import create_pool
 from services.platform.events import game_registry
 from services.platform.eventstore import EventStore
 from spades_client import CommandRejected, GameConnection, first_legal
-from tests.services.lobby.harness import Player, Service, lobby_env, start
+from tests.services.lobby.harness import ROOT, Player, Service, lobby_env, start
 
 ONE_HAND = {"preset": "classic", "target": None, "max_hands": 1}
 ORDER = ("lobby", "game", "ratings", "tournaments")
+SHAPE = (("game", 2), ("ratings", 1), ("tournaments", 1), ("lobby", 2))
 
 
 @dataclass
@@ -46,14 +47,15 @@ class Deployment:
     def ws_urls(self) -> list[str]:
         return [s.ws_url for s in self.copies["lobby"]]
 
-    def restart(self, name: str, i: int) -> float:
-        """SIGTERM the copy, wait for it to end, start the new one on its port; seconds."""
+    def restart(self, name: str, i: int, root: Path = ROOT) -> float:
+        """SIGTERM the copy, wait for it to end, start the new one on its port (from the
+        source tree ``root``: another version's, for an upgrade); seconds."""
         began = time.monotonic()
         old = self.copies[name][i]
         old.stop()
         self.restarts += 1
         self.copies[name][i] = start(name, self.logs / f"{name}-{i}-r{self.restarts}.log",
-                                     SPADES_HTTP_PORT=str(old.port), **self.env)
+                                     None, root, SPADES_HTTP_PORT=str(old.port), **self.env)
         return time.monotonic() - began
 
     def stop(self) -> None:
@@ -64,14 +66,20 @@ class Deployment:
 
 @contextlib.contextmanager
 def deployment(logs: Path, database_url: str, nats_url: str, prefix: str,
-               drain_seconds: float = 0.2) -> Iterator[Deployment]:
+               drain_seconds: float = 0.2,
+               shape: tuple[tuple[str, int], ...] = SHAPE,
+               roots: Mapping[tuple[str, int], Path] | None = None) -> Iterator[Deployment]:
+    """The copies of each service ``shape`` names, started in its order; ``roots`` gives
+    a copy (name, i) another version's source tree."""
     env = lobby_env(database_url, nats_url, prefix, SPADES_BOT_THINK_MS="0",
                     SPADES_DRAIN_SECONDS=str(drain_seconds),
                     SPADES_WS_FRAMES_PER_SECOND="200", SPADES_WS_FRAME_BURST="400")
     d = Deployment({}, env, logs)
     try:
-        for name, n in (("game", 2), ("ratings", 1), ("tournaments", 1), ("lobby", 2)):
-            d.copies[name] = [start(name, logs / f"{name}-{i}.log", **env) for i in range(n)]
+        for name, n in shape:
+            d.copies[name] = [start(name, logs / f"{name}-{i}.log", None,
+                                    (roots or {}).get((name, i), ROOT), **env)
+                              for i in range(n)]
         yield d
     finally:
         d.stop()

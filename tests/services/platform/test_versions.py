@@ -12,6 +12,8 @@ import msgspec
 import pytest
 from nats.aio.client import Client
 from nats.aio.msg import Msg
+from websockets.asyncio.client import connect
+from websockets.asyncio.server import ServerConnection, serve
 
 from schemas import commands, versions, ws
 from schemas.bus import StatusReply, StatusRequest
@@ -20,6 +22,7 @@ from services.lobby.edge.socket import decode_error
 from services.platform import bus, connection
 from services.platform.busclient import BusClient
 from services.platform.events import EventRegistry, NewerEvent
+from spades_client import GameConnection
 
 
 @pytest.fixture
@@ -148,3 +151,25 @@ def test_a_newer_client_frame_is_read_or_answered_unsupported_version() -> None:
         assert decode_error(exc.value, text).code == code
     encoded = msgspec.json.encode(ws.Pong(nonce="n", at=1))
     assert msgspec.json.decode(encoded)["v"] == 1  # every frame says its version
+
+
+async def test_the_client_passes_over_a_frame_type_it_does_not_know() -> None:
+    """A newer server's frames on a real socket: an unknown type is passed over, a newer
+    version of a known type reads without its new field."""
+    sent = ['{"type": "weather", "v": 1, "sky": "clear"}',
+            '{"type": "pong", "v": 2, "nonce": "n", "at": 5, "region": "eu"}']
+
+    async def newer_server(conn: ServerConnection) -> None:
+        for text in sent:
+            await conn.send(text)
+        await conn.wait_closed()
+
+    async with serve(newer_server, "127.0.0.1", 0) as server:
+        port = next(iter(server.sockets)).getsockname()[1]
+        game = GameConnection(f"ws://127.0.0.1:{port}", "token", "g")
+        game.conn = await connect(f"ws://127.0.0.1:{port}")
+        try:
+            assert await game._recv() == ws.Pong(v=2, nonce="n", at=5)
+            assert game.received == 1
+        finally:
+            await game.close()
