@@ -69,14 +69,38 @@ def version_of(cls: type[Any]) -> int:
 
 def label(body: msgspec.Struct) -> str:
     """``Type/version`` of the body and of each tagged Struct among its fields."""
-    cls = type(body)
-    parts = [f"{name_of(cls)}/{version_of(cls)}"]
-    for field in cls.__struct_fields__:
+    own, inner = _plan(type(body))
+    if not inner:
+        return own
+    parts = [own]
+    for field in inner:
         value = getattr(body, field)
-        if isinstance(value, msgspec.Struct) and isinstance(
-                type(value).__struct_config__.tag, str):
-            parts.append(f"{name_of(type(value))}/{version_of(type(value))}")
+        if value is not None:
+            parts.append(_plan(type(value))[0])
     return " ".join(parts)
+
+
+_plans: dict[type[Any], tuple[str, tuple[str, ...]]] = {}
+
+
+def _plan(cls: type[Any]) -> tuple[str, tuple[str, ...]]:
+    """A type's own part of a label, and its fields that may hold a tagged Struct (read
+    from its annotations once)."""
+    plan = _plans.get(cls)
+    if plan is None:
+        inner: tuple[str, ...] = ()
+        if hasattr(cls, "__struct_fields__"):
+            info = msgspec.inspect.type_info(cls)
+            assert isinstance(info, msgspec.inspect.StructType)
+            inner = tuple(f.name for f in info.fields if _tagged(f.type))
+        plan = _plans[cls] = (f"{name_of(cls)}/{version_of(cls)}", inner)
+    return plan
+
+
+def _tagged(kind: msgspec.inspect.Type) -> bool:
+    if isinstance(kind, msgspec.inspect.UnionType):
+        return any(_tagged(t) for t in kind.types)
+    return isinstance(kind, msgspec.inspect.StructType) and isinstance(kind.tag, str)
 
 
 def headers(body: msgspec.Struct, more: Mapping[str, str] | None = None) -> dict[str, str]:
