@@ -75,7 +75,8 @@ def label(body: msgspec.Struct) -> str:
     parts = [own]
     for field in inner:
         value = getattr(body, field)
-        if value is not None:
+        if isinstance(value, msgspec.Struct) and isinstance(type(value).__struct_config__.tag,
+                                                            str):
             parts.append(_plan(type(value))[0])
     return " ".join(parts)
 
@@ -98,8 +99,11 @@ def _plan(cls: type[Any]) -> tuple[str, tuple[str, ...]]:
 
 
 def _tagged(kind: msgspec.inspect.Type) -> bool:
+    """Whether a field of this type may hold a tagged Struct (a generic one may)."""
     if isinstance(kind, msgspec.inspect.UnionType):
         return any(_tagged(t) for t in kind.types)
+    if isinstance(kind, msgspec.inspect.AnyType):
+        return True
     return isinstance(kind, msgspec.inspect.StructType) and isinstance(kind.tag, str)
 
 

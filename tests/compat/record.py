@@ -3,20 +3,23 @@
 ``python -m tests.compat.record`` checks the release's commit out in a temporary git
 worktree, starts its services as processes (a game worker, a lobby, the ratings
 service) on embedded PostgreSQL and NATS, plays games through its public API and its
-bus, and writes two files under ``tests/compat/fixtures/<version>/``:
+bus, and writes under ``tests/compat/fixtures/<version>/``:
 
-- ``events.jsonl``: every stored game event, one row of the event store a line, its
-  body the stored bytes (base64 msgpack) as that version encoded them;
+- ``events.jsonl`` and ``tournament_events.jsonl``: every stored event of the game
+  workers' and of the tournament service's event store, one row a line, its body the
+  stored bytes (base64 msgpack) as that version encoded them;
 - ``bus.jsonl``: every message the release's services sent one another on NATS
   (requests, their replies, publications, JetStream's event messages), in order, with
-  subject, headers and body (base64). The driver's own requests are left out.
+  subject, headers and body (base64). The recorder's own requests are left out.
 
-The games: a person's table (one person and three bots; the person looks at the cards,
-sets and cancels a pre-move, leaves the seat and takes it back), a table of four bots,
-and a rated game of four bots on a sealed deal asked of the game workers directly (as the
-matchmaker and the tournament service do). ``tests/compat/test_release_fixtures.py``
-reads them with today's code. Run again after a release to record that release too
-(``RELEASE`` names it).
+The games: two people's tables (one person and three bots; the person looks at the
+cards or bids blind nil and passes cards, sets and cancels a pre-move, leaves the seat
+and takes it back), a person who never moves on short clocks, a table of four bots, a
+rated game of four bots on a sealed deal asked of the game workers directly (as the
+matchmaker and the tournament service do), and a knockout of two bot teams whose one
+match is played. ``tests/compat/test_release_fixtures.py`` reads them with today's code.
+Run again after a release to record that release too (``RELEASE`` names it); the run
+takes about a minute.
 """
 
 from __future__ import annotations
@@ -209,6 +212,49 @@ async def rated_game(nc: Any, names: Names) -> str:
     return game_id
 
 
+async def tournament(lobby: Service, tree: Path, env: dict[str, str]) -> str:
+    """A knockout of two bot teams, started at once: its one match is a game of bots,
+    its result the tournament's end."""
+    org = await Player.registered(lobby.url, "Organizer", "organizer-password-1")
+    subprocess.run([sys.executable, "-m", "services.cli", "organizer", "grant", org.name],
+                   cwd=tree, env={**_base_env(tree), **env}, check=True, capture_output=True)
+    await org.aclose()
+    org = await _signed_in(lobby, org.name)  # again, now with the role
+    now = int(time.time() * 1000)
+    t = await org.ok("POST", "/v1/tournaments", {
+        "name": "Compat cup", "format": {"kind": "single_elimination"},
+        "rules": {"preset": "classic", "target": None, "max_hands": 1},
+        "registration_opens_at": now - 60_000, "registration_closes_at": now + 3_000_000,
+        "starts_at": now + 3_600_000, "min_teams": 2, "max_teams": 4})
+    for name in ("Robots", "Droids"):
+        await org.ok("POST", f"/v1/tournaments/{t['tournament_id']}/bots",
+                     {"name": name, "level": "basic"})
+    await org.ok("POST", f"/v1/tournaments/{t['tournament_id']}/start")
+    await org.aclose()
+    return str(t["tournament_id"])
+
+
+async def _signed_in(lobby: Service, name: str) -> Player:
+    import httpx
+
+    http = httpx.AsyncClient(base_url=lobby.url, timeout=10)
+    r = await http.post("/v1/auth/login", json={"name": name,
+                                                "password": "organizer-password-1"})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    http.headers["authorization"] = f"Bearer {body['token']}"
+    return Player(lobby.url, body["token"], body["player_id"], name, http)
+
+
+async def finished(pool: asyncpg.Pool, tournament_id: str) -> None:
+    deadline = time.monotonic() + 90
+    while not await pool.fetchval("SELECT count(*) FROM tournaments.events WHERE stream = $1"
+                                  " AND type = 'TournamentFinished'",
+                                  f"tournament-{tournament_id}"):
+        assert time.monotonic() < deadline, "the tournament did not finish"
+        await asyncio.sleep(0.3)
+
+
 async def wait_ended(pool: asyncpg.Pool, game_ids: list[str]) -> None:
     deadline = time.monotonic() + 90
     while True:
@@ -220,11 +266,11 @@ async def wait_ended(pool: asyncpg.Pool, game_ids: list[str]) -> None:
         await asyncio.sleep(0.2)
 
 
-async def dump_events(pool: asyncpg.Pool, game_ids: list[str]) -> list[dict[str, Any]]:
+async def dump_events(pool: asyncpg.Pool, schema: str) -> list[dict[str, Any]]:
+    """Every stored event of a service's event store (``game``, ``tournaments``)."""
     rows = await pool.fetch("SELECT stream, version, type, schema_version, event_id, "
                             "occurred_at, correlation_id, causation_id, command_id, body "
-                            "FROM game.events WHERE stream = ANY($1) ORDER BY stream, version",
-                            game_ids)
+                            f"FROM {schema}.events ORDER BY stream, version")
     return [{"stream": r["stream"], "version": r["version"], "type": r["type"],
              "schema_version": r["schema_version"], "event_id": str(r["event_id"]),
              "occurred_at_ms": int(r["occurred_at"].timestamp() * 1000),
@@ -233,7 +279,11 @@ async def dump_events(pool: asyncpg.Pool, game_ids: list[str]) -> list[dict[str,
             for r in rows]
 
 
-async def record(tree: Path, work: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+Rows = list[dict[str, Any]]
+STORES = {"game": "events.jsonl", "tournaments": "tournament_events.jsonl"}
+
+
+async def record(tree: Path, work: Path) -> tuple[dict[str, Rows], Rows]:
     both = servers.embedded(work / "servers")
     both.start()
     started: list[Service] = []
@@ -247,16 +297,18 @@ async def record(tree: Path, work: Path) -> tuple[list[dict[str, Any]], list[dic
                        env={**_base_env(tree), **env}, capture_output=True)
         tap, nc = Tap(), await nats.connect(both.nats.url)
         await nc.subscribe(">", cb=tap.on_msg)
-        for name in ("game", "ratings", "lobby"):
+        for name in ("game", "ratings", "tournaments", "lobby"):
             started.append(start(name, work / f"{name}.log", None, tree, **env))
         lobby = started[-1]
         games = [await person_game(lobby), await person_game(lobby, blind=True),
                  await idle_game(lobby), await bots_game(lobby),
                  await rated_game(nc, Names(PREFIX))]
+        cup = await tournament(lobby, tree, env)
         pool = await asyncpg.create_pool(url, min_size=1, max_size=2)
+        await finished(pool, cup)
         await wait_ended(pool, games)
         await asyncio.sleep(2)  # the ratings and the lobby's projections hear the ends
-        events = await dump_events(pool, games)
+        events = {schema: await dump_events(pool, schema) for schema in STORES}
         await pool.close()
         await nc.flush()
         await nc.close()
@@ -273,10 +325,11 @@ def _base_env(tree: Path) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(tree)}
 
 
-def write(version: str, events: list[dict[str, Any]], bus: list[dict[str, Any]]) -> Path:
+def write(version: str, events: dict[str, Rows], bus: Rows) -> Path:
     folder = FIXTURES / version
     folder.mkdir(parents=True, exist_ok=True)
-    for name, rows in (("events.jsonl", events), ("bus.jsonl", bus)):
+    files = [(STORES[schema], rows) for schema, rows in events.items()]
+    for name, rows in [*files, ("bus.jsonl", bus)]:
         (folder / name).write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows))
     return folder
 
@@ -292,7 +345,8 @@ def main() -> None:
         finally:
             shutil.rmtree(work, ignore_errors=True)
     folder = write(version, events, bus)
-    print(f"{folder}: {len(events)} events, {len(bus)} bus messages")
+    print(f"{folder}: {len(events['game'])} game events, {len(events['tournaments'])} "
+          f"tournament events, {len(bus)} bus messages")
 
 
 if __name__ == "__main__":

@@ -25,8 +25,10 @@ from schemas.gamebus import (
     SeatPresent,
     TableChanged,
 )
-from schemas.matches import MatchOutcome
-from services.platform.events import game_registry
+from schemas.matches import MatchOpened, MatchOutcome, OpenMatch
+from schemas.tournaments.api import CommandReply, TournamentRequest
+from services.platform.events import game_registry, tournament_registry
+from services.tournaments.transport import WRITES
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 PREFIX = "compat."
@@ -56,8 +58,10 @@ class Message:
     data: bytes
 
 
-def stored(version: str) -> list[Stored]:
-    rows = [json.loads(line) for line in (FIXTURES / version / "events.jsonl").open()]
+def stored(version: str, store: str = "events.jsonl") -> list[Stored]:
+    """A store's rows: the game workers' (``events.jsonl``) or the tournament service's
+    (``tournament_events.jsonl``)."""
+    rows = [json.loads(line) for line in (FIXTURES / version / store).open()]
     return [Stored(**{**r, "body": base64.b64decode(r["body"])}) for r in rows]
 
 
@@ -95,6 +99,10 @@ BODIES: dict[str, tuple[Any, Any]] = {
     "player.note": (notes.Note, None),
     "game.evt": (EventEnvelope, None),
     "lobby.match": (EventEnvelope, None),
+    "tournament.evt": (EventEnvelope, None),
+    "svc.lobby.open_match": (OpenMatch, MatchOpened),
+    **{f"svc.tournaments.{name}": (TournamentRequest[command], CommandReply)  # type: ignore[valid-type]
+       for name, command in WRITES.items()},
 }
 
 
@@ -115,6 +123,14 @@ class Exchange:
     reply: Any
 
 
+def _inner(kind: str, env: EventEnvelope) -> Any:
+    """What an envelope holds: a game's event, a tournament's, or a match's outcome."""
+    if kind == "lobby.match":
+        return msgspec.msgpack.decode(env.body, type=MatchOutcome)
+    registry = game_registry() if kind == "game.evt" else tournament_registry()
+    return registry.decode(env.type, env.schema_version, env.body)
+
+
 Recorded = tuple[list[Exchange], list[tuple[str, Any]]]
 
 
@@ -122,7 +138,6 @@ def decoded(messages: list[Message]) -> Recorded:
     """Every recorded message read as today's code reads it: the requests with their
     replies, and the publications (an envelope's event, and a match's outcome, decoded
     too)."""
-    registry = game_registry()
     replies = {m.subject: m for m in messages if m.subject.startswith("_INBOX")}
     asked = [m for m in messages if not m.subject.startswith("_INBOX")]
     exchanges: list[Exchange] = []
@@ -135,10 +150,7 @@ def decoded(messages: list[Message]) -> Recorded:
                 replies.pop(m.reply).data)))
             continue
         if isinstance(body, EventEnvelope):
-            inner = (registry.decode(body.type, body.schema_version, body.body)
-                     if kind_of(m.subject) == "game.evt"
-                     else msgspec.msgpack.decode(body.body, type=MatchOutcome))
-            published.append((m.subject, (body, inner)))
+            published.append((m.subject, (body, _inner(kind_of(m.subject), body))))
         else:
             published.append((m.subject, body))
     assert not replies, f"replies to nothing recorded: {list(replies)[:3]}"

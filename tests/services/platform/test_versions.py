@@ -18,6 +18,8 @@ from websockets.asyncio.server import ServerConnection, serve
 from schemas import commands, versions, ws
 from schemas.bus import StatusReply, StatusRequest
 from schemas.gamebus import GameRequest
+from schemas.tournaments import commands as tcommands
+from schemas.tournaments.api import TournamentRequest
 from services.lobby.edge.socket import decode_error
 from services.platform import bus, connection
 from services.platform.busclient import BusClient
@@ -36,6 +38,8 @@ def test_a_label_names_the_body_and_the_command_it_carries() -> None:
     request = GameRequest(game_id="g", command_id="c", command=commands.PlayCard(seat=1,
                                                                                  card="AS"))
     assert versions.label(request) == "GameRequest/1 PlayCard/1"
+    cancel = TournamentRequest(tournament_id="t", command=tcommands.Cancel(by="org"))
+    assert versions.label(cancel) == "TournamentRequest/1 Cancel/1"  # a generic one too
     assert versions.parse("GameRequest/1 PlayCard/3") == {"GameRequest": 1, "PlayCard": 3}
     assert versions.beyond("GameRequest/1 PlayCard/3") == ["PlayCard/3 (this code reads up "
                                                            "to 1)"]
