@@ -103,7 +103,8 @@ class Tap:
 async def person_game(lobby: Service, blind: bool = False) -> str:
     """One person and three bots. The person looks at the cards when blind nil is offered
     (``blind``: bids it and passes cards to the partner instead), sets and cancels a
-    pre-move, leaves the seat and takes it back, and plays to the end."""
+    pre-move (and, not ``blind``, locks a spade as the next one each trick), leaves the
+    seat and takes it back, and plays to the end."""
     p = await Player.guest(lobby.url, "Blind" if blind else "Ada")
     rules = {**ONE_HAND, "blind_nil": True, "blind_nil_margin": None, "blind_nil_pass": 2}
     t = await p.ok("POST", "/v1/tables", {"rules": rules, "private": True})
@@ -144,10 +145,22 @@ async def _extra(seat: Seat, did: set[str], blind: bool) -> None:
         did.add("premove")
         await _send(seat, {"type": "premove", "card": _hand(seat)[-1]})
         await _send(seat, {"type": "cancel_premove"})
+    elif not mine and _playing(seat) and "premove" in did and not blind:
+        await _spade_premove(seat, did)
     elif mine and turn.get("legal_cards") and "leave" not in did:
         did.add("leave")
         await _send(seat, {"type": "leave"})
         await seat.subscribe()  # back in the seat, while the bot that took it plays
+
+
+async def _spade_premove(seat: Seat, did: set[str]) -> None:
+    """A spade locked as the pre-move, once a trick: when the turn comes it is often not
+    playable (spades not broken, or another suit to follow), and is dropped."""
+    trick = f"spade-{sum(f['event']['type'] == 'TrickWon' for f in seat.events)}"
+    spades = [c for c in _hand(seat) if c.endswith("S")]
+    if spades and trick not in did:
+        did.add(trick)
+        await _send(seat, {"type": "premove", "card": spades[0]})
 
 
 def _hand(seat: Seat) -> list[str]:

@@ -30,11 +30,10 @@ from tests.compat.release import Recorded, Stored, decoded, games, kind_of, stor
 from tests.services.lobby.harness import lobby_env, start
 
 RELEASE = "0.2.0"
-# Every event type 0.2.0 had that its recorded games made (a pre-move dropped for being
-# illegal by its turn is the one a short scripted game does not reliably make).
+# Every game event type 0.2.0 had: its recorded games made each of them.
 MADE = {"GameStarted", "HandDealt", "CardsLooked", "BidPlaced", "BidsRevealed", "CardsPassed",
         "CardsExchanged", "CardPlayed", "TrickWon", "HandScored", "TimeBankUsed", "PremoveSet",
-        "PremoveCancelled", "SeatTakenByBot", "SeatReclaimed", "GameEnded"}
+        "PremoveCancelled", "PremoveDropped", "SeatTakenByBot", "SeatReclaimed", "GameEnded"}
 
 
 @pytest.fixture(scope="module")
