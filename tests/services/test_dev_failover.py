@@ -169,7 +169,7 @@ async def test_the_primary_machine_lost_mid_game_fails_over_with_nothing_lost(
         kept = _counts(url, game.game_id, cup.tid)
         moment = datetime.now(UTC)
         await moves(game, 2)
-        await wal_archived(url)
+        await wal_archived(url, env)
         restored = server_folder / "restored"
         await asyncio.to_thread(cli, "restore", "--to", moment.isoformat(),
                                 "--data-dir", str(restored), env=env)
