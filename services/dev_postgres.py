@@ -22,8 +22,11 @@ from services.upkeep_cli import CliError
 
 DEV_DATABASE = "spades"
 DEV_PG_PORT = 15432
-# Incremental backups read the server's own summaries of its WAL.
-SETTINGS = {"summarize_wal": "on"}
+# Incremental backups read the server's own summaries of its WAL. A promoted standby
+# has no slot for the WAL archive (slots are not copied to a standby): it keeps its
+# recent WAL for the archiver to resume from the fork, where a checkpoint (the new
+# standby's copy makes one at once) would otherwise remove it first.
+SETTINGS = {"summarize_wal": "on", "wal_keep_size": "512MB"}
 
 Postgres = servers.PostgresServer | servers.PostgresPair
 

@@ -116,14 +116,16 @@ async def play_typed(game: GameConnection, drop_after: int | None = None,
         await game.next()
 
 
-async def started(platform: Any, name: str, rules: str = "classic") -> tuple[Player, Seat]:
-    """A table of ``name`` and three bots, started, with ``name``'s socket following it."""
+async def started(platform: Any, name: str, rules: str = "classic",
+                  private: bool = False) -> tuple[Player, Seat, str]:
+    """A table of ``name`` and three bots, started, with ``name``'s socket following it
+    from gateway a; the table's id last."""
     p = await Player.guest(platform.a.url, name)
-    t = await p.ok("POST", "/v1/tables", {"rules": rules})
+    t = await p.ok("POST", "/v1/tables", {"rules": rules, "private": private})
     t = await p.ok("POST", f"/v1/tables/{t['table_id']}/start")
     seat = Seat(p, await p.socket(platform.a.ws_url), t["game_id"])
     await seat.subscribe()
-    return p, seat
+    return p, seat, t["table_id"]
 
 
 async def until_my_turn(seat: Seat, kind: str) -> None:

@@ -11,7 +11,7 @@ from tests.services.lobby.harness import Player
 
 
 async def test_a_player_cannot_act_for_another_seat(platform: Platform) -> None:
-    ada, seat = await started(platform, "Ada")
+    ada, seat, _ = await started(platform, "Ada")
     for other in (1, 2, 3):
         await seat.sock.send({"type": "bid", "command_id": f"x{other}", "game_id": seat.game_id,
                               "seat": other, "bid": 3})
@@ -37,7 +37,7 @@ async def test_a_player_cannot_act_for_another_seat(platform: Platform) -> None:
 
 async def test_a_duplicated_command_acts_once_and_gets_the_same_answer(
         platform: Platform) -> None:
-    ada, seat = await started(platform, "Ada")
+    ada, seat, _ = await started(platform, "Ada")
     await until_my_turn(seat, "legal_bids")
     frame = {"type": "bid", "command_id": "same-id", "game_id": seat.game_id, "seat": seat.seat,
              "bid": 2}
@@ -61,7 +61,7 @@ async def test_a_duplicated_command_acts_once_and_gets_the_same_answer(
 
 
 async def test_rule_violations_come_back_as_the_engines_typed_errors(platform: Platform) -> None:
-    ada, seat = await started(platform, "Ada")
+    ada, seat, _ = await started(platform, "Ada")
     await until_my_turn(seat, "legal_cards")
     await seat.sock.send({"type": "play", "command_id": "bad-card", "game_id": seat.game_id,
                           "seat": seat.seat, "card": "ZZ"})

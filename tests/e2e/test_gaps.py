@@ -3,28 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-from functools import partial
-
-import asyncpg
 
 from engine.evolve import fold
-from schemas.subjects import Names
 from services.lobby.base.settings import LobbySettings
-from services.lobby.clients.broadcasts import Broadcasts
-from services.lobby.clients.gameworkers import GameClient
-from services.lobby.clients.ratings import RatingsBus
-from services.lobby.clients.tournaments import TournamentBus
 from services.lobby.edge.following import Hub
-from services.lobby.edge.gateway import Gateway
-from services.lobby.games import store as games_store
 from services.lobby.matches import store as matchstore
-from services.lobby.matches.opening import Matches
-from services.lobby.matches.outcomes import Outcomes
-from services.lobby.ranked.queue import Queue
-from services.lobby.tables.tables import Tables
-from services.lobby.tournaments.relay import Tournaments
-from services.platform import connection
-from services.platform.busclient import BusClient
+from tests.e2e import inprocess
 from tests.e2e.conftest import Platform
 from tests.e2e.truth import stored_events
 from tests.services.lobby.harness import Player
@@ -44,23 +28,10 @@ async def test_events_after_a_gap_wait_until_the_worker_supplies_the_missing_one
         await asyncio.sleep(0.05)
     assert len(events) >= 40
 
-    nc = await connection.connect(nats_url, "test")
-    pool = await asyncpg.create_pool(database_url, server_settings={"search_path": "lobby"})
-    assert pool is not None
-    try:
-        names = Names(f"{nats_prefix}e2e")
-        games = GameClient(BusClient(nc), names, 2.0)
-        broadcasts = Broadcasts(BusClient(nc), names)
-        settings = LobbySettings(database_url="", nats_url="", resume_max_events=16)
-        matches = Matches(pool, games, broadcasts, Outcomes(pool, BusClient(nc), names))
-        ratings = RatingsBus(BusClient(nc), names, 2.0)
-        tournaments = Tournaments(pool, TournamentBus(BusClient(nc), names, 2.0), ratings,
-                                  broadcasts)
-        queue = Queue(pool, games, broadcasts, matches, ratings, settings, "gaps",
-                      partial(games_store.finished_games, pool))
-        gateway = Gateway(Tables(pool, games, broadcasts, matches), games, broadcasts, names,
-                          settings, tournaments, queue)
-        table = await matchstore.table_of_game(pool, game_id)
+    settings = LobbySettings(database_url="", nats_url="", resume_max_events=16)
+    async with inprocess.gateway(database_url, nats_url, f"{nats_prefix}e2e", "gaps",
+                                 settings) as gateway:
+        table = await matchstore.table_of_game(gateway.tables.pool, game_id)
         assert table is not None
         hub = Hub(gateway, game_id, table, gateway.hubs.stop_following)  # fed by hand here
         hub.order.take(3, events[2])  # type: ignore[arg-type]
@@ -85,7 +56,4 @@ async def test_events_after_a_gap_wait_until_the_worker_supplies_the_missing_one
         assert gateway.running
         await gateway.stop()
         assert not gateway.running
-    finally:
-        await pool.close()
-        await nc.close()
-        await host.aclose()
+    await host.aclose()

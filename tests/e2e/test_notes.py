@@ -68,7 +68,7 @@ async def test_a_note_reaches_all_of_its_players_sockets_on_every_gateway_and_no
 
 async def test_me_names_the_running_games_and_tables_of_the_caller(
         platform: Platform, nats_url: str, nats_prefix: str) -> None:
-    ada, seat = await started(platform, "Ada")
+    ada, seat, _ = await started(platform, "Ada")
     again = await Player.guest(platform.b.url, "Ada elsewhere")
     me = await ada.ok("GET", "/v1/me")
     assert me["player_id"] == ada.player_id and me["name"] == "Ada"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from tests.e2e.conftest import Platform
-from tests.e2e.players import Seat, play_until_over
+from tests.e2e.players import Seat, play_until_over, started
 from tests.e2e.truth import leaks, stored_events, stored_states
 from tests.services.lobby.harness import Player
 
@@ -60,15 +60,11 @@ async def test_four_people_on_two_gateways_play_one_game_and_see_only_their_own_
 async def test_the_leak_check_catches_another_seats_cards(platform: Platform,
                                                          database_url: str) -> None:
     """The judge above must be able to fail: frames meant for seat 0, judged as seat 1's."""
-    ada = await Player.guest(platform.a.url, "Ada")
-    t = await ada.ok("POST", "/v1/tables", {"rules": "quick"})
-    t = await ada.ok("POST", f"/v1/tables/{t['table_id']}/start")
-    seat = Seat(ada, await ada.socket(platform.a.ws_url), t["game_id"])
-    await seat.subscribe()
+    ada, seat, _ = await started(platform, "Ada", "quick")
     for _ in range(30):
         await seat.step()
-    states = await stored_states(database_url, t["game_id"])
-    events = await stored_events(database_url, t["game_id"])
+    states = await stored_states(database_url, seat.game_id)
+    events = await stored_events(database_url, seat.game_id)
     mine = [f for f in seat.sock.frames if f["type"] in ("snapshot", "event")
             and f["version"] < len(states)]
     assert leaks(mine, 0, states, events) == []

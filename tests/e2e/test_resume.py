@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 from tests.e2e.conftest import Platform
-from tests.e2e.players import Seat
+from tests.e2e.players import Seat, started
 from tests.services.lobby.harness import Player, Socket
 
 
@@ -26,13 +26,9 @@ async def read_until_mid_trick(sock: Socket) -> int:
 
 async def test_a_socket_that_reconnects_mid_trick_gets_exactly_the_missed_events(
         platform: Platform) -> None:
-    ada = await Player.guest(platform.a.url, "Ada")
-    t = await ada.ok("POST", "/v1/tables", {"rules": "classic"})
-    t = await ada.ok("POST", f"/v1/tables/{t['table_id']}/start")
-    actor = Seat(ada, await ada.socket(platform.a.ws_url), t["game_id"])
-    await actor.subscribe()
+    ada, actor, _ = await started(platform, "Ada", "classic")
     second = await ada.socket(platform.a.ws_url)  # the same player's other device
-    await second.send({"type": "subscribe", "game_id": t["game_id"]})
+    await second.send({"type": "subscribe", "game_id": actor.game_id})
     await second.of_type("subscribed")
 
     async def play_until(done: Any) -> None:
@@ -46,7 +42,7 @@ async def test_a_socket_that_reconnects_mid_trick_gets_exactly_the_missed_events
     await play_until(lambda: actor.version >= last + 12)
 
     back = await ada.socket(platform.b.ws_url)  # back on the other gateway
-    await back.send({"type": "subscribe", "game_id": t["game_id"], "since": last})
+    await back.send({"type": "subscribe", "game_id": actor.game_id, "since": last})
     done = await back.of_type("subscribed")
     assert done["resumed"] and done["seat"] == 0
     missed = events_after(back.frames, last)
@@ -62,7 +58,7 @@ async def test_a_socket_that_reconnects_mid_trick_gets_exactly_the_missed_events
     await back.close()
     await play_until(lambda: actor.version >= last + 100 or actor.ended is not None)
     again = await ada.socket(platform.b.ws_url)
-    await again.send({"type": "subscribe", "game_id": t["game_id"], "since": last})
+    await again.send({"type": "subscribe", "game_id": actor.game_id, "since": last})
     snap = await again.of_type("snapshot")
     done = await again.of_type("subscribed")
     assert not done["resumed"] and snap["version"] == done["version"] >= last + 100
@@ -100,13 +96,9 @@ async def test_a_dropped_player_keeps_the_seat_for_the_grace_period_then_a_bot_p
 
 
 async def test_a_quick_return_keeps_the_seat(platform: Platform) -> None:
-    ada = await Player.guest(platform.a.url, "Ada")
-    t = await ada.ok("POST", "/v1/tables", {"rules": "house", "private": True})
-    t = await ada.ok("POST", f"/v1/tables/{t['table_id']}/start")
-    seat = Seat(ada, await ada.socket(platform.a.ws_url), t["game_id"])
-    await seat.subscribe()
+    ada, seat, _ = await started(platform, "Ada", "house", private=True)
     await seat.sock.close()
-    back = Seat(ada, await ada.socket(platform.b.ws_url), t["game_id"])  # elsewhere, in time
+    back = Seat(ada, await ada.socket(platform.b.ws_url), seat.game_id)  # elsewhere, in time
     await back.subscribe()
     await asyncio.sleep(2.0)
     await back.sock.send({"type": "ping"})
@@ -118,29 +110,21 @@ async def test_a_quick_return_keeps_the_seat(platform: Platform) -> None:
 
 
 async def test_leaving_under_club_rules_forfeits_the_match(platform: Platform) -> None:
-    ada = await Player.guest(platform.a.url, "Ada")
-    t = await ada.ok("POST", "/v1/tables", {"rules": "club"})
-    t = await ada.ok("POST", f"/v1/tables/{t['table_id']}/start")
-    seat = Seat(ada, await ada.socket(platform.a.ws_url), t["game_id"])
-    await seat.subscribe()
-    await seat.sock.send({"type": "leave", "command_id": "bye", "game_id": t["game_id"],
+    ada, seat, _ = await started(platform, "Ada", "club")
+    await seat.sock.send({"type": "leave", "command_id": "bye", "game_id": seat.game_id,
                           "seat": 0})
     ended = await seat.sock.until(lambda f: f["type"] == "event"
                                   and f["event"]["type"] == "GameEnded")
     assert ended["event"]["reason"] == "forfeit" and ended["event"]["forfeited_by"] == 0
-    summary = await ada.ok("GET", f"/v1/games/{t['game_id']}")
+    summary = await ada.ok("GET", f"/v1/games/{seat.game_id}")
     assert summary["state"] == "over" and summary["winner"] == 1
     await seat.sock.close()
     await ada.aclose()
 
 
 async def test_leaving_over_http_mid_game_hands_the_seat_to_a_bot(platform: Platform) -> None:
-    ada = await Player.guest(platform.a.url, "Ada")
-    t = await ada.ok("POST", "/v1/tables", {"rules": "house"})
-    t = await ada.ok("POST", f"/v1/tables/{t['table_id']}/start")
-    seat = Seat(ada, await ada.socket(platform.a.ws_url), t["game_id"])
-    await seat.subscribe()
-    await ada.ok("POST", f"/v1/tables/{t['table_id']}/leave")
+    ada, seat, table_id = await started(platform, "Ada", "house")
+    await ada.ok("POST", f"/v1/tables/{table_id}/leave")
     taken = await seat.sock.until(lambda f: f["type"] == "event"
                                   and f["event"]["type"] == "SeatTakenByBot")
     assert taken["event"]["seat"] == 0
@@ -150,16 +134,12 @@ async def test_leaving_over_http_mid_game_hands_the_seat_to_a_bot(platform: Plat
 
 async def test_unsubscribing_from_ones_seat_starts_the_grace_period_too(
         platform: Platform) -> None:
-    ada = await Player.guest(platform.a.url, "Ada")
-    t = await ada.ok("POST", "/v1/tables", {"rules": "house"})
-    t = await ada.ok("POST", f"/v1/tables/{t['table_id']}/start")
-    seat = Seat(ada, await ada.socket(platform.a.ws_url), t["game_id"])
-    await seat.subscribe()
+    ada, seat, _ = await started(platform, "Ada", "house")
     watcher = await Player.guest(platform.b.url, "Watcher")
     watch = await watcher.socket(platform.b.ws_url)
-    await watch.send({"type": "subscribe", "game_id": t["game_id"], "spectate": True})
+    await watch.send({"type": "subscribe", "game_id": seat.game_id, "spectate": True})
     await watch.of_type("subscribed")
-    await seat.sock.send({"type": "unsubscribe", "game_id": t["game_id"]})
+    await seat.sock.send({"type": "unsubscribe", "game_id": seat.game_id})
     taken = await watch.until(lambda f: f["type"] == "event"
                               and f["event"]["type"] == "SeatTakenByBot", timeout=10)
     assert taken["event"]["seat"] == 0

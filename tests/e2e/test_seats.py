@@ -52,7 +52,7 @@ async def test_a_game_that_no_table_opened_is_played_over_the_socket(
 
 async def test_a_seat_written_into_the_table_row_gives_no_seat_in_the_game(
         platform: Platform, database_url: str) -> None:
-    ada, seat = await started(platform, "Ada")
+    ada, seat, _ = await started(platform, "Ada")
     eve = await Player.guest(platform.b.url, "Eve")
     conn = await asyncpg.connect(database_url)
     try:  # tamper: the row now seats Eve where a bot plays
@@ -89,7 +89,7 @@ async def test_a_seat_written_into_the_table_row_gives_no_seat_in_the_game(
 
 async def test_a_bot_in_the_seat_takes_the_players_say_until_the_player_comes_back(
         platform: Platform) -> None:
-    ada, seat = await started(platform, "Ada")
+    ada, seat, _ = await started(platform, "Ada")
     await seat.sock.send({"type": "leave", "command_id": "bye", "game_id": seat.game_id,
                           "seat": seat.seat})
     await seat.sock.until(lambda f: f["type"] == "event"

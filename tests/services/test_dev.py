@@ -69,9 +69,10 @@ def cli(*args: str, env: dict[str, str]) -> str:
     return done.stdout
 
 
-async def wal_archived(url: str) -> None:
+async def wal_archived(url: str, env: dict[str, str]) -> None:
     """Wait until the WAL archive of `spades dev` holds every byte written before now
-    (writes go on meanwhile: the archive is measured against now, not against later)."""
+    (writes go on meanwhile: the archive is measured against now, not against later);
+    the archiver's own log tells why when it does not."""
     from services.platform.servers.backups import ARCHIVER
     from services.platform.servers.tools import query
     from tests.waiting import until
@@ -82,7 +83,12 @@ async def wal_archived(url: str) -> None:
         return query(url, f"SELECT flush_lsn >= '{target}'::pg_lsn FROM pg_stat_replication "
                           f"WHERE application_name = '{ARCHIVER}'") == ["t"]
 
-    await until(past, timeout=60, every=0.2)
+    try:
+        await until(past, timeout=60, every=0.2)
+    except AssertionError as exc:
+        log = Path(env["SPADES_BACKUP_DIR"]) / "pg_receivewal.log"
+        said = log.read_text(errors="replace")[-2000:] if log.exists() else "(no log)"
+        raise AssertionError(f"{exc}; the archiver said:\n{said}") from None
 
 
 def wait_for_line(proc: subprocess.Popen[str], log: Path, text: str,

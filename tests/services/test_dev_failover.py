@@ -14,13 +14,14 @@ import os
 import shutil
 import signal
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from engine import replay
 from schemas import ws
-from services.platform import servers
+from services.platform import dbadmin, servers
 from services.platform.db import create_pool
 from services.platform.events import game_registry
 from services.platform.eventstore import EventStore
@@ -31,11 +32,13 @@ from tests.e2e.ranked import QUEUE_ENV, Queuer, close_all
 from tests.e2e.replays import registered
 from tests.services.devcup import Cup
 from tests.services.test_dev import (
+    cli,
     dev_env,
     ports,
     spades,
     spades_logged,
     wait_for_line,
+    wal_archived,
 )
 from tests.waiting import until
 
@@ -84,7 +87,8 @@ async def test_the_primary_machine_lost_mid_game_fails_over_with_nothing_lost(
     pg_port = servers.free_ports(2)
     env = dev_env(server_folder, ports, NATS_URL=nats_url, SPADES_NATS_PREFIX=f"{nats_prefix}fo",
                   SPADES_DEV_PG_STANDBY="1", SPADES_DEV_PG_PORT=str(pg_port),
-                  SPADES_BOT_THINK_MS="0", **{**QUEUE_ENV, "SPADES_QUEUE_ACCEPT_SECONDS": "60"})
+                  SPADES_BOT_THINK_MS="0", SPADES_BACKUP_DIR=str(server_folder / "backup"),
+                  **{**QUEUE_ENV, "SPADES_QUEUE_ACCEPT_SECONDS": "60"})
     env.pop("SPADES_EPHEMERAL_PG", None)  # the durability spades dev really runs with
     log = server_folder / "dev.log"
     proc = spades_logged(log, "dev", env=env)
@@ -96,6 +100,7 @@ async def test_the_primary_machine_lost_mid_game_fails_over_with_nothing_lost(
     cup = Cup(base, url)
     try:
         wait_for_line(proc, log, "spades dev is up")
+        assert "full backup" in await asyncio.to_thread(cli, "backup", env=env)
         # A tournament's first round in play, both its games, when the machine goes.
         # A ranked match in its ready check then too.
         async def queuer(i: int) -> Queuer:
@@ -159,6 +164,22 @@ async def test_the_primary_machine_lost_mid_game_fails_over_with_nothing_lost(
         assert len(events) >= max(acked) and acked == sorted(acked)
         assert replay.verify(events) is None  # type: ignore[arg-type]
 
+        # The WAL archive followed the failover: a restore reaches a moment after it.
+        await _my_move(game)
+        kept = _counts(url, game.game_id, cup.tid)
+        moment = datetime.now(UTC)
+        await moves(game, 2)
+        await wal_archived(url, env)
+        restored = server_folder / "restored"
+        await asyncio.to_thread(cli, "restore", "--to", moment.isoformat(),
+                                "--data-dir", str(restored), env=env)
+        server = servers.PostgresServer(restored / "postgres", servers.free_port())
+        server.start()
+        try:
+            assert _counts(dbadmin.with_database(server.url, "spades"), game.game_id,
+                           cup.tid) == kept
+        finally:
+            server.stop()
         await game.close()
     finally:
         await cup.close()
@@ -168,6 +189,13 @@ async def test_the_primary_machine_lost_mid_game_fails_over_with_nothing_lost(
             os.kill(proc.pid, signal.SIGCONT)
             proc.terminate()
             proc.wait(60)
+
+
+def _counts(url: str, game_id: str, tid: str) -> list[str]:
+    """How many events the game and the tournament have."""
+    return query(url, f"SELECT (SELECT count(*) FROM game.events WHERE stream = '{game_id}')"
+                      " || ' ' || (SELECT count(*) FROM tournaments.events"
+                      f" WHERE stream = 'tournament-{tid}')")
 
 
 @pytest.mark.parametrize(("setting", "value", "said"), [

@@ -211,7 +211,7 @@ async def test_a_restore_to_a_moment_reads_as_the_clients_saw_it(
                                       {**NEXT_CUP, **window()}))["tournament_id"]
         assert await documents(base, viewers, ids) != seen
 
-        await wal_archived(url)
+        await wal_archived(url, env)
     finally:
         await cup.close()
         await close_all(queuers)

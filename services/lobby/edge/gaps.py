@@ -55,13 +55,19 @@ class InOrder(Generic[T]):
 
     ``fetch(version)`` reads what follows ``version`` from the owner and hands each
     item back through ``take``; ``away`` is what it raises when the owner does not
-    answer. ``reach`` waits a moment for a version another copy may be ahead on.
+    answer (told to ``on_away``, then asked again). ``start`` None: items wait until
+    ``begin`` says where the stream starts. ``reach`` waits a moment for a version
+    another copy may be ahead on.
     """
 
     def __init__(self, advance: Callable[[T], None],
-                 fetch: Callable[[int], Awaitable[None]], away: type[Exception]) -> None:
-        self.advance, self.fetch, self.away = advance, fetch, away
-        self.version = 0  # the last version taken
+                 fetch: Callable[[int], Awaitable[None]], away: type[Exception],
+                 on_away: Callable[[BaseException], None] | None = None,
+                 start: int | None = 0) -> None:
+        self.advance, self.fetch, self.away, self.on_away = advance, fetch, away, on_away
+        # The last version taken; with ``start`` None, items wait until ``begin`` says it.
+        self.version = -1 if start is None else start
+        self.started = start is not None
         self.pending: dict[int, T] = {}
         self._filling: asyncio.Task[None] | None = None
         self._moved: asyncio.Event | None = None  # set when the version moves; reach waits
@@ -69,20 +75,32 @@ class InOrder(Generic[T]):
     def take(self, version: int, item: T) -> None:
         if version <= self.version:
             return  # a duplicate delivery
-        if version > self.version + 1:
+        if not self.started or version > self.version + 1:
             self.pending[version] = item
-            if self._filling is None or self._filling.done():
-                self._filling = asyncio.create_task(
-                    fill(lambda: bool(self.pending), lambda: self.fetch(self.version),
-                         self.away))
+            self._fill()
             return
         self._next(item)
-        if not self.pending:  # the usual case: nothing waits behind a gap
-            return
+        if self.pending:  # the usual case is none: nothing waits behind a gap
+            self._catch_up()
+
+    def begin(self, version: int) -> None:
+        """Start at ``version`` (the last one the follower already has): what waited and
+        follows it goes on, and a gap behind it is filled."""
+        self.version, self.started = version, True
+        self._catch_up()
+        self._fill()
+
+    def _catch_up(self) -> None:
         while self.version + 1 in self.pending:
             self._next(self.pending.pop(self.version + 1))
         for v in [v for v in self.pending if v <= self.version]:
             del self.pending[v]
+
+    def _fill(self) -> None:
+        if self.started and self.pending and (self._filling is None or self._filling.done()):
+            self._filling = asyncio.create_task(
+                fill(lambda: bool(self.pending), lambda: self.fetch(self.version), self.away,
+                     self.on_away))
 
     def _next(self, item: T) -> None:
         self.version += 1

@@ -71,7 +71,8 @@ class Subscriptions:
         self.settings, self.registry, self.hubs = parts.settings, parts.registry, parts.hubs
         self.commands, self.grace, self.unseen = parts.commands, parts.grace, parts.unseen
         self.organizing, self.instance = parts.organizing, parts.instance
-        self.followers, self.tables_followed = parts.followers, parts.feed.follows
+        self.followers, self.feed = parts.followers, parts.feed
+        self.tables_followed = parts.feed.follows
         self.placed = parts.organizing.placed  # where a game comes from, for its summary
 
     def handlers(self) -> dict[type[ws.ClientFrame], Any]:
@@ -143,13 +144,11 @@ class Subscriptions:
             return frame.game_id, await matchstore.table_of_game(self.tables.pool, frame.game_id)
         if not frame.table_id:
             raise LobbyError("bad_field", "subscribe names a game_id or a table_id")
-        # Followed before it is read: a change committed while the row is on its way (the
-        # game started) then reaches the socket in a table frame of its own, where a row
-        # read just before that change would otherwise be its last word.
+        # Followed before it is read (``TableFeed.follow``): a change committed while the
+        # row is on its way (the game started) reaches the socket after the row.
         followed = self.tables_followed.of(conn)
         following = frame.table_id in followed
-        followed.add(frame.table_id)
-        table = await store.get_table(self.tables.pool, frame.table_id)
+        table = await self.feed.follow(conn, frame.table_id)
         if (table is None or table.game_id is not None) and not following:
             followed.discard(frame.table_id)  # the game's subscription decides, below
         if table is None:

@@ -5,11 +5,17 @@ gateway then sends a fresh ``table_list`` to its sockets that watch the list,
 a ``table`` frame to those that follow that table, and refreshes the table
 row its followed game keeps (banter switch). A burst of changes makes one
 refresh.
+
+A socket that starts to follow a table reads its row here (``follow``): followed
+first, so a change committed while the row is on its way reaches it, and refreshed
+again after the row is sent when a change was heard meanwhile, so a row read just
+before that change is never the socket's last word.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 from typing import Any
 
@@ -23,6 +29,8 @@ from services.lobby.tables import store
 from services.lobby.tables.rows import to_api
 from services.lobby.tables.tables import Tables
 
+HEARD = 1024  # the latest changes kept for the reads under way to look back on
+
 
 class TableFeed:
     def __init__(self, tables: Tables, broadcasts: Broadcasts, names: Names,
@@ -35,6 +43,8 @@ class TableFeed:
         self._note: asyncio.Task[None] | None = None
         self._changed: set[str] = set()
         self._listening: Any = None
+        self._heard = 0  # changes heard so far; the latest, numbered, in ``_recent``
+        self._recent: collections.deque[tuple[int, str]] = collections.deque(maxlen=HEARD)
 
     async def start(self) -> None:
         self._listening = await self.broadcasts.listen(self.names.lobby_tables, TableChanged,
@@ -55,8 +65,26 @@ class TableFeed:
     def handlers(self) -> dict[type[ws.ClientFrame], Any]:
         return {ws.WatchTables: self.on_watch}
 
+    async def follow(self, conn: Conn, table_id: str) -> store.TableRow | None:
+        """Follow ``table_id`` on ``conn`` and read its row (None: no such table). The
+        caller sends the row at once; a change heard during the read is sent again after
+        it. Whether to keep following is the caller's (``follows``)."""
+        self.follows.of(conn).add(table_id)
+        before = self._heard
+        table = await store.get_table(self.tables.pool, table_id)
+        since = self._heard - before
+        if since and (since > len(self._recent)
+                      or any(t == table_id for _, t in list(self._recent)[-since:])):
+            self._note_change(table_id)
+        return table
+
     async def _on_table_changed(self, note: TableChanged) -> None:
-        self._changed.add(note.table_id)
+        self._heard += 1
+        self._recent.append((self._heard, note.table_id))
+        self._note_change(note.table_id)
+
+    def _note_change(self, table_id: str) -> None:
+        self._changed.add(table_id)
         if self._note is None or self._note.done():
             self._note = asyncio.get_running_loop().create_task(self._tables_changed())
 

@@ -25,10 +25,9 @@ makes their frames as it sends them on, in order.
 
 from __future__ import annotations
 
-import asyncio
 import collections
 import contextlib
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -59,22 +58,24 @@ UNSHOWN = Unshown()
 Held = ev.Event | Unshown | None  # None: an event this gateway cannot decode
 
 
-@dataclass(eq=False)
 class Line:
-    """One followed tournament on this gateway, its events put in version order.
+    """One followed tournament on this gateway, its events put in version order
+    (``order``: it starts where the first watcher's view is, the events heard before
+    that wait; an event this gateway cannot decode is None, skipped, not waited for).
 
-    ``version`` is the last version sent on (-1 until the first watcher's view says
-    where to start); ``recent`` the frames sent on, the newest at ``version`` (None for
-    an event this gateway cannot decode: it is skipped, not waited for); ``early`` the
-    events that came before a version they follow (``UNSHOWN``: one the tournament
-    service's store left out); ``duplicate``: the tournament deals duplicate."""
+    ``recent`` holds the frames sent on, the newest at ``version`` (None for a skipped
+    event); ``duplicate``: the tournament deals duplicate."""
 
-    version: int = -1
-    recent: collections.deque[tuple[int, str | None]] = field(
-        default_factory=lambda: collections.deque(maxlen=RECENT))
-    early: dict[int, Held] = field(default_factory=dict)
-    filling: asyncio.Task[None] | None = None
-    duplicate: bool = False
+    def __init__(self, order: Callable[[Line], gaps.InOrder[Held]]) -> None:
+        self.recent: collections.deque[tuple[int, str | None]] = collections.deque(
+            maxlen=RECENT)
+        self.duplicate = False
+        self.order = order(self)
+
+    @property
+    def version(self) -> int:
+        """The last version sent on (-1 until the first watcher's view says where to start)."""
+        return self.order.version
 
     def covers(self, since: int) -> bool:
         """Whether the frames after version ``since`` up to this line's are all at hand."""
@@ -100,8 +101,7 @@ class TournamentFeed:
             with contextlib.suppress(Exception):
                 await self._listening.unsubscribe()
         for line in self.lines.values():
-            if line.filling is not None:
-                line.filling.cancel()
+            line.order.stop()
 
     def handlers(self) -> dict[type[ws.ClientFrame], Any]:
         return {ws.WatchTournament: self.on_watch}
@@ -117,23 +117,22 @@ class TournamentFeed:
                              f"a socket follows at most {MAX_WATCHED} tournaments")
         line = self.lines.get(tid)
         if line is None:
-            line = self.lines[tid] = Line()
+            line = self.lines[tid] = self._line(tid)
         try:
             for _ in range(3):  # again only if the line ran far ahead of the read
                 view = await self.tournaments.get(tid)
                 if line.covers(view.version):
                     break
         except BaseException:  # no such tournament, or the socket went: no line to keep
-            if line.version < 0 and self.lines.get(tid) is line:
+            if not line.order.started and self.lines.get(tid) is line:
                 del self.lines[tid]  # another watch under way puts it back
             raise
         line = self.lines.setdefault(tid, line)
         conn.send(ws.TournamentFrame(tournament_id=tid, version=view.version, view=view))
         watched[tid] = view.version
-        if line.version < 0:  # the first watcher: the line starts at its view
-            line.version = view.version
+        if not line.order.started:  # the first watcher: the line starts at its view
             line.duplicate = view.settings.get("format", {}).get("deals") == "duplicate"
-            self._advance(tid, line)
+            line.order.begin(view.version)
             return
         for version, data in line.recent:  # what the line sent on while the view was read
             if version > view.version and data is not None:
@@ -148,16 +147,15 @@ class TournamentFeed:
         line = self.lines.get(tid)
         if line is None:
             return
-        if line.version >= 0 and not self._watchers(tid):  # nobody here follows it now
+        if line.order.started and not self._watchers(tid):  # nobody here follows it now
             del self.lines[tid]
-            if line.filling is not None:
-                line.filling.cancel()
+            line.order.stop()
             return
         try:
             event: Held = self.registry.decode(env.type, env.schema_version, env.body)  # type: ignore[assignment]
         except (LookupError, msgspec.DecodeError):
             event = None  # a newer service's event this gateway does not know yet
-        self._receive(tid, line, env.version, event)
+        line.order.take(env.version, event)
 
     @staticmethod
     def _frame(tid: str, line: Line, version: int, event: Held) -> str | None:
@@ -170,48 +168,30 @@ class TournamentFeed:
         return encode(ws.TournamentFrame(tournament_id=tid, version=version,
                                          event=shown))  # type: ignore[arg-type]
 
-    def _receive(self, tid: str, line: Line, version: int, event: Held) -> None:
-        if version <= line.version:
-            return  # sent on already (a duplicate, or read from the store)
-        line.early[version] = event
-        if line.version >= 0:  # else the first view decides where the line starts
-            self._advance(tid, line)
-
-    def _advance(self, tid: str, line: Line) -> None:
-        """Send on what follows; what is left waits for a gap, which the store fills."""
-        self._drain(tid, line)
-        if line.early and (line.filling is None or line.filling.done()):
-            line.filling = asyncio.get_running_loop().create_task(self._fill(tid, line))
-
-    def _drain(self, tid: str, line: Line) -> None:
-        """Send on every frame that now follows the last one sent, in order."""
-        for stale in [v for v in line.early if v <= line.version]:
-            del line.early[stale]
-        if line.version + 1 not in line.early:
-            return
-        watchers = self._watchers(tid)
-        while line.version + 1 in line.early:
-            version = line.version + 1
-            data = self._frame(tid, line, version, line.early.pop(version))
-            line.version = version
-            line.recent.append((version, data))
-            for c, watched in watchers:
-                if watched.get(tid, version) < version:
-                    if data is not None:
-                        c.send_raw(data)
-                    watched[tid] = version
-
-    async def _fill(self, tid: str, line: Line) -> None:
-        """A gap: read the versions the line lacks from the tournament service's store."""
-
-        async def fetch() -> None:
-            got = await self.tournaments.events(tid, line.version, FILL_BATCH)
-            for recorded in got.events:
-                self._receive(tid, line, recorded.version, recorded.event or UNSHOWN)
-
+    def _line(self, tid: str) -> Line:
         def unfilled(exc: BaseException) -> None:
             _log.warning("tournament_gap_unfilled", tournament_id=tid,
                          code=getattr(exc, "code", ""))
 
-        await gaps.fill(lambda: bool(line.early) and self.lines.get(tid) is line, fetch,
-                        LobbyError, unfilled)
+        def order(line: Line) -> gaps.InOrder[Held]:
+            return gaps.InOrder(lambda event: self._send_on(tid, line, event),
+                                lambda version: self._fetch(tid, line, version), LobbyError,
+                                unfilled, start=None)
+        return Line(order)
+
+    def _send_on(self, tid: str, line: Line, event: Held) -> None:
+        """The next event in order, to every watcher that lacks it."""
+        version = line.version
+        data = self._frame(tid, line, version, event)
+        line.recent.append((version, data))
+        for c, watched in self._watchers(tid):
+            if watched.get(tid, version) < version:
+                if data is not None:
+                    c.send_raw(data)
+                watched[tid] = version
+
+    async def _fetch(self, tid: str, line: Line, version: int) -> None:
+        """A gap: read the versions after ``version`` from the tournament service's store."""
+        got = await self.tournaments.events(tid, version, FILL_BATCH)
+        for recorded in got.events:
+            line.order.take(recorded.version, recorded.event or UNSHOWN)

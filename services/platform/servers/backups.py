@@ -27,6 +27,8 @@ WAL = "wal"
 ARCHIVE_SLOT = "spades_archive"
 # The archiver streams under its own name: commits never wait for it.
 ARCHIVER = "spades_archiver"
+# Archived WAL of a lost primary past the point its successor's timeline forked off.
+DIVERGED = "wal-diverged"
 
 
 @dataclass(frozen=True)
@@ -89,6 +91,49 @@ def wal_reaches(folder: Path) -> datetime | None:
     return datetime.fromtimestamp(max(p.stat().st_mtime for p in files), UTC)
 
 
+def set_aside_diverged(replication_url: str, folder: Path) -> list[str]:
+    """Move the archive's WAL of earlier timelines from the segment where the server's
+    timeline forked off them into ``wal-diverged/``; the names moved.
+
+    After a failover the archive may have received more of the lost primary's WAL than
+    the promoted standby had, so its copy of the old timeline runs past the fork.
+    ``pg_receivewal`` starts where its folder's newest segment ends, and the server
+    refuses a start on the old timeline past the fork: the archive would stop for good.
+    Without those segments it starts at the fork's segment, streams the old timeline up
+    to the fork and follows the server onto the new one. What is set aside was never
+    confirmed by the standby (a restore follows the new timeline, not it), and is kept."""
+
+    def command(sql: str) -> str:
+        return run_tool("psql", "-X", "-A", "-t", "-q", "-d", replication_url, "-c", sql,
+                        timeout=60)
+
+    timeline = int(command("IDENTIFY_SYSTEM").split("|")[1])
+    if timeline == 1:
+        return []
+    size = _bytes(command("SHOW wal_segment_size").strip())
+    history = command(f"TIMELINE_HISTORY {timeline}").split("|", 1)[1]
+    moved: list[str] = []
+    for line in history.splitlines():
+        parent, _, fork = line.partition("\t")
+        if not parent.strip().isdigit():
+            continue
+        high, low = fork.split("\t")[0].split("/")
+        first = ((int(high, 16) << 32) + int(low, 16)) // size
+        for kept in sorted((folder / WAL).glob(f"{int(parent):08X}" + "?" * 16 + "*")):
+            segment = kept.name[8:24]
+            if int(segment[:8], 16) * (2**32 // size) + int(segment[8:], 16) >= first:
+                (folder / DIVERGED).mkdir(exist_ok=True)
+                kept.rename(folder / DIVERGED / kept.name)
+                moved.append(kept.name)
+    return moved
+
+
+def _bytes(shown: str) -> int:
+    """A size as ``SHOW`` gives it (``16MB``)."""
+    units = {"kB": 2**10, "MB": 2**20, "GB": 2**30}
+    return int(shown[:-2]) * units[shown[-2:]]
+
+
 class WalArchiver:
     """``pg_receivewal`` streaming the primary's WAL into ``wal/`` through its own slot,
     flushing each piece as it comes. It exits when its server goes (``-n``); started
@@ -104,6 +149,9 @@ class WalArchiver:
         run_tool("pg_receivewal", "-d", connect, "-S", ARCHIVE_SLOT, "--create-slot",
                  "--if-not-exists", timeout=60)
         log = open(self.folder / "pg_receivewal.log", "ab")  # noqa: SIM115
+        for name in set_aside_diverged(f"{connect}&replication=true", self.folder):
+            log.write(f"set aside {name}: past the fork of the server's timeline\n".encode())
+        log.flush()
         self.process = subprocess.Popen(
             [str(postgres_bin_dir() / "pg_receivewal"), "-d", connect, "-D",
              str(self.folder / WAL), "-S", ARCHIVE_SLOT, "-n", "--synchronous"],

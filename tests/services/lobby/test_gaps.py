@@ -63,3 +63,38 @@ async def test_another_failure_ends_the_fill_and_is_raised() -> None:
 
     with pytest.raises(ValueError):
         await gaps.fill(lambda: True, fetch, Away)
+
+
+def _stream(store: dict[int, str]) -> tuple[gaps.InOrder[str], list[str], list[int]]:
+    """An ordered stream whose owner holds ``store``; what went on, and each ask's version."""
+    out: list[str] = []
+    asked: list[int] = []
+
+    async def fetch(after: int) -> None:
+        asked.append(after)
+        for version in sorted(v for v in store if v > after):
+            order.take(version, store[version])
+
+    order: gaps.InOrder[str] = gaps.InOrder(out.append, fetch, Away, start=None)
+    return order, out, asked
+
+
+async def test_what_comes_before_the_start_waits_for_it_and_only_what_follows_goes_on() -> None:
+    order, out, asked = _stream({})
+    order.take(3, "c")
+    order.take(5, "e")
+    order.take(4, "d")
+    assert out == [] and asked == []  # no start yet: nothing goes on, nothing is asked
+    order.begin(3)
+    assert out == ["d", "e"] and order.version == 5 and not order.pending
+    order.take(5, "e")
+    assert out == ["d", "e"]  # a duplicate changes nothing
+
+
+async def test_a_gap_behind_the_start_is_filled_from_the_owner() -> None:
+    order, out, asked = _stream({2: "b", 3: "c", 4: "d"})
+    order.take(4, "d")
+    order.begin(1)
+    await order.reach(4, timeout=5)
+    assert out == ["b", "c", "d"] and asked == [1]
+    order.stop()

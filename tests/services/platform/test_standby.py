@@ -59,10 +59,7 @@ async def test_a_committed_write_survives_the_primary_machine_lost(
         await conn.execute("INSERT INTO acknowledged VALUES ($1)", n)
     # Told committed; at once the primary's machine goes: no clean stop, no disk.
     old = postgres_pair.primary
-    assert old.process is not None
-    os.kill(old.process.pid, signal.SIGKILL)
-    old.process.wait()
-    shutil.rmtree(old.data_dir)
+    lose(old, disk=True)
     conn.terminate()
     postgres_pair.promote()
     assert await _one(url, "SELECT count(*) FROM acknowledged") == 50
@@ -89,17 +86,20 @@ async def _replayed(pair: servers.PostgresPair, rows: int) -> None:
     await until(there, timeout=30)
 
 
-def _lose(server: servers.PostgresServer) -> None:
+def lose(server: servers.PostgresServer, disk: bool = False) -> None:
+    """The server's machine goes: no clean stop, and with ``disk`` its folder too."""
     assert server.process is not None
     os.kill(server.process.pid, signal.SIGKILL)
     server.process.wait()
+    if disk:
+        shutil.rmtree(server.data_dir)
 
 
 async def _waiting_commit(pair: servers.PostgresPair) -> asyncio.Task[object]:
     """The standby lost, a commit made on the primary: waiting for a standby to have it."""
     url = pair.url()
     await _one(url, "CREATE TABLE acknowledged (n int PRIMARY KEY)")
-    _lose(pair.standby)
+    lose(pair.standby)
     commit = asyncio.create_task(_one(url, "INSERT INTO acknowledged VALUES (1) RETURNING n"))
 
     async def waits_for_the_standby() -> bool:
@@ -148,7 +148,7 @@ async def test_with_the_standby_lost_the_primary_may_carry_on_alone_and_says_so(
     try:
         await relay.sample()
         assert _gauge("spades_postgres_commits_unconfirmed") == 0
-        _lose(postgres_pair.standby)
+        lose(postgres_pair.standby)
         postgres_pair.carry_on_alone()
         await asyncio.wait_for(_one(url, "CREATE TABLE alone (n int)"), 30)
         with capture_logs() as said:
