@@ -5,14 +5,19 @@ started is often its last change for a while)."""
 from __future__ import annotations
 
 import asyncio
+from typing import Any, cast
 
 from schemas.gamebus import TableChanged
+from schemas.subjects import Names
+from services.lobby.base.settings import LobbySettings
+from services.lobby.edge.connections import Connections
 from services.lobby.edge.tablefeed import TableFeed
 
 
 async def test_a_change_heard_while_a_batch_is_sent_is_sent_after_it() -> None:
-    feed = TableFeed.__new__(TableFeed)  # only the batching: no store, no sockets
-    feed._note, feed._changed = None, set()
+    # Only the batching: no store, no bus, no game followed; what a batch sends is kept.
+    feed = TableFeed(cast(Any, None), cast(Any, None), Names("feed"),
+                     Connections(LobbySettings(database_url="", nats_url="")), cast(Any, []))
     sent: list[set[str]] = []
     release = asyncio.Event()
 
