@@ -86,8 +86,12 @@ async def ensure_stream(client: BusClient, spec: StreamSpec) -> None:
     config = StreamConfig(name=spec.name, subjects=list(spec.subjects), storage=StorageType.FILE,
                           duplicate_window=spec.duplicate_window, num_replicas=spec.replicas,
                           max_age=spec.max_age)
+    # A cluster's meta leader may take longer than the API's timeout to place a new
+    # stream on a busy machine: asked again, an identical stream is no change.
+    creating = AsyncRetrying(retry=retry_if_exception_type(nats.errors.TimeoutError),
+                             stop=stop_after_attempt(4), reraise=True)
     try:
-        await js.add_stream(config)
+        await creating(js.add_stream, config)
     except nats.js.errors.BadRequestError:
         try:
             await js.update_stream(config)

@@ -75,6 +75,28 @@ async def test_declaring_a_stream_twice_is_idempotent(nc: Client, nats_prefix: s
     assert info.config.duplicate_window == 60
 
 
+async def test_a_stream_created_after_its_asks_timed_out_is_declared_all_the_same(
+        nc: Client, nats_prefix: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A busy cluster places the stream after the API's timeout: the ask is repeated, and
+    the repeat finds the stream as asked (an injected fault: the first answers are lost)."""
+    client = BusClient(nc)
+    js = client.js
+    spec = bus.StreamSpec(f"{nats_prefix}_SLOW", (f"{nats_prefix}.slow.>",), duplicate_window=60)
+    create, asks = js.add_stream, [0]
+
+    async def answer_lost(config: StreamConfig) -> object:
+        asks[0] += 1
+        made = await create(config)
+        if asks[0] < 3:
+            raise nats.errors.TimeoutError
+        return made
+
+    monkeypatch.setattr(js, "add_stream", answer_lost)
+    await bus.ensure_stream(client, spec)
+    assert asks[0] == 3
+    assert (await js.stream_info(spec.name)).config.duplicate_window == 60
+
+
 async def test_a_stream_with_memory_storage_is_refused(nc: Client, nats_prefix: str) -> None:
     client = BusClient(nc)
     js = client.js
