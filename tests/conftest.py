@@ -240,15 +240,20 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Which tests a worker runs together (``--dist loadgroup``): a test file's tests, so
     module fixtures start once; the lobby's package, whose lobby process starts once; and
-    the end-to-end package in two halves, one a worker, each with the platform's processes
-    started once: the files that drive a browser, and the others. Two browsers never run
+    the end-to-end tests on the shared platform in two groups, one a worker, each with the
+    platform's processes started once: the files that drive a browser, and the others.
+    An end-to-end file that starts servers of its own (the ranked queue's, a rolling
+    restart's) is a group of its own, free to run beside them. Two browsers never run
     at once, so a page's short waits keep the time they have when the suite runs alone."""
+    on_platform = {item.path for item in items
+                   if "platform" in getattr(item, "fixturenames", ())}
     for item in items:
         if not item.path.is_relative_to(TESTS):
             continue
         where = item.path.relative_to(TESTS)
         if where.parts[0] == "e2e":
-            group = "e2e-browser" if _drives_a_browser(item) else "e2e"
+            group = ("e2e-browser" if _drives_a_browser(item)
+                     else "e2e" if item.path in on_platform else where.as_posix())
         elif where.parts[:2] == ("services", "lobby"):
             group = "lobby"
         else:

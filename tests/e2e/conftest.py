@@ -4,13 +4,17 @@ each in its own process, on the session's real Postgres and NATS."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tests.services.lobby.harness import Service, lobby_env, start
+
+if TYPE_CHECKING:
+    from tests.e2e.ranked import Ranked
 
 
 @dataclass
@@ -62,3 +66,16 @@ def ratings_beside(platform: Platform, platform_env: dict[str, str]) -> Iterator
                 **platform_env)
     yield svc
     svc.stop()
+
+
+@pytest.fixture(scope="module")
+async def ranked(tmp_path_factory: pytest.TempPathFactory,
+                 make_database: Callable[[], Awaitable[str]], nats_url: str,
+                 nats_prefix: str) -> AsyncIterator[Ranked]:
+    """A ranked platform of the test file's own (its database and its NATS names): two
+    lobby copies, game workers and ratings, with the queue's short test timings."""
+    from tests.e2e.ranked import ranked_platform  # it reads this module's Platform
+
+    async with ranked_platform(tmp_path_factory.mktemp("queue-logs"), await make_database(),
+                               nats_url, f"{nats_prefix}q{uuid.uuid4().hex[:4]}") as platform:
+        yield platform

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -137,3 +138,18 @@ async def close_all(queuers: list[Queuer]) -> None:
 
 async def gather(*calls: Awaitable[Any]) -> list[Any]:
     return list(await asyncio.gather(*calls))
+
+
+def tag() -> str:
+    """A few letters that keep a test's names apart from other tests' on one platform."""
+    return uuid.uuid4().hex[:6]
+
+
+async def queuers(ranked: Ranked, n: int, label: str) -> list[Queuer]:
+    """``n`` registered players with sockets, spread over both gateways."""
+    return list(await asyncio.gather(*(Queuer.make(ranked.lobby(i), f"{label}{tag()}{i}")
+                                       for i in range(n))))
+
+
+async def found(qs: list[Queuer], timeout: float = 20.0) -> list[dict[str, Any]]:
+    return list(await asyncio.gather(*(q.note("match_found", timeout) for q in qs)))

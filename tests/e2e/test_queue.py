@@ -6,35 +6,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import httpx
-import pytest
 
 from services.lobby.base.clock import now_ms
-from tests.e2e.browser import chromium, new_page, play_a_little, register, shot
 from tests.e2e.players import Seat, play_until_over
-from tests.e2e.ranked import ONE_HAND, Queuer, Ranked, close_all, ranked_platform
-from tests.e2e.replays import PASSWORD
-from tests.e2e.test_web_profile import fits, my_game, replay, signed_in_as
+from tests.e2e.ranked import ONE_HAND, Queuer, Ranked, close_all, found, queuers, tag
 from tests.services.lobby.harness import Player, start
 from tests.waiting import until
-
-
-@pytest.fixture(scope="module")
-async def ranked(tmp_path_factory: pytest.TempPathFactory,
-                 make_database: Callable[[], Awaitable[str]], nats_url: str,
-                 nats_prefix: str) -> AsyncIterator[Ranked]:
-    async with ranked_platform(tmp_path_factory.mktemp("queue-logs"), await make_database(),
-                               nats_url, f"{nats_prefix}q") as platform:
-        yield platform
-
-
-def tag() -> str:
-    return uuid.uuid4().hex[:6]
 
 
 async def tickets_of(ranked: Ranked, *players: str) -> list[str]:
@@ -214,16 +195,6 @@ async def test_queue_routes_need_a_token(ranked: Ranked) -> None:
 
 
 # --- matching, the ready check, and the games it starts ------------------------------------
-
-
-async def queuers(ranked: Ranked, n: int, label: str) -> list[Queuer]:
-    """``n`` registered players with sockets, spread over both gateways."""
-    return list(await asyncio.gather(*(Queuer.make(ranked.lobby(i), f"{label}{tag()}{i}")
-                                       for i in range(n))))
-
-
-async def found(qs: list[Queuer], timeout: float = 20.0) -> list[dict[str, Any]]:
-    return list(await asyncio.gather(*(q.note("match_found", timeout) for q in qs)))
 
 
 async def test_leaving_during_a_ready_check_answers_the_state_after_the_decline(
@@ -471,91 +442,6 @@ async def test_without_the_ratings_service_a_join_is_refused_and_nothing_changes
     await q.join()
     await q.status("waiting")
     await q.close()
-
-
-async def test_a_page_queues_accepts_plays_and_sees_its_rating_change(ranked: Ranked) -> None:
-    problems: list[str] = []
-    others = await queuers(ranked, 3, "web")
-    name = f"webber{tag()}"
-    async with chromium() as browser:
-        page = await new_page(browser, problems)
-        try:
-            await register(page, ranked.lobby(0).url, name, PASSWORD)
-            # Before any click the panel says the new account may queue (no games needed here).
-            await page.wait_for_selector("#queue-state:text-is('Not queued.')")
-            assert await page.is_enabled("#queue-join")
-            # Not on the board yet: "Around me" says why instead of an empty table.
-            await page.click("#board-around")
-            await page.wait_for_selector("#board-note:not([hidden])")
-            assert "once they have played a ranked game" in (
-                await page.text_content("#board-note") or "")
-            await page.click("#queue-join")
-            await page.wait_for_selector("#queue-state:has-text('In the queue')")
-            for q in others:
-                await q.join()
-            await page.wait_for_selector("#offer-box:not([hidden])", timeout=20000)
-            await page.wait_for_selector("#queue-match:not([hidden])")
-            # The wait is over: its clock stops, and the counts show the four matched.
-            await page.wait_for_selector("#queue-state:text-is('A match was found.')")
-            await page.wait_for_selector("#queue-stats:has-text('answering a match')")
-            await page.wait_for_timeout(1500)
-            assert await page.text_content("#queue-state") == "A match was found."
-            offer = await page.text_content("#offer-text")
-            assert offer is not None and "A ranked match is ready (rated)" in offer, offer
-            await shot(page, "web-ranked-offer")
-            await page.click("#offer-ready")
-            offers = await found(others)
-            for q, o in zip(others, offers, strict=True):
-                await q.sock.send({"type": "queue_accept", "match_id": o["match_id"]})
-            notes = [await q.note("match_started", 20) for q in others]
-            await page.wait_for_selector("#game:not([hidden])", timeout=20000)
-            await page.wait_for_selector("#game-origin:text-is('Ranked game')")
-            seats = [Seat(q.player, q.sock, str(n["game_id"])) for q, n in zip(others, notes,
-                                                                              strict=True)]
-            for s in seats:
-                await s.subscribe()
-            scripted = asyncio.create_task(play_until_over(seats))
-            deadline = time.monotonic() + 90
-            while await page.locator("#end:not([hidden])").count() == 0:
-                assert time.monotonic() < deadline, "the game did not end"
-                await play_a_little(page)
-                await page.wait_for_timeout(40)
-            await scripted
-            await page.wait_for_selector("#rating-change", timeout=30000)
-            change = await page.text_content("#rating-change")
-            assert change is not None and change.startswith("Rating 1500 → ")
-            assert await page.is_visible("#queue-again")
-            await shot(page, "web-ranked-end")
-            await page.click("#back")
-            while await page.locator("#leaderboard tr.me").count() == 0:
-                assert time.monotonic() < deadline + 30, "no leaderboard row"
-                await page.click("#board-around")
-                await page.wait_for_timeout(500)
-            assert await page.locator("#board-note").is_hidden()
-            await shot(page, "web-ranked")
-            # The rated game on the player's page, with its rating change, and its replay;
-            # then the same on a phone, in the same session.
-            me = json.loads(await page.evaluate("localStorage.getItem('me')"))
-            game_id = str(notes[0]["game_id"])
-            row = await my_game(page, me["player_id"], game_id, rated=True)
-            assert "1500 → " in (await row.locator(".rating").text_content() or "")
-            assert await row.locator(".event").text_content() == "ranked"
-            await shot(page, "web-ranked-profile")
-            await replay(page, row, "web-ranked")
-            phone = await new_page(browser, problems, width=375)
-            await signed_in_as(phone, me["player_id"], me["name"],
-                               await page.evaluate("localStorage.getItem('token')"))
-            await phone.goto(f"{ranked.lobby(0).url}/")
-            row = await my_game(phone, me["player_id"], game_id, rated=True)
-            await shot(phone, "web-ranked-phone-profile")
-            assert await fits(phone)
-            await replay(phone, row, "web-ranked-phone")
-        except Exception as exc:
-            await shot(page, "web-ranked-failed")
-            raise AssertionError(f"{exc}; status: {await page.text_content('#status')}; "
-                                 f"page errors: {problems}") from exc
-    await close_all(others)
-    assert problems == []
 
 
 async def test_a_player_who_leaves_a_ranked_game_loses_and_cools_down_and_the_partner_not(
