@@ -50,10 +50,10 @@ def due_calls(state: Tournament) -> dict[str, int]:
     ready check's deadline; the game's store once its game has run ``GAME_CHECK_MS``;
     never once it has a result."""
     return {match_id: due for match_id, m in state.matches.items()
-            if (due := _due_call(state, m)) is not None}
+            if (due := due_call(state, m)) is not None}
 
 
-def _due_call(state: Tournament, m: MatchState) -> int | None:
+def due_call(state: Tournament, m: MatchState) -> int | None:
     """When to ask about one match (``due_calls``), or None."""
     if state.status != "running" or m.outcome is not None:
         return None
@@ -130,7 +130,7 @@ def rows_after(tournament_id: uuid.UUID, state: Tournament, before: Rows | None,
         m = state.matches[match_id]
         rows["tournament_matches"][match_id] = _match_row(tournament_id, state, m, set())
         rows["tournament_calls"].pop(match_id, None)
-        if (due := _due_call(state, m)) is not None:
+        if (due := due_call(state, m)) is not None:
             rows["tournament_calls"][match_id] = (tournament_id, match_id, ts(due))
     rows["tournament_timers"] = {kind: (tournament_id, kind, ts(at))
                                  for kind, at in due_timers(state).items()}

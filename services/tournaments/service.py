@@ -27,7 +27,7 @@ from services.platform.runtime import Runtime
 from services.platform.settings import Settings
 from services.tournaments.results import on_game_ended, on_games_ended, on_match_outcome
 from services.tournaments.scheduler import Caller, Scheduler, wall_ms
-from services.tournaments.store import TournamentStore, registry
+from services.tournaments.store import CALL_WINDOW, CLAIM_MS, TournamentStore, registry
 from services.tournaments.transport import MatchCalls, endpoints
 
 NAME = "tournaments"
@@ -41,6 +41,14 @@ class TournamentsSettings(Settings, frozen=True, kw_only=True):
                                  "and matches to call.")] = 1.0
     lobby_timeout_seconds: Annotated[float, msgspec.Meta(
         gt=0, le=60, description="How long to wait for the lobby to open a match.")] = 5.0
+    call_window: Annotated[int, msgspec.Meta(
+        ge=1, le=1024, description="Asks of the lobby to open a match in flight at once "
+                                   "(a sliding window over every due match).")] = CALL_WINDOW
+    call_claim_seconds: Annotated[float, msgspec.Meta(
+        gt=0, le=600, description="How long a match taken to be asked of the lobby stays "
+                                  "taken: another copy asks again only after this, if the "
+                                  "one that took it died before recording the answer.")] = \
+        CLAIM_MS / 1000
     outbox_sweep_seconds: Annotated[float, msgspec.Meta(
         gt=0, description="Age at which the outbox relay publishes an event its writer "
                           "did not (it died after the commit, or NATS was away).")] = 1.0
@@ -89,7 +97,9 @@ async def setup(rt: Runtime) -> None:
     await relay.start()
     rt.workers.append(relay)
     publish = Publisher(rt.client, rt.names.tournament_event, relay)
-    store = TournamentStore(rt.pool, EventStore(rt.pool, registry(), publish=publish))
+    store = TournamentStore(rt.pool, EventStore(rt.pool, registry(), publish=publish),
+                            window=rt.settings.call_window,
+                            claim_ms=int(rt.settings.call_claim_seconds * 1000))
     scheduler = Scheduler(store, rt.settings.timer_poll_seconds)
     await scheduler.start()
     rt.workers.append(scheduler)
