@@ -25,12 +25,16 @@ def wall_ms() -> int:
 
 class Scheduler(Periodic):
     def __init__(self, store: TournamentStore, poll_seconds: float,
-                 now_ms: Callable[[], int] = wall_ms) -> None:
+                 now_ms: Callable[[], int] = wall_ms,
+                 fired: Callable[[], None] = lambda: None) -> None:
+        """``fired`` is told when timers fired (a round paired: its calls are due)."""
         async def fire() -> int:
-            fired = total = await store.fire_due(now_ms())
-            while fired:  # a full batch may leave more due: take them before sleeping
-                fired = await store.fire_due(now_ms())
-                total += fired
+            done = total = await store.fire_due(now_ms())
+            while done:  # a full batch may leave more due: take them before sleeping
+                done = await store.fire_due(now_ms())
+                total += done
+            if total:
+                fired()
             return total
 
         super().__init__("tournament_timers", poll_seconds, fire)

@@ -18,6 +18,7 @@ import msgspec
 from tenacity import AsyncRetrying, retry_if_exception_type, wait_fixed
 
 from schemas import subjects
+from schemas.bus import EventEnvelope
 from services.platform import bus
 from services.platform.bus import StreamMissing
 from services.platform.consumer import Consumer
@@ -100,18 +101,26 @@ async def setup(rt: Runtime) -> None:
     store = TournamentStore(rt.pool, EventStore(rt.pool, registry(), publish=publish),
                             window=rt.settings.call_window,
                             claim_ms=int(rt.settings.call_claim_seconds * 1000))
-    scheduler = Scheduler(store, rt.settings.timer_poll_seconds)
-    await scheduler.start()
-    rt.workers.append(scheduler)
+    # Each wakes the next as soon as it has done its part, rather than at its next poll:
+    # results recorded (a round may be over: its pairing due; an elimination match paired
+    # with them: its call due), a round paired (its calls due).
     caller = Caller(store, MatchCalls(rt.client, rt.names, rt.settings.lobby_timeout_seconds),
                     rt.settings.timer_poll_seconds)
     await caller.start()
     rt.workers.append(caller)
+    scheduler = Scheduler(store, rt.settings.timer_poll_seconds, fired=caller.wake)
+    await scheduler.start()
+    rt.workers.append(scheduler)
     rt.endpoints.extend(endpoints(store, wall_ms))
     spec = rt.consumer(subjects.TOURNAMENTS_RESULTS,
                        rt.names.game_events_of_type(subjects.GAME_ENDED))
+
+    async def recorded(_: list[EventEnvelope]) -> None:
+        scheduler.wake()
+        caller.wake()
+
     consumer = Consumer(rt.client, rt.pool, spec, on_game_ended(store),
-                        batch_handler=on_games_ended(store))
+                        batch_handler=on_games_ended(store), after_commit=recorded)
     await consumer.start()
     rt.workers.append(consumer)
     outcomes = WhenStreamExists(Consumer(rt.client, rt.pool, bus.ConsumerSpec(
