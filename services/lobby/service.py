@@ -71,7 +71,9 @@ async def setup(rt: Runtime) -> None:
     tables = Tables(rt.pool, games, broadcasts, matches, guesses)
     await _keep(rt, Sweeper(matches, s.match_sweep_seconds),
                 Expiry(matches, s.ready_check_poll_seconds))
-    rt.endpoints.append(bus.Endpoint(OPEN_MATCH, OpenMatch, _open_match(matches)))
+    # Each ask in a task of its own: a tournament asks for a round's tables many at once,
+    # and one at a time they queued behind each other's game creation (docs/scaling.md).
+    rt.endpoints.append(bus.Endpoint(OPEN_MATCH, OpenMatch, _open_match(matches), set()))
     ratings = RatingsBus(rt.client, rt.names, s.request_timeout_seconds)
     tournaments = Tournaments(rt.pool, TournamentBus(rt.client, rt.names,
                                                      s.request_timeout_seconds), ratings,

@@ -21,6 +21,7 @@ class Periodic:
         self.name, self.every, self.job = name, every_seconds, job
         self._log = logs.get(name)
         self._task: asyncio.Task[None] | None = None
+        self._woken = asyncio.Event()
 
     async def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name=self.name)
@@ -43,4 +44,11 @@ class Periodic:
                     self._log.info(f"{self.name}_done", count=done)
             except Exception as exc:  # Postgres or NATS away: try again next round
                 self._log.warning(f"{self.name}_failed", error=repr(exc))
-            await asyncio.sleep(self.every)
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self.every):
+                    await self._woken.wait()
+            self._woken.clear()
+
+    def wake(self) -> None:
+        """Run the job now rather than at the end of its wait (work just became due)."""
+        self._woken.set()

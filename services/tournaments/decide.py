@@ -81,9 +81,9 @@ def settle(state: Tournament, at: int) -> list[ev.Event]:
         team = state.teams[team_id]
         if team.forfeits >= FORFEITS_TO_WITHDRAW and not team.withdrawn:
             return [ev.TeamWithdrawn(at=at, team_id=team_id, reason="forfeits")]
-    out = [t for t in state.seeds if state.teams[t].withdrawn]
+    out = {t for t in state.seeds if state.teams[t].withdrawn}
     forfeits: list[ev.Event] = []
-    for m in state.matches.values():
+    for m in state.matches.values() if out else ():  # none out: nothing to forfeit
         outcome = _forfeit_outcome(m.pairing, out) if m.outcome is None else None
         if outcome:
             forfeits.append(ev.MatchResult(at=at, match_id=m.pairing.match_id,

@@ -50,10 +50,10 @@ def due_calls(state: Tournament) -> dict[str, int]:
     ready check's deadline; the game's store once its game has run ``GAME_CHECK_MS``;
     never once it has a result."""
     return {match_id: due for match_id, m in state.matches.items()
-            if (due := _due_call(state, m)) is not None}
+            if (due := due_call(state, m)) is not None}
 
 
-def _due_call(state: Tournament, m: MatchState) -> int | None:
+def due_call(state: Tournament, m: MatchState) -> int | None:
     """When to ask about one match (``due_calls``), or None."""
     if state.status != "running" or m.outcome is not None:
         return None
@@ -101,6 +101,8 @@ async def project(conn: asyncpg.Connection, tournament_id: uuid.UUID, state: Tou
             " DELETE FROM tournament_timers WHERE tournament_id = $1", tournament_id)
     for table, keyed in rows.items():
         old = before.get(table, {}) if before is not None else {}
+        if keyed is old:  # taken whole from ``before``: nothing in it changed
+            continue
         changed = [key for key, row in keyed.items() if old.get(key) != row]
         stale = [key for key in old if key not in keyed] + [k for k in changed if k in old]
         if stale:
@@ -118,22 +120,42 @@ def rows_after(tournament_id: uuid.UUID, state: Tournament, before: Rows | None,
     """The rows after an append of ``events`` to a tournament whose rows were ``before``.
     An append that only records calls (a round's tables opening: ``MatchCalled`` of
     matches still unplayed) changes those matches' rows and calls and maybe a timer, and
-    nothing the standings or teams show: the rest is taken from ``before`` instead of
-    being computed again for every call a round makes."""
-    called = {e.match_id for e in events if isinstance(e, ev.MatchCalled)}
-    if (before is None or not events or len(called) == 0
-            or not all(isinstance(e, ev.MatchCalled) for e in events)
-            or any(state.matches[i].outcome is not None for i in called)):
+    nothing the standings or teams show; one that only records results (no round
+    completed, no team withdrawn, not a duplicate tournament, whose results stay hidden)
+    changes those matches' rows and calls, the standings and maybe a timer. The rest is
+    taken from ``before`` (the very tables, which ``project`` then skips) instead of
+    being computed again for every call and every fetch of results a round makes."""
+    s = state.settings
+    assert s is not None
+    if before is None or not events:
         return rows_of(tournament_id, state)
-    rows = {table: dict(keyed) for table, keyed in before.items()}
-    for match_id in called:
-        m = state.matches[match_id]
-        rows["tournament_matches"][match_id] = _match_row(tournament_id, state, m, set())
-        rows["tournament_calls"].pop(match_id, None)
-        if (due := _due_call(state, m)) is not None:
-            rows["tournament_calls"][match_id] = (tournament_id, match_id, ts(due))
+    called = {e.match_id for e in events if isinstance(e, ev.MatchCalled)}
+    decided = {e.match_id for e in events if isinstance(e, ev.MatchResult)}
+    if len(called) == len(events) and all(state.matches[i].outcome is None for i in called):
+        rows = _changed_matches(tournament_id, state, before, called)
+    elif len(decided) == len(events) and s.format.deals != "duplicate":
+        rows = _changed_matches(tournament_id, state, before, decided)
+        rows["tournament_standings"] = _standings_rows(tournament_id, state, state)
+    else:
+        return rows_of(tournament_id, state)
     rows["tournament_timers"] = {kind: (tournament_id, kind, ts(at))
                                  for kind, at in due_timers(state).items()}
+    return rows
+
+
+def _changed_matches(tournament_id: uuid.UUID, state: Tournament, before: Rows,
+                     match_ids: set[str]) -> Rows:
+    """``before`` with the rows and calls of ``match_ids`` as ``state`` has them now (their
+    rounds still running: no deals shown); the other tables are ``before``'s own."""
+    rows = dict(before)
+    matches, calls = dict(before["tournament_matches"]), dict(before["tournament_calls"])
+    for match_id in match_ids:
+        m = state.matches[match_id]
+        matches[match_id] = _match_row(tournament_id, state, m, set())
+        calls.pop(match_id, None)
+        if (due := due_call(state, m)) is not None:
+            calls[match_id] = (tournament_id, match_id, ts(due))
+    rows["tournament_matches"], rows["tournament_calls"] = matches, calls
     return rows
 
 
@@ -164,8 +186,6 @@ def rows_of(tournament_id: uuid.UUID, state: Tournament) -> Rows:
     s = state.settings
     assert s is not None
     seed_of = {team_id: i + 1 for i, team_id in enumerate(state.seeds)}
-    duplicate = s.format.deals == "duplicate"
-    dup = duplicate_scores(state)
     over = {m for r in state.rounds if r.completed for m in r.match_ids}
     shown = published(state)
     return {
@@ -175,18 +195,28 @@ def rows_of(tournament_id: uuid.UUID, state: Tournament) -> Rows:
             for t in state.teams.values()},
         "tournament_matches": {m.pairing.match_id: _match_row(tournament_id, state, m, over)
                                for m in shown.matches.values()},
-        "tournament_standings": {r.team_id: (
-            tournament_id, r.team_id, r.rank, r.match_points, r.buchholz, r.head_to_head,
-            r.differential, r.bags, r.points,
-            *((d.matchpoints, d.top) if (d := dup.get(r.team_id)) else
-              (0, 0) if duplicate else (None, None)),
-            r.reached, r.reached_round, r.eliminated)
-            for r in (standings_of(shown) if state.seeds else [])},
+        "tournament_standings": _standings_rows(tournament_id, state, shown),
         "tournament_timers": {kind: (tournament_id, kind, ts(at))
                               for kind, at in due_timers(state).items()},
         "tournament_calls": {match_id: (tournament_id, match_id, ts(at))
                              for match_id, at in due_calls(state).items()},
     }
+
+
+def _standings_rows(tournament_id: uuid.UUID, state: Tournament,
+                    shown: Tournament) -> dict[str, tuple[object, ...]]:
+    """The standings' rows, of ``shown`` (``published``: what anyone may see)."""
+    s = state.settings
+    assert s is not None
+    duplicate = s.format.deals == "duplicate"
+    dup = duplicate_scores(state)
+    return {r.team_id: (
+        tournament_id, r.team_id, r.rank, r.match_points, r.buchholz, r.head_to_head,
+        r.differential, r.bags, r.points,
+        *((d.matchpoints, d.top) if (d := dup.get(r.team_id)) else
+          (0, 0) if duplicate else (None, None)),
+        r.reached, r.reached_round, r.eliminated)
+        for r in (standings_of(shown) if state.seeds else [])}
 
 
 _COLUMNS = {

@@ -71,8 +71,8 @@ def on_match_outcome(store: TournamentStore) -> Handler:
         tournament_id, match_id = found
         state = await store.locked(conn, tournament_id)
         m = state.matches.get(match_id)
-        if m is None or m.outcome is not None:
-            return
+        if m is None or m.outcome is not None or m.call == "started":
+            return  # a started match's next change is its result: the caller recorded this
         command = answer(match_id, outcome.state, outcome.game_id, outcome.table_id, 0,
                          {*outcome.absent, *outcome.declined}, int(time.time() * 1000),
                          seats_of(state, m))

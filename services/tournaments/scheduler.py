@@ -12,8 +12,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from schemas.tournaments import events as ev
 from services.platform.periodic import Periodic
 from services.tournaments.calls import Calls, asker, calls_to_send
+from services.tournaments.state import Tournament
 from services.tournaments.store import TournamentStore
 
 
@@ -23,12 +25,16 @@ def wall_ms() -> int:
 
 class Scheduler(Periodic):
     def __init__(self, store: TournamentStore, poll_seconds: float,
-                 now_ms: Callable[[], int] = wall_ms) -> None:
+                 now_ms: Callable[[], int] = wall_ms,
+                 fired: Callable[[], None] = lambda: None) -> None:
+        """``fired`` is told when timers fired (a round paired: its calls are due)."""
         async def fire() -> int:
-            fired = total = await store.fire_due(now_ms())
-            while fired:  # a full batch may leave more due: take them before sleeping
-                fired = await store.fire_due(now_ms())
-                total += fired
+            done = total = await store.fire_due(now_ms())
+            while done:  # a full batch may leave more due: take them before sleeping
+                done = await store.fire_due(now_ms())
+                total += done
+            if total:
+                fired()
             return total
 
         super().__init__("tournament_timers", poll_seconds, fire)
@@ -39,11 +45,11 @@ class Caller(Periodic):
                  now_ms: Callable[[], int] = wall_ms) -> None:
         ask = asker(lobby.open_match, lobby.last_event)
 
+        async def tell(state: Tournament, events: list[ev.Event]) -> None:
+            for player, note in calls_to_send(state, events):  # committed: tell the players
+                await lobby.note(player, note)
+
         async def call() -> int:
-            done = await store.fire_calls(now_ms(), ask)
-            for state, events in done:  # committed: tell the players
-                for player, note in calls_to_send(state, events):
-                    await lobby.note(player, note)
-            return len(done)
+            return len(await store.fire_calls(now_ms(), ask, recorded=tell))
 
         super().__init__("tournament_calls", poll_seconds, call)

@@ -18,6 +18,7 @@ import msgspec
 from tenacity import AsyncRetrying, retry_if_exception_type, wait_fixed
 
 from schemas import subjects
+from schemas.bus import EventEnvelope
 from services.platform import bus
 from services.platform.bus import StreamMissing
 from services.platform.consumer import Consumer
@@ -27,7 +28,7 @@ from services.platform.runtime import Runtime
 from services.platform.settings import Settings
 from services.tournaments.results import on_game_ended, on_games_ended, on_match_outcome
 from services.tournaments.scheduler import Caller, Scheduler, wall_ms
-from services.tournaments.store import TournamentStore, registry
+from services.tournaments.store import CALL_WINDOW, CLAIM_MS, TournamentStore, registry
 from services.tournaments.transport import MatchCalls, endpoints
 
 NAME = "tournaments"
@@ -41,6 +42,14 @@ class TournamentsSettings(Settings, frozen=True, kw_only=True):
                                  "and matches to call.")] = 1.0
     lobby_timeout_seconds: Annotated[float, msgspec.Meta(
         gt=0, le=60, description="How long to wait for the lobby to open a match.")] = 5.0
+    call_window: Annotated[int, msgspec.Meta(
+        ge=1, le=1024, description="Asks of the lobby to open a match in flight at once "
+                                   "(a sliding window over every due match).")] = CALL_WINDOW
+    call_claim_seconds: Annotated[float, msgspec.Meta(
+        gt=0, le=600, description="How long a match taken to be asked of the lobby stays "
+                                  "taken: another copy asks again only after this, if the "
+                                  "one that took it died before recording the answer.")] = \
+        CLAIM_MS / 1000
     outbox_sweep_seconds: Annotated[float, msgspec.Meta(
         gt=0, description="Age at which the outbox relay publishes an event its writer "
                           "did not (it died after the commit, or NATS was away).")] = 1.0
@@ -89,19 +98,29 @@ async def setup(rt: Runtime) -> None:
     await relay.start()
     rt.workers.append(relay)
     publish = Publisher(rt.client, rt.names.tournament_event, relay)
-    store = TournamentStore(rt.pool, EventStore(rt.pool, registry(), publish=publish))
-    scheduler = Scheduler(store, rt.settings.timer_poll_seconds)
-    await scheduler.start()
-    rt.workers.append(scheduler)
+    store = TournamentStore(rt.pool, EventStore(rt.pool, registry(), publish=publish),
+                            window=rt.settings.call_window,
+                            claim_ms=int(rt.settings.call_claim_seconds * 1000))
+    # Each wakes the next as soon as it has done its part, rather than at its next poll:
+    # results recorded (a round may be over: its pairing due; an elimination match paired
+    # with them: its call due), a round paired (its calls due).
     caller = Caller(store, MatchCalls(rt.client, rt.names, rt.settings.lobby_timeout_seconds),
                     rt.settings.timer_poll_seconds)
     await caller.start()
     rt.workers.append(caller)
+    scheduler = Scheduler(store, rt.settings.timer_poll_seconds, fired=caller.wake)
+    await scheduler.start()
+    rt.workers.append(scheduler)
     rt.endpoints.extend(endpoints(store, wall_ms))
     spec = rt.consumer(subjects.TOURNAMENTS_RESULTS,
                        rt.names.game_events_of_type(subjects.GAME_ENDED))
+
+    async def recorded(_: list[EventEnvelope]) -> None:
+        scheduler.wake()
+        caller.wake()
+
     consumer = Consumer(rt.client, rt.pool, spec, on_game_ended(store),
-                        batch_handler=on_games_ended(store))
+                        batch_handler=on_games_ended(store), after_commit=recorded)
     await consumer.start()
     rt.workers.append(consumer)
     outcomes = WhenStreamExists(Consumer(rt.client, rt.pool, bus.ConsumerSpec(

@@ -41,7 +41,7 @@ from services.platform.eventstore import AppendResult, EventStore
 from services.tournaments.decide import decide
 from services.tournaments.errors import TournamentError
 from services.tournaments.metrics import observe_rounds
-from services.tournaments.projection import Folds, Rows, project, stream_of, ts
+from services.tournaments.projection import Folds, Rows, due_call, project, stream_of, ts
 from services.tournaments.state import MatchState, Tournament
 from services.tournaments.timers import TIMER_COMMANDS
 
@@ -54,11 +54,17 @@ def registry() -> EventRegistry:
 
 # A call the lobby could not answer (unavailable, or the game could not start) waits this long.
 RETRY_MS = 5_000
-# Matches asked of the lobby at once, a transaction for each such batch: a 1,024-team
-# round's 512 tables asked together outran the lobby's answer time, so every ask timed
-# out and was asked again 5 s later, while the tournament's lock, held meanwhile, kept
-# its results waiting (docs/scaling.md, "A tournament of 1,024 teams").
-CALLS_AT_ONCE = 32
+# Asks of the lobby in flight at once, over all of a copy's tournaments: a sliding window
+# (the next ask goes as soon as one is answered), each answer recorded under the
+# tournament's lock in a short transaction of its own, never an ask with the lock held
+# (docs/scaling.md, "A tournament of 1,024 teams").
+CALL_WINDOW = 64
+# A call taken to be asked is due again only this long after: if the copy that took it
+# died before recording the answer, another (or itself, restarted) asks again. The lobby
+# answers a repeated ask with the match as first opened, so nothing opens twice.
+CLAIM_MS = 30_000
+# The most calls one copy takes of one tournament at once (a 4,096-team round is 2,048).
+CLAIM_MOST = 4_096
 
 GAME_RECHECK_MS = 5 * 60_000
 
@@ -185,59 +191,127 @@ class _Commands:
         return events
 
 
+Answered = list[tuple[MatchState, cmd.TournamentCommand | None]]
+Recorded = Callable[[Tournament, list[ev.Event]], Awaitable[None]]
+
+
 class TournamentStore(_Commands):
     """The commands, and the work the scheduler takes up when due: timers and calls."""
 
-    async def fire_calls(self, now_ms: int, ask: Ask,
-                         limit: int = 20) -> list[tuple[Tournament, list[ev.Event]]]:
-        """Ask about the matches due by ``now_ms``, a tournament at a time (``ask`` turns
-        the lobby's answer into a command, or None to ask again later), and commit the
-        answers; the events each added, with the state they made. A tournament another
-        copy is working on is skipped; its rows are never locked here."""
-        done: list[tuple[Tournament, list[ev.Event]]] = []
+    def __init__(self, pool: asyncpg.Pool, events: EventStore,
+                 new_seed: Callable[[], str] = lambda: secrets.token_hex(16),
+                 window: int = CALL_WINDOW, claim_ms: int = CLAIM_MS) -> None:
+        """``window``: asks of the lobby in flight at once; ``claim_ms``: how long a call
+        taken to be asked stays taken (``CLAIM_MS``)."""
+        super().__init__(pool, events, new_seed)
+        self.window, self.claim_ms = asyncio.Semaphore(window), claim_ms
+        self._asking: set[tuple[str, str]] = set()  # (tournament, match) being asked here
+
+    async def fire_calls(self, now_ms: int, ask: Ask, limit: int = 20,
+                         recorded: Recorded | None = None,
+                         ) -> list[tuple[Tournament, list[ev.Event]]]:
+        """Ask about the matches due by ``now_ms`` (``ask`` turns the lobby's answer into a
+        command, or None to ask again later) and commit the answers as they come; the
+        events each commit added, with the state they made (``recorded`` is told of each
+        as it commits). The tournaments' due calls are taken at once, then asked through
+        the window with no lock held; an answer waits only for the answers before it to
+        be committed, and a result waits for no ask."""
         async with self.pool.acquire() as conn:
             due = await conn.fetch(
                 "SELECT tournament_id FROM tournament_calls WHERE due_at <= $1"
                 " GROUP BY tournament_id ORDER BY min(due_at) LIMIT $2", ts(now_ms), limit)
-            for row in due:
-                taken = CALLS_AT_ONCE
-                while taken == CALLS_AT_ONCE:  # a full batch may leave more due
-                    async with conn.transaction():
-                        state, events, result, taken = await self._calls_of(
-                            conn, str(row["tournament_id"]), now_ms, ask)
-                    if result is not None:
-                        await self.events.committed(result)
-                    if events:
-                        done.append((state, events))
+        done: list[tuple[Tournament, list[ev.Event]]] = []
+
+        async def keep(state: Tournament, events: list[ev.Event]) -> None:
+            done.append((state, events))
+            if recorded is not None:
+                await recorded(state, events)
+
+        failed = [x for x in await asyncio.gather(
+            *(self._call_all(str(r["tournament_id"]), now_ms, ask, keep) for r in due),
+            return_exceptions=True) if isinstance(x, BaseException)]
+        if failed:
+            raise failed[0]
         return done
 
-    async def _calls_of(self, conn: asyncpg.Connection, tournament_id: str, now_ms: int,
-                        ask: Ask) -> tuple[Tournament, list[ev.Event], AppendResult | None, int]:
-        """The next ``CALLS_AT_ONCE`` due matches asked and answered, and how many."""
-        if not await conn.fetchval("SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0))",
-                                   stream_of(tournament_id)):
-            return Tournament(), [], None, 0
-        rows = await conn.fetch(
-            "SELECT match_id FROM tournament_calls WHERE tournament_id = $1 AND due_at <= $2"
-            " ORDER BY due_at, match_id LIMIT $3 FOR UPDATE SKIP LOCKED",
-            uuid.UUID(tournament_id), ts(now_ms), CALLS_AT_ONCE)
-        state, projected = await self.folds.load(conn, tournament_id)
-        asked = [(r["match_id"], state.matches.get(r["match_id"])) for r in rows]
-        live = [(match_id, m) for match_id, m in asked if m is not None]
-        commands = await asyncio.gather(*(ask(state, m, now_ms) for _, m in live))
-        faults.hit(faults.MATCHES_OPENED_BEFORE_RECORD)
-        later = [match_id for match_id, m in asked if m is None]
-        games: list[str] = []  # started matches: looked at again less often
-        for (match_id, m), command in zip(live, commands, strict=True):
-            if command is None:
-                (games if m.call == "started" else later).append(match_id)
-        # Every answer in one append and one projection rewrite: a 512-team round's 256
-        # tables cost one fold and one rewrite, not 256.
-        state, events, result = await self._decide_all(conn, tournament_id, state, projected,
-                                                       [c for c in commands if c is not None])
-        await _due_again(conn, tournament_id, later, now_ms + RETRY_MS)
-        await _due_again(conn, tournament_id, games, now_ms + GAME_RECHECK_MS)
-        return state, events, result, len(rows)
+    async def _call_all(self, tournament_id: str, now_ms: int, ask: Ask,
+                        keep: Recorded) -> None:
+        """Take the tournament's due calls, ask each through the window and record the
+        answers a group at a time: those that arrived while the last group committed."""
+        state, taken = await self._claim(tournament_id, now_ms)
+        answers: Answered = []
+        arrived = asyncio.Event()
+
+        async def one(m: MatchState) -> None:
+            try:
+                async with self.window:
+                    command = await ask(state, m, now_ms)
+            except Exception as exc:  # asked again after RETRY_MS, as a refused call is
+                _log.warning("call_failed", tournament=tournament_id,
+                             match=m.pairing.match_id, error=repr(exc))
+                command = None
+            answers.append((m, command))
+            arrived.set()
+
+        keys = [(tournament_id, m.pairing.match_id) for m in taken]
+        self._asking.update(keys)
+        tasks = [asyncio.create_task(one(m)) for m in taken]
+        try:
+            left = len(tasks)
+            while left:
+                await arrived.wait()
+                arrived.clear()
+                group, answers[:] = list(answers), []
+                left -= len(group)
+                faults.hit(faults.MATCHES_OPENED_BEFORE_RECORD)
+                await self._record(tournament_id, group, now_ms, keep)
+        finally:
+            for task in tasks:
+                task.cancel()
+            self._asking.difference_update(keys)
+
+    async def _claim(self, tournament_id: str,
+                     now_ms: int) -> tuple[Tournament, list[MatchState]]:
+        """The tournament's due calls taken (due again ``claim_ms`` on), under its lock
+        for a moment; its fold and the matches to ask about. A call of a match gone
+        from the fold is due again after ``RETRY_MS``."""
+        async with self.pool.acquire() as conn, conn.transaction():
+            state = await self.locked(conn, tournament_id)
+            rows = await conn.fetch(
+                "UPDATE tournament_calls SET due_at = $4 WHERE tournament_id = $1"
+                " AND match_id IN (SELECT match_id FROM tournament_calls"
+                " WHERE tournament_id = $1 AND due_at <= $2 ORDER BY due_at, match_id"
+                " LIMIT $3 FOR UPDATE SKIP LOCKED) RETURNING match_id",
+                uuid.UUID(tournament_id), ts(now_ms), CLAIM_MOST,
+                ts(now_ms + self.claim_ms))
+            ids = sorted(r["match_id"] for r in rows
+                         if (tournament_id, r["match_id"]) not in self._asking)
+            await _due_again(conn, tournament_id, [i for i in ids if i not in state.matches],
+                             now_ms + RETRY_MS)
+        return state, [state.matches[i] for i in ids if i in state.matches]
+
+    async def _record(self, tournament_id: str, answered: Answered, now_ms: int,
+                      keep: Recorded) -> None:
+        """Commit a group of answers in one append, and when each call is due again:
+        a started game's less often, a call not answered after ``RETRY_MS``."""
+        later = [m.pairing.match_id for m, c in answered if c is None and m.call != "started"]
+        games = [m.pairing.match_id for m, c in answered if c is None and m.call == "started"]
+        commands = [c for _, c in answered if c is not None]
+        async with self.pool.acquire() as conn:
+            async with conn.transaction():
+                await conn.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
+                                   stream_of(tournament_id))
+                state, projected = await self.folds.load(conn, tournament_id)
+                state, events, result = await self._decide_all(conn, tournament_id, state,
+                                                               projected, commands)
+                await _due_again(conn, tournament_id, later, now_ms + RETRY_MS)
+                await _due_again(conn, tournament_id, games, now_ms + GAME_RECHECK_MS)
+                await _due_as_projected(conn, tournament_id, state, [
+                    m.pairing.match_id for m, c in answered if c is not None])
+            if result is not None:
+                await self.events.committed(result)
+        if events:
+            await keep(state, events)
 
     async def fire_due(self, now_ms: int, limit: int = 100) -> int:
         """Run the commands of timers due by ``now_ms``; how many fired. Each timer runs in a
@@ -289,6 +363,18 @@ async def _due_again(conn: asyncpg.Connection, tournament_id: str, match_ids: li
     await conn.execute("UPDATE tournament_calls SET due_at = $3 WHERE tournament_id = $1"
                        " AND match_id = ANY($2::text[])", uuid.UUID(tournament_id),
                        match_ids, ts(at_ms))
+
+
+async def _due_as_projected(conn: asyncpg.Connection, tournament_id: str, state: Tournament,
+                            match_ids: list[str]) -> None:
+    """Calls answered: due when the fold says (their claim let go), whether or not the
+    answer changed the match (a ready check still running is asked again after it)."""
+    due = [(i, d) for i in match_ids if (d := due_call(state, state.matches[i])) is not None]
+    await conn.execute(
+        "UPDATE tournament_calls c SET due_at = d.due FROM unnest($2::text[],"
+        " $3::timestamptz[]) AS d(match_id, due) WHERE c.tournament_id = $1"
+        " AND c.match_id = d.match_id", uuid.UUID(tournament_id),
+        [i for i, _ in due], [ts(d) for _, d in due])
 
 
 BAN_MS = 24 * 3_600_000

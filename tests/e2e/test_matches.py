@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import asyncpg
+import msgspec
 import nats
 import nats.errors
 import pytest
@@ -146,6 +147,26 @@ async def test_one_match_id_is_one_game_however_often_it_is_asked(
     with pytest.raises(bus.RemoteError) as reused:
         await open_match(nc, f"{nats_prefix}e2e", ask(match_id, rated=False, origin="tournament"))
     assert reused.value.code == "match_id_reused"
+
+
+async def test_a_match_of_bots_only_starts_at_once_without_its_ready_check(
+        platform: Platform, nc: Client, nats_prefix: str, database_url: str) -> None:
+    """A ready check asks the people seated; four bots have none to ask, so the first
+    answer is the started game, with no deadline (a tournament's bot teams)."""
+    match_id = f"bots-{uuid.uuid4().hex[:8]}"
+    req = msgspec.structs.replace(ask(match_id, origin="tournament"), ready_seconds=30)
+    opened = await open_match(nc, f"{nats_prefix}e2e", req)
+    assert (opened.state, opened.ready_by, opened.duplicate) == ("started", 0, False)
+    assert await count(database_url, "SELECT count(*) FROM game.events WHERE stream = $1"
+                                     " AND type = 'GameStarted'", opened.game_id) == 1
+    assert await count(database_url, "SELECT count(*) FROM lobby.matches WHERE match_id = $1"
+                                     " AND ready_by IS NULL", match_id) == 1
+    again = await open_match(nc, f"{nats_prefix}e2e", req)
+    assert (again.state, again.game_id, again.duplicate) == ("started", opened.game_id, True)
+    with pytest.raises(bus.RemoteError) as refused:  # its length is checked all the same
+        await open_match(nc, f"{nats_prefix}e2e", msgspec.structs.replace(
+            req, match_id=f"{match_id}-short", ready_seconds=2))
+    assert refused.value.code == "bad_ready"
 
 
 @pytest.mark.parametrize("finisher", ["the next ask", "a sweep"])

@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection
 from typing import Any, Protocol
 
 import asyncpg
@@ -33,6 +33,7 @@ from services.tournaments.store import TournamentStore, registry
 from services.tournaments.transport import MatchCalls
 from tests.e2e.conftest import Platform
 from tests.e2e.players import Seat, play_until_over
+from tests.e2e.test_matches import count
 from tests.services.lobby.harness import ROOT, Player, Service, start
 from tests.services.lobby.test_tournaments import organizer, registered
 from tests.waiting import until
@@ -135,7 +136,7 @@ async def four_team_cup(org: Player, players: list[Player], rules: dict[str, Any
 def copy(platform: Platform, env: dict[str, str], name: str, **extra: str) -> Service:
     return start("tournaments", platform.logs / f"{name}-{uuid.uuid4().hex[:4]}.log",
                  SPADES_TIMER_POLL_SECONDS="0.2", SPADES_JS_ACK_WAIT_SECONDS="3",
-                 **env, **extra)
+                 SPADES_CALL_CLAIM_SECONDS="2", **{**env, **extra})
 
 
 async def test_four_teams_play_to_a_champion_across_a_crash_and_a_kill(
@@ -208,27 +209,9 @@ async def test_four_teams_play_to_a_champion_across_a_crash_and_a_kill(
     final = matches["W2-1"]
     assert view["summary"]["champion"] == final[final["outcome"]]
 
-    store = TournamentStore(tournaments_pool, EventStore(tournaments_pool, registry()))
-    events = [r.event for r in await store.events.read(f"tournament-{tid}")]
-    results = [e for e in events if isinstance(e, ev.MatchResult)]
+    events, results = await each_match_once(tournaments_pool, database_url, tid, matches)
     assert sorted(e.match_id for e in results) == ["W1-1", "W1-2", "W2-1"]
     assert sum(isinstance(e, ev.TournamentFinished) for e in events) == 1
-    state = await store.load(tid)
-    assert await stale_projections(tournaments_pool, uuid.UUID(tid), state) == []
-    # One lobby match, one table and one game per tournament match, whoever asked and
-    # however often.
-    conn = await asyncpg.connect(database_url)
-    try:
-        rows = await conn.fetch("SELECT match_id, game_id FROM lobby.matches"
-                                " WHERE origin = 'tournament' AND origin_id = $1", tid)
-        assert sorted(r["match_id"] for r in rows) == sorted(
-            lobby_match_id(tid, m) for m in matches)
-        assert {r["game_id"] for r in rows} == {e.game_stream for e in results}
-        assert await conn.fetchval("SELECT count(*) FROM game.events WHERE type = 'GameStarted'"
-                                   " AND stream = ANY($1::text[])",
-                                   [r["game_id"] for r in rows]) == 3
-    finally:
-        await conn.close()
     # What the reconciler reads when a game's end never arrived: the game's own store.
     nc = await connection.connect(nats_url, "test")
     try:
@@ -239,6 +222,30 @@ async def test_four_teams_play_to_a_champion_across_a_crash_and_a_kill(
         assert await client.last_event(uuid.uuid4().hex) is None
     finally:
         await nc.close()
+
+
+async def each_match_once(pool: asyncpg.Pool, database_url: str, tid: str,
+                          matches: Collection[str]) -> tuple[list[Any], list[ev.MatchResult]]:
+    """The tournament's events and results, once its projections are checked equal to
+    the stream's fold and each of ``matches`` to one lobby match, one table and one game,
+    whoever asked and however often."""
+    store = TournamentStore(pool, EventStore(pool, registry()))
+    events = [r.event for r in await store.events.read(f"tournament-{tid}")]
+    results = [e for e in events if isinstance(e, ev.MatchResult)]
+    assert await stale_projections(pool, uuid.UUID(tid), await store.load(tid)) == []
+    conn = await asyncpg.connect(database_url)
+    try:
+        rows = await conn.fetch("SELECT match_id, game_id FROM lobby.matches"
+                                " WHERE origin = 'tournament' AND origin_id = $1", tid)
+        assert sorted(r["match_id"] for r in rows) == sorted(
+            lobby_match_id(tid, m) for m in matches)
+        assert {r["game_id"] for r in rows} == {e.game_stream for e in results}
+        assert await conn.fetchval("SELECT count(*) FROM game.events WHERE type = 'GameStarted'"
+                                   " AND stream = ANY($1::text[])",
+                                   [r["game_id"] for r in rows]) == len(matches)
+    finally:
+        await conn.close()
+    return events, results
 
 
 async def test_teams_that_do_not_come_lose_by_no_show_and_their_players_are_banned(
@@ -472,6 +479,43 @@ async def test_bot_teams_play_every_format_to_its_end(
     finally:
         await conn.close()
     assert opened == len(view["matches"])
+
+
+async def test_a_copy_dead_mid_way_through_opening_a_round_opens_each_match_once(
+        platform: Platform, platform_env: dict[str, str], database_url: str,
+        tournaments_pool: asyncpg.Pool) -> None:
+    """Sixteen bot teams; the first copy asks the lobby two tables at a time and dies as
+    the first answer comes (one or two tables opened, none recorded, the rest taken and
+    never asked). Another copy asks again once the claim lapses: every match is opened
+    once, played once and has one result, and the projections equal the stream."""
+    doomed = copy(platform, platform_env, "midway", SPADES_CALL_WINDOW="2",
+                  SPADES_FAULT=faults.MATCHES_OPENED_BEFORE_RECORD)
+    survivor: Service | None = None
+    try:
+        org = await organizer(platform.a, database_url)
+        tid = await bot_cup(org, {"kind": "single_elimination"}, 16, FAST)
+        for i in range(16):
+            await org.ok("POST", f"/v1/tournaments/{tid}/bots", {"name": f"Bots {i + 1}"})
+        assert await asyncio.to_thread(doomed.proc.wait, 60) == faults.EXIT_CODE
+        opened = await count(database_url, "SELECT count(*) FROM lobby.matches"
+                                           " WHERE origin_id = $1", tid)
+        assert 1 <= opened < 8  # the round's eight tables: some opened, none recorded
+        survivor = copy(platform, platform_env, "survivor")
+
+        async def finished() -> dict[str, Any] | None:
+            v = await org.ok("GET", f"/v1/tournaments/{tid}")
+            return v if v["summary"]["status"] == "finished" else None
+
+        view = await until(finished, timeout=120, every=0.5)
+    finally:
+        for svc in (doomed, survivor):
+            if svc is not None:
+                svc.stop()
+    assert len(view["matches"]) == 15 and all(m["reason"] == "played"
+                                              for m in view["matches"])
+    matches = [m["match_id"] for m in view["matches"]]
+    _, results = await each_match_once(tournaments_pool, database_url, tid, matches)
+    assert sorted(e.match_id for e in results) == sorted(matches)
 
 
 async def test_a_watcher_gets_every_event_of_a_running_tournament_once_and_in_order(

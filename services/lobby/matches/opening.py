@@ -69,11 +69,14 @@ class Matches:
         if (req.origin == "table") != (table is not None):
             raise LobbyError("bad_origin", "a person's table starts with "
                                            "POST /v1/tables/{id}/start")
-        check = req.ready_seconds > 0
-        if check and (table is not None or req.ready_seconds < MIN_READY_SECONDS):
+        if req.ready_seconds > 0 and (table is not None
+                                      or req.ready_seconds < MIN_READY_SECONDS):
             raise LobbyError("bad_ready", f"a ready check lasts {MIN_READY_SECONDS} "
                                           "seconds or more, for matches no person's "
                                           "table started")
+        # A check with no person seated (bots only) could only pass at once: the match
+        # starts as one without, a transaction and a seat check fewer.
+        check = req.ready_seconds > 0 and any(s.player_id for s in req.seats)
         preset, rules = rules_of(req.rules)
         names = await self.starts.check_seats(req)
         table_id, game_id = table_of(req.match_id), game_of(req.match_id)
@@ -92,7 +95,8 @@ class Matches:
                 rated=req.rated, table_id=table_id, game_id=game_id, request=asked,
                 state="ready_check" if check else "starting", people=_people(req),
                 players=tuple(s.player_id for s in req.seats if s.player_id)),
-                row, table_exists=table is not None, ready_seconds=req.ready_seconds)
+                row, table_exists=table is not None,
+                ready_seconds=req.ready_seconds if check else 0)
         except store.TableNotOpen:
             raise LobbyError(TABLE_STARTED, "the table is no longer open") from None
         except tablestore.InGame as busy:
@@ -105,7 +109,7 @@ class Matches:
             await self.broadcasts.table_changed(table_id, game_id)
         if match.state == "ready_check":
             await self._offer(match, req)
-            if not match.people:  # bots only: everyone is ready
+            if not match.people:  # bots only, recorded before they skipped the check
                 try:
                     match = await self._confirm(match, req, ())
                 except _Repeated as repeated:  # a concurrent ask confirmed it

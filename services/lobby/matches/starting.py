@@ -44,7 +44,7 @@ class GameStarts:
                                               f"known: {', '.join(LEVELS)}")
         if len(set(people)) != len(people):
             raise LobbyError("bad_seats", "a player sits at one seat only")
-        known = await accountstore.people(self.pool, people)
+        known = await accountstore.people(self.pool, people) if people else {}
         for p in people:
             if p not in known:
                 raise LobbyError("player_not_found", f"no player {p}")

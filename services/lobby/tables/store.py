@@ -183,6 +183,8 @@ async def seat_players(conn: asyncpg.Connection, game_id: str, table_id: str,
     finds the person taken. People are written in one order, so two seatings never
     wait for each other."""
     people = sorted(seats)
+    if not people:  # bots only
+        return
     got = await conn.fetch(
         "INSERT INTO running_seats (player_id, game_id, table_id, seat)"
         " SELECT p, $2, $3, s FROM unnest($1::text[], $4::smallint[]) AS u(p, s)"

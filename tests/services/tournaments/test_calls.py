@@ -5,8 +5,10 @@ asked of the lobby once per due time whatever the number of copies, the answer i
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 import uuid
+from collections import Counter
 
 import asyncpg
 import msgspec
@@ -35,13 +37,14 @@ from services.tournaments.reads import stale_projections, view
 from services.tournaments.results import on_game_ended, on_games_ended, on_match_outcome
 from services.tournaments.state import MatchState, Tournament
 from services.tournaments.store import (
-    CALLS_AT_ONCE,
+    CLAIM_MS,
     GAME_RECHECK_MS,
     RETRY_MS,
     TournamentStore,
     ban_ms,
     registry,
 )
+from tests.waiting import until
 
 from .driver import STARTS, settings
 from .test_store import create, enter, store_on
@@ -95,30 +98,101 @@ def test_an_id_the_tournaments_did_not_make_is_none_of_theirs() -> None:
         assert parse_lobby_match_id(other) is None
 
 
-async def test_a_large_round_is_asked_of_the_lobby_a_batch_at_a_time_in_one_sweep(
+async def test_a_round_is_asked_through_a_sliding_window_with_the_lock_let_go(
         pool: asyncpg.Pool) -> None:
-    """A round with more tables than ``CALLS_AT_ONCE`` is asked in batches, each its own
-    transaction, all in one sweep: never every table at once (a 1,024-team round's 512
-    asks outran the lobby and each timed out), and none left for the next tick."""
-    store, lobby = store_on(pool), Lobby()
-    tid = await running(store, 4 * CALLS_AT_ONCE)
+    """A round's tables are asked ``window`` at a time, the next as soon as one is
+    answered (a slow ask holds back no other), with no lock on the tournament held
+    meanwhile, and the answers are recorded as they come: all in one sweep."""
+    store, lobby = store_on(pool, window=4), Lobby()
+    tid = await running(store, 32)
     in_flight = most = 0
+    asked_while_slow: list[str] = []
+    lock_free: list[bool] = []
+    slow_out = False
 
     async def ask(state: Tournament, m: MatchState, now: int) -> cmd.TournamentCommand | None:
-        nonlocal in_flight, most
+        nonlocal in_flight, most, slow_out
         in_flight += 1
         most = max(most, in_flight)
         try:
+            if m.pairing.match_id != "W1-1":  # the first asked
+                if slow_out:
+                    asked_while_slow.append(m.pairing.match_id)
+                return await lobby.ask(state, m, now)
+            # While this one waits, the others are asked and recorded, and anyone may
+            # write to the tournament.
+            slow_out = True
+            async with pool.acquire() as conn, conn.transaction():
+                lock_free.append(await conn.fetchval(
+                    "SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0))",
+                    f"tournament-{tid}"))
+            await until(lambda: called(store, tid, 8), timeout=10, every=0.01)
+            slow_out = False
             return await lobby.ask(state, m, now)
         finally:
             in_flight -= 1
 
     done = await store.fire_calls(STARTS, ask)
-    assert most == CALLS_AT_ONCE
-    assert len(lobby.asked) == len(set(lobby.asked)) == 2 * CALLS_AT_ONCE
-    assert sum(isinstance(e, MatchCalled) for _, events in done for e in events) == \
-        2 * CALLS_AT_ONCE
-    assert {m.call for m in (await store.load(tid)).matches.values()} == {"ready_check"}
+    assert most == 4 and lock_free == [True]
+    # Fixed batches of four would have asked three while the slow one was out.
+    assert len(asked_while_slow) >= 8
+    assert len(lobby.asked) == len(set(lobby.asked)) == 16
+    assert len(done) > 1  # recorded as the answers came, not all at the end
+    assert sum(isinstance(e, MatchCalled) for _, events in done for e in events) == 16
+    state = await store.load(tid)
+    assert {m.call for m in state.matches.values()} == {"ready_check"}
+    assert await stale_projections(pool, uuid.UUID(tid), state) == []
+
+
+async def called(store: TournamentStore, tid: str, at_least: int) -> bool:
+    state = await store.load(tid)
+    return sum(m.call != "" for m in state.matches.values()) >= at_least
+
+
+async def test_a_copy_dying_mid_opening_leaves_no_match_opened_twice_or_missed(
+        pool: asyncpg.Pool) -> None:
+    """A copy dies with some answers recorded, some asked and not recorded, some not asked
+    yet: none is asked by another copy before the claim lapses, then every unrecorded
+    one is asked again. The lobby's idempotent open makes a repeated ask the same match;
+    each match is called once in the stream, none is missed."""
+    lobby, opened = Lobby(), Counter[str]()
+    first = store_on(pool, window=2)
+    tid = await running(first, 16)
+    answered = asyncio.Event()
+
+    async def dying(state: Tournament, m: MatchState, now: int) -> cmd.TournamentCommand | None:
+        opened[m.pairing.match_id] += 1
+        got = await lobby.ask(state, m, now)
+        if len(opened) >= 4:  # from the fourth on, the answers are never recorded
+            await until(lambda: called(first, tid, 1), timeout=10, every=0.01)
+            answered.set()  # the copy dies now
+            await asyncio.Event().wait()
+        return got
+
+    sweep = asyncio.create_task(first.fire_calls(STARTS, dying))
+    await asyncio.wait_for(answered.wait(), 10)
+    sweep.cancel()  # the crash: what was in flight is gone with it
+    with contextlib.suppress(asyncio.CancelledError):
+        await sweep
+    recorded = {m for m, s in (await first.load(tid)).matches.items() if s.call}
+    assert 0 < len(recorded) < 4  # some recorded, some asked only, three or more never asked
+
+    second, asked = store_on(pool), Counter[str]()
+
+    async def again(state: Tournament, m: MatchState, now: int) -> cmd.TournamentCommand | None:
+        asked[m.pairing.match_id] += 1
+        return await lobby.ask(state, m, now)
+
+    assert await second.fire_calls(STARTS + CLAIM_MS - 1, again) == []
+    await second.fire_calls(STARTS + CLAIM_MS, again)
+    state = await second.load(tid)
+    assert {m.call for m in state.matches.values()} == {"ready_check"}
+    assert set(asked) == set(state.matches) - recorded and max(asked.values()) == 1
+    assert set(opened) & set(asked) == set(opened) - recorded  # asked, never recorded
+    events = [r.event for r in await second.events.read(f"tournament-{tid}")]
+    assert Counter(e.match_id for e in events if isinstance(e, MatchCalled)) == \
+        dict.fromkeys(state.matches, 1)
+    assert await stale_projections(pool, uuid.UUID(tid), state) == []
 
 
 async def test_paired_matches_are_called_then_asked_again_after_the_ready_check(

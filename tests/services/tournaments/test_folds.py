@@ -144,3 +144,30 @@ async def test_a_repeated_command_id_leaves_the_fold_equal_to_the_stream(
     await enter(store, tid, "t2")
     assert await tables(pool, tid) == await recount(store, tid)
     assert list((await store.load(tid)).teams) == ["t1", "t2"]
+
+
+@pytest.mark.parametrize("kind", ["swiss", "double_elimination", "round_robin"])
+async def test_results_one_at_a_time_keep_the_tables_equal_to_a_full_projection(
+        pool: asyncpg.Pool, kind: str) -> None:
+    """Every result of a whole tournament recorded alone (the appends that write only
+    their match, its call and the standings) and every round or match they open: after
+    each, the tables equal a projection of the whole stream written anew."""
+    store = store_on(pool)
+    tid = await create(store, teams=6, kind=kind)
+    for i in range(6):
+        await enter(store, tid, f"t{i}")
+    at, results = STARTS, 0
+    await store.fire_due(at)
+    while (state := await store.load(tid)).status == "running":
+        at += MINUTE
+        waiting = sorted(i for i, m in state.matches.items() if m.outcome is None)
+        if not waiting:
+            assert await store.fire_due(at) == 1  # the next round
+            continue
+        scores = (300 + 10 * results, 200 + 20 * (results % 7))
+        await store.execute(tid, cmd.RecordResult(
+            at=at, match_id=waiting[0], outcome="home" if scores[0] > scores[1] else "away",
+            scores=scores))
+        results += 1
+        assert await tables(pool, tid) == await recount(store, tid), (kind, results)
+    assert state.status == "finished" and results >= 9

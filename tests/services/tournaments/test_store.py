@@ -16,15 +16,16 @@ from schemas.tournaments import commands as cmd
 from services.platform.eventstore import EventStore
 from services.tournaments.errors import TournamentError
 from services.tournaments.state import Tournament
-from services.tournaments.store import TournamentStore, registry, stream_of
+from services.tournaments.store import CALL_WINDOW, TournamentStore, registry, stream_of
 from services.tournaments.timers import due_timers
 
 from .driver import MINUTE, OPENS, STARTS, settings
 
 
-def store_on(pool: asyncpg.Pool) -> TournamentStore:
+def store_on(pool: asyncpg.Pool, window: int = CALL_WINDOW) -> TournamentStore:
     seeds = iter(f"{i:032x}" for i in range(1, 1000))
-    return TournamentStore(pool, EventStore(pool, registry()), new_seed=lambda: next(seeds))
+    return TournamentStore(pool, EventStore(pool, registry()), new_seed=lambda: next(seeds),
+                           window=window)
 
 
 async def projection(pool: asyncpg.Pool, tid: str) -> dict[str, object]:
