@@ -73,6 +73,11 @@ async def _queue(args: argparse.Namespace) -> int:
     from services.ratings.fairplay.cases import FairPlay
     from services.ratings.service import RatingsSettings
 
+    import structlog
+
+    # What the work logs (a rebuild's progress) goes to standard error: standard output
+    # is the answer alone, for a script to read.
+    structlog.configure(logger_factory=structlog.PrintLoggerFactory(file=sys.stderr))
     # The ratings service's settings give the formula and fair play's own; NATS is not
     # reached from here, so its address need not be set.
     settings = load(catalog.manifest("ratings").settings,

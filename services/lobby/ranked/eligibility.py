@@ -18,7 +18,9 @@ from services.lobby.clients.ratings import RatingsBus
 from services.lobby.ranked import store as qs
 from services.lobby.tables import store as tablestore
 from services.lobby.tables.playing import in_game
+from services.platform import logs
 
+_log = logs.get("queue")
 FinishedGames = Callable[[str], Awaitable[int]]
 """How many games a player sat in to the end: the games room's count (above this
 room on the ladder), handed down by the service."""
@@ -61,13 +63,22 @@ class Eligibility:
     async def blocker(self, player: str, guest: bool, cooldown_until: int) -> dict[str, Any]:
         """What keeps a player who holds no ticket out of the queue now, if anything:
         the code ``queue_join`` would answer (a guest's, as the join reads it from the
-        token), and the games still needed."""
+        token), the games still needed, and when a cooldown or a fair-play bar ends.
+        A ratings service that does not answer names no bar here (the join, which asks
+        it for the player's rating too, then says ``ratings_unavailable``)."""
         if guest:
             return {"blocked_by": "registered_only"}
         needed = await self.games_needed(player)
         if needed:
             return {"blocked_by": "more_games_needed", "games_needed": needed}
-        return {"blocked_by": "queue_cooldown"} if cooldown_until else {}
+        if cooldown_until:
+            return {"blocked_by": "queue_cooldown", "until": cooldown_until}
+        try:
+            bars = await self.ratings.barred([player])
+        except LobbyError as exc:
+            _log.warning("queue_bar_unknown", player_id=player, code=exc.code)
+            return {}
+        return {"blocked_by": "ranked_barred", "until": bars[0].until_ms} if bars else {}
 
     async def _over(self, game_id: str, player: str) -> bool:
         """Whether a game the games projection still counts as running has ended in its

@@ -1355,6 +1355,7 @@ function blocked(q) {
     const n = q.games_needed !== undefined ? q.games_needed : S.gamesNeeded;
     return `Finish ${n} more game${n === 1 ? "" : "s"} at any table before you queue for ranked play.`;
   }
+  if (by === "ranked_barred") return plainError({ code: "ranked_barred", until: q.until });
   return "";
 }
 
@@ -1378,7 +1379,9 @@ function renderQueue(q) {
                   gateway_lost: "The server lost your place; queue again.",
                   invite_expired: "Your partner did not answer.", started: "",
                   declined: "You did not accept the match.",
-                  partner_declined: "Your partner did not accept the match." }[q.reason] || "";
+                  partner_declined: "Your partner did not accept the match.",
+                  ranked_barred: "A fair-play review barred you from ranked play.",
+                  partner_unavailable: "Your partner may not play ranked now." }[q.reason] || "";
     const cool = q.cooldown_until && q.cooldown_until > Date.now()
       ? `You may queue again in ${countdown(q.cooldown_until - Date.now())}.` : "";
     text = ["Not queued.", why, cool].filter(Boolean).join(" ");
@@ -1391,6 +1394,7 @@ function onQueueNote(n) {  // the ready check itself is the offer box's (showOff
   if (n.kind === "queue_status") {
     renderQueue(n);
     if (n.state !== "matched") $("queue-match").hidden = true;
+    if (n.reason === "ranked_barred") refreshRanked();  // GET /v1/queue says until when
   } else if (n.kind === "queue_invite") {
     const box = $("queue-invite");
     box.hidden = false;
