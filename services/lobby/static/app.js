@@ -740,6 +740,7 @@ function openGame(gameId, spectate = mySeatAtTable() === null) {
   $("sheet").replaceChildren();
   $("last-trick-box").hidden = true;
   $("end").hidden = true;  // the last game's end, until this one's snapshot says
+  $("report-box").hidden = true; reportSaid("");  // a report is of the game it was made on
   show("game");
   // The address names the game: a reload comes back to it (openGameAt), not to the lobby;
   // TV keeps its own address, which brings on the next game.
@@ -1285,6 +1286,33 @@ function left() {
   $("lobby-note").textContent = "You left your game: a bot plays your seat to its end. "
     + "\"Back to your game\" takes the seat back while the game lasts.";
 }
+
+// Reporting the game shown: anyone who could see it may ask the fair-play reviewers to
+// look at a ranked game (POST /v1/games/{id}/report); the answer shows under the form.
+function reportSaid(text) {
+  $("report-said").textContent = text;
+  $("report-said").hidden = !text;
+}
+$("report").onclick = () => { $("report-box").hidden = false; reportSaid(""); $("report-reason").focus(); };
+$("report-no").onclick = () => { $("report-box").hidden = true; };
+$("report-box").onsubmit = async (e) => {
+  e.preventDefault();
+  const game = S.game;
+  $("report-send").disabled = true;
+  try {
+    await api("POST", `/v1/games/${encodeURIComponent(game)}/report`,
+              { reason: $("report-reason").value.trim() });
+    $("report-box").hidden = true;
+    $("report-reason").value = "";
+    reportSaid("Thank you: the fair-play reviewers will look at this game.");
+  } catch (err) {
+    reportSaid(err.code === "rate_limited"
+      ? "You have sent many reports lately: you may send more in an hour."
+      : err.message);
+  } finally {
+    $("report-send").disabled = false;
+  }
+};
 
 $("back").onclick = () => {
   if (S.game) send({ type: "unsubscribe", game_id: S.game });

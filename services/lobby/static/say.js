@@ -42,6 +42,7 @@ const PLAIN = {
   ranked_barred: (f) => f.until
     ? `A fair-play review barred you from ranked play until ${new Date(f.until).toLocaleDateString()}.`
     : "A fair-play review barred you from ranked play for now.",
+  game_not_rated: "Fair play reviews ranked games only: this game was not rated.",
   too_many_sockets: "You have this game open in too many windows: close one.",
   too_many_games: "You follow too many games at once: close one.",
   not_in_game: "You are not in that game.",
