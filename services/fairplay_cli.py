@@ -65,6 +65,8 @@ def run(args: argparse.Namespace) -> int:
 async def _queue(args: argparse.Namespace) -> int:
     import getpass
 
+    import structlog
+
     from schemas import fairplay as api
     from services import catalog, devdata
     from services.platform import db
@@ -72,8 +74,6 @@ async def _queue(args: argparse.Namespace) -> int:
     from services.platform.settings import load
     from services.ratings.fairplay.cases import FairPlay
     from services.ratings.service import RatingsSettings
-
-    import structlog
 
     # What the work logs (a rebuild's progress) goes to standard error: standard output
     # is the answer alone, for a script to read.
