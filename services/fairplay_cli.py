@@ -32,7 +32,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                                           "game records (with players)")
     scan_p.add_argument("file", help="a JSON Lines file, or - for standard input")
     scan_p.add_argument("--deals", type=int, help="sampled deals per search (more: slower "
-                                                  "and surer; default 10)")
+                                                  "and surer; default 12)")
     list_p = fsub.add_parser("list", help="the review queue: open cases first, highest "
                                           "score first, then the decided")
     list_p.add_argument("--status", choices=("open", "cleared", "upheld"))
