@@ -139,6 +139,18 @@ async def test_a_bar_from_ranked_takes_queued_tickets_out_and_is_named_until_it_
         state = await p.ok("GET", "/v1/queue")
         assert (state["state"], state["blocked_by"], state["until"]) == (
             "none", "ranked_barred", until)
+    # A bar is named before a cooldown (it is the longer), by the join and the state alike.
+    conn = await asyncpg.connect(database_url, server_settings={"search_path": "lobby"})
+    try:
+        await conn.execute("INSERT INTO queue_penalties (player_id, until)"
+                           " VALUES ($1, now() + interval '1 hour')", cy.player_id)
+    finally:
+        await conn.close()
+    state = await cy.ok("GET", "/v1/queue")
+    assert (state["blocked_by"], state["until"]) == ("ranked_barred", until)
+    assert state["cooldown_until"] > 0
+    await socks[2].send({"type": "queue_join", "partner": None})
+    assert (await socks[2].of_type("error"))["code"] == "ranked_barred"
     state = await bob.ok("GET", "/v1/queue")  # Bob may queue: the bar is not his
     assert (state["state"], state["blocked_by"], state["until"]) == ("none", "", 0)
     await socks[0].send({"type": "queue_join", "partner": None})
