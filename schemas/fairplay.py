@@ -137,8 +137,14 @@ class Reported(msgspec.Struct, frozen=True, kw_only=True):
     opened: bool
 
 
+BARRED_AT_ONCE = 1000  # players one ``BarredRequest`` may ask about
+
+
 class BarredRequest(msgspec.Struct, frozen=True):
-    players: Annotated[list[PlayerId], msgspec.Meta(min_length=1, max_length=4)]
+    """A queue join asks about its one or two players; the matchmaker about everyone
+    queued, ``BARRED_AT_ONCE`` at a time."""
+
+    players: Annotated[list[PlayerId], msgspec.Meta(min_length=1, max_length=BARRED_AT_ONCE)]
 
 
 class Bar(msgspec.Struct, frozen=True, kw_only=True):

@@ -107,7 +107,9 @@ class QueueStatus(PlayerNote, frozen=True, tag="queue_status"):
     was asked and has until ``invite_until``), ``waiting``, ``matched`` (a ready check
     runs), or ``none`` (out of the queue: ``reason`` says why: ``left``,
     ``socket_closed`` (this player's or the partner's), ``gateway_lost``,
-    ``invite_expired``, ``started``, ``declined``, ``partner_declined``).
+    ``invite_expired``, ``started``, ``declined``, ``partner_declined``,
+    ``ranked_barred``: a fair-play bar began while this player was queued, and
+    ``partner_unavailable``: it began for the partner of their pair).
     ``since`` is when the wait began (ms); ``window`` the rating distance accepted now
     (None: anyone)."""
 

@@ -17,8 +17,10 @@ class QueueState(msgspec.Struct, frozen=True, kw_only=True):
     wait began; ``window`` the rating distance accepted now (None: anyone);
     ``cooldown_until`` (ms) when a cooldown keeps the caller out of the queue.
     Not queued, ``blocked_by`` is the error code ``queue_join`` would answer now
-    (``registered_only``, ``more_games_needed``, ``queue_cooldown``; empty: the
-    caller may join), and ``games_needed`` the finished games still missing."""
+    (``registered_only``, ``more_games_needed``, ``queue_cooldown``, ``ranked_barred``;
+    empty: the caller may join), ``games_needed`` the finished games still missing, and
+    ``until`` (ms) when a cooldown or a fair-play bar from ranked ends (0: no end to
+    wait for)."""
 
     state: Literal["none", "inviting", "waiting", "matched"]
     players: list[str] = msgspec.field(default_factory=list)
@@ -27,8 +29,10 @@ class QueueState(msgspec.Struct, frozen=True, kw_only=True):
     window: int | None = None
     match_id: str | None = None
     cooldown_until: int = 0
-    blocked_by: Literal["", "registered_only", "more_games_needed", "queue_cooldown"] = ""
+    blocked_by: Literal["", "registered_only", "more_games_needed", "queue_cooldown",
+                        "ranked_barred"] = ""
     games_needed: int = 0
+    until: int = 0
 
 
 class Band(msgspec.Struct, frozen=True, kw_only=True):

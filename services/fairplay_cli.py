@@ -32,7 +32,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                                           "game records (with players)")
     scan_p.add_argument("file", help="a JSON Lines file, or - for standard input")
     scan_p.add_argument("--deals", type=int, help="sampled deals per search (more: slower "
-                                                  "and surer; default 10)")
+                                                  "and surer; default 12)")
     list_p = fsub.add_parser("list", help="the review queue: open cases first, highest "
                                           "score first, then the decided")
     list_p.add_argument("--status", choices=("open", "cleared", "upheld"))
@@ -65,6 +65,8 @@ def run(args: argparse.Namespace) -> int:
 async def _queue(args: argparse.Namespace) -> int:
     import getpass
 
+    import structlog
+
     from schemas import fairplay as api
     from services import catalog, devdata
     from services.platform import db
@@ -73,6 +75,9 @@ async def _queue(args: argparse.Namespace) -> int:
     from services.ratings.fairplay.cases import FairPlay
     from services.ratings.service import RatingsSettings
 
+    # What the work logs (a rebuild's progress) goes to standard error: standard output
+    # is the answer alone, for a script to read.
+    structlog.configure(logger_factory=structlog.PrintLoggerFactory(file=sys.stderr))
     # The ratings service's settings give the formula and fair play's own; NATS is not
     # reached from here, so its address need not be set.
     settings = load(catalog.manifest("ratings").settings,

@@ -19,15 +19,18 @@ from typing import NamedTuple
 
 from engine.bots.bits import above
 from engine.bots.expert import Sampler, bag_weight_of, candidates, margin, rollout
+from engine.bots.paired import Paired
 from engine.bots.playout import Fast
 from engine.bots.playout import legal as legal_bits
 from engine.bots.playout import scorer as scorer_of
 from engine.bots.seen import Seen, contracts_of
 from engine.state import GameState
 
-DEALS = 10  # sampled deals of the opponents' cards per search
+DEALS = 12  # sampled deals of the opponents' cards per search (at most: it may stop early)
 _PLAUSIBLE_DRAWS = 8  # partner hands drawn before one is picked by how well it fits the bids
 _SAME = 1e-9  # values closer than this are a tie (then no card is "the" best)
+_PRUNE_AFTER = 3  # deals before a search may stop early
+_SURE = 1.0  # standard errors a paired difference must clear to be sure of its sign
 
 
 class Card(NamedTuple):
@@ -64,17 +67,11 @@ def weigh_card(state: GameState, seat: int, card: int, seed: int,
     played = cands.index(group_of(f, cands, f.bit[card], out))
     real = f.to_bits(state.hands[seat ^ 2])
     plausible = _plausible(k, Random(seed))
-    by_real = _values(state, k, real, cands, Random(seed + 1), deals)
-    by_plausible = _values(state, k, plausible, cands, Random(seed + 1), deals)
-    told = int(_best(by_real) == played) - int(_best(by_plausible) == played)
+    if plausible == real:  # the same search twice: the card cannot tell them apart
+        return Card(seat, 0)
+    told = (int(_played_best(state, k, real, cands, played, Random(seed + 1), deals))
+            - int(_played_best(state, k, plausible, cands, played, Random(seed + 1), deals)))
     return Card(seat, told)
-
-
-def _best(values: list[float]) -> int:
-    """The index of the best value, or -1 when two share it."""
-    top = max(values)
-    at = [i for i, v in enumerate(values) if v > top - _SAME]
-    return at[0] if len(at) == 1 else -1
 
 
 def _plausible(k: Seen, rng: Random) -> int:
@@ -91,11 +88,17 @@ def _plausible(k: Seen, rng: Random) -> int:
     return draws[-1][k.me ^ 2]
 
 
-def _values(state: GameState, k: Seen, partner: int, cands: list[int], rng: Random,
-            deals: int) -> list[float]:
-    """Each candidate's mean value to the player's team over ``deals`` deals of the
-    opponents' cards, the partner holding ``partner``; every candidate sees the same
-    deals, and each deal counts by how well it fits the bids."""
+def _played_best(state: GameState, k: Seen, partner: int, cands: list[int], played: int,
+                 rng: Random, deals: int) -> bool:
+    """Whether candidate ``played`` has the best mean value to the player's team, alone,
+    over ``deals`` deals of the opponents' cards, the partner holding ``partner``. Every
+    candidate sees the same deals, each deal counting by how well it fits the bids.
+
+    Only that question is asked, so the search stops early (a paired comparison with
+    ``played``, ``engine.bots.paired``): a candidate surely worse than ``played`` after
+    ``_PRUNE_AFTER`` deals is dropped, and one surely better ends the search (``played``
+    is not the best). Both searches of a decision follow the same rule, so a pruned
+    search still treats the real hand and the plausible one alike."""
     r = state.rules
     assert r is not None
     known = k.known
@@ -109,14 +112,25 @@ def _values(state: GameState, k: Seen, partner: int, cands: list[int], rng: Rand
     contracts = contracts_of(r.board, k.bids)
     blind = [bool(state.blind >> s & 1) for s in range(4)]
     bag_weight = bag_weight_of(r)
-    sums = [0.0] * len(cands)
-    total = 0.0
-    for _ in range(deals):
+    paired = Paired(len(cands))
+    active = [i for i in range(len(cands)) if i != played]
+    for n in range(1, deals + 1):
         hands = sampler.sample()
         w = sampler.weight(hands)
-        total += w
-        for i, c in enumerate(cands):
-            t = rollout(f, me, c, hands[:], k.trick, k.leader, k.played, k.bids, k.tricks[:],
-                        k.broken, k.voids[:], contracts)
-            sums[i] += w * margin(scorer, me & 1, k.bids, blind, t, state.bags, bag_weight)
-    return [s / total if total else 0.0 for s in sums]
+        base = 0.0
+        for i in (played, *active):
+            t = rollout(f, me, cands[i], hands[:], k.trick, k.leader, k.played, k.bids,
+                        k.tricks[:], k.broken, k.voids[:], contracts)
+            v = margin(scorer, me & 1, k.bids, blind, t, state.bags, bag_weight)
+            if i == played:
+                base = v
+            else:
+                paired.add(i, w, v - base)
+        if n >= _PRUNE_AFTER and n < deals:
+            if any(paired.bound(i, -_SURE) > 0 for i in active):
+                return False
+            active = [i for i in active if paired.bound(i, _SURE) >= 0]
+            if not active:
+                return True
+    # Ahead of every candidate left: ahead in sum (a tie names no best card).
+    return all(paired.diff[i] < -_SAME for i in active)

@@ -53,7 +53,7 @@ class RatingsSettings(Settings, frozen=True, kw_only=True):
     fairplay_deals: Annotated[int, msgspec.Meta(
         ge=1, le=64, description="Fair play: sampled deals per search when a rated game's "
                                  "card decisions are weighed (more: slower and surer; "
-                                 "docs/fairplay.md).")] = 10
+                                 "docs/fairplay.md).")] = 12
     fairplay_recent_games: Annotated[int, msgspec.Meta(
         ge=1, le=5000, description="Fair play: each player's recent rated games a pair is "
                                    "judged over.")] = 200

@@ -226,13 +226,24 @@ async def void(conn: asyncpg.Connection, games: Sequence[str], case_id: str) -> 
         " ON CONFLICT DO NOTHING", list(games), case_id)
 
 
-async def rated_seats(conn: asyncpg.Connection) -> list[asyncpg.Record]:
-    """Every history row of the games not voided, in the order they were rated (a game's
-    four rows in seat order), for a rebuild."""
+async def rated_seats(conn: asyncpg.Connection | asyncpg.Pool,
+                      after: int = 0) -> list[asyncpg.Record]:
+    """The history rows past id ``after``, in the order they were rated (a game's four
+    rows in seat order), for a rebuild; voided games' rows too (the rebuild leaves
+    them out)."""
     return list(await conn.fetch(
-        "SELECT player_id, game_stream, result, rated_at FROM rating_history h"
-        " WHERE NOT EXISTS (SELECT 1 FROM voided_games v WHERE v.game_id = h.game_stream)"
-        " ORDER BY id"))
+        "SELECT id, player_id, game_stream, result, rated_at FROM rating_history"
+        " WHERE id > $1 ORDER BY id", after))
+
+
+async def history_rows(conn: asyncpg.Connection, upto: int) -> int:
+    """How many history rows there are up to id ``upto``."""
+    return int(await conn.fetchval("SELECT count(*) FROM rating_history WHERE id <= $1", upto))
+
+
+async def voided_all(conn: asyncpg.Connection | asyncpg.Pool) -> frozenset[str]:
+    """Every game fair play voided."""
+    return frozenset(r[0] for r in await conn.fetch("SELECT game_id FROM voided_games"))
 
 
 async def forget_rated(conn: asyncpg.Connection) -> None:

@@ -196,8 +196,10 @@ def cpu_classic(games: int, seed: int) -> None:
         g = weigh_records(rec["game_id"], tuple(rec["players"]), n, [rec], seed=n)
         cpu.append(time.process_time() - t)
         hands.append(g.hands)
+    per_hand = sum(cpu) / sum(hands)
     print(f"scoring CPU per classic game ({sum(hands) / games:.1f} hands, {min(hands)}-"
-          f"{max(hands)}): mean {sum(cpu) / games:.2f} s, worst {max(cpu):.2f} s "
+          f"{max(hands)}): mean {sum(cpu) / games:.2f} s, worst {max(cpu):.2f} s; per hand "
+          f"{per_hand:.3f} s, so {12 * per_hand:.2f} s for a 12-hand game "
           f"(target: at most 2 s a game)")
 
 
@@ -239,9 +241,10 @@ def main(argv: list[str] | None = None) -> None:
             flagged = sorted((o.kinds[k], f) for k, f in o.first_flag.items()
                              if f is not None)
             print(f"  series of {o.hands} hands: flagged (kind, at) {flagged}", flush=True)
-    print(f"{len(runs)} series, {sum(o.hands for o in outcomes)} hands, "
-          f"{time.time() - t:.0f} s wall, {args.jobs} jobs")
-    _report(outcomes, windows)
+    if runs:
+        print(f"{len(runs)} series, {sum(o.hands for o in outcomes)} hands, "
+              f"{time.time() - t:.0f} s wall, {args.jobs} jobs")
+        _report(outcomes, windows)
     if args.classic:
         cpu_classic(args.classic, args.seed)
 

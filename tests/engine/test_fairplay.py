@@ -8,7 +8,7 @@ from random import Random
 import pytest
 
 from engine.cards import card_id
-from engine.fairplay import Game, judge, weigh_records
+from engine.fairplay import Game, evidence, judge, weigh_records
 from engine.fairplay.evidence import Card, weigh_card
 from engine.fairplay.pairs import OPPONENTS_Z, PARTNERS_Z
 from engine.presets import resolve
@@ -126,3 +126,21 @@ def test_partners_who_see_each_others_hands_score_above_honest_ones() -> None:
     honest = _verdict(games, "b", "d", "partners")
     assert cheats.score > honest.score + 2
     assert not honest.flagged
+
+
+def test_a_search_that_stops_early_tells_what_the_whole_search_tells(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A search stops once a card is surely better than the one played (or every other
+    surely worse): on a whole match of experts, one of them peeking, the decisions it
+    calls telling, and which way, are nearly all those of the search run to its end."""
+    rng = Random(11)
+    seats = (Account("a", peek=1.0), Account("b"), Account("c"), Account("d", level="basic"))
+    rec = play_match(resolve("quick"), seats, rng, "g", 0)
+    pruned = weigh_records("g", ("a", "b", "c", "d"), 0, [rec], seed=3).cards
+    monkeypatch.setattr(evidence, "_PRUNE_AFTER", evidence.DEALS + 1)  # never stops early
+    whole = weigh_records("g", ("a", "b", "c", "d"), 0, [rec], seed=3).cards
+    assert [(c.hand, c.card) for c in pruned] == [(c.hand, c.card) for c in whole]
+    same = sum(1 for p, w in zip(pruned, whole, strict=True) if p.told == w.told)
+    assert same >= 0.85 * len(whole), (same, len(whole))
+    telling = sum(1 for w in whole if w.told)
+    assert abs(sum(1 for p in pruned if p.told) - telling) <= 0.15 * telling

@@ -29,7 +29,10 @@ class QueueController(Controller):
          security=BEARER, responses=answers(200, QueueState, STATE,
                                             *SIGNED_IN, *STORE))
     async def place(self, me: Claims, queue: Queue) -> QueueState:
-        """`state` "none" when not queued; `cooldown_until` (ms) while a cooldown runs."""
+        """`state` "none" when not queued; `cooldown_until` (ms) while a cooldown runs.
+        Not queued, `blocked_by` names what `queue_join` would refuse now, and `until`
+        (ms) when it ends: a cooldown, or a bar from ranked after a fair-play review
+        (`ranked_barred`)."""
         return await queue.state(me.player_id, me.guest)
 
     @delete("/v1/queue", status_code=200, summary="Leave the ranked queue", tags=TAGS,

@@ -18,7 +18,9 @@ from services.lobby.clients.ratings import RatingsBus
 from services.lobby.ranked import store as qs
 from services.lobby.tables import store as tablestore
 from services.lobby.tables.playing import in_game
+from services.platform import logs
 
+_log = logs.get("queue")
 FinishedGames = Callable[[str], Awaitable[int]]
 """How many games a player sat in to the end: the games room's count (above this
 room on the ladder), handed down by the service."""
@@ -39,14 +41,14 @@ class Eligibility:
             raise LobbyError("more_games_needed", f"finish {short} more "
                              f"game{'s' if short > 1 else ''} to play ranked "
                              "(GET /v1/queue counts them)")
+        for bar in await self.ratings.barred([player]):  # before a cooldown: it is longer
+            raise LobbyError("ranked_barred", "barred from ranked play until "
+                             f"{dt.datetime.fromtimestamp(bar.until_ms / 1000, dt.UTC):%Y-%m-%d}"
+                             " after a fair-play review", until=bar.until_ms)
         until = await qs.cooldown_until(self.pool, player)
         if until:
             raise LobbyError("queue_cooldown", "you may queue again after a cooldown",
                              until=until)
-        for bar in await self.ratings.barred([player]):
-            raise LobbyError("ranked_barred", "barred from ranked play until "
-                             f"{dt.datetime.fromtimestamp(bar.until_ms / 1000, dt.UTC):%Y-%m-%d}"
-                             " after a fair-play review", until=bar.until_ms)
         for game_id, _, _ in await tablestore.running_games_of(self.pool, player):
             if not await self._over(game_id, player):
                 raise in_game("finish your running game before queueing")
@@ -61,13 +63,23 @@ class Eligibility:
     async def blocker(self, player: str, guest: bool, cooldown_until: int) -> dict[str, Any]:
         """What keeps a player who holds no ticket out of the queue now, if anything:
         the code ``queue_join`` would answer (a guest's, as the join reads it from the
-        token), and the games still needed."""
+        token), the games still needed, and when a cooldown or a fair-play bar ends.
+        A ratings service that does not answer names no bar here (the join, which asks
+        it for the player's rating too, then says ``ratings_unavailable``)."""
         if guest:
             return {"blocked_by": "registered_only"}
         needed = await self.games_needed(player)
         if needed:
             return {"blocked_by": "more_games_needed", "games_needed": needed}
-        return {"blocked_by": "queue_cooldown"} if cooldown_until else {}
+        try:
+            bars = await self.ratings.barred([player])
+        except LobbyError as exc:
+            _log.warning("queue_bar_unknown", player_id=player, code=exc.code)
+            bars = []
+        if bars:  # named before a cooldown, as the join does: a bar is the longer
+            return {"blocked_by": "ranked_barred", "until": bars[0].until_ms}
+        return {"blocked_by": "queue_cooldown", "until": cooldown_until} if cooldown_until \
+            else {}
 
     async def _over(self, game_id: str, player: str) -> bool:
         """Whether a game the games projection still counts as running has ended in its

@@ -5,7 +5,8 @@ Every ``queue_cycle_seconds`` each copy tries to claim (or renew) the lease
 A cycle, every write fenced by the lease's epoch (a leader that was paused and
 lost the lease commits nothing):
 
-1. expire the tickets of gateways that stopped beating, and unanswered invites;
+1. expire the tickets of gateways that stopped beating, and unanswered invites, and
+   take out the tickets of players a fair-play case bars from ranked now (``bars``);
 2. settle the offers whose ready check ended, asking ``Matches.open`` again with
    the same request (the match's record, from any copy): a started game takes its
    tickets out; a failed check puts back the tickets whose players all accepted,
@@ -59,6 +60,7 @@ from services.lobby.base.settings import LobbySettings
 from services.lobby.matches import store as matchstore
 from services.lobby.matches.opening import Matches
 from services.lobby.ranked import store as qs
+from services.lobby.ranked.bars import drop_barred
 from services.lobby.ranked.matching import Match, Ticket, match
 from services.lobby.ranked.queue import Queue, blamed
 from services.platform import logs
@@ -187,6 +189,7 @@ class Matchmaker(Periodic):
                                               s.queue_invite_seconds):
             _log.info("queue_ticket_expired", ticket_id=ticket.ticket_id, reason=reason)
             await self.queue.tell_status(ticket, "none", reason)
+        await drop_barred(self.queue, (LEASE, epoch))
         await self.settle_all(epoch, [(msgspec.msgpack.decode(row.request, type=OpenMatch),
                                        None) for row in await qs.offered(self.pool)])
         waiting = await qs.waiting(self.pool, s.queue_leaver_seconds)

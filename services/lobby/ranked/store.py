@@ -194,6 +194,25 @@ async def cooldown_until(pool: asyncpg.Pool, player: str) -> int:
 # --- the matchmaker (every write fenced by its lease) -----------------------------------------
 
 
+async def queued(pool: asyncpg.Pool) -> list[str]:
+    """Every player holding a ticket: inviting, waiting or matched."""
+    return [r[0] for r in await pool.fetch("SELECT player_id FROM queue_members ORDER BY 1")]
+
+
+async def drop_players(pool: asyncpg.Pool, fence: tuple[str, int],
+                       players: list[str]) -> tuple[list[TicketRow], list[TicketRow]]:
+    """Delete the tickets not matched holding any of ``players``, fenced by the
+    matchmaker's lease: (those deleted, the matched ones holding any, left as they are)."""
+    async with pool.acquire() as conn, conn.transaction():
+        await Leases.check(conn, *fence)
+        gone = await conn.fetch("DELETE FROM queue_tickets t WHERE t.state <> 'matched'"
+                                f" AND t.players && $1::text[] RETURNING {_TICKET}", players)
+        matched = await conn.fetch(
+            f"SELECT {_TICKET} FROM queue_tickets t WHERE t.state = 'matched'"
+            " AND t.players && $1::text[]", players)
+    return [_ticket(r) for r in gone], [_ticket(r) for r in matched]
+
+
 async def expire(pool: asyncpg.Pool, name: str, epoch: int, stale_seconds: float,
                  invite_seconds: float) -> list[tuple[TicketRow, str]]:
     """Delete the tickets of gateways that stopped beating and the invites nobody

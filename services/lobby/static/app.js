@@ -740,6 +740,7 @@ function openGame(gameId, spectate = mySeatAtTable() === null) {
   $("sheet").replaceChildren();
   $("last-trick-box").hidden = true;
   $("end").hidden = true;  // the last game's end, until this one's snapshot says
+  $("report-box").hidden = true; reportSaid("");  // a report is of the game it was made on
   show("game");
   // The address names the game: a reload comes back to it (openGameAt), not to the lobby;
   // TV keeps its own address, which brings on the next game.
@@ -1286,6 +1287,33 @@ function left() {
     + "\"Back to your game\" takes the seat back while the game lasts.";
 }
 
+// Reporting the game shown: anyone who could see it may ask the fair-play reviewers to
+// look at a ranked game (POST /v1/games/{id}/report); the answer shows under the form.
+function reportSaid(text) {
+  $("report-said").textContent = text;
+  $("report-said").hidden = !text;
+}
+$("report").onclick = () => { $("report-box").hidden = false; reportSaid(""); $("report-reason").focus(); };
+$("report-no").onclick = () => { $("report-box").hidden = true; };
+$("report-box").onsubmit = async (e) => {
+  e.preventDefault();
+  const game = S.game;
+  $("report-send").disabled = true;
+  try {
+    await api("POST", `/v1/games/${encodeURIComponent(game)}/report`,
+              { reason: $("report-reason").value.trim() });
+    $("report-box").hidden = true;
+    $("report-reason").value = "";
+    reportSaid("Thank you: the fair-play reviewers will look at this game.");
+  } catch (err) {
+    reportSaid(err.code === "rate_limited"
+      ? "You have sent many reports lately: you may send more in an hour."
+      : err.message);
+  } finally {
+    $("report-send").disabled = false;
+  }
+};
+
 $("back").onclick = () => {
   if (S.game) send({ type: "unsubscribe", game_id: S.game });
   enterLobby();
@@ -1355,6 +1383,7 @@ function blocked(q) {
     const n = q.games_needed !== undefined ? q.games_needed : S.gamesNeeded;
     return `Finish ${n} more game${n === 1 ? "" : "s"} at any table before you queue for ranked play.`;
   }
+  if (by === "ranked_barred") return plainError({ code: "ranked_barred", until: q.until });
   return "";
 }
 
@@ -1378,7 +1407,9 @@ function renderQueue(q) {
                   gateway_lost: "The server lost your place; queue again.",
                   invite_expired: "Your partner did not answer.", started: "",
                   declined: "You did not accept the match.",
-                  partner_declined: "Your partner did not accept the match." }[q.reason] || "";
+                  partner_declined: "Your partner did not accept the match.",
+                  ranked_barred: "A fair-play review barred you from ranked play.",
+                  partner_unavailable: "Your partner may not play ranked now." }[q.reason] || "";
     const cool = q.cooldown_until && q.cooldown_until > Date.now()
       ? `You may queue again in ${countdown(q.cooldown_until - Date.now())}.` : "";
     text = ["Not queued.", why, cool].filter(Boolean).join(" ");
@@ -1391,6 +1422,7 @@ function onQueueNote(n) {  // the ready check itself is the offer box's (showOff
   if (n.kind === "queue_status") {
     renderQueue(n);
     if (n.state !== "matched") $("queue-match").hidden = true;
+    if (n.reason === "ranked_barred") refreshRanked();  // GET /v1/queue says until when
   } else if (n.kind === "queue_invite") {
     const box = $("queue-invite");
     box.hidden = false;

@@ -39,6 +39,10 @@ const PLAIN = {
   queue_cooldown: (f) => f.until
     ? `You left or missed a ranked match lately: you may queue again in ${countdown(f.until - Date.now())}.`
     : "You left or missed a ranked match lately: wait a little before you queue again.",
+  ranked_barred: (f) => f.until
+    ? `A fair-play review barred you from ranked play until ${new Date(f.until).toLocaleDateString()}.`
+    : "A fair-play review barred you from ranked play for now.",
+  game_not_rated: "Fair play reviews ranked games only: this game was not rated.",
   too_many_sockets: "You have this game open in too many windows: close one.",
   too_many_games: "You follow too many games at once: close one.",
   not_in_game: "You are not in that game.",

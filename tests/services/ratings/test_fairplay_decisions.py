@@ -1,9 +1,11 @@
 """Fair play's review queue in the ratings service: a decision recorded as events, an
 upheld case's games voided by a rebuild that leaves the ratings a season without them
-would, a bar from ranked, a player's report, and typed refusals."""
+would (worked out while the consumer keeps rating, swapped in at the end), a bar from
+ranked, a player's report, and typed refusals."""
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 from collections import defaultdict
 
@@ -12,7 +14,7 @@ import pytest
 
 from schemas import fairplay as api
 from services.platform.busclient import Refused
-from services.ratings import results
+from services.ratings import rebuild, results
 from services.ratings.fairplay import store
 from services.ratings.fairplay.cases import FairPlay
 from tests.services.ratings.conftest import NOW_MS, SYSTEM, Feed, ended, envelope
@@ -152,3 +154,48 @@ async def test_reports_of_one_table_join_one_case_and_count_each_reporter_once(
     assert [(e.type, e.by, e.game_id) for e in detail.events] == [
         ("opened", "", "g1"), ("reported", "x", "g1"), ("reported", "y", "g2")]
     assert detail.events[1].note == "they bid blind and made it every time"
+
+
+def _together(games: Season, names: list[str], pair: set[str]) -> list[str]:
+    """The games in which ``pair`` sat as partners."""
+    return [n for n, (seats, _, _) in zip(names, games, strict=True)
+            if {seats[0], seats[2]} == pair or {seats[1], seats[3]} == pair]
+
+
+async def test_games_rated_while_a_rebuild_is_worked_out_count_once_and_are_not_held_up(
+        pool: asyncpg.Pool) -> None:
+    """The replay is worked out with nothing locked: the consumer rates the last games of
+    the season meanwhile (in time), and the swap rates them on top, each once."""
+    games = season()
+    names = [f"g{n:02d}" for n in range(len(games))]
+    await _feed_season(pool, games[:45], names[:45])
+    theirs = _together(games[:45], names[:45], {"p3", "p7"})
+    async with pool.acquire() as conn, conn.transaction():
+        worked = await rebuild.plan(conn, SYSTEM, theirs)
+        await asyncio.wait_for(_feed_season(pool, games[45:], names[45:]), 10)
+        assert await pool.fetchval("SELECT count(*) FROM rating_history") == 4 * 60
+        assert await rebuild.swap_in(conn, worked, theirs, "c-1") == 60 - len(theirs)
+    kept = [g for n, g in zip(names, games, strict=True) if n not in theirs]
+    assert await _ratings(pool) == elo_by_hand(kept)
+    assert await pool.fetchval("SELECT count(*) FROM rating_history") == 4 * len(kept)
+    assert await pool.fetchval("SELECT count(DISTINCT game_stream) FROM rating_history"
+                               " WHERE game_stream = ANY($1::text[])", names[45:]) == 15
+
+
+async def test_a_rebuild_worked_out_before_another_was_swapped_in_is_worked_out_again(
+        pool: asyncpg.Pool) -> None:
+    """Two cases upheld at once: the second plan stands on a history the first swap
+    rewrote, so it is worked out again under the lock; the ratings leave out both."""
+    games = season()
+    names = [f"g{n:02d}" for n in range(len(games))]
+    await _feed_season(pool, games, names)
+    first = _together(games, names, {"p3", "p7"})
+    second = [n for n in _together(games, names, {"p1", "p2"}) if n not in first]
+    assert first and second, "the season seats both pairs together"
+    plans = [await rebuild.plan(pool, SYSTEM, g) for g in (first, second)]
+    for worked, voided, case in zip(plans, (first, second), ("c-1", "c-2"), strict=True):
+        async with pool.acquire() as conn, conn.transaction():
+            await rebuild.swap_in(conn, worked, voided, case)
+    kept = [g for n, g in zip(names, games, strict=True) if n not in first + second]
+    assert await _ratings(pool) == elo_by_hand(kept)
+    assert await pool.fetchval("SELECT count(*) FROM rating_history") == 4 * len(kept)
