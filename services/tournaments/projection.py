@@ -73,7 +73,7 @@ async def project(conn: asyncpg.Connection, tournament_id: uuid.UUID, state: Tou
     rows this copy wrote last, still what the tables hold) only the rows that differ from
     it are written: a result changes one match and some standings, not a 1,024-team
     tournament's 5,000 rows. Without it every row is rewritten. A call's due time moved
-    on by the scheduler (``_due_again``) is left as it is until its match changes.
+    on by the scheduler (``due_again``) is left as it is until its match changes.
     ``events``, the append's, spare computing the rows they cannot change
     (``rows_after``)."""
     s = state.settings
@@ -295,3 +295,31 @@ class Folds:
         """The projection was changed behind the kept rows: write all of it next time."""
         if (kept := self._kept.get(tournament_id)) is not None:
             kept.rows = None
+
+
+async def due_again(conn: asyncpg.Connection, tournament_id: str, match_ids: list[str],
+                     at_ms: int) -> None:
+    """Calls answered "not yet": asked again at ``at_ms``."""
+    await conn.execute("UPDATE tournament_calls SET due_at = $3 WHERE tournament_id = $1"
+                       " AND match_id = ANY($2::text[])", uuid.UUID(tournament_id),
+                       match_ids, ts(at_ms))
+
+
+async def due_as_projected(conn: asyncpg.Connection, tournament_id: str, state: Tournament,
+                            match_ids: list[str]) -> None:
+    """Calls answered: due when the fold says (their claim let go), whether or not the
+    answer changed the match (a ready check still running is asked again after it)."""
+    due = [(i, d) for i in match_ids if (d := due_call(state, state.matches[i])) is not None]
+    await conn.execute(
+        "UPDATE tournament_calls c SET due_at = d.due FROM unnest($2::text[],"
+        " $3::timestamptz[]) AS d(match_id, due) WHERE c.tournament_id = $1"
+        " AND c.match_id = d.match_id", uuid.UUID(tournament_id),
+        [i for i, _ in due], [ts(d) for _, d in due])
+
+
+async def matches_of_games(conn: asyncpg.Connection,
+                           game_ids: list[str]) -> dict[str, tuple[str, str]]:
+    """(tournament id, match id) of each of these games that is a tournament match's."""
+    rows = await conn.fetch("SELECT game_id, tournament_id, match_id FROM tournament_matches"
+                            " WHERE game_id = ANY($1::text[]) AND game_id <> ''", game_ids)
+    return {r["game_id"]: (str(r["tournament_id"]), r["match_id"]) for r in rows}

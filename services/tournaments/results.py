@@ -26,7 +26,8 @@ from services.platform.consumer import BatchHandler, Handler, one_at_a_time
 from services.platform.events import game_registry
 from services.tournaments.calls import answer, result_of, seats_of
 from services.tournaments.errors import TournamentError
-from services.tournaments.store import TournamentStore, matches_of_games
+from services.tournaments.projection import matches_of_games
+from services.tournaments.store import TournamentStore
 
 _log = logs.get("tournaments")
 def on_games_ended(store: TournamentStore) -> BatchHandler:

@@ -41,7 +41,15 @@ from services.platform.eventstore import AppendResult, EventStore
 from services.tournaments.decide import decide
 from services.tournaments.errors import TournamentError
 from services.tournaments.metrics import observe_rounds
-from services.tournaments.projection import Folds, Rows, due_call, project, stream_of, ts
+from services.tournaments.projection import (
+    Folds,
+    Rows,
+    due_again,
+    due_as_projected,
+    project,
+    stream_of,
+    ts,
+)
 from services.tournaments.state import MatchState, Tournament
 from services.tournaments.timers import TIMER_COMMANDS
 
@@ -286,7 +294,7 @@ class TournamentStore(_Commands):
                 ts(now_ms + self.claim_ms))
             ids = sorted(r["match_id"] for r in rows
                          if (tournament_id, r["match_id"]) not in self._asking)
-            await _due_again(conn, tournament_id, [i for i in ids if i not in state.matches],
+            await due_again(conn, tournament_id, [i for i in ids if i not in state.matches],
                              now_ms + RETRY_MS)
         return state, [state.matches[i] for i in ids if i in state.matches]
 
@@ -304,9 +312,9 @@ class TournamentStore(_Commands):
                 state, projected = await self.folds.load(conn, tournament_id)
                 state, events, result = await self._decide_all(conn, tournament_id, state,
                                                                projected, commands)
-                await _due_again(conn, tournament_id, later, now_ms + RETRY_MS)
-                await _due_again(conn, tournament_id, games, now_ms + GAME_RECHECK_MS)
-                await _due_as_projected(conn, tournament_id, state, [
+                await due_again(conn, tournament_id, later, now_ms + RETRY_MS)
+                await due_again(conn, tournament_id, games, now_ms + GAME_RECHECK_MS)
+                await due_as_projected(conn, tournament_id, state, [
                     m.pairing.match_id for m, c in answered if c is not None])
             if result is not None:
                 await self.events.committed(result)
@@ -357,26 +365,6 @@ class TournamentStore(_Commands):
         return fired
 
 
-async def _due_again(conn: asyncpg.Connection, tournament_id: str, match_ids: list[str],
-                     at_ms: int) -> None:
-    """Calls answered "not yet": asked again at ``at_ms``."""
-    await conn.execute("UPDATE tournament_calls SET due_at = $3 WHERE tournament_id = $1"
-                       " AND match_id = ANY($2::text[])", uuid.UUID(tournament_id),
-                       match_ids, ts(at_ms))
-
-
-async def _due_as_projected(conn: asyncpg.Connection, tournament_id: str, state: Tournament,
-                            match_ids: list[str]) -> None:
-    """Calls answered: due when the fold says (their claim let go), whether or not the
-    answer changed the match (a ready check still running is asked again after it)."""
-    due = [(i, d) for i in match_ids if (d := due_call(state, state.matches[i])) is not None]
-    await conn.execute(
-        "UPDATE tournament_calls c SET due_at = d.due FROM unnest($2::text[],"
-        " $3::timestamptz[]) AS d(match_id, due) WHERE c.tournament_id = $1"
-        " AND c.match_id = d.match_id", uuid.UUID(tournament_id),
-        [i for i, _ in due], [ts(d) for _, d in due])
-
-
 BAN_MS = 24 * 3_600_000
 MAX_BAN_MS = 30 * 24 * 3_600_000
 
@@ -406,12 +394,3 @@ async def ban_no_shows(conn: asyncpg.Connection, events: list[ev.Event]) -> None
                 " SET no_shows = b.no_shows + 1 RETURNING no_shows", player, ts(event.at))
             await conn.execute("UPDATE no_show_bans SET banned_until = $2 WHERE player_id = $1",
                                player, ts(event.at + ban_ms(row["no_shows"])))
-
-
-async def matches_of_games(conn: asyncpg.Connection,
-                           game_ids: list[str]) -> dict[str, tuple[str, str]]:
-    """(tournament id, match id) of each of these games that is a tournament match's."""
-    rows = await conn.fetch("SELECT game_id, tournament_id, match_id FROM tournament_matches"
-                            " WHERE game_id = ANY($1::text[]) AND game_id <> ''", game_ids)
-    return {r["game_id"]: (str(r["tournament_id"]), r["match_id"]) for r in rows}
-

@@ -154,15 +154,7 @@ class Matches:
         return _opened(match, duplicate=True)
 
     async def offers(self, player_id: str) -> list[MatchOffered]:
-        """The offers this player has not answered, as their notes said."""
-        offers = []
-        for m in await store.offers_of(self.pool, player_id):
-            seat = m.people[m.players.index(player_id)]
-            if seat not in m.ready:
-                offers.append(MatchOffered(
-                    match_id=m.match_id, origin=m.origin,  # type: ignore[arg-type]
-                    origin_id=m.origin_id, rated=m.rated, expires_at=m.ready_by_ms, seat=seat))
-        return offers
+        return await offers_to(self.pool, player_id)
 
     async def expire(self) -> int:
         """End the ready checks whose deadline passed; how many ended."""
@@ -229,6 +221,18 @@ class Matches:
 
     async def finish_unstarted(self, older_than_seconds: float) -> int:
         return await self.starts.finish_unstarted(older_than_seconds)
+
+
+async def offers_to(pool: store.Pool, player_id: str) -> list[MatchOffered]:
+    """The offers this player has not answered, as their notes said."""
+    offers = []
+    for m in await store.offers_of(pool, player_id):
+        seat = m.people[m.players.index(player_id)]
+        if seat not in m.ready:
+            offers.append(MatchOffered(
+                match_id=m.match_id, origin=m.origin,  # type: ignore[arg-type]
+                origin_id=m.origin_id, rated=m.rated, expires_at=m.ready_by_ms, seat=seat))
+    return offers
 
 
 def _seats(req: OpenMatch, names: dict[str, tuple[str, bool]]) -> tuple[tablestore.Seat, ...]:
