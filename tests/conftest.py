@@ -260,6 +260,18 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         else:
             group = where.as_posix()
         item.add_marker(pytest.mark.xdist_group(group))
+    # The workers take groups in this order: the longest first, so that the many short
+    # files are what is left to share out at the end, not a long group started last.
+    items.sort(key=lambda item: _first(item.get_closest_marker("xdist_group")))
+
+
+def _first(group: pytest.Mark | None) -> int:
+    """0: the shared platforms' groups and the lobby's; 1: other groups that start
+    servers of their own; 2: the rest."""
+    name = str(group.args[0]) if group is not None else ""
+    if name in ("e2e-browser", "e2e", "lobby"):
+        return 0
+    return 1 if name.startswith(("e2e/", "compat/", "services/test_dev")) else 2
 
 
 def _drives_a_browser(item: pytest.Item) -> bool:
