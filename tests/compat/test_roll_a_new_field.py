@@ -25,6 +25,7 @@ import asyncpg
 from tests.compat import nextversion
 from tests.e2e.rolling import Tally, deployment, person, unverified
 from tests.services.lobby.harness import ROOT
+from tests.waiting import until
 
 
 async def test_a_new_event_field_rolls_through_a_running_platform(
@@ -44,7 +45,9 @@ async def test_a_new_event_field_rolls_through_a_running_platform(
         # worker adopts it and goes on from its old events.
         spanning = await _early_in_play(database_url, d.copies["game"][1].log.stem)
         await asyncio.to_thread(d.restart, "game", 1, new)
-        await asyncio.sleep(1.0)
+        # Play goes on until the adopted game has a trick of the new version (its person's
+        # move may be one the old worker took down with it, sent again after a wait).
+        await _until_tricks_of_both(database_url, spanning)
         done.set()
         await asyncio.wait_for(asyncio.gather(*people), 120)
     assert tally.failed == [] and tally.unfinished == []
@@ -79,6 +82,13 @@ async def _early_in_play(database_url: str, holder: str) -> str:
     finally:
         await conn.close()
     raise AssertionError(f"{holder} held no game early in its tricks")
+
+
+async def _until_tricks_of_both(database_url: str, game_id: str, timeout: float = 60) -> None:
+    async def both() -> bool:
+        return game_id in await _games_with_both_versions(database_url, [game_id])
+
+    await until(both, timeout=timeout, every=0.1)
 
 
 async def _games_with_both_versions(database_url: str, game_ids: list[str]) -> list[str]:
