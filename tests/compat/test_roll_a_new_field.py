@@ -18,6 +18,7 @@ import os
 import subprocess
 import sys
 import uuid
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import asyncpg
@@ -29,7 +30,11 @@ from tests.waiting import until
 
 
 async def test_a_new_event_field_rolls_through_a_running_platform(
-        tmp_path: Path, database_url: str, nats_url: str, nats_prefix: str) -> None:
+        tmp_path: Path, make_database: Callable[[], Awaitable[str]], nats_url: str,
+        nats_prefix: str) -> None:
+    # A database of its own: the workers of other tests' deployments bore the same names,
+    # and their games left in a shared one were taken for this deployment's.
+    database_url = await make_database()
     new = nextversion.build(tmp_path / "next")
     logs = tmp_path / "logs"
     logs.mkdir()
