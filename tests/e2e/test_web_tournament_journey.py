@@ -190,6 +190,7 @@ async def test_a_new_account_registers_plays_its_matches_and_follows_the_bracket
             await link.click()
             await page.wait_for_selector("#end:not([hidden])", timeout=15_000)
             assert await page.locator("#sheet tr").count() >= 1
+            await page.locator("#game-origin a").wait_for(timeout=10_000)  # its own GET
             assert "Four cup" in (await page.text_content("#game-origin") or "")
             await shot(page, "journey-10-other-match")
     finally:
@@ -269,6 +270,7 @@ async def watch_from_the_bracket(page: Page, base: str, tid: str, game: str) -> 
     await page.wait_for_selector("#headline:has-text('watching, a few tricks behind')",
                                  timeout=15_000)
     assert "#/games/" in page.url and await page.locator("#hand button").count() == 0
+    await page.locator("#game-origin a").wait_for(timeout=10_000)  # its own GET
     assert (await page.text_content("#game-origin") or "").startswith("Four cup · ")
     await shot(page, "journey-6-watched-by-another")
 

@@ -144,17 +144,12 @@ class Subscriptions:
             return frame.game_id, await matchstore.table_of_game(self.tables.pool, frame.game_id)
         if not frame.table_id:
             raise LobbyError("bad_field", "subscribe names a game_id or a table_id")
-        # Followed before it is read (``TableFeed.follow``): a change committed while the
-        # row is on its way (the game started) reaches the socket after the row.
-        followed = self.tables_followed.of(conn)
-        following = frame.table_id in followed
-        table = await self.feed.follow(conn, frame.table_id)
-        if (table is None or table.game_id is not None) and not following:
-            followed.discard(frame.table_id)  # the game's subscription decides, below
+        table, changed = await self.feed.read(frame.table_id)
         if table is None:
             raise LobbyError("table_not_found", f"no table {frame.table_id}")
         if table.game_id is not None:
-            return table.game_id, table
+            return table.game_id, table  # the game's subscription decides, below
+        self.feed.follow(conn, frame.table_id, changed)
         conn.send(ws.TableFrame(table=to_api(table, conn.player_id)))
         return None
 

@@ -65,18 +65,24 @@ class TableFeed:
     def handlers(self) -> dict[type[ws.ClientFrame], Any]:
         return {ws.WatchTables: self.on_watch}
 
-    async def follow(self, conn: Conn, table_id: str) -> store.TableRow | None:
-        """Follow ``table_id`` on ``conn`` and read its row (None: no such table). The
-        caller sends the row at once; a change heard during the read is sent again after
-        it. Whether to keep following is the caller's (``follows``)."""
-        self.follows.of(conn).add(table_id)
+    async def read(self, table_id: str) -> tuple[store.TableRow | None, bool]:
+        """``table_id``'s row (None: no such table), and whether a change to it was heard
+        while the row was on its way: the row may then be older than the change, which
+        ``follow`` sends again."""
         before = self._heard
         table = await store.get_table(self.tables.pool, table_id)
         since = self._heard - before
-        if since and (since > len(self._recent)
-                      or any(t == table_id for _, t in list(self._recent)[-since:])):
+        return table, bool(since) and (since > len(self._recent) or any(
+            t == table_id for _, t in list(self._recent)[-since:]))
+
+    def follow(self, conn: Conn, table_id: str, changed: bool) -> None:
+        """From now on ``conn`` hears of ``table_id``'s changes. Only once the caller has
+        read the row and decided (``read``), so a socket refused the table is never sent
+        a change of it; one heard during the read (``changed``) is sent again, after the
+        row the caller sends at once."""
+        self.follows.of(conn).add(table_id)
+        if changed:
             self._note_change(table_id)
-        return table
 
     async def _on_table_changed(self, note: TableChanged) -> None:
         self._heard += 1
@@ -113,5 +119,8 @@ class TableFeed:
                 continue
             for hub in hubs:
                 hub.table = table
-            for c in followers:
-                c.send(ws.TableFrame(table=to_api(table, c.player_id)))
+            # Those who follow it now: a socket that let it go during the read hears
+            # nothing more of it.
+            for c, tables in self.follows.items():
+                if table_id in tables:
+                    c.send(ws.TableFrame(table=to_api(table, c.player_id)))

@@ -89,6 +89,7 @@ async function api(method, path, body) {
       ? plainError(data) : `The server answered ${r.status}: try again.`);
     err.code = data && data.code;
     err.until = data && data.until;
+    err.status = r.status;
     throw err;
   }
   // A success clears an earlier refusal, never one said while this call was under way.
@@ -755,10 +756,17 @@ async function describeOrigin(gameId) {
   $("game-origin").textContent = "";
   S.origin = null; S.originKind = null;
   let g;
-  try {
-    const code = S.spectating && S.watchCode ? `?code=${encodeURIComponent(S.watchCode)}` : "";
-    g = await api("GET", `/v1/games/${encodeURIComponent(gameId)}${code}`);
-  } catch { return; }  // the game itself still shows; only its caption is missing
+  const code = S.spectating && S.watchCode ? `?code=${encodeURIComponent(S.watchCode)}` : "";
+  // A few tries: a lobby copy draining or a database failing over answers 503 for a
+  // moment. Past them the game itself still shows; only its caption is missing.
+  for (let wait = 500; !g; wait *= 2) {
+    try {
+      g = await api("GET", `/v1/games/${encodeURIComponent(gameId)}${code}`);
+    } catch (err) {
+      if (err.status < 500 || wait > 4000 || S.game !== gameId) return;
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
   if (S.game !== gameId) return;
   const t = g.tournament;
   S.originKind = g.origin;  // what leaving would cost depends on it
