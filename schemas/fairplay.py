@@ -141,8 +141,8 @@ BARRED_AT_ONCE = 1000  # players one ``BarredRequest`` may ask about
 
 
 class BarredRequest(msgspec.Struct, frozen=True):
-    """A queue join asks about its one or two players; the matchmaker about everyone
-    queued, ``BARRED_AT_ONCE`` at a time."""
+    """A queue join asks about its one or two players; the matchmaker about the queued
+    players it has not asked about lately, ``BARRED_AT_ONCE`` at a time."""
 
     players: Annotated[list[PlayerId], msgspec.Meta(min_length=1, max_length=BARRED_AT_ONCE)]
 
@@ -155,6 +155,14 @@ class Bar(msgspec.Struct, frozen=True, kw_only=True):
 
 class BarredReply(msgspec.Struct, frozen=True):
     bars: list[Bar]  # only those barred now
+
+
+class BarsBegan(msgspec.Struct, frozen=True):
+    """Published (``Names.ranked_barred``, not stored) once an upheld case's bar is
+    committed: the matchmaker asks about these players again at once, rather than at
+    its next recheck. Lost, it costs only that wait."""
+
+    players: list[str]
 
 
 class ReportTaken(msgspec.Struct, frozen=True, kw_only=True):

@@ -133,6 +133,11 @@ class Names:
         """``TableChanged``: a table's seats, rules or state changed."""
         return self.subject("lobby.tables")
 
+    @property
+    def ranked_barred(self) -> str:
+        """``BarsBegan``: an upheld fair-play case barred these accounts from ranked."""
+        return self.subject("ranked.barred")
+
     def lobby_presence(self, game_id: str) -> str:
         """``SeatPresent``: a seated player is back on some gateway."""
         return self.subject(f"lobby.presence.{_token(game_id)}")

@@ -17,8 +17,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 import msgspec
+
+if TYPE_CHECKING:
+    from services.platform.settings import Settings
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -78,14 +82,15 @@ async def _queue(args: argparse.Namespace) -> int:
     # What the work logs (a rebuild's progress) goes to standard error: standard output
     # is the answer alone, for a script to read.
     structlog.configure(logger_factory=structlog.PrintLoggerFactory(file=sys.stderr))
-    # The ratings service's settings give the formula and fair play's own; NATS is not
-    # reached from here, so its address need not be set.
-    settings = load(catalog.manifest("ratings").settings,
-                    {"NATS_URL": "nats://unused", **devdata.environ()})
+    # The ratings service's settings give the formula and fair play's own. NATS is only
+    # told of a bar (``_tell_bars``), so its address need not be set.
+    env = devdata.environ()
+    settings = load(catalog.manifest("ratings").settings, {"NATS_URL": "", **env})
     assert isinstance(settings, RatingsSettings)
     pool = await db.create_pool(devdata.database_url(), "ratings", min_size=1, max_size=2)
     fair = FairPlay(pool, settings.system, settings.fairplay_bar_days,
-                    settings.fairplay_recent_games, settings.fairplay_league_games)
+                    settings.fairplay_recent_games, settings.fairplay_league_games,
+                    barred_now=lambda players: _tell_bars(settings, players))
     enc = msgspec.json.Encoder()
     try:
         if args.fairplay_command == "list":
@@ -108,6 +113,28 @@ async def _queue(args: argparse.Namespace) -> int:
         raise FairPlayCliError(f"bad_request: {exc}") from None
     finally:
         await pool.close()
+
+
+async def _tell_bars(settings: Settings, players: list[str]) -> None:
+    """Tell the matchmaker of a bar now, as the ratings service does, when the bus is
+    known and answers; else say when the queue will notice it by itself."""
+    from schemas.fairplay import BarsBegan
+    from schemas.subjects import Names
+    from services.platform.busclient import reach_once
+
+    try:
+        if not settings.nats_url:
+            raise OSError("NATS_URL is not set")
+        client = await reach_once(settings.nats_url, "spades-fairplay")
+        try:
+            await client.publish(Names(settings.nats_prefix).ranked_barred, BarsBegan(players))
+            await client.flush()
+        finally:
+            await client.close()
+    except Exception as exc:
+        print(f"spades: the bus was not told of the bar ({exc}): its players' queued "
+              "tickets leave the queue at the matchmaker's next recheck (within the "
+              "lobby's SPADES_QUEUE_BAR_RECHECK_SECONDS)", file=sys.stderr)
 
 
 def scan_file(path: str, deals: int | None = None) -> int:

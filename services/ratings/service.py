@@ -13,6 +13,7 @@ from typing import Annotated
 import msgspec
 
 from schemas import subjects
+from schemas.fairplay import BarsBegan
 from services.platform.consumer import Consumer
 from services.platform.runtime import Runtime
 from services.platform.settings import Settings
@@ -101,5 +102,9 @@ async def _fairplay(rt: Runtime, s: RatingsSettings, system: RatingSystem) -> No
                         before=scoring.before)
     await consumer.start()
     rt.workers.append(consumer)
+
+    async def barred_now(players: list[str]) -> None:
+        await rt.client.publish(rt.names.ranked_barred, BarsBegan(players))
+
     rt.endpoints.extend(FairPlay(rt.pool, system, s.fairplay_bar_days, s.fairplay_recent_games,
-                                 s.fairplay_league_games).endpoints())
+                                 s.fairplay_league_games, barred_now=barred_now).endpoints())

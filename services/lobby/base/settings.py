@@ -119,6 +119,10 @@ class LobbySettings(Settings, frozen=True, kw_only=True):
                           "with each miss within a day.")] = 60.0
     queue_cooldown_max_seconds: Annotated[float, msgspec.Meta(
         ge=0, description="The longest cooldown for missed matches.")] = 7200.0
+    queue_bar_recheck_seconds: Annotated[float, msgspec.Meta(
+        gt=0, description="How long the matchmaker trusts that a queued player is not "
+                          "barred from ranked before asking the ratings service again; "
+                          "a bar published when it is decided is acted on at once.")] = 60.0
     queue_leaver_seconds: Annotated[float, msgspec.Meta(
         ge=0, description="Cooldown of a player who left a rated game (not the partner); "
                           "the matcher also keeps recent leavers apart from others "

@@ -49,6 +49,7 @@ import msgspec
 from prometheus_client import Gauge, Histogram
 
 from schemas.bus import EventEnvelope
+from schemas.fairplay import BarsBegan
 from schemas.matches import MatchOpened, MatchSeat, OpenMatch
 from schemas.notes import MatchFound, QueuedPlayer
 from schemas.seats import seated, teams_of
@@ -60,7 +61,7 @@ from services.lobby.base.settings import LobbySettings
 from services.lobby.matches import store as matchstore
 from services.lobby.matches.opening import Matches
 from services.lobby.ranked import store as qs
-from services.lobby.ranked.bars import drop_barred
+from services.lobby.ranked.bars import Bars
 from services.lobby.ranked.matching import Match, Ticket, match
 from services.lobby.ranked.queue import Queue, blamed
 from services.platform import logs
@@ -125,19 +126,23 @@ class Matchmaker(Periodic):
         self.leases = Leases(pool)
         self.leading = False
         self.epoch = 0
-        self._outcomes: Any = None
+        self.bars = Bars(queue, settings.queue_bar_recheck_seconds, self.wake)
+        self._listening: list[Any] = []
 
     async def start(self) -> None:
         broadcasts = self.queue.broadcasts
-        self._outcomes = await broadcasts.listen(broadcasts.names.lobby_matches_of("queue"),
-                                                 EventEnvelope, self.on_outcome)
+        self._listening = [
+            await broadcasts.listen(broadcasts.names.lobby_matches_of("queue"),
+                                    EventEnvelope, self.on_outcome),
+            await broadcasts.listen(broadcasts.names.ranked_barred, BarsBegan,
+                                    self.bars.on_published)]
         await super().start()
 
     async def stop(self) -> None:
         await super().stop()
-        if self._outcomes is not None:
+        for listening in self._listening:
             with contextlib.suppress(Exception):
-                await self._outcomes.unsubscribe()
+                await listening.unsubscribe()
         if self.leading:  # handed on now: another copy leads from its next cycle
             with contextlib.suppress(Exception):  # or it lapses: matchmaker_lease_seconds
                 await self.leases.release(self.holder, [LEASE])
@@ -189,7 +194,7 @@ class Matchmaker(Periodic):
                                               s.queue_invite_seconds):
             _log.info("queue_ticket_expired", ticket_id=ticket.ticket_id, reason=reason)
             await self.queue.tell_status(ticket, "none", reason)
-        await drop_barred(self.queue, (LEASE, epoch))
+        await self.bars.drop((LEASE, epoch))
         await self.settle_all(epoch, [(msgspec.msgpack.decode(row.request, type=OpenMatch),
                                        None) for row in await qs.offered(self.pool)])
         waiting = await qs.waiting(self.pool, s.queue_leaver_seconds)

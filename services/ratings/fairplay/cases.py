@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,6 +61,10 @@ class FairPlay:
     per_player: int = 200  # recent games of each player a score reads
     league: int = 500  # the league's recent games opponents' losses are compared with
     now: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC)
+    # Told the players an upheld case barred, once committed (the service publishes
+    # ``BarsBegan``; the command line has no bus, and its bar reaches a queued ticket at
+    # the matchmaker's next recheck).
+    barred_now: Callable[[list[str]], Awaitable[None]] | None = None
 
     async def cases(self, req: api.ListCases) -> api.CaseList:
         return api.CaseList(cases=[summary(r) for r in
@@ -109,6 +113,11 @@ class FairPlay:
                 _log.info("fairplay_cleared", case=req.case_id, players=list(row["players"]))
             await store.decide(conn, req.case_id, req.decision)
             await store.event(conn, req.case_id, "decided", body)
+        if req.decision == "upheld" and self.barred_now is not None:
+            try:
+                await self.barred_now(list(row["players"]))
+            except Exception as exc:  # the matchmaker's recheck finds the bar anyway
+                _log.warning("fairplay_bar_not_told", case=req.case_id, error=repr(exc))
         row = await store.case(self.pool, req.case_id)
         assert row is not None
         return await self._detail(row)

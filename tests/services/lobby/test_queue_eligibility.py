@@ -98,9 +98,10 @@ async def _status(sock: Socket, state: str) -> dict[str, Any]:
     return dict(frame["note"])
 
 
-async def _uphold(database_url: str, players: list[str]) -> int:
-    """An open case of ``players`` upheld on the command line, as an operator does it:
-    when their bar from ranked ends (ms)."""
+async def _uphold(database_url: str, players: list[str], bus: dict[str, str]) -> int:
+    """An open case of ``players`` upheld on the command line, as an operator does it
+    (told the deployment's bus, ``bus``, it tells the matchmaker): when their bar from
+    ranked ends (ms)."""
     case_id = f"c-{tag()}"
     conn = await asyncpg.connect(database_url, server_settings={"search_path": "ratings"})
     try:
@@ -111,14 +112,19 @@ async def _uphold(database_url: str, players: list[str]) -> int:
     done = await asyncio.to_thread(
         subprocess.run, [sys.executable, "-m", "services.cli", "fairplay", "decide", case_id,
                          "upheld", "--bar-days", "3"],
-        env={**os.environ, "DATABASE_URL": database_url, "PYTHONPATH": str(ROOT)}, cwd=ROOT,
-        capture_output=True, text=True, timeout=60)
+        env={**os.environ, "DATABASE_URL": database_url, "PYTHONPATH": str(ROOT), **bus},
+        cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
+    assert ("the bus was not told" in done.stderr) == (not bus), done.stderr
     return int(json.loads(done.stdout)["events"][-1]["barred_until_ms"])  # the answer alone
 
 
 async def test_a_bar_from_ranked_takes_queued_tickets_out_and_is_named_until_it_ends(
-        lobby: Service, ratings: Service, database_url: str) -> None:
+        lobby: Service, ratings: Service, database_url: str, nats_url: str,
+        lobby_prefix: str) -> None:
+    """The matchmaker trusts a player found clear for a minute (the lobby's default
+    ``SPADES_QUEUE_BAR_RECHECK_SECONDS``): the bar reaches the queue within a round
+    because the command line that decided it told the bus."""
     ann, bob, cy = [await Player.registered(lobby.url, f"{n}{tag()}", PASSWORD)
                     for n in ("ann", "bob", "cy")]
     socks = [await p.socket(lobby.ws_url) for p in (ann, bob, cy)]
@@ -129,7 +135,8 @@ async def test_a_bar_from_ranked_takes_queued_tickets_out_and_is_named_until_it_
     for s in socks:
         await _status(s, "waiting")
     # Ann (queued as a pair with Bob) and Cy (alone) are barred while they wait.
-    until = await _uphold(database_url, [ann.player_id, cy.player_id])
+    until = await _uphold(database_url, [ann.player_id, cy.player_id],
+                          {"NATS_URL": nats_url, "SPADES_NATS_PREFIX": lobby_prefix})
     assert until > int(time.time() * 1000) + 2 * 86_400_000
     gone = [await _status(s, "none") for s in socks]
     assert [(n["reason"], n["partner"]) for n in gone] == [
