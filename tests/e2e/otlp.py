@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 
 from services.platform import servers
 
@@ -54,7 +55,7 @@ class Collector(ThreadingHTTPServer):
                 for s in scope.spans:
                     got.append(Got(res["service.name"], res["service.instance.id"], s.name,
                                    s.trace_id.hex(), s.span_id.hex(), s.parent_span_id.hex(),
-                                   {a.key: a.value.string_value for a in s.attributes},
+                                   {a.key: _text(a.value) for a in s.attributes},
                                    tuple((k.trace_id.hex(), k.span_id.hex()) for k in s.links)))
         with self.lock:
             self.spans.extend(got)
@@ -72,6 +73,18 @@ class Collector(ThreadingHTTPServer):
     def by_id(self, span_id: str) -> Got | None:
         with self.lock:
             return next((s for s in self.spans if s.span_id == span_id), None)
+
+
+def _text(value: AnyValue) -> str:
+    """An attribute's value as text (a number's digits; a list's items, comma-separated)."""
+    kind = value.WhichOneof("value")
+    if kind is None:
+        return ""
+    if kind == "array_value":
+        return ",".join(_text(v) for v in value.array_value.values)
+    got = getattr(value, kind)
+    return got if isinstance(got, str) else str(got).lower() if isinstance(got, bool) \
+        else str(got)
 
 
 class _Receive(BaseHTTPRequestHandler):
