@@ -8,6 +8,15 @@ the other seats. Every log line written inside a span carries its ``trace_id``
 and ``span_id`` (``add_ids``), so a trace found from a player's complaint leads
 to each process's lines (docs/operators.md, "Following a slow move").
 
+Work that outlives a message is followed the same way: a ranked match from its
+players' joins to their rating notes, a tournament round from its last result to the
+next round's games ("Following a slow ranked match", "Following a slow round"). A
+``traceparent`` kept in a row is picked up later, on any copy (``of``); a span that
+joins several traces is the child of one and links the others (``span(links=)``); a
+durable consumer given a span name handles each message in a span of the trace its
+header carries (``CONSUMING``, ``consuming``). A task that outlives the span it is
+started in (a game's own) starts outside it (``detached``).
+
 Tracing is on when the standard ``OTEL_EXPORTER_OTLP_ENDPOINT`` (or
 ``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT``) is set: spans go to that collector by
 OTLP over HTTP, batched (the SDK's own ``OTEL_BSP_*`` settings apply). When it
@@ -191,6 +200,17 @@ def annotate(attrs: Mapping[str, Any]) -> None:
     """Attributes on the running span (what became known inside it)."""
     if _State.on:
         trace.get_current_span().set_attributes(_kept(attrs))
+
+
+def detached() -> contextvars.Context | None:
+    """A copy of the running context outside any span, for a task that outlives the span
+    it is started in (a game's own task, started by its creation's request): its work is
+    not that request's. None when off (the task takes the usual copy)."""
+    if not _State.on:
+        return None
+    copied = contextvars.copy_context()
+    copied.run(otel_context.attach, otel_context.Context())
+    return copied
 
 
 def consuming(stream: str) -> Context | None:

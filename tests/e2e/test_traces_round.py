@@ -100,6 +100,12 @@ async def test_a_rounds_end_its_next_pairing_and_its_games_are_one_trace(
 
     calls = await until(called, timeout=30)
     assert {c.attributes["round"] for c in calls.values()} == {"2"}
+    # The games' own play (bots here) is not in it: the games' tasks were started by the
+    # creations' requests, but the bots' moves are no one's command.
+    spans = collector.of_trace(pairing.trace_id)
+    creations = {s.span_id for s in spans if (s.service, s.name) == ("game", "create")}
+    assert len(creations) == 2
+    assert not [s for s in spans if s.service == "game" and s.parent_id in creations]
     # The worker's lines of the round's games carry the trace's id.
     lines = [json.loads(line) for line in platform.workers[0].log.read_text().splitlines()
              if line.startswith("{")]
