@@ -26,9 +26,10 @@ import asyncpg
 import nats
 import pytest
 from nats.aio.client import Client
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from services import catalog
-from services.platform import dbadmin, eventstore, servers
+from services.platform import dbadmin, eventstore, servers, tracing
 from services.platform.connection import NatsClient
 from services.platform.migrations import MigrationSet
 
@@ -145,6 +146,16 @@ def postgres_pair(server_folder: Path) -> Iterator[servers.PostgresPair]:
 def _two_ports() -> tuple[int, int]:
     base = servers.free_ports(2)
     return base, base + 1
+
+
+@pytest.fixture
+def spans() -> Iterator[InMemorySpanExporter]:
+    """Tracing on in this process for the test, its spans kept by the SDK's own
+    in-memory exporter (services/platform/tracing.py)."""
+    exporter = InMemorySpanExporter()
+    tracing.configure("test", "t1", "0", exporter=exporter)
+    yield exporter
+    tracing.shutdown()
 
 
 @pytest.fixture(scope="session")

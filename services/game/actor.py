@@ -194,7 +194,10 @@ class GameActor(GameWriter):
     # --- the outside ---------------------------------------------------------------
 
     def start(self) -> None:
-        self.task = asyncio.create_task(self._run(), name=f"game:{self.game_id}")
+        # Not in the trace of the request that started it: the bots' and the clock's
+        # moves are no one's command (a person's carries its own, ``Item.trace``).
+        self.task = asyncio.create_task(self._run(), name=f"game:{self.game_id}",
+                                        context=tracing.detached())
 
     def submit(self, item: Item) -> bool:
         """Queue a command; False when the inbox is full (the caller answers ``busy``)."""

@@ -25,7 +25,7 @@ from nats.aio.msg import Msg
 from nats.micro.request import Request, ServiceError
 
 from schemas import versions
-from services.platform import bus, connection, logs
+from services.platform import bus, connection, logs, tracing
 
 T = TypeVar("T", bound=msgspec.Struct)
 _encoder = msgspec.msgpack.Encoder()
@@ -119,7 +119,7 @@ class BusClient:
         cannot take it."""
         data = body if isinstance(body, bytes) else _encoder.encode(body)
         try:
-            await self.nc.publish(subject, data, headers=_headers(body))
+            await self.nc.publish(subject, data, headers=_headers(body, tracing.headers()))
         except _AWAY as exc:
             raise Unavailable(subject, type(exc).__name__) from None
 
@@ -174,6 +174,12 @@ class BusClient:
                                              exc)
                 if isinstance(why, versions.UnreadableVersion):
                     _log.warning("unreadable_version", subject=msg.subject, error=str(why))
+                return
+            if tracing.on() and msg.headers and "traceparent" in msg.headers:
+                with tracing.span("deliver", tracing.SpanKind.CONSUMER,
+                                  tracing.from_headers(msg.headers),
+                                  {"messaging.destination.name": msg.subject}):
+                    await handler(msg.subject, body)
                 return
             await handler(msg.subject, body)
 

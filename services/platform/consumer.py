@@ -21,7 +21,7 @@ from nats.aio.msg import Msg
 from prometheus_client import Counter, Gauge
 
 from schemas.bus import EventEnvelope
-from services.platform import faults, logs
+from services.platform import faults, logs, tracing
 from services.platform.bus import ConsumerSpec, StreamMissing, ensure_consumer
 from services.platform.busclient import BusClient
 
@@ -76,8 +76,9 @@ class Applier:
 
     def __init__(self, pool: asyncpg.Pool, spec: ConsumerSpec, handler: Handler, *,
                  retry_delay: float, after_commit: AfterCommit | None,
-                 batch_handler: BatchHandler | None, before: Before | None) -> None:
-        self.pool, self.spec, self.handler = pool, spec, handler
+                 batch_handler: BatchHandler | None, before: Before | None,
+                 span: tuple[str, str] | None = None) -> None:
+        self.pool, self.spec, self.handler, self.span = pool, spec, handler, span
         self.retry_delay, self.after_commit = retry_delay, after_commit
         self.batch_handler, self.before = batch_handler, before
         self._decoder = msgspec.msgpack.Decoder(EventEnvelope)
@@ -102,7 +103,8 @@ class Applier:
             except Exception as exc:  # only a hint: the handlers ask again
                 _log.warning("before_failed", consumer=self.spec.durable, error=repr(exc))
         if good:
-            for i, outcome in zip([i for i, _, _ in good], await self._apply(good), strict=True):
+            applied = await (_traced(self, good) if self.span else self._apply(good))
+            for i, outcome in zip([i for i, _, _ in good], applied, strict=True):
                 outcomes[i] = outcome
         return [outcomes[i] for i in range(len(msgs))]
 
@@ -209,6 +211,31 @@ class Applier:
 
 
 
+async def _traced(applier: Applier, batch: list[tuple[int, Msg, EventEnvelope]]) -> list[str]:
+    """``applier``'s apply with each message in a span named ``applier.span[0]`` (its
+    stream in the attribute ``span[1]``), the child of the span its ``traceparent``
+    header names (the command that stored it), from its handing over to its ack: the
+    handler and ``after_commit`` work inside it (``tracing.consuming``)."""
+    if not tracing.on():
+        return await applier._apply(batch)
+    assert applier.span is not None
+    name, attr = applier.span
+    spans = [(env.stream, tracing.start(name, tracing.SpanKind.CONSUMER,
+                                        tracing.from_headers(msg.headers), {
+                                            attr: env.stream, "event.version": env.version,
+                                            "messaging.consumer.name": applier.spec.durable}))
+             for _, msg, env in batch]
+    token = tracing.CONSUMING.set({stream: tracing.context_of(span)
+                                   for stream, span in reversed(spans) if span is not None})
+    try:
+        return await applier._apply(batch)
+    finally:
+        tracing.CONSUMING.reset(token)
+        for _, span in spans:
+            if span is not None:
+                span.end()
+
+
 class Consumer:
     """A durable pull consumer whose messages an ``Applier`` applies each once, by
     (stream, version), a fetch at a time, until it is stopped; trouble reaching NATS or
@@ -219,11 +246,13 @@ class Consumer:
     def __init__(self, client: BusClient, pool: asyncpg.Pool, spec: ConsumerSpec,
                  handler: Handler, *, batch: int = 64, retry_delay: float = 0.2,
                  after_commit: AfterCommit | None = None,
-                 batch_handler: BatchHandler | None = None, before: Before | None = None) -> None:
+                 batch_handler: BatchHandler | None = None, before: Before | None = None,
+                 span: tuple[str, str] | None = None) -> None:
+        """``span``: (name, attribute) of each message's span while tracing is on."""
         self.client, self.spec, self.batch = client, spec, batch
         self.applier = Applier(pool, spec, handler, retry_delay=retry_delay,
                                after_commit=after_commit, batch_handler=batch_handler,
-                               before=before)
+                               before=before, span=span)
         self._stopping = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 

@@ -8,6 +8,15 @@ the other seats. Every log line written inside a span carries its ``trace_id``
 and ``span_id`` (``add_ids``), so a trace found from a player's complaint leads
 to each process's lines (docs/operators.md, "Following a slow move").
 
+Work that outlives a message is followed the same way: a ranked match from its
+players' joins to their rating notes, a tournament round from its last result to the
+next round's games ("Following a slow ranked match", "Following a slow round"). A
+``traceparent`` kept in a row is picked up later, on any copy (``of``); a span that
+joins several traces is the child of one and links the others (``span(links=)``); a
+durable consumer given a span name handles each message in a span of the trace its
+header carries (``CONSUMING``, ``consuming``). A task that outlives the span it is
+started in (a game's own) starts outside it (``detached``).
+
 Tracing is on when the standard ``OTEL_EXPORTER_OTLP_ENDPOINT`` (or
 ``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT``) is set: spans go to that collector by
 OTLP over HTTP, batched (the SDK's own ``OTEL_BSP_*`` settings apply). When it
@@ -21,7 +30,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import os
-from collections.abc import Iterator, Mapping, MutableMapping
+from collections.abc import Iterator, Mapping, MutableMapping, Sequence
 from typing import Any
 
 from opentelemetry import context as otel_context
@@ -43,6 +52,10 @@ _ENDPOINTS = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
 # go to JetStream under its trace without the event store knowing of traces.
 COMMITTING: contextvars.ContextVar[Mapping[str, str] | None] = contextvars.ContextVar(
     "committing", default=None)
+# The span of each stream's message a traced consumer is applying (``consumer.Applier``),
+# for its handler and its ``after_commit`` to work inside (``within``).
+CONSUMING: contextvars.ContextVar[Mapping[str, Context] | None] = contextvars.ContextVar(
+    "consuming", default=None)
 
 
 class _State:
@@ -129,14 +142,16 @@ def from_raw(raw: bytes) -> Context | None:
 
 @contextlib.contextmanager
 def span(name: str, kind: SpanKind = SpanKind.INTERNAL, parent: Context | None = None,
-         attrs: Mapping[str, Any] | None = None) -> Iterator[trace.Span | None]:
-    """A span, current inside the block (its ``parent`` given, or the running one);
-    nothing at all when tracing is off."""
+         attrs: Mapping[str, Any] | None = None,
+         links: Sequence[Context | None] = ()) -> Iterator[trace.Span | None]:
+    """A span, current inside the block (its ``parent`` given, or the running one), linked
+    to the spans of ``links`` (other traces this work joins); nothing at all when off."""
     if not _State.on:
         yield None
         return
     with _State.tracer.start_as_current_span(name, context=parent, kind=kind,
-                                             attributes=_kept(attrs)) as got:
+                                             attributes=_kept(attrs),
+                                             links=_links(links)) as got:
         yield got
 
 
@@ -147,6 +162,71 @@ def start(name: str, kind: SpanKind = SpanKind.INTERNAL, parent: Context | None 
     if not _State.on:
         return None
     return _State.tracer.start_span(name, context=parent, kind=kind, attributes=_kept(attrs))
+
+
+def of(traceparent_: str | None) -> Context | None:
+    """The context a stored ``traceparent`` names (a row's), or None."""
+    if not _State.on or not traceparent_:
+        return None
+    return extract({"traceparent": traceparent_})
+
+
+@contextlib.contextmanager
+def within(parent: Context | None) -> Iterator[None]:
+    """Run the block in ``parent`` (a span started elsewhere), so what it publishes and
+    logs is of that span; as it is when off or without one."""
+    if not _State.on or parent is None:
+        yield
+        return
+    token = otel_context.attach(parent)
+    try:
+        yield
+    finally:
+        otel_context.detach(token)
+
+
+def elsewhere(parent: Context | None) -> list[Context]:
+    """The running span's context when it is of another trace than ``parent``'s (work
+    that continues ``parent`` on this span's behalf: the running span is to be linked)."""
+    if not _State.on or parent is None:
+        return []
+    here = otel_context.get_current()
+    mine = trace.get_current_span(here).get_span_context()
+    theirs = trace.get_current_span(parent).get_span_context()
+    return [here] if mine.is_valid and mine.trace_id != theirs.trace_id else []
+
+
+def annotate(attrs: Mapping[str, Any]) -> None:
+    """Attributes on the running span (what became known inside it)."""
+    if _State.on:
+        trace.get_current_span().set_attributes(_kept(attrs))
+
+
+def detached() -> contextvars.Context | None:
+    """A copy of the running context outside any span, for a task that outlives the span
+    it is started in (a game's own task, started by its creation's request): its work is
+    not that request's. None when off (the task takes the usual copy)."""
+    if not _State.on:
+        return None
+    copied = contextvars.copy_context()
+    copied.run(otel_context.attach, otel_context.Context())
+    return copied
+
+
+def consuming(stream: str) -> Context | None:
+    """The span of ``stream``'s message the running consumer applies (``CONSUMING``)."""
+    if not _State.on:
+        return None
+    return (CONSUMING.get() or {}).get(stream)
+
+
+def context_of(span_: trace.Span) -> Context:
+    return trace.set_span_in_context(span_)
+
+
+def _links(contexts: Sequence[Context | None]) -> list[trace.Link]:
+    found = (trace.get_current_span(c).get_span_context() for c in contexts if c is not None)
+    return [trace.Link(s) for s in found if s.is_valid]
 
 
 def _kept(attrs: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from schemas.events import GameEnded
 from schemas.notes import RatingChanged
 from schemas.seats import opponents_of, partner_of
 from schemas.subjects import Names
-from services.platform import logs
+from services.platform import logs, tracing
 from services.platform.busclient import BusClient
 from services.platform.consumer import AfterCommit, BatchHandler, Handler, one_at_a_time
 from services.platform.events import game_registry
@@ -67,8 +67,9 @@ def batch_handler(system: RatingSystem) -> BatchHandler:
                 _log.info("voided_game_not_rated", game=env.stream)
                 continue
             ended_at = dt.datetime.fromtimestamp(env.occurred_at_ms / 1000, dt.UTC)
-            history += rate_game(system, now, env.stream, players, event.winner,
-                                 event.abandoned, ended_at)
+            with tracing.within(tracing.consuming(env.stream)):  # its line: the game's span
+                history += rate_game(system, now, env.stream, players, event.winner,
+                                     event.abandoned, ended_at)
         await store.record(conn, [now[p] for p in sorted(now)], history)
 
     return on_games_ended
@@ -104,6 +105,8 @@ def notifier(pool: asyncpg.Pool, client: BusClient, names: Names) -> AfterCommit
         for row in await store.moves(pool, [env.stream for env in applied]):
             note = RatingChanged(game_id=row["game_stream"], rating_before=row["rating_before"],
                                  rating_after=row["rating_after"])
-            await client.publish(names.player_note(row["player_id"]), note)
+            # In the game's ``rating computed`` span: the note carries its trace to the lobby.
+            with tracing.within(tracing.consuming(row["game_stream"])):
+                await client.publish(names.player_note(row["player_id"]), note)
 
     return tell

@@ -79,7 +79,8 @@ async def setup(rt: Runtime) -> None:
     system = s.system
     consumer = Consumer(rt.client, rt.pool, spec, results.handler(system),
                         after_commit=results.notifier(rt.pool, rt.client, rt.names),
-                        batch_handler=results.batch_handler(system))
+                        batch_handler=results.batch_handler(system),
+                        span=("rating computed", "game.id"))
     await consumer.start()
     rt.workers.append(consumer)
     ratings = Ratings(rt.pool, system, s.leaderboard_active_days,

@@ -24,6 +24,7 @@ from schemas.tournaments import commands as cmd
 from services.platform import logs
 from services.platform.consumer import BatchHandler, Handler, one_at_a_time
 from services.platform.events import game_registry
+from services.tournaments import metrics
 from services.tournaments.calls import answer, result_of, seats_of
 from services.tournaments.errors import TournamentError
 from services.tournaments.projection import matches_of_games
@@ -40,6 +41,7 @@ def on_games_ended(store: TournamentStore) -> BatchHandler:
     async def handle(conn: asyncpg.Connection, envs: list[EventEnvelope]) -> None:
         found = await matches_of_games(conn, [env.stream for env in envs])
         results: dict[str, list[cmd.TournamentCommand]] = defaultdict(list)
+        games: dict[str, list[str]] = defaultdict(list)
         for env in envs:
             if env.stream not in found:
                 continue  # a game no tournament opened
@@ -47,8 +49,11 @@ def on_games_ended(store: TournamentStore) -> BatchHandler:
             ended = registry.decode(env.type, env.schema_version, env.body)
             assert isinstance(ended, GameEnded)
             results[tournament_id].append(result_of(match_id, env, ended))
+            games[tournament_id].append(env.stream)
         for tournament_id in sorted(results):
-            await store.execute_all_in(conn, tournament_id, results[tournament_id])
+            with metrics.recording(tournament_id, games[tournament_id]):
+                events = await store.execute_all_in(conn, tournament_id, results[tournament_id])
+                await metrics.recorded(conn, tournament_id, events)
 
     return handle
 

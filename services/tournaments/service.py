@@ -120,7 +120,8 @@ async def setup(rt: Runtime) -> None:
         caller.wake()
 
     consumer = Consumer(rt.client, rt.pool, spec, on_game_ended(store),
-                        batch_handler=on_games_ended(store), after_commit=recorded)
+                        batch_handler=on_games_ended(store), after_commit=recorded,
+                        span=("tournament result", "game.id"))
     await consumer.start()
     rt.workers.append(consumer)
     outcomes = WhenStreamExists(Consumer(rt.client, rt.pool, bus.ConsumerSpec(

@@ -38,6 +38,7 @@ from schemas.tournaments import events as ev
 from services.platform import faults, logs
 from services.platform.events import EventRegistry, tournament_registry
 from services.platform.eventstore import AppendResult, EventStore
+from services.tournaments import metrics
 from services.tournaments.decide import decide
 from services.tournaments.errors import TournamentError
 from services.tournaments.metrics import observe_rounds
@@ -247,13 +248,15 @@ class TournamentStore(_Commands):
         """Take the tournament's due calls, ask each through the window and record the
         answers a group at a time: those that arrived while the last group committed."""
         state, taken = await self._claim(tournament_id, now_ms)
+        round_trace = await metrics.round_trace(self.pool, tournament_id)  # None when off
         answers: Answered = []
         arrived = asyncio.Event()
 
         async def one(m: MatchState) -> None:
             try:
                 async with self.window:
-                    command = await ask(state, m, now_ms)
+                    with metrics.calling(round_trace, tournament_id, m):
+                        command = await ask(state, m, now_ms)
             except Exception as exc:  # asked again after RETRY_MS, as a refused call is
                 _log.warning("call_failed", tournament=tournament_id,
                              match=m.pairing.match_id, error=repr(exc))
@@ -350,7 +353,7 @@ class TournamentStore(_Commands):
                                        "hashtextextended($1, 0))", stream_of(tournament_id)):
                 continue
             try:
-                async with conn.transaction():
+                async with conn.transaction(), metrics.pairing(conn, tournament_id, row["kind"]):
                     *_, result = await self._execute(conn, tournament_id, command,
                                                      command_id)
                 fired += 1

@@ -74,8 +74,9 @@ class Ranked:
 
 @contextlib.asynccontextmanager
 async def ranked_platform(logs: Path, database_url: str, nats_url: str,
-                          prefix: str) -> AsyncIterator[Ranked]:
-    env = lobby_env(database_url, nats_url, prefix)
+                          prefix: str, **more: str) -> AsyncIterator[Ranked]:
+    """``more``: settings every service is given besides (a trace collector's address)."""
+    env = lobby_env(database_url, nats_url, prefix, **more)
     started: list[Service] = []
     lobbies: list[Service] = []
     ranked: Ranked | None = None

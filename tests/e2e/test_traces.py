@@ -13,88 +13,23 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
-import threading
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from services.platform import servers
 from tests.e2e.conftest import Platform
+from tests.e2e.otlp import Collector, Got, collecting
 from tests.e2e.players import Seat, two_and_bots
 from tests.services.lobby.harness import Service, lobby_env, start
 from tests.waiting import until
 
 
-@dataclass(frozen=True)
-class Got:
-    service: str
-    instance: str
-    name: str
-    trace_id: str
-    span_id: str
-    parent_id: str
-    attributes: dict[str, str]
-
-
-class Collector(ThreadingHTTPServer):
-    """An OTLP/HTTP trace receiver: every span posted to ``/v1/traces``, kept."""
-
-    def __init__(self) -> None:
-        self.spans: list[Got] = []
-        self.lock = threading.Lock()
-        super().__init__(("127.0.0.1", servers.free_port()), _Receive)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}"
-
-    def take(self, body: bytes) -> None:
-        request = ExportTraceServiceRequest()
-        request.ParseFromString(body)
-        got = []
-        for rs in request.resource_spans:
-            res = {a.key: a.value.string_value for a in rs.resource.attributes}
-            for scope in rs.scope_spans:
-                for s in scope.spans:
-                    got.append(Got(res["service.name"], res["service.instance.id"], s.name,
-                                   s.trace_id.hex(), s.span_id.hex(), s.parent_span_id.hex(),
-                                   {a.key: a.value.string_value for a in s.attributes}))
-        with self.lock:
-            self.spans.extend(got)
-
-    def of_trace(self, trace_id: str) -> list[Got]:
-        with self.lock:
-            return [s for s in self.spans if s.trace_id == trace_id]
-
-
-class _Receive(BaseHTTPRequestHandler):
-    server: Collector
-
-    def do_POST(self) -> None:
-        body = self.rfile.read(int(self.headers["Content-Length"]))
-        if self.path == "/v1/traces":
-            self.server.take(body)
-        self.send_response(200)
-        self.send_header("Content-Type", "application/x-protobuf")
-        self.end_headers()
-
-    def log_message(self, *_: object) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
 def collector() -> Iterator[Collector]:
-    server = Collector()
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield server
-    server.shutdown()
-    server.server_close()
+    with collecting() as server:
+        yield server
 
 
 @pytest.fixture(scope="module")

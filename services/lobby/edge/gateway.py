@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Coroutine
+from functools import partial
 from typing import Any
 
 from schemas import ws
@@ -46,6 +47,7 @@ from services.lobby.edge.rolecheck import RoleCheck
 from services.lobby.edge.subscriptions import Subscriptions
 from services.lobby.edge.tablefeed import TableFeed
 from services.lobby.edge.tournamentfeed import TournamentFeed
+from services.lobby.matches import store as matchstore
 from services.lobby.ranked.moving import QueueMoves
 from services.lobby.ranked.queue import Queue
 from services.lobby.tables.tables import Tables
@@ -72,7 +74,8 @@ class Gateway:
         self.feed = TableFeed(tables, broadcasts, names, self.conns, self.hubs)
         self.roles = RoleCheck(tables.pool, self.followers, self.feed.follows,
                                settings.role_check_seconds)
-        self.notes = Notes(broadcasts, self.conns)
+        self.notes = Notes(broadcasts, self.conns,
+                           partial(matchstore.trace_of_game, tables.pool))
         self.queue = queue
         self.queue_moves = QueueMoves(queue)  # a ticket waits for its player's next socket
         self.organizing = tournaments  # a tournament's organizer watches its games live

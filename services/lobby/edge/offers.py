@@ -13,6 +13,7 @@ from schemas import ws
 from services.lobby.edge.connections import Conn
 from services.lobby.matches.opening import Matches
 from services.lobby.ranked.queue import Queue
+from services.platform import tracing
 
 
 class Offers:
@@ -35,7 +36,16 @@ class QueueFrames:
         self.queue = queue
 
     async def on_join(self, conn: Conn, frame: ws.QueueJoin) -> None:
-        await self.queue.join(conn.player_id, conn.claims.guest, conn.id, frame.partner)
+        if not tracing.on():
+            await self.queue.join(conn.player_id, conn.claims.guest, conn.id, frame.partner)
+            return
+        # A ranked match's trace starts here: the ticket keeps it for the matchmaker.
+        with tracing.span("queue_join", tracing.SpanKind.SERVER, attrs={
+                "player.id": conn.player_id, "partner.id": frame.partner}) as span:
+            ticket = await self.queue.join(conn.player_id, conn.claims.guest, conn.id,
+                                           frame.partner)
+            if span is not None:
+                span.set_attribute("ticket.id", ticket.ticket_id)
 
     async def on_leave(self, conn: Conn, frame: ws.QueueLeave) -> None:
         await self.queue.leave(conn.player_id)

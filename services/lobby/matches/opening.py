@@ -46,7 +46,7 @@ from services.lobby.matches.outcomes import Outcomes
 from services.lobby.matches.starting import GameStarts
 from services.lobby.tables import store as tablestore
 from services.lobby.tables.playing import Playing, in_game
-from services.platform import logs
+from services.platform import logs, tracing
 
 _log = logs.get("lobby")
 NOT_READY = Counter("spades_ready_check_failures_total", "Ready checks that ended a match "
@@ -94,7 +94,8 @@ class Matches:
                 match_id=req.match_id, origin=req.origin, origin_id=req.origin_id,
                 rated=req.rated, table_id=table_id, game_id=game_id, request=asked,
                 state="ready_check" if check else "starting", people=_people(req),
-                players=tuple(s.player_id for s in req.seats if s.player_id)),
+                players=tuple(s.player_id for s in req.seats if s.player_id),
+                trace=tracing.traceparent()),
                 row, table_exists=table is not None,
                 ready_seconds=req.ready_seconds if check else 0)
         except store.TableNotOpen:

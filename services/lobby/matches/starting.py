@@ -22,7 +22,7 @@ from services.lobby.clients.gameworkers import GameClient, GameUnavailable
 from services.lobby.matches import store
 from services.lobby.matches.outcomes import Outcomes
 from services.lobby.tables import store as tablestore
-from services.platform import faults, logs
+from services.platform import faults, logs, tracing
 
 _log = logs.get("lobby")
 
@@ -56,6 +56,19 @@ class GameStarts:
     async def start(self, match: store.MatchRow, req: OpenMatch) -> None:
         """Create the match's game (again: the worker answers a repeat as the first) and
         tell the people seated. A person's table that could not start is open again."""
+        if not tracing.on():
+            await self._start(match, req)
+            return
+        # The game's creation continues the match's trace (its record keeps it), however
+        # long after the match was opened the last confirmation (or the sweep) came: that
+        # one's own span is linked.
+        parent = tracing.of(match.trace)
+        with tracing.span("start game", parent=parent, links=tracing.elsewhere(parent), attrs={
+                "match.id": match.match_id, "game.id": match.game_id,
+                "origin": match.origin, "origin.id": match.origin_id}):
+            await self._start(match, req)
+
+    async def _start(self, match: store.MatchRow, req: OpenMatch) -> None:
         faults.hit(faults.MATCH_RECORDED_BEFORE_GAME)
         create = CreateGame(
             game_id=match.game_id, command_id=f"match:{match.match_id}",

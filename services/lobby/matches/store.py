@@ -25,7 +25,7 @@ from services.lobby.tables.store import (
 __all__ = ["MatchRow", "NotAwaiting", "NotFound", "Pool", "TableNotOpen", "confirm", "decline",
            "lapsed_checks", "match", "match_state", "offers_of", "open_match", "origin_of",
            "outcome_sent", "starts_of", "table_of_game", "tournament_matches",
-           "unsent_outcomes", "unstarted_matches"]
+           "trace_of_game", "unsent_outcomes", "unstarted_matches"]
 
 
 class TableNotOpen(Exception):
@@ -48,10 +48,11 @@ class MatchRow:
     ready: tuple[int, ...] = ()
     declined: tuple[int, ...] = ()
     absent: tuple[int, ...] = ()
+    trace: str | None = None  # the opener's ``traceparent`` (only while tracing is on)
 
 
 _MATCH_COLUMNS = ("match_id, origin, origin_id, rated, table_id, game_id, request, state,"
-                  " people, players, ready, declined, absent,"
+                  " people, players, ready, declined, absent, trace,"
                   " (extract(epoch FROM ready_by) * 1000)::bigint AS ready_by_ms")
 
 
@@ -61,7 +62,7 @@ def _match(r: asyncpg.Record) -> MatchRow:
                     request=bytes(r["request"]), state=r["state"], people=tuple(r["people"]),
                     players=tuple(r["players"]),
                     ready_by_ms=r["ready_by_ms"] or 0, ready=tuple(r["ready"]),
-                    declined=tuple(r["declined"]), absent=tuple(r["absent"]))
+                    declined=tuple(r["declined"]), absent=tuple(r["absent"]), trace=r["trace"])
 
 
 async def open_match(pool: asyncpg.Pool, m: MatchRow, table: TableRow | None,
@@ -78,9 +79,9 @@ async def open_match(pool: asyncpg.Pool, m: MatchRow, table: TableRow | None,
     async with pool.acquire() as conn, conn.transaction():
         got = await conn.fetchrow(
             "INSERT INTO matches (match_id, origin, origin_id, rated, table_id, game_id,"
-            " request, state, people, players, ready_by, seats, rules) VALUES ($1, $2, $3, $4,"
-            " $5, $6, $7, $8, $9, $10,"
-            " CASE WHEN $11 > 0 THEN now() + make_interval(secs => $11) END, $12, $13)"
+            " request, state, people, players, ready_by, seats, rules, trace) VALUES ($1, $2,"
+            " $3, $4, $5, $6, $7, $8, $9, $10,"
+            " CASE WHEN $11 > 0 THEN now() + make_interval(secs => $11) END, $12, $13, $14)"
             # Any key: the game id is derived from the match id, so racing asks for one
             # match may meet on either unique column first.
             f" ON CONFLICT DO NOTHING RETURNING {_MATCH_COLUMNS}",
@@ -88,7 +89,7 @@ async def open_match(pool: asyncpg.Pool, m: MatchRow, table: TableRow | None,
             m.request, m.state, list(m.people), list(m.players), float(ready_seconds),
             # The seats and rules it starts with, for a table that plays again later.
             None if table is None else seats_json(table.seats),
-            None if table is None else json.dumps(table.rules))
+            None if table is None else json.dumps(table.rules), m.trace)
         if got is None:
             first = await conn.fetchrow(
                 f"SELECT {_MATCH_COLUMNS} FROM matches WHERE match_id = $1", m.match_id)
@@ -111,6 +112,11 @@ async def origin_of(pool: asyncpg.Pool | asyncpg.Connection,
     from a match."""
     return await pool.fetchrow("SELECT origin, match_id, table_id::text AS table_id"
                                " FROM matches WHERE game_id = $1", game_id)
+
+
+async def trace_of_game(pool: asyncpg.Pool, game_id: str) -> str | None:
+    """The trace of the match that started a game (None: none kept)."""
+    return await pool.fetchval("SELECT trace FROM matches WHERE game_id = $1", game_id)
 
 
 async def table_of_game(pool: asyncpg.Pool | asyncpg.Connection,

@@ -43,6 +43,7 @@ import contextlib
 import json
 import time
 import uuid
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import msgspec
@@ -50,7 +51,7 @@ from prometheus_client import Gauge, Histogram
 
 from schemas.bus import EventEnvelope
 from schemas.fairplay import BarsBegan
-from schemas.matches import MatchOpened, MatchSeat, OpenMatch
+from schemas.matches import MatchOpened, MatchSeat, OpenMatch, game_of
 from schemas.notes import MatchFound, QueuedPlayer
 from schemas.seats import seated, teams_of
 from services.lobby.accounts import store as accountstore
@@ -61,10 +62,11 @@ from services.lobby.base.settings import LobbySettings
 from services.lobby.matches import store as matchstore
 from services.lobby.matches.opening import Matches
 from services.lobby.ranked import store as qs
+from services.lobby.ranked import traces
 from services.lobby.ranked.bars import Bars
 from services.lobby.ranked.matching import Match, Ticket, match
 from services.lobby.ranked.queue import Queue, blamed
-from services.platform import logs
+from services.platform import logs, tracing
 from services.platform.lease import FencedError, LeaseHeld, Leases
 from services.platform.periodic import Periodic
 
@@ -114,6 +116,27 @@ def offer_of(m: Match, tickets: dict[str, qs.TicketRow], now: float,
         gap=m.gap, waited_ms=tuple(max(0, int(now * 1000) - since[p])  # type: ignore[arg-type]
                                    for p in seats),
         request=msgspec.msgpack.encode(req))
+
+
+Opened = tuple[str, set[str], str]
+
+
+async def formed(pool: basestore.Pool, req: OpenMatch, offer: qs.Offer,
+                 open_: Callable[[OpenMatch, qs.Offer], Awaitable[Opened]]) -> Opened:
+    """``open_`` a new offer's match inside its ``match formed`` span: the child of one
+    ticket's ``queue_join``, linked to the others' (each kept on its ticket), so the
+    offer, its ready check and the match's record (which keeps this span's trace for
+    the game's start) are in the trace of every player's join."""
+    if not tracing.on():
+        return await open_(req, offer)
+    joins = [tracing.of(t) for t in await traces.of_tickets(pool, [t for t, _ in offer.tickets])]
+    kept = [j for j in joins if j is not None]
+    with tracing.span("match formed", tracing.SpanKind.INTERNAL, next(iter(kept), None),
+                      links=kept[1:],
+                      attrs={"match.id": req.match_id, "game.id": game_of(req.match_id),
+                             "players": list(offer.players), "gap": offer.gap}):
+        _log.info("queue_match_formed", match_id=req.match_id, tickets=len(joins))
+        return await open_(req, offer)
 
 
 class Matchmaker(Periodic):
@@ -241,7 +264,7 @@ class Matchmaker(Periodic):
         """Open a new offer's match, or look where an older one stands, and act on it
         once its ready check has ended."""
         if offer is not None:
-            state, absent, game_id = await self._open(req, offer)
+            state, absent, game_id = await formed(self.pool, req, offer, self._open)
         else:
             state, absent, game_id = await self._where(req)
         if state in ("ready_check", "starting", PENDING):  # not ended yet

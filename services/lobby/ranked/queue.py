@@ -32,9 +32,10 @@ from services.lobby.clients.ratings import RatingsBus
 from services.lobby.matches import store as matchstore
 from services.lobby.matches.opening import Matches
 from services.lobby.ranked import store as qs
+from services.lobby.ranked import traces
 from services.lobby.ranked.eligibility import Eligibility, FinishedGames
 from services.lobby.ranked.matching import MatchRules
-from services.platform import logs
+from services.platform import logs, tracing
 from services.platform.periodic import Periodic
 
 _log = logs.get("queue")
@@ -126,6 +127,8 @@ class Queue(Telling):
             raise
         _log.info("queue_joined", player_id=player, ticket_id=ticket.ticket_id,
                   state=ticket.state, partner=partner)
+        if tracing.on():
+            await traces.keep(self.pool, ticket.ticket_id, tracing.traceparent())
         await self.tell_status(ticket)
         if ticket.state == "inviting" and partner is not None:
             names = await accountstore.names(self.pool, [player])

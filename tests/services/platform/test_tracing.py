@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 
 import msgspec
 import pytest
@@ -27,14 +27,6 @@ class Ask(msgspec.Struct):
 
 class Told(msgspec.Struct):
     n: int
-
-
-@pytest.fixture
-def spans() -> Iterator[InMemorySpanExporter]:
-    exporter = InMemorySpanExporter()
-    tracing.configure("test", "t1", "0", exporter=exporter)
-    yield exporter
-    tracing.shutdown()
 
 
 @pytest.fixture
