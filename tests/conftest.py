@@ -25,6 +25,7 @@ from pathlib import Path
 import asyncpg
 import nats
 import pytest
+from hypothesis import settings
 from nats.aio.client import Client
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
@@ -32,6 +33,11 @@ from services import catalog
 from services.platform import dbadmin, eventstore, servers, tracing
 from services.platform.connection import NatsClient
 from services.platform.migrations import MigrationSet
+
+# No property test has a deadline: speed is measured by the benches, and a deadline is a
+# timing that a busy machine (three workers, their servers) misses now and then.
+settings.register_profile("suite", deadline=None)
+settings.load_profile("suite")
 
 # A schema with the shared tables only, for contract tests of the store and the bus.
 CONTRACT = MigrationSet("contract", (*eventstore.MIGRATIONS,
@@ -249,22 +255,34 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return 0 if any(".py" in arg for arg in config.args) else WORKERS
 
 
+# The longest files of the shared groups, each a group of its own (a few minutes each,
+# its platform or lobby started on its own worker): left in, the shared group they
+# belong to would outlast the rest of the run.
+ALONE = {"e2e/test_tournament_run.py", "services/lobby/test_declared_codes.py"}
+BROWSER_GROUPS = 2
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's, which reads the groups into the ids
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Which tests a worker runs together (``--dist loadgroup``): a test file's tests, so
     module fixtures start once; the lobby's package, whose lobby process starts once; and
-    the end-to-end tests on the shared platform in two groups, one a worker, each with the
-    platform's processes started once: the files that drive a browser, and the others.
+    the end-to-end tests on the shared platform, each group with the platform's
+    processes started once on its worker: the files that drive a browser, dealt
+    alternately into two groups (so two browsers at most run at once), and the others.
     An end-to-end file that starts servers of its own (the ranked queue's, a rolling
-    restart's) is a group of its own, free to run beside them. Two browsers never run
-    at once, so a page's short waits keep the time they have when the suite runs alone."""
+    restart's) is a group of its own, free to run beside them, as are the ``ALONE``."""
     on_platform = {item.path for item in items
                    if "platform" in getattr(item, "fixturenames", ())}
+    browsers = sorted({item.path for item in items if _drives_a_browser(item)})
     for item in items:
         if not item.path.is_relative_to(TESTS):
             continue
         where = item.path.relative_to(TESTS)
-        if where.parts[0] == "e2e":
-            group = ("e2e-browser" if _drives_a_browser(item)
+        if where.as_posix() in ALONE:
+            group = where.as_posix()
+        elif where.parts[0] == "e2e":
+            group = (f"e2e-browser-{browsers.index(item.path) % BROWSER_GROUPS}"
+                     if item.path in browsers
                      else "e2e" if item.path in on_platform else where.as_posix())
         elif where.parts[:2] == ("services", "lobby"):
             group = "lobby"
@@ -280,7 +298,7 @@ def _first(group: pytest.Mark | None) -> int:
     """0: the shared platforms' groups and the lobby's; 1: other groups that start
     servers of their own; 2: the rest."""
     name = str(group.args[0]) if group is not None else ""
-    if name in ("e2e-browser", "e2e", "lobby"):
+    if name.startswith("e2e-browser") or name in ("e2e", "lobby", *ALONE):
         return 0
     return 1 if name.startswith(("e2e/", "compat/", "services/test_dev")) else 2
 
