@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import zlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -160,6 +161,15 @@ class Endpoint:
     tasks: set[asyncio.Task[None]] | None = None
 
 
+# A reply past the bus's payload limit (the server's ``max_payload``, 1 MB unless set: a
+# finished 1,024-team tournament's view is 1.4 MB) goes deflated, which this header says;
+# the requester inflates it. A reply that fits goes as it is, so a requester of an
+# earlier version reads every reply it could read before.
+ENCODING = "Spades-Encoding"
+DEFLATE = "deflate"
+_HEADROOM = 4_096  # bytes of the limit left for the headers
+
+
 async def serve(nc: Client, *, service: str, version: str, group: str,
                 endpoints: list[Endpoint], instance: str = "") -> Any:
     """Start a NATS micro service whose endpoints take and return msgspec Structs,
@@ -168,11 +178,19 @@ async def serve(nc: Client, *, service: str, version: str, group: str,
                             metadata={"group": group, "instance": instance})
     grp = svc.add_group(name=group, queue_group=f"{group}.q")
     for ep in endpoints:
-        await grp.add_endpoint(name=ep.name, handler=responder(ep))
+        await grp.add_endpoint(name=ep.name, handler=responder(ep, nc.max_payload))
     return svc
 
 
-def responder(ep: Endpoint) -> Callable[[Request], Awaitable[None]]:
+def packed(reply: msgspec.Struct, max_payload: int) -> tuple[bytes, dict[str, str]]:
+    """A reply's body and headers: deflated when it would not fit in ``max_payload``."""
+    data, headers = _encoder.encode(reply), versions.headers(reply)
+    if len(data) > max_payload - _HEADROOM:
+        data, headers[ENCODING] = zlib.compress(data, 1), DEFLATE
+    return data, headers
+
+
+def responder(ep: Endpoint, max_payload: int = 1 << 20) -> Callable[[Request], Awaitable[None]]:
     """Decoding and error mapping, once for every request/reply handler.
 
     A handler receives a decoded request and returns a reply Struct; a request
@@ -196,7 +214,7 @@ def responder(ep: Endpoint) -> Callable[[Request], Awaitable[None]]:
             except (msgspec.DecodeError, msgspec.ValidationError) as exc:
                 await _refuse_undecoded(ep.name, req, exc)
                 return
-            work = _answer(ep, req, body, started, handled)
+            work = _answer(ep, req, body, started, handled, max_payload)
             if tracing.on():
                 work = _in_span(ep.name, req, work)
             if ep.tasks is None:
@@ -224,8 +242,10 @@ async def _refuse_undecoded(name: str, req: Request, exc: Exception) -> None:
 
 
 async def _answer(ep: Endpoint, req: Request, body: msgspec.Struct, started: float,
-                  handled: Any) -> None:
-    """The handler's reply, or its refusal as an error reply (anything else: 500, logged)."""
+                  handled: Any, max_payload: int) -> None:
+    """The handler's reply, or its refusal as an error reply (anything else: 500, logged);
+    a reply too large for the bus even deflated is a 500 too, at once, rather than
+    nothing and the requester's timeout."""
     try:
         try:
             reply = await ep.handler(body)
@@ -242,8 +262,13 @@ async def _answer(ep: Endpoint, req: Request, body: msgspec.Struct, started: flo
             _log.exception("handler_failed", endpoint=ep.name)
             await req.respond_error("500", "internal error (logged)")
             return
+        data, headers = packed(reply, max_payload)
         try:
-            await req.respond(_encoder.encode(reply), headers=versions.headers(reply))
+            if len(data) > max_payload - _HEADROOM:
+                _log.error("reply_too_large", endpoint=ep.name, size=len(data))
+                await req.respond_error("500", "the reply is too large for the bus (logged)")
+                return
+            await req.respond(data, headers=headers)
         except Exception as exc:  # the connection is going away; the requester retries
             _log.warning("reply_failed", endpoint=ep.name, error=repr(exc))
     finally:
@@ -272,8 +297,9 @@ async def request(nc: Client, subject: str, body: msgspec.Struct, reply_type: ty
     headers = msg.headers or {}
     if "Nats-Service-Error-Code" in headers:
         raise RemoteError(headers["Nats-Service-Error-Code"], headers.get("Nats-Service-Error", ""))
+    data = zlib.decompress(msg.data) if headers.get(ENCODING) == DEFLATE else msg.data
     try:
-        return msgspec.msgpack.decode(msg.data, type=reply_type)
+        return msgspec.msgpack.decode(data, type=reply_type)
     except msgspec.DecodeError as exc:
         why = versions.decode_failed(subject, headers.get(versions.HEADER), exc)
         if isinstance(why, versions.UnreadableVersion):

@@ -219,7 +219,7 @@ class BusClient:
     async def answer(self, subject: str, endpoint: bus.Endpoint) -> Listening:
         """Answer requests on a subject of this process's own (not a services API
         endpoint), with the same decoding and error replies as every endpoint."""
-        handle = bus.responder(endpoint)
+        handle = bus.responder(endpoint, self.nc.max_payload)
 
         async def on_msg(msg: Msg) -> None:
             await handle(Request(msg))

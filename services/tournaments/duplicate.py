@@ -21,7 +21,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from schemas.tournaments.events import DealResult
-from services.tournaments.state import Tournament
+from services.tournaments.standings import Ledger
+from services.tournaments.state import Tournament, result_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,4 +94,8 @@ def published(state: Tournament) -> Tournament:
                                 bags_taken=(0, 0), deals=())
               for r in state.rounds if not r.completed for match_id in r.match_ids
               if (m := state.matches[match_id]).outcome is not None}
-    return replace(state, matches={**state.matches, **hidden}) if hidden else state
+    if not hidden:
+        return state
+    shown = {**state.matches, **hidden}
+    return replace(state, matches=shown, ledger=Ledger.of(
+        (match_id, r) for match_id, m in shown.items() if (r := result_of(m)) is not None))

@@ -54,6 +54,13 @@ FOLDS = Counter(
     "another copy's events, or folded from the whole stream (a start, or a rollback)",
     ["how"])
 
+ROWS = Counter(
+    "spades_tournament_projection_rows_total",
+    "Projection rows an append compared with what the tables hold (``compared``: the rows "
+    "it may have changed, or every row when those are not known) and wrote because they "
+    "differed (``written``), by table",
+    ["table", "step"])
+
 
 # --- a round's trace ------------------------------------------------------------------
 

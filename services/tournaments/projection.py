@@ -24,7 +24,7 @@ from services.tournaments.calls import game_of
 from services.tournaments.decide import standings_of
 from services.tournaments.duplicate import duplicate_scores, published
 from services.tournaments.guards import format_of
-from services.tournaments.metrics import FOLDS
+from services.tournaments.metrics import FOLDS, ROWS
 from services.tournaments.state import MatchState, Tournament
 from services.tournaments.timers import due_timers
 
@@ -90,7 +90,7 @@ async def project(conn: asyncpg.Connection, tournament_id: uuid.UUID, state: Tou
         msgspec.json.encode(s).decode(), ts(state.started_at or s.starts_at), state.champion,
         state.version, msgspec.json.encode(fmt.round_names(state)).decode(),
         list(fmt.standings_columns(s)))
-    rows = rows_after(tournament_id, state, before, events)
+    rows, touched = rows_after(tournament_id, state, before, events)
     if before is None:
         # One statement clears the five tables (data-modifying CTEs), then a COPY each.
         await conn.execute(
@@ -103,8 +103,12 @@ async def project(conn: asyncpg.Connection, tournament_id: uuid.UUID, state: Tou
         old = before.get(table, {}) if before is not None else {}
         if keyed is old:  # taken whole from ``before``: nothing in it changed
             continue
-        changed = [key for key, row in keyed.items() if old.get(key) != row]
-        stale = [key for key in old if key not in keyed] + [k for k in changed if k in old]
+        keys = touched.get(table)
+        if keys is None:  # any row may have changed
+            keys = set(keyed) | set(old)
+        changed = [k for k in keys if k in keyed and old.get(k) != keyed[k]]
+        stale = [k for k in keys if k in old and (k not in keyed or old[k] != keyed[k])]
+        ROWS.labels(table, "compared").inc(len(keys))
         if stale:
             await conn.execute(f"DELETE FROM {table} WHERE tournament_id = $1"
                                f" AND {_COLUMNS[table][1]} = ANY($2::text[])",
@@ -112,39 +116,53 @@ async def project(conn: asyncpg.Connection, tournament_id: uuid.UUID, state: Tou
         if changed:
             await conn.copy_records_to_table(table, records=[keyed[k] for k in changed],
                                              columns=_COLUMNS[table])
+            ROWS.labels(table, "written").inc(len(changed))
     return rows
+
+
+Touched = dict[str, set[str]]
+"""Table -> the keys of the only rows an append may have changed in it (a table not
+named: any of its rows)."""
+
+# What an append of results and pairings alone adds: results, and matches paired (a
+# bracket's as their teams become known, a round's).
+_PLAYED = (ev.MatchResult, ev.MatchesPaired, ev.RoundPaired)
 
 
 def rows_after(tournament_id: uuid.UUID, state: Tournament, before: Rows | None,
-               events: Sequence[ev.Event]) -> Rows:
-    """The rows after an append of ``events`` to a tournament whose rows were ``before``.
-    An append that only records calls (a round's tables opening: ``MatchCalled`` of
-    matches still unplayed) changes those matches' rows and calls and maybe a timer, and
-    nothing the standings or teams show; one that only records results (no round
-    completed, no team withdrawn, not a duplicate tournament, whose results stay hidden)
-    changes those matches' rows and calls, the standings and maybe a timer. The rest is
-    taken from ``before`` (the very tables, which ``project`` then skips) instead of
-    being computed again for every call and every fetch of results a round makes."""
+               events: Sequence[ev.Event]) -> tuple[Rows, Touched]:
+    """The rows after an append of ``events`` to a tournament whose rows were ``before``,
+    and the rows it may have changed. An append that only records calls (a round's
+    tables opening: ``MatchCalled`` of matches still unplayed) changes those matches'
+    rows and calls and maybe a timer, and nothing the standings or teams show; one that
+    only records results and pairs matches (no round completed, no team withdrawn, no
+    end, not a duplicate tournament, whose results stay hidden: a bracket's result and
+    the match it fills, or a round paired) changes those matches' rows and calls, the
+    standings and maybe a timer. The rest is taken from ``before`` (the very tables,
+    which ``project`` then skips) instead of being computed again for every call and
+    every fetch of results a round makes."""
     s = state.settings
     assert s is not None
     if before is None or not events:
-        return rows_of(tournament_id, state)
+        return rows_of(tournament_id, state), {}
     called = {e.match_id for e in events if isinstance(e, ev.MatchCalled)}
-    decided = {e.match_id for e in events if isinstance(e, ev.MatchResult)}
     if len(called) == len(events) and all(state.matches[i].outcome is None for i in called):
-        rows = _changed_matches(tournament_id, state, before, called)
-    elif len(decided) == len(events) and s.format.deals != "duplicate":
-        rows = _changed_matches(tournament_id, state, before, decided)
+        rows, touched = _changed_matches(tournament_id, state, before, called)
+    elif s.format.deals != "duplicate" and all(isinstance(e, _PLAYED) for e in events):
+        changed = {e.match_id for e in events if isinstance(e, ev.MatchResult)} | {
+            p.match_id for e in events if isinstance(e, ev.MatchesPaired | ev.RoundPaired)
+            for p in e.pairings}
+        rows, touched = _changed_matches(tournament_id, state, before, changed)
         rows["tournament_standings"] = _standings_rows(tournament_id, state, state)
     else:
-        return rows_of(tournament_id, state)
+        return rows_of(tournament_id, state), {}
     rows["tournament_timers"] = {kind: (tournament_id, kind, ts(at))
                                  for kind, at in due_timers(state).items()}
-    return rows
+    return rows, touched
 
 
 def _changed_matches(tournament_id: uuid.UUID, state: Tournament, before: Rows,
-                     match_ids: set[str]) -> Rows:
+                     match_ids: set[str]) -> tuple[Rows, Touched]:
     """``before`` with the rows and calls of ``match_ids`` as ``state`` has them now (their
     rounds still running: no deals shown); the other tables are ``before``'s own."""
     rows = dict(before)
@@ -156,7 +174,7 @@ def _changed_matches(tournament_id: uuid.UUID, state: Tournament, before: Rows,
         if (due := due_call(state, m)) is not None:
             calls[match_id] = (tournament_id, match_id, ts(due))
     rows["tournament_matches"], rows["tournament_calls"] = matches, calls
-    return rows
+    return rows, {"tournament_matches": match_ids, "tournament_calls": match_ids}
 
 
 def _match_row(tournament_id: uuid.UUID, state: Tournament, m: MatchState,

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from schemas.tournaments import events as ev
-from services.tournaments.standings import Result
+from services.tournaments.standings import Ledger, Result
 
 Status = Literal["new", "registering", "running", "finished", "cancelled"]
 
@@ -78,6 +78,7 @@ class Tournament:
     entrants: int = 0  # teams at the start: what the number of rounds follows
     half_byes: list[tuple[int, str]] = field(default_factory=list)  # late joiners' (round, team)
     hand_pairings: dict[int, ev.PairingsSet] = field(default_factory=dict)  # by round
+    ledger: Ledger = field(default_factory=Ledger)  # the results tallied, for standings
 
     def copy(self) -> Tournament:
         """A state to fold further without touching this one."""
@@ -87,7 +88,7 @@ class Tournament:
             matches={k: replace(m) for k, m in self.matches.items()},
             rounds=[replace(r, match_ids=list(r.match_ids)) for r in self.rounds],
             waived=set(self.waived), hand_pairings=dict(self.hand_pairings),
-            half_byes=list(self.half_byes))
+            half_byes=list(self.half_byes), ledger=self.ledger.copy())
 
     def team_of(self, player: str) -> Team | None:
         """The active team (not withdrawn) a player belongs to, if any."""
@@ -97,11 +98,8 @@ class Tournament:
         return None
 
     def results(self) -> list[Result]:
-        """Every decided match, for standings."""
-        return [Result(round_no=m.pairing.round_no, home=m.pairing.home, away=m.pairing.away,
-                       outcome=outcome, reason=m.reason, scores=m.scores,
-                       bags_taken=m.bags_taken)
-                for m in self.matches.values() if (outcome := m.outcome) is not None]
+        """Every decided match, for standings (``ledger`` holds them tallied)."""
+        return [r for m in self.matches.values() if (r := result_of(m)) is not None]
 
     def byes(self) -> list[tuple[int, str]]:
         return [(r.round_no, team) for r in self.rounds for team in r.byes]
@@ -152,15 +150,23 @@ class Tournament:
                 m.outcome, m.reason, m.scores = event.outcome, event.reason, event.scores
                 m.bags_taken, m.deals = event.bags_taken, event.deals
                 m.game_stream = event.game_stream
+                self._tally(m)
                 if event.reason in ("forfeit", "no_show"):
                     for side in losers(event.outcome, m.pairing):
                         self.teams[side].forfeits += 1
             case ev.ResultOverridden():
                 m = self.matches[event.match_id]
                 m.outcome, m.reason, m.scores = event.outcome, "override", event.scores
+                self._tally(m)
             case _:
                 return False
         return True
+
+    def _tally(self, m: MatchState) -> None:
+        """A match's result, new or overridden, into the ledger."""
+        result = result_of(m)
+        assert result is not None
+        self.ledger.record(m.pairing.match_id, result)
 
     def _progress(self, event: ev.Event) -> None:
         """The tournament's own course: created, started, its rounds and bracket, its end."""
@@ -196,6 +202,14 @@ class Tournament:
                 self.hand_seeds = event.order
             case ev.PairingsSet():
                 self.hand_pairings[event.round_no] = event
+
+
+def result_of(m: MatchState) -> Result | None:
+    """The match's result as standings need it; None while it has none."""
+    if m.outcome is None:
+        return None
+    return Result(round_no=m.pairing.round_no, home=m.pairing.home, away=m.pairing.away,
+                  outcome=m.outcome, reason=m.reason, scores=m.scores, bags_taken=m.bags_taken)
 
 
 def losers(outcome: ev.Outcome, p: ev.Pairing) -> tuple[str, ...]:

@@ -22,7 +22,7 @@ from typing import ClassVar, Protocol
 
 from schemas.tournaments import events as ev
 from services.tournaments.errors import TournamentError
-from services.tournaments.standings import Row, standings
+from services.tournaments.standings import Row, ranked
 from services.tournaments.state import Tournament
 
 Pairs = tuple[list[tuple[str, str]], list[str]]  # (home, away) pairs, and the byes
@@ -156,9 +156,8 @@ class CommonFormat:
     def standings(self, state: Tournament) -> list[Row]:
         s = state.settings
         chosen = s.format.tiebreaks if s is not None else ()
-        return standings(state.seeds, state.results(), state.byes(),
-                         bye_points=self.bye_points, half_byes=state.half_byes,
-                         tiebreaks=self.tiebreak_order(chosen))
+        return ranked(state.seeds, state.ledger, state.byes(), bye_points=self.bye_points,
+                      half_byes=state.half_byes, tiebreaks=self.tiebreak_order(chosen))
 
     def standings_columns(self, s: ev.TournamentSettings) -> tuple[str, ...]:
         return ("match_points", *self.tiebreak_order(s.format.tiebreaks), "seed")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import random
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 
@@ -60,6 +61,49 @@ async def test_request_reply_round_trip_and_error_codes(nc: Client, nats_prefix:
         assert "RuntimeError" not in err.value.description  # the log has it, not the reply
         msg = await nc.request(f"{group}.status", b"\xc1not msgpack", timeout=2)
         assert (msg.headers or {}).get("Nats-Service-Error-Code") == "400"
+    finally:
+        await svc.stop()
+
+
+async def test_a_reply_past_the_payload_limit_goes_deflated_or_fails_at_once(
+        nc: Client, nats_prefix: str) -> None:
+    """A reply larger than a bus message may be is deflated on the way and read back
+    whole; one a request could always carry goes as it is; one too large even deflated
+    is an error reply at once, not a requester left to its timeout."""
+    seen: dict[str, object] = {}
+    noise = uuid.uuid4().hex  # text a reply repeats, deflating well
+
+    async def status(req: StatusRequest) -> StatusReply:
+        size = {"small": 100, "large": 3 * nc.max_payload}[req.echo.split(":")[0]]
+        text = (noise * (size // len(noise) + 1))[:size]
+        if req.echo.endswith(":random"):
+            text = "".join(f"{b:02x}" for b in random.randbytes(size // 2))
+        return StatusReply(service="t", instance="i", version="1", echo=text)
+
+    group = f"{nats_prefix}.big{uuid.uuid4().hex[:6]}"
+    svc = await bus.serve(nc, service="t", version="0.1.0", group=group,
+                          endpoints=[bus.Endpoint("status", StatusRequest, status)])
+
+    async def reply_headers(echo: str) -> dict[str, str]:
+        inbox = nc.new_inbox()
+        replies = await nc.subscribe(inbox)
+        await nc.publish(f"{group}.status", msgspec.msgpack.encode(StatusRequest(echo=echo)),
+                         reply=inbox)
+        msg = await replies.next_msg(timeout=5)
+        await replies.unsubscribe()
+        return dict(msg.headers or {})
+
+    try:
+        for echo in ("small", "large"):
+            reply = await bus.request(nc, f"{group}.status", StatusRequest(echo=echo),
+                                      StatusReply)
+            assert len(reply.echo) == (100 if echo == "small" else 3 * nc.max_payload)
+            seen[echo] = (await reply_headers(echo)).get(bus.ENCODING)
+        assert seen == {"small": None, "large": bus.DEFLATE}
+        with pytest.raises(bus.RemoteError) as err:
+            await bus.request(nc, f"{group}.status", StatusRequest(echo="large:random"),
+                              StatusReply, timeout=30)
+        assert err.value.code == "500" and "too large" in err.value.description
     finally:
         await svc.stop()
 

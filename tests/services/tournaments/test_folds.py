@@ -12,6 +12,7 @@ import pytest
 from prometheus_client import REGISTRY
 
 from schemas.tournaments import commands as cmd
+from schemas.tournaments import events as ev
 from services.tournaments.projection import _COLUMNS, rows_of
 from services.tournaments.store import TournamentStore, stream_of
 
@@ -146,6 +147,16 @@ async def test_a_repeated_command_id_leaves_the_fold_equal_to_the_stream(
     assert list((await store.load(tid)).teams) == ["t1", "t2"]
 
 
+async def started(store: TournamentStore, teams: int, kind: str) -> str:
+    """A tournament of ``teams`` teams, started (a bracket drawn and its first matches
+    paired; a round by round format's first round due)."""
+    tid = await create(store, teams=teams, kind=kind)
+    for i in range(teams):
+        await enter(store, tid, f"t{i:02d}")
+    await store.fire_due(STARTS)
+    return tid
+
+
 @pytest.mark.parametrize("kind", ["swiss", "double_elimination", "round_robin"])
 async def test_results_one_at_a_time_keep_the_tables_equal_to_a_full_projection(
         pool: asyncpg.Pool, kind: str) -> None:
@@ -153,11 +164,8 @@ async def test_results_one_at_a_time_keep_the_tables_equal_to_a_full_projection(
     their match, its call and the standings) and every round or match they open: after
     each, the tables equal a projection of the whole stream written anew."""
     store = store_on(pool)
-    tid = await create(store, teams=6, kind=kind)
-    for i in range(6):
-        await enter(store, tid, f"t{i}")
+    tid = await started(store, 6, kind)
     at, results = STARTS, 0
-    await store.fire_due(at)
     while (state := await store.load(tid)).status == "running":
         at += MINUTE
         waiting = sorted(i for i, m in state.matches.items() if m.outcome is None)
@@ -171,3 +179,50 @@ async def test_results_one_at_a_time_keep_the_tables_equal_to_a_full_projection(
         results += 1
         assert await tables(pool, tid) == await recount(store, tid), (kind, results)
     assert state.status == "finished" and results >= 9
+
+
+def rows(table: str, step: str) -> float:
+    return REGISTRY.get_sample_value("spades_tournament_projection_rows_total",
+                                     {"table": table, "step": step}) or 0.0
+
+
+async def test_a_result_that_pairs_a_bracket_match_writes_only_the_rows_it_changed(
+        pool: asyncpg.Pool) -> None:
+    """In an elimination nearly every result pairs a match: that append compares and
+    writes the result's match and the new match (and their calls), not every match of
+    the bracket, and the tables still equal a projection written anew."""
+    store = store_on(pool)
+    tid = await started(store, 16, "double_elimination")
+    at, paired = STARTS, 0
+    while (state := await store.load(tid)).status == "running":
+        at += MINUTE
+        match_id = min(i for i, m in state.matches.items() if m.outcome is None)
+        compared, written = (rows("tournament_matches", "compared"),
+                             rows("tournament_matches", "written"))
+        calls = rows("tournament_calls", "written")
+        _, events = await store.execute(tid, cmd.RecordResult(
+            at=at, match_id=match_id, outcome="home", scores=(400, 250)))
+        new = {p.match_id for e in events if isinstance(e, ev.MatchesPaired)
+               for p in e.pairings}
+        if new and not any(isinstance(e, ev.TournamentFinished) for e in events):
+            paired += 1
+            assert rows("tournament_matches", "compared") - compared == len(new) + 1
+            assert rows("tournament_matches", "written") - written == len(new) + 1
+            assert rows("tournament_calls", "written") - calls == len(new)
+        assert await tables(pool, tid) == await recount(store, tid)
+    assert state.status == "finished" and paired >= 14
+
+
+async def test_a_round_paired_writes_its_matches_not_the_rounds_before(
+        pool: asyncpg.Pool) -> None:
+    store = store_on(pool)
+    tid = await running(store, teams=7)  # a bye: a standing changes with the pairing
+    for match_id in (await store.load(tid)).rounds[0].match_ids:
+        await store.execute(tid, cmd.RecordResult(at=STARTS + MINUTE, match_id=match_id,
+                                                  outcome="home", scores=(500, 300)))
+    compared = rows("tournament_matches", "compared")
+    assert await store.fire_due(STARTS + 2 * MINUTE) == 1
+    state = await store.load(tid)
+    assert len(state.rounds) == 2
+    assert rows("tournament_matches", "compared") - compared == len(state.rounds[1].match_ids)
+    assert await tables(pool, tid) == await recount(store, tid)

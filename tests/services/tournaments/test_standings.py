@@ -6,9 +6,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from schemas.tournaments import events as ev
 from services.tournaments import formats
 from services.tournaments.formats import TieBreakError
-from services.tournaments.standings import Result, standings
+from services.tournaments.standings import Ledger, Result, ranked, standings
+from services.tournaments.state import Team, Tournament, result_of
 
 SEEDS = ["a", "b", "c", "d"]
 
@@ -98,3 +100,70 @@ def test_standings_are_a_total_order(raw: list, kind: str) -> None:
     assert [r.rank for r in rows] == list(range(1, 11))
     assert [r.match_points for r in rows] == sorted((r.match_points for r in rows), reverse=True)
     assert standings(list(seeds), list(results), tiebreaks=breaks) == rows
+
+
+step = st.one_of(
+    st.tuples(st.just("result"), st.integers(0, 30),
+              st.sampled_from(["home", "away", "draw", "double_forfeit"]),
+              st.sampled_from(["played", "forfeit", "no_show"]),
+              st.tuples(st.integers(-200, 600), st.integers(-200, 600)),
+              st.tuples(st.integers(0, 12), st.integers(0, 12))),
+    st.tuples(st.just("override"), st.integers(0, 30),
+              st.sampled_from(["home", "away", "draw", "double_forfeit"]),
+              st.tuples(st.integers(-200, 600), st.integers(-200, 600))),
+    st.tuples(st.just("round"), st.randoms(use_true_random=False)),
+    st.tuples(st.just("join")))
+
+
+@settings(max_examples=150, derandomize=True, deadline=None)
+@given(steps=st.lists(step, max_size=40), teams=st.integers(2, 9),
+       breaks=st.permutations(["buchholz", "head_to_head", "differential", "bags", "points"]),
+       kept=st.integers(0, 5), bye_points=st.sampled_from([0, 2]))
+def test_the_standings_kept_with_the_fold_equal_a_recount_of_its_results(
+        steps: list, teams: int, breaks: list, kept: int, bye_points: int) -> None:
+    """Results, overrides, rounds with byes and late joiners folded one at a time: after
+    each, the standings from the ledger the fold keeps (what a result now costs: a sort)
+    equal the standings recounted from every match's result, and the ledger equals one
+    tallied from nothing."""
+    state = Tournament()
+    seeds = [f"t{i}" for i in range(teams)]
+    state.apply(ev.TournamentStarted(seeds=tuple(seeds)))
+    for team in seeds:
+        state.teams[team] = Team(team, team, (f"{team}a", f"{team}b"), 0.0)
+    tiebreaks = tuple(breaks[:kept])
+    for s in steps:
+        ids = sorted(state.matches)
+        if s[0] == "result" and (open_ := [i for i in ids if state.matches[i].outcome is None]):
+            _, k, outcome, reason, scores, bags = s
+            state.apply(ev.MatchResult(match_id=open_[k % len(open_)], outcome=outcome,
+                                       reason=reason, scores=scores, bags_taken=bags))
+        elif s[0] == "override" and (done := [i for i in ids
+                                              if state.matches[i].outcome is not None]):
+            _, k, outcome, scores = s
+            state.apply(ev.ResultOverridden(match_id=done[k % len(done)], outcome=outcome,
+                                            scores=scores, by="org", why=""))
+        elif s[0] == "round":
+            order = list(state.seeds)
+            s[1].shuffle(order)
+            n = len(state.rounds) + 1
+            state.apply(ev.RoundPaired(round_no=n, byes=tuple(order[len(order) // 2 * 2:]),
+                                       pairings=tuple(ev.Pairing(
+                                           match_id=f"R{n}-{i}", round_no=n, home=order[2 * i],
+                                           away=order[2 * i + 1])
+                                           for i in range(len(order) // 2))))
+        elif s[0] == "join" and state.rounds:
+            team = f"late{len(state.seeds)}"
+            state.teams[team] = Team(team, team, (f"{team}a", f"{team}b"), 0.0)
+            state.apply(ev.TeamJoined(team_id=team, round_no=len(state.rounds) + 1))
+        kept_rows = ranked(state.seeds, state.ledger, state.byes(), bye_points, tiebreaks,
+                           state.half_byes)
+        assert kept_rows == standings(state.seeds, state.results(), state.byes(), bye_points,
+                                      tiebreaks, state.half_byes)
+        assert tallied(state.ledger) == tallied(Ledger.of(
+            (m.pairing.match_id, r) for m in state.matches.values() if (r := result_of(m))))
+
+
+def tallied(ledger: Ledger) -> tuple[object, ...]:
+    """A ledger's content, whatever the order its results came in."""
+    return (ledger.results, dict(ledger.tally), dict(ledger.by_round),
+            {team: sorted(o) for team, o in ledger.opponents.items()}, ledger.last_round)

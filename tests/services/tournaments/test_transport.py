@@ -4,6 +4,7 @@ published on the TOURNAMENT_EVENTS stream."""
 
 from __future__ import annotations
 
+import random
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 
@@ -21,15 +22,16 @@ from services.platform.busclient import BusClient
 from services.platform.db import create_pool
 from services.platform.eventstore import EventStore
 from services.platform.eventstore.outbox import OutboxRelay, Publisher
+from services.tournaments.reads import view
 from services.tournaments.store import TournamentStore, registry, stream_of
 from services.tournaments.transport import endpoints
 
-from .driver import OPENS, settings
+from .driver import MINUTE, OPENS, STARTS, settings
 
 
 class Env:
-    def __init__(self, nc: Client, names: subjects.Names) -> None:
-        self.nc, self.names = nc, names
+    def __init__(self, nc: Client, names: subjects.Names, store: TournamentStore) -> None:
+        self.nc, self.names, self.store = nc, names, store
         self.now = OPENS + 1
 
     async def write(self, name: str, tid: str, command: cmd.Command,
@@ -52,9 +54,9 @@ async def env(make_database: Callable[[], Awaitable[str]], nats_url: str,
     # The relay sweeps only rows an hour old: what goes out, its writer published.
     relay = OutboxRelay(pool, client, names.tournament_event, sweep_after=3600)
     await relay.start()
-    e = Env(nc, names)
     store = TournamentStore(pool, EventStore(
         pool, registry(), publish=Publisher(client, names.tournament_event, relay)))
+    e = Env(nc, names, store)
     micro = await bus.serve(nc, service="tournaments", version="0.0.0",
                             group=names.service_group("tournaments"),
                             endpoints=endpoints(store, lambda: e.now))
@@ -193,3 +195,48 @@ async def test_the_view_names_rounds_and_shows_what_decides_a_knockout(env: Env)
     assert (rows["t5"].reached, rows["t5"].eliminated, rows["t5"].rank) == (1, True, 5)
     assert (rows["t4"].reached_round, rows["t4"].eliminated) == ("Semi-finals", False)
     assert "W2-1" in {m.match_id for m in view.matches}
+
+
+async def finished_swiss(store: TournamentStore, teams: int, rounds: int) -> str:
+    """A Swiss of ``teams`` teams played to its end through the service's own commands,
+    a batch at a time (``execute_all_in``: the registrations, then each round's results)
+    rather than game by game; its id."""
+    tid, rng = str(uuid.uuid4()), random.Random(teams)
+    s = msgspec.structs.replace(settings("swiss", teams, rounds=rounds), min_teams=teams)
+    entries: list[cmd.TournamentCommand] = [
+        cmd.CreateTournament(at=OPENS, tournament_id=tid, organizer="org", settings=s)]
+    for i in range(teams):
+        team = uuid.UUID(int=rng.getrandbits(128)).hex[:16]
+        entries += [cmd.RegisterTeam(at=OPENS + 1, team_id=team, name=f"Team {i}",
+                                     player=f"p-{team}a", partner=f"p-{team}b"),
+                    cmd.ConfirmTeam(at=OPENS + 2, team_id=team, player=f"p-{team}b"),
+                    *(cmd.CheckIn(at=STARTS - MINUTE, player=f"p-{team}{p}") for p in "ab")]
+    async with store.pool.acquire() as conn:
+        await store.execute_all_in(conn, tid, entries)
+    at = STARTS
+    assert await store.fire_due(at) == 1  # the start
+    while (state := await store.load(tid)).status == "running":
+        at += MINUTE
+        if all(m.outcome is not None for m in state.matches.values()):
+            assert await store.fire_due(at) == 1  # the next round paired
+            continue
+        async with store.pool.acquire() as conn:
+            await store.execute_all_in(conn, tid, [cmd.RecordResult(
+                at=at, match_id=m.pairing.match_id, outcome=rng.choice(("home", "away")),
+                scores=(rng.randrange(300, 600), rng.randrange(300, 600)),
+                game_stream=str(uuid.UUID(int=rng.getrandbits(128))))
+                for m in state.matches.values() if m.outcome is None])
+    return tid
+
+
+async def test_a_1024_team_tournaments_view_is_answered_though_past_the_bus_limit(
+        env: Env) -> None:
+    """A finished Swiss of 1,024 teams and 10 rounds: its view (5,120 matches) is larger
+    than a message of the bus may be, and is answered all the same, whole."""
+    tid = await finished_swiss(env.store, 1024, 10)
+    got = await bus.request(env.nc, env.names.endpoint("tournaments", "get"),
+                            api.GetTournament(tournament_id=tid), api.TournamentView)
+    assert (got.summary.status, len(got.teams), len(got.matches), len(got.standings)) == (
+        "finished", 1024, 5120, 1024)
+    assert len(msgspec.msgpack.encode(got)) > env.nc.max_payload
+    assert got == await view(env.store.pool, uuid.UUID(tid))
