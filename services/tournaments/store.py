@@ -274,7 +274,8 @@ class TournamentStore(_Commands):
                 arrived.clear()
                 group, answers[:] = list(answers), []
                 left -= len(group)
-                faults.hit(faults.MATCHES_OPENED_BEFORE_RECORD)
+                faults.hit(faults.MATCHES_OPENED_BEFORE_RECORD,
+                           state.settings.name if state.settings else "")
                 await self._record(tournament_id, group, now_ms, keep)
         finally:
             for task in tasks:

@@ -112,13 +112,13 @@ async def leave(p: Player, lobby: Lobby, game_id: str) -> None:
 
 async def four_team_cup(org: Player, players: list[Player], rules: dict[str, Any],
                         starts_in_ms: int, check_in_minutes: int = 0,
-                        no_show_seconds: int = 30) -> str:
+                        no_show_seconds: int = 30, name: str = "Four cup") -> str:
     """A four-team single elimination starting soon, with the teams of ``players`` (two by
     two) registered, confirmed and, when there is a check-in, checked in."""
     now = int(time.time() * 1000)
     starts = now + starts_in_ms
     tid: str = (await org.ok("POST", "/v1/tournaments", {
-        "name": "Four cup", "format": {"kind": "single_elimination"}, "rules": rules,
+        "name": name, "format": {"kind": "single_elimination"}, "rules": rules,
         "min_teams": 4, "max_teams": 4, "registration_opens_at": now - 60_000,
         "registration_closes_at": starts, "starts_at": starts,
         "check_in_minutes": check_in_minutes,
@@ -144,14 +144,18 @@ async def test_four_teams_play_to_a_champion_across_a_crash_and_a_kill(
         database_url: str, nats_url: str, nats_prefix: str,
         tournaments_pool: asyncpg.Pool) -> None:
     env, lobby = platform_env, platform.a
-    doomed = copy(platform, env, "doomed", SPADES_FAULT=faults.MATCHES_OPENED_BEFORE_RECORD)
+    # Armed for this cup alone: a tournament an earlier test left running in the
+    # worker's database is called by this copy too, and must not be what kills it.
+    cup = f"Four cup {uuid.uuid4().hex[:6]}"
+    doomed = copy(platform, env, "doomed",
+                  SPADES_FAULT=f"{faults.MATCHES_OPENED_BEFORE_RECORD}:{cup}")
     copies: list[Service] = []
     attending: list[asyncio.Task[None]] = []
     try:
         org = await organizer(lobby, database_url)
         players = [await registered(lobby.url) for _ in range(8)]
         attending = [asyncio.create_task(attend(p, lobby)) for p in players]
-        tid = await four_team_cup(org, players, FAST, 8_000)
+        tid = await four_team_cup(org, players, FAST, 8_000, name=cup)
 
         # The first copy starts the tournament, asks the lobby for the first round's two
         # tables, and dies before recording either.
@@ -188,14 +192,14 @@ async def test_four_teams_play_to_a_champion_across_a_crash_and_a_kill(
         mine = await winner.ok("GET", f"/v1/players/{winner.player_id}/games")
         assert [(g["origin"], g["tournament"]["name"], g["tournament"]["round_no"],
                  g["tournament"]["round_name"], g["result"]) for g in mine["games"]] == [
-            ("tournament", "Four cup", 2, "Final", "win"),
-            ("tournament", "Four cup", 1, "Semi-finals", "win")]
+            ("tournament", cup, 2, "Final", "win"),
+            ("tournament", cup, 1, "Semi-finals", "win")]
         # The final's own page says which tournament, round and teams it is.
         final_game = await winner.ok("GET", f"/v1/games/{mine['games'][0]['game_id']}")
         teams = {t["team_id"]: t["name"] for t in view["teams"]}
         final_match = next(m for m in view["matches"] if m["match_id"] == "W2-1")
         assert (final_game["origin"], final_game["tournament"]) == ("tournament", {
-            "tournament_id": tid, "name": "Four cup", "round_no": 2, "round_name": "Final",
+            "tournament_id": tid, "name": cup, "round_no": 2, "round_name": "Final",
             "home": teams[final_match["home"]], "away": teams[final_match["away"]]})
     finally:
         await dismiss(attending)
