@@ -14,6 +14,7 @@ import pytest
 from tests.services.lobby.harness import Service, lobby_env, start
 
 if TYPE_CHECKING:
+    from tests.e2e.otlp import Collector
     from tests.e2e.ranked import Ranked
 
 
@@ -66,6 +67,15 @@ def ratings_beside(platform: Platform, platform_env: dict[str, str]) -> Iterator
                 **platform_env)
     yield svc
     svc.stop()
+
+
+@pytest.fixture(scope="module")
+def collector() -> Iterator[Collector]:
+    """An OTLP trace collector of the test file's own (``tests/e2e/otlp.py``)."""
+    from tests.e2e.otlp import collecting
+
+    with collecting() as server:
+        yield server
 
 
 @pytest.fixture(scope="module")

@@ -20,16 +20,10 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.conftest import Platform
-from tests.e2e.otlp import Collector, Got, collecting
+from tests.e2e.otlp import Collector, Got
 from tests.e2e.players import Seat, two_and_bots
 from tests.services.lobby.harness import Service, lobby_env, start
 from tests.waiting import until
-
-
-@pytest.fixture(scope="module")
-def collector() -> Iterator[Collector]:
-    with collecting() as server:
-        yield server
 
 
 @pytest.fixture(scope="module")

@@ -14,21 +14,15 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.otlp import Collector, Got, collecting
+from tests.e2e.otlp import Collector, Got
 from tests.e2e.players import Seat, play_until_over
 from tests.e2e.ranked import Ranked, found, queuers, ranked_platform
 from tests.waiting import until
-
-
-@pytest.fixture(scope="module")
-def collector() -> Iterator[Collector]:
-    with collecting() as server:
-        yield server
 
 
 @pytest.fixture(scope="module")

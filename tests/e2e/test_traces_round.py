@@ -14,22 +14,16 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
 
 from tests.e2e.conftest import Platform
-from tests.e2e.otlp import Collector, Got, collecting
+from tests.e2e.otlp import Collector, Got
 from tests.e2e.test_tournament_run import FAST, bot_cup, played_out
 from tests.services.lobby.harness import Service, lobby_env, start
 from tests.services.lobby.test_tournaments import organizer
 from tests.waiting import until
-
-
-@pytest.fixture(scope="module")
-def collector() -> Iterator[Collector]:
-    with collecting() as server:
-        yield server
 
 
 @pytest.fixture(scope="module")
