@@ -110,9 +110,8 @@ class TableFeed:
             for c in watchers:
                 c.send_raw(frame)
         for table_id in changed:
-            followers = [c for c, tables in self.follows.items() if table_id in tables]
             hubs = [h for h in self.hubs if h.table_id == table_id]
-            if not followers and not hubs:
+            if not hubs and not any(table_id in t for _, t in self.follows.items()):
                 continue
             table = await store.get_table(self.tables.pool, table_id)
             if table is None:
